@@ -1,0 +1,53 @@
+import { createRequire } from "node:module";
+import hardhatToolboxMochaEthersPlugin from "@nomicfoundation/hardhat-toolbox-mocha-ethers";
+import { defineConfig } from "hardhat/config";
+
+const require = createRequire(import.meta.url);
+
+// The compiler comes from the npm `solc` package (WASM): nothing is downloaded at build time.
+// Keep SOLC_VERSION equal to the installed `solc` package's version (pinned in package.json).
+const SOLC_VERSION = "0.8.28";
+const SOLC_PATH = require.resolve("solc/soljson.js");
+
+/**
+ * The devnet: three local EVM chains with distinct chain ids and deliberately different base
+ * fees, so that routing by cost has real differences. The same names are used in process
+ * (`network.create(name)`) and as JSON-RPC servers (`npm run devnet`).
+ */
+export const DEVNET_CHAINS = {
+  ethereum: { chainId: 31337, initialBaseFeePerGas: 20_000_000_000n },
+  arbitrum: { chainId: 31338, initialBaseFeePerGas: 100_000_000n },
+  polygon: { chainId: 31339, initialBaseFeePerGas: 2_000_000_000n },
+} as const;
+
+const devnetNetworks = Object.fromEntries(
+  Object.entries(DEVNET_CHAINS).map(([name, chain]) => [
+    name,
+    {
+      type: "edr-simulated" as const,
+      chainType: "l1" as const,
+      chainId: chain.chainId,
+      initialBaseFeePerGas: chain.initialBaseFeePerGas,
+    },
+  ]),
+);
+
+export default defineConfig({
+  plugins: [hardhatToolboxMochaEthersPlugin],
+  solidity: {
+    profiles: {
+      default: { version: SOLC_VERSION, path: SOLC_PATH },
+      production: {
+        version: SOLC_VERSION,
+        path: SOLC_PATH,
+        settings: { optimizer: { enabled: true, runs: 10_000 } },
+      },
+    },
+  },
+  networks: {
+    ...devnetNetworks,
+  },
+  paths: {
+    tests: { mocha: "test", solidity: "test/solidity" },
+  },
+});

@@ -1,0 +1,11 @@
+import * as snarkjs from "snarkjs";
+const p = Number(process.argv[2]);
+let t = Date.now();
+const logger = { info(){}, debug(){}, warn: console.warn, error: console.error };
+await snarkjs.powersOfTau.newAccumulator(await (await import("ffjavascript")).getCurveFromName("bn128"), p, `/tmp/zkb/pot${p}_0.ptau`, logger);
+console.log("new", Date.now()-t); t=Date.now();
+await snarkjs.powersOfTau.beacon(`/tmp/zkb/pot${p}_0.ptau`, `/tmp/zkb/pot${p}_1.ptau`, "dev", "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", 10, logger);
+console.log("beacon", Date.now()-t); t=Date.now();
+await snarkjs.powersOfTau.preparePhase2(`/tmp/zkb/pot${p}_1.ptau`, `/tmp/zkb/pot${p}.ptau`, logger);
+console.log("prepare", Date.now()-t);
+process.exit(0);

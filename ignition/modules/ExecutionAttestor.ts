@@ -1,0 +1,28 @@
+import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
+
+/**
+ * The generated Groth16 verifiers and the ExecutionAttestor.
+ *
+ * Parameters (all optional; defaults in brackets):
+ * - `admin` [deployer]: default admin of the attestor (grants ATTESTER_ROLE).
+ * - `attester` [deployer]: granted ATTESTER_ROLE at deployment: the relayer's operator account.
+ * - `adminTransferDelay` [0]: seconds before a new default admin can accept the handover.
+ *
+ * Contracts (futures): `ExecutionGroth16Verifier`, `ArtifactsGroth16Verifier`, `ExecutionAttestor`.
+ */
+export default buildModule("ExecutionAttestor", (m) => {
+  const deployer = m.getAccount(0);
+  const admin = m.getParameter("admin", deployer);
+  const attester = m.getParameter("attester", deployer);
+  const adminTransferDelay = m.getParameter("adminTransferDelay", 0);
+
+  const executionVerifier = m.contract("ExecutionGroth16Verifier");
+  const artifactsVerifier = m.contract("ArtifactsGroth16Verifier");
+  const executionAttestor = m.contract("ExecutionAttestor", [
+    executionVerifier,
+    admin,
+    adminTransferDelay,
+    attester,
+  ]);
+  return { executionVerifier, artifactsVerifier, executionAttestor };
+});

@@ -92,7 +92,7 @@ export async function assessMev(
     ([, e]) => e.router.toLowerCase() === tx.to.toLowerCase(),
   );
   if (!exchange) return none("not a call to a known Uniswap-V2 router: no sandwichable swap");
-  let parsed: TransactionDescription | null = null;
+  let parsed: TransactionDescription | null;
   try {
     parsed = router.parseTransaction({ data: tx.data, value: tx.value ?? 0n });
   } catch {

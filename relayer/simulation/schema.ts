@@ -58,15 +58,9 @@ export const simulateRequestSchema = z
         })
         .optional(),
     }),
-    block_count: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_BLOCK_COUNT)
-      .default(DEFAULT_BLOCK_COUNT)
-      .openapi({
-        description: "MEV window: blocks the transaction may wait to be included (default 12)",
-      }),
+    block_count: z.number().int().min(1).max(MAX_BLOCK_COUNT).default(DEFAULT_BLOCK_COUNT).openapi({
+      description: "MEV window: blocks the transaction may wait to be included (default 12)",
+    }),
   })
   .openapi("SimulateRequest");
 

@@ -184,84 +184,89 @@ async function runOnSnapshot(chain: SimulationChain, tx: SimulateTx): Promise<Ex
   return withChainLock(chain.chainId, async () => {
     const snapshot = await send("evm_snapshot", []);
     const warnings: string[] = [];
-    try {
-      const blockNumber = Number(BigInt((await send("eth_blockNumber", [])) as string));
-      const result = await call(chain, tx);
-      if (!result.ok) {
+    let restored = false;
+    const execution = await (async (): Promise<Execution> => {
+      try {
+        const blockNumber = Number(BigInt((await send("eth_blockNumber", [])) as string));
+        const result = await call(chain, tx);
+        if (!result.ok) {
+          return {
+            mode: "snapshot" as const,
+            blockNumber,
+            success: false,
+            revert: result.revert,
+            gasUsed: null,
+            returnData: "0x",
+            changes: new Map(),
+            source: "unavailable" as const,
+            warnings,
+          };
+        }
+        await send("hardhat_impersonateAccount", [tx.from]);
+        const gasLimit = tx.gas ?? BigInt((await send("eth_estimateGas", [rpcTx(tx)])) as string);
+        // The sender may lack gas money (a dry run for an account not yet funded): top it up inside
+        // the snapshot and say so; the top-up is excluded from the reported native change.
+        const latest = (await send("eth_getBlockByNumber", ["latest", false])) as {
+          baseFeePerGas?: string;
+        };
+        const maxFee = BigInt(latest.baseFeePerGas ?? "0x0") * 2n + 10n ** 9n;
+        const balance = BigInt((await send("eth_getBalance", [tx.from, "latest"])) as string);
+        const needed = gasLimit * maxFee + (tx.value ?? 0n);
+        let topUp = 0n;
+        if (balance < needed) {
+          topUp = needed - balance;
+          await send("hardhat_setBalance", [tx.from, toQuantity(needed)]);
+          warnings.push(
+            "the sender's native balance does not cover value + gas; simulated with a temporary top-up",
+          );
+        }
+        const watched = [tx.from, tx.to];
+        const before = await balancesOf(send, watched);
+        const hash = (await send("eth_sendTransaction", [
+          {
+            ...rpcTx(tx, gasLimit),
+            maxFeePerGas: toQuantity(maxFee),
+            maxPriorityFeePerGas: toQuantity(10n ** 9n),
+          },
+        ])) as string;
+        let receipt = (await send("eth_getTransactionReceipt", [hash])) as RpcReceipt | null;
+        if (!receipt) {
+          await send("evm_mine", []); // interval mining: mine the pending transaction ourselves
+          receipt = (await send("eth_getTransactionReceipt", [hash])) as RpcReceipt | null;
+        }
+        if (!receipt) throw new Error("the simulated transaction was not mined");
+        const changes = transferChanges(receipt.logs);
+        const after = await balancesOf(send, watched);
+        const gasUsed = BigInt(receipt.gasUsed);
+        const fee = gasUsed * BigInt(receipt.effectiveGasPrice);
+        for (const who of new Set(watched.map((a) => a.toLowerCase()))) {
+          let delta = after.get(who)! - before.get(who)!;
+          if (who === tx.from.toLowerCase()) delta += fee;
+          if (delta !== 0n) addChange(changes, who, NATIVE, delta);
+        }
+        if (topUp > 0n) warnings.push(`temporary top-up: ${topUp} wei`);
         return {
           mode: "snapshot" as const,
           blockNumber,
-          success: false,
-          revert: result.revert,
-          gasUsed: null,
-          returnData: "0x",
-          changes: new Map(),
-          source: "unavailable" as const,
+          success: receipt.status === "0x1",
+          revert: null,
+          gasUsed,
+          returnData: result.data,
+          changes,
+          source: "logs" as const,
           warnings,
         };
+      } finally {
+        await send("hardhat_stopImpersonatingAccount", [tx.from]).catch(() => undefined);
+        restored = (await send("evm_revert", [snapshot])) === true;
       }
-      await send("hardhat_impersonateAccount", [tx.from]);
-      const gasLimit = tx.gas ?? BigInt((await send("eth_estimateGas", [rpcTx(tx)])) as string);
-      // The sender may lack gas money (a dry run for an account not yet funded): top it up inside
-      // the snapshot and say so; the top-up is excluded from the reported native change.
-      const latest = (await send("eth_getBlockByNumber", ["latest", false])) as {
-        baseFeePerGas?: string;
-      };
-      const maxFee = BigInt(latest.baseFeePerGas ?? "0x0") * 2n + 10n ** 9n;
-      const balance = BigInt((await send("eth_getBalance", [tx.from, "latest"])) as string);
-      const needed = gasLimit * maxFee + (tx.value ?? 0n);
-      let topUp = 0n;
-      if (balance < needed) {
-        topUp = needed - balance;
-        await send("hardhat_setBalance", [tx.from, toQuantity(needed)]);
-        warnings.push(
-          "the sender's native balance does not cover value + gas; simulated with a temporary top-up",
-        );
-      }
-      const watched = [tx.from, tx.to];
-      const before = await balancesOf(send, watched);
-      const hash = (await send("eth_sendTransaction", [
-        {
-          ...rpcTx(tx, gasLimit),
-          maxFeePerGas: toQuantity(maxFee),
-          maxPriorityFeePerGas: toQuantity(10n ** 9n),
-        },
-      ])) as string;
-      let receipt = (await send("eth_getTransactionReceipt", [hash])) as RpcReceipt | null;
-      if (!receipt) {
-        await send("evm_mine", []); // interval mining: mine the pending transaction ourselves
-        receipt = (await send("eth_getTransactionReceipt", [hash])) as RpcReceipt | null;
-      }
-      if (!receipt) throw new Error("the simulated transaction was not mined");
-      const changes = transferChanges(receipt.logs);
-      const after = await balancesOf(send, watched);
-      const gasUsed = BigInt(receipt.gasUsed);
-      const fee = gasUsed * BigInt(receipt.effectiveGasPrice);
-      for (const who of new Set(watched.map((a) => a.toLowerCase()))) {
-        let delta = after.get(who)! - before.get(who)!;
-        if (who === tx.from.toLowerCase()) delta += fee;
-        if (delta !== 0n) addChange(changes, who, NATIVE, delta);
-      }
-      if (topUp > 0n) warnings.push(`temporary top-up: ${topUp} wei`);
-      return {
-        mode: "snapshot" as const,
-        blockNumber,
-        success: receipt.status === "0x1",
-        revert: null,
-        gasUsed,
-        returnData: result.data,
-        changes,
-        source: "logs" as const,
-        warnings,
-      };
-    } finally {
-      await send("hardhat_stopImpersonatingAccount", [tx.from]).catch(() => undefined);
-      const reverted = await send("evm_revert", [snapshot]);
-      if (reverted !== true)
-        throw new Error(
-          `evm_revert(${String(snapshot)}) failed: the devnet state may include the simulated transaction`,
-        );
+    })();
+    if (!restored) {
+      throw new Error(
+        `evm_revert(${String(snapshot)}) failed: the devnet state may include the simulated transaction`,
+      );
     }
+    return execution;
   });
 }
 

@@ -60,6 +60,10 @@ export async function loadListFile(list: string, path: string): Promise<LoadedLi
       `sanctions list ${list}: ${path} is XML but neither sdn.xml nor sdn_advanced.xml`,
     );
   }
+  // An empty list is a truncated or half-written file far more often than a real list.
+  if (found.items.length === 0) {
+    throw new Error(`sanctions list ${list}: ${path} names no Ethereum address`);
+  }
   const entries = new Map<string, SanctionedAddress>();
   for (const item of found.items) {
     if (!HEX_ADDRESS.test(item.address)) {

@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events";
 import { watch, type FSWatcher } from "node:fs";
 import path from "node:path";
 import { loadListFile, type LoadedListFile, type SanctionedAddress } from "./lists.ts";
@@ -73,18 +74,20 @@ const silent: Logger = { info: () => {}, error: () => {} };
  * The loaded list files, swapped atomically on reload. A file that fails to reload (a partial
  * write, a bad download) keeps its previous content: a sanctions list must never silently empty.
  */
-export class SanctionsLists {
+export class SanctionsLists extends EventEmitter<{ reloaded: [ReloadOutcome] }> {
   readonly specs: readonly SanctionsFileSpec[];
   private files: LoadedListFile[];
   private readonly logger: Logger;
   private stopWatching: (() => void) | undefined;
-  private reloading: Promise<ReloadOutcome> | undefined;
+  private running: Promise<unknown> = Promise.resolve();
+  private queued: Promise<ReloadOutcome> | undefined;
 
   private constructor(
     specs: readonly SanctionsFileSpec[],
     files: LoadedListFile[],
     logger: Logger,
   ) {
+    super();
     this.specs = specs;
     this.files = files;
     this.logger = logger;
@@ -133,12 +136,19 @@ export class SanctionsLists {
     return matches;
   }
 
-  /** Re-reads every file; concurrent calls share one reload. */
+  /**
+   * Re-reads every file. Reloads run one at a time; a call made while one runs queues one more
+   * (shared by every call made meanwhile), so a change written after a reload began is never missed.
+   */
   reload(): Promise<ReloadOutcome> {
-    this.reloading ??= this.doReload().finally(() => {
-      this.reloading = undefined;
+    if (this.queued) return this.queued;
+    const next = this.running.then(() => {
+      this.queued = undefined;
+      return this.doReload();
     });
-    return this.reloading;
+    this.queued = next;
+    this.running = next.catch(() => undefined);
+    return next;
   }
 
   private async doReload(): Promise<ReloadOutcome> {
@@ -162,6 +172,7 @@ export class SanctionsLists {
       }
     });
     this.files = next;
+    this.emit("reloaded", outcome);
     this.logger.info(
       { reloaded: outcome.reloaded.length, failed: outcome.failed.length },
       "sanctions lists reloaded",
@@ -171,12 +182,13 @@ export class SanctionsLists {
 
   /**
    * Reloads when a file changes (watching its directory, since list updates usually replace the
-   * file by a rename) and on SIGHUP. Returns a function that stops both.
+   * file by a rename) and on SIGHUP (`files`/`signal` turn either off). Returns a function that stops both.
    */
   watch({
     debounceMs = 200,
+    files = true,
     signal = true,
-  }: { debounceMs?: number; signal?: boolean } = {}): () => void {
+  }: { debounceMs?: number; files?: boolean; signal?: boolean } = {}): () => void {
     if (this.stopWatching) return this.stopWatching;
     let timer: NodeJS.Timeout | undefined;
     const schedule = (): void => {
@@ -190,9 +202,9 @@ export class SanctionsLists {
       names.get(dir)!.add(path.basename(s.path));
     }
     const watchers: FSWatcher[] = [];
-    for (const [dir, files] of names) {
+    for (const [dir, watched] of files ? names : []) {
       const watcher = watch(dir, (_event, filename) => {
-        if (filename === null || files.has(filename.toString())) schedule();
+        if (filename === null || watched.has(filename.toString())) schedule();
       });
       watcher.on("error", (err) =>
         this.logger.error({ dir, error: err.message }, "sanctions list watch failed"),

@@ -71,7 +71,11 @@ contract LockMintBridge is ILockMintBridge, AccessControl, EIP712, ReentrancyGua
             net = amount - fee;
         }
 
-        nonce = _nextNonce++;
+        nonce = _nextNonce;
+        // Safe: a uint256 counter incremented once per deposit cannot overflow.
+        unchecked {
+            _nextNonce = nonce + 1;
+        }
         IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
         if (fee > 0) IERC20(token).safeTransfer(_feeRecipient, fee);
         if (mode == TokenMode.MintBurn) ITestToken(token).burn(net);

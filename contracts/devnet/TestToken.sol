@@ -14,7 +14,7 @@ contract TestToken is ITestToken, ERC20, ERC20Burnable, ERC20Permit, AccessContr
     /// @inheritdoc ITestToken
     bytes32 public constant MINTER_ROLE = keccak256("MINTER_ROLE");
 
-    uint8 private immutable DECIMALS;
+    uint8 private immutable _decimals;
 
     /// @param name_ Token name, e.g. "USD Coin (devnet)".
     /// @param symbol_ Token symbol, e.g. "USDC".
@@ -26,7 +26,7 @@ contract TestToken is ITestToken, ERC20, ERC20Burnable, ERC20Permit, AccessContr
         uint8 decimals_,
         address admin
     ) ERC20(name_, symbol_) ERC20Permit(name_) {
-        DECIMALS = decimals_;
+        _decimals = decimals_;
         _grantRole(DEFAULT_ADMIN_ROLE, admin);
         _grantRole(MINTER_ROLE, admin);
     }
@@ -44,6 +44,6 @@ contract TestToken is ITestToken, ERC20, ERC20Burnable, ERC20Permit, AccessContr
     /// @notice Decimals of the asset this token stands for.
     /// @return The number of decimals.
     function decimals() public view override(ERC20, IERC20Metadata) returns (uint8) {
-        return DECIMALS;
+        return _decimals;
     }
 }

@@ -151,7 +151,7 @@ export function resolveCompliance(
     const found = JURISDICTIONS.find((j) => j.code === code.trim().toUpperCase());
     if (!found) {
       issues.push({
-        path: `${paths.jurisdictions}[${i}]`,
+        path: `${paths.jurisdictions}.${i}`,
         message: `unsupported jurisdiction "${code}"`,
       });
     } else if (!jurisdictions.includes(found.code)) {
@@ -162,7 +162,7 @@ export function resolveCompliance(
   (rules.taxForms ?? []).forEach((id, i) => {
     const found = TAX_FORMS.find((f) => f.id === id.trim().toUpperCase());
     if (!found) {
-      issues.push({ path: `${paths.taxForms}[${i}]`, message: `unsupported tax form "${id}"` });
+      issues.push({ path: `${paths.taxForms}.${i}`, message: `unsupported tax form "${id}"` });
       return;
     }
     const applies = (found.jurisdictions as readonly string[]).some((j) =>
@@ -170,7 +170,7 @@ export function resolveCompliance(
     );
     if (jurisdictions.length > 0 && !applies) {
       issues.push({
-        path: `${paths.taxForms}[${i}]`,
+        path: `${paths.taxForms}.${i}`,
         message: `tax form ${found.id} does not apply to jurisdictions ${jurisdictions.join(", ")} (it applies to ${found.jurisdictions.join(", ")})`,
       });
       return;

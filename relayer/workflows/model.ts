@@ -31,17 +31,15 @@ export const ACTION_TYPES = ["swap", "convert", "bridge", "multisend"] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 
 /**
- * Route priority of swap/convert (`route_optimizer.priority`, YAML `params.priority`).
- * - `cost` (spec, default): the best output net of gas, both valued in USD.
- * - `output`: the largest gross output, gas ignored.
- * - `speed`: the fewest transactions and the fastest-confirming chain among those that can fill.
+ * Route priority of swap/convert (`route_optimizer.priority`, YAML `params.priority`) and the
+ * agents' gas strategies: the routing module defines and documents them (relayer/routing/select.ts,
+ * fees.ts); the model accepts exactly those. Priorities: `cost` (spec, default: output net of gas in
+ * USD), `output` (largest output), `gas` (cheapest transactions). Gas: `eco` (spec default), `fast`, `urgent`.
  */
-export const ROUTE_PRIORITIES = ["cost", "output", "speed"] as const;
-export type RoutePriority = (typeof ROUTE_PRIORITIES)[number];
-
-/** Gas strategies of the agents (issue 6); `eco` is the spec's default. */
-export const GAS_STRATEGIES = ["eco", "standard", "fast"] as const;
-export type GasStrategy = (typeof GAS_STRATEGIES)[number];
+export { ROUTE_PRIORITIES, type RoutePriority } from "../routing/select.ts";
+export { GAS_STRATEGIES, type GasStrategy } from "../routing/fees.ts";
+import type { RoutePriority } from "../routing/select.ts";
+import type { GasStrategy } from "../routing/fees.ts";
 
 /** Default swap/convert slippage tolerance when the client gives none: 0.5 %. */
 export const DEFAULT_SLIPPAGE_BPS = 50;

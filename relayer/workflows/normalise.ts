@@ -58,13 +58,9 @@ export function validationFailed(issues: ValidationIssue[], detail?: string): Ap
   return new ApiError(400, VALIDATION_FAILED, summary, { issues });
 }
 
-/** zod path ["actions", 0, "amount"] → "actions[0].amount". */
+/** zod path ["actions", 0, "amount"] → "actions.0.amount" (the platform's validation path format). */
 export function formatPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((part, i) =>
-      typeof part === "number" ? `[${part}]` : i === 0 ? String(part) : `.${String(part)}`,
-    )
-    .join("");
+  return path.map(String).join(".");
 }
 
 export function zodIssues(error: z.ZodError): ValidationIssue[] {
@@ -160,7 +156,7 @@ function fromJson(document: unknown): RawWorkflow {
       recipients: a.recipients,
       fallbackChains: a.fallback_chains,
       path: (field) =>
-        `actions[${i}]` +
+        `actions.${i}` +
         (field === "priority"
           ? ".route_optimizer.priority"
           : field === "fallbackChains"
@@ -195,7 +191,7 @@ function fromYaml(document: unknown): RawWorkflow {
   const issues: ValidationIssue[] = [];
   const actions = body.actions.map((item, i): RawAction => {
     const p = item.params ?? {};
-    const base = `actions[${i}].params`;
+    const base = `actions.${i}.params`;
     const recipients = p.recipients?.map((entry, j) => {
       const keys = Object.keys(entry);
       // Either `- 0xAddress: 100` or the explicit `- {address: 0x…, amount: 100}`.
@@ -204,7 +200,7 @@ function fromYaml(document: unknown): RawWorkflow {
       }
       if (keys.length !== 1) {
         issues.push({
-          path: `${base}.recipients[${j}]`,
+          path: `${base}.recipients.${j}`,
           message: "each recipient maps one address to its amount (e.g. `- 0xAbC…: 100`)",
         });
       }
@@ -225,7 +221,7 @@ function fromYaml(document: unknown): RawWorkflow {
       fallbackChains: p.fallback_chains,
       path: (field) =>
         field === "type"
-          ? `actions[${i}].action`
+          ? `actions.${i}.action`
           : `${base}.${field === "fallbackChains" ? "fallback_chains" : field}`,
     };
   });
@@ -336,7 +332,7 @@ function buildWorkflow(raw: RawWorkflow, catalogue: AssetCatalogue): Workflow {
   const chainList = (values: string[] | undefined, path: string): string[] => {
     const out: string[] = [];
     (values ?? []).forEach((v, i) => {
-      const name = chainName(v, `${path}[${i}]`);
+      const name = chainName(v, `${path}.${i}`);
       if (name && !out.includes(name)) out.push(name);
     });
     return out;
@@ -603,7 +599,7 @@ function buildRecipients(
   let percentBps = 0;
   let absoluteTotal = 0n;
   a.recipients.forEach((r, j) => {
-    const path = `${a.path("recipients")}[${j}]`;
+    const path = `${a.path("recipients")}.${j}`;
     const address = checkAddress(r.address.trim());
     if (!address.ok) {
       issues.push({ path: `${path}.address`, message: address.message });

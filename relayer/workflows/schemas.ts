@@ -103,14 +103,10 @@ export const workflowSubmissionSchema = z
       description: "Five-field cron expression; each firing runs the workflow again.",
       example: "0 9 * * 1",
     }),
-    timezone: z
-      .string()
-      .max(64)
-      .optional()
-      .openapi({
-        description: "IANA zone of `schedule` (default UTC).",
-        example: "America/New_York",
-      }),
+    timezone: z.string().max(64).optional().openapi({
+      description: "IANA zone of `schedule` (default UTC).",
+      example: "America/New_York",
+    }),
     actions: z.array(jsonActionSchema).min(1).max(32),
     compliance: complianceSchema.optional(),
     fallback_chains: fallbackChainsSchema.optional(),
@@ -186,7 +182,7 @@ export const yamlWorkflowSchema = z
 export type YamlWorkflow = z.infer<typeof yamlWorkflowSchema>;
 
 export const validationIssueSchema = z.object({
-  path: z.string().openapi({ example: "actions[1].slippage" }),
+  path: z.string().openapi({ example: "actions.1.slippage" }),
   message: z.string(),
 });
 

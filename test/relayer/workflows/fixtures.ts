@@ -18,6 +18,7 @@ function devnetLikeDeployment(name: string, chainId: number) {
       USDC: { ...token(chainId * 10 + 1), decimals: 6 },
       DAI: token(chainId * 10 + 2),
       WETH: token(chainId * 10 + 3),
+      ...(name === "arbitrum" ? { ARB: token(chainId * 10 + 8) } : {}),
     },
     exchanges: {
       uniswap: {

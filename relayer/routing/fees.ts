@@ -4,11 +4,11 @@ import type { Provider } from "ethers";
  * Gas strategies, all derived from `eth_feeHistory` over the last {@link FEE_HISTORY_BLOCKS} blocks:
  * - `eco` (default): tip = 10th percentile of recent tips; fee cap = 1.25 × next base fee + tip
  *   (lands within a couple of blocks unless the base fee climbs fast).
- * - `fast`: tip = median recent tip; fee cap = 2 × next base fee + tip.
- * - `urgent`: tip = 90th percentile recent tip (at least 2 gwei); fee cap = 3 × next base fee + tip.
+ * - `standard`: tip = median recent tip; fee cap = 2 × next base fee + tip.
+ * - `fast`: tip = 90th percentile recent tip (at least 2 gwei); fee cap = 3 × next base fee + tip.
  * The expected price per gas (used for cost estimates) is next base fee + tip: what is actually paid.
  */
-export const GAS_STRATEGIES = ["eco", "fast", "urgent"] as const;
+export const GAS_STRATEGIES = ["eco", "standard", "fast"] as const;
 export type GasStrategy = (typeof GAS_STRATEGIES)[number];
 export const FEE_HISTORY_BLOCKS = 10;
 const PERCENTILES = [10, 50, 90];
@@ -70,11 +70,11 @@ export async function feeQuote(
     baseFees.slice(0, -1).length ? baseFees.slice(0, -1) : baseFees,
   );
   const rewards = history.reward ?? [];
-  const column = { eco: 0, fast: 1, urgent: 2 }[strategy];
+  const column = { eco: 0, standard: 1, fast: 2 }[strategy];
   const tip = median(rewards.map((r) => BigInt(r[column] ?? "0x0")));
   const GWEI = 1_000_000_000n;
-  const maxPriorityFeePerGas = strategy === "urgent" && tip < 2n * GWEI ? 2n * GWEI : tip;
-  const capTimes = { eco: 125n, fast: 200n, urgent: 300n }[strategy];
+  const maxPriorityFeePerGas = strategy === "fast" && tip < 2n * GWEI ? 2n * GWEI : tip;
+  const capTimes = { eco: 125n, standard: 200n, fast: 300n }[strategy];
   const maxFeePerGas = (nextBaseFeePerGas * capTimes) / 100n + maxPriorityFeePerGas;
   return {
     strategy,

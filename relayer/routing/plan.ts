@@ -3,7 +3,7 @@ import { ERC20_ABI } from "./abis.ts";
 import type { RoutingChain } from "./chain.ts";
 import { hasAsset, tokenOf } from "./chain.ts";
 import type { GasStrategy } from "./fees.ts";
-import { feeQuote } from "./fees.ts";
+import { feeQuote, isGasStrategy } from "./fees.ts";
 import { baselineGas, estimateTxGas, type TxKind } from "./gas.ts";
 import { ReserveReader } from "./pools.ts";
 import { nativeUsdPrice } from "./prices.ts";
@@ -11,31 +11,33 @@ import { quoteSwapCandidates, type SwapCandidate } from "./quote.ts";
 import { selectRoute, type RoutePriority, ROUTE_PRIORITIES } from "./select.ts";
 import { NoRouteError } from "./errors.ts";
 
+/** A multisend recipient's amount: fixed, or basis points of what the multisend receives. */
+export type RecipientAmountInput =
+  { kind: "absolute"; amount: string } | { kind: "percent"; bps: number };
+
 /**
- * The action fields routing reads. Structural, so the intake's normalised model
- * (`relayer/workflows/model.ts`) fits without conversion.
+ * The action fields routing reads: a structural subset of the intake's normalised
+ * `WorkflowAction` (`relayer/workflows/model.ts`), so the stored workflow is planned as is.
  */
 export interface RoutableAction {
   type: string;
+  chain?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
-  /** Decimal string (JSON form) or number (YAML form). */
-  amount?: string | number | undefined;
-  slippage?: number | undefined;
-  destination?: string | undefined;
-  protocol?: string | undefined;
-  route_optimizer?: { priority?: string | undefined } | undefined;
+  /** Decimal string in whole units; absent: the previous action's output amount. */
+  amount?: string | undefined;
+  slippageBps?: number | undefined;
   priority?: string | undefined;
   dex?: string | undefined;
-  chain?: string | undefined;
-  fallback_chains?: readonly string[] | undefined;
-  recipients?: readonly { address: string; amount: string | number }[] | undefined;
+  destination?: string | undefined;
+  protocol?: string | undefined;
+  recipients?: readonly { address: string; amount: RecipientAmountInput }[] | undefined;
+  fallbackChains?: readonly string[] | undefined;
 }
 
 export interface RoutableWorkflow {
   actions: readonly RoutableAction[];
-  chain?: string | undefined;
-  fallback_chains?: readonly string[] | undefined;
+  gasStrategy?: string | undefined;
 }
 
 export interface PlannedTx {
@@ -70,7 +72,7 @@ export interface PlanOptions {
 }
 
 export function actionPriority(action: RoutableAction): RoutePriority {
-  const p = action.route_optimizer?.priority ?? action.priority ?? "cost";
+  const p = action.priority ?? "cost";
   return (ROUTE_PRIORITIES as readonly string[]).includes(p) ? (p as RoutePriority) : "cost";
 }
 
@@ -89,21 +91,17 @@ export const BRIDGE_CONTRACT = "LockMintBridge";
 export const MULTISEND_CONTRACT = "Multisend";
 export const ATTESTOR_CONTRACT = "ExecutionAttestor";
 
-/** Resolve a multisend's recipients: `<n>%` is a share of `total` (base units), absolute amounts as given. */
+/** Resolve a multisend's recipients: a percentage is a share of `total` (base units, rounded down). */
 export function resolveRecipients(
-  recipients: readonly { address: string; amount: string | number }[],
+  recipients: readonly { address: string; amount: RecipientAmountInput }[],
   total: bigint,
   decimals: number,
 ): { address: string; amount: bigint }[] {
-  return recipients.map((r) => {
-    const text = String(r.amount).trim();
-    if (text.endsWith("%")) {
-      // Percent with up to 4 decimals, applied in integer arithmetic (rounded down).
-      const bps = parseUnits(text.slice(0, -1), 4);
-      return { address: r.address, amount: (total * bps) / 1_000_000n };
-    }
-    return { address: r.address, amount: parseUnits(text, decimals) };
-  });
+  return recipients.map((r) =>
+    r.amount.kind === "percent"
+      ? { address: r.address, amount: (total * BigInt(r.amount.bps)) / 10_000n }
+      : { address: r.address, amount: parseUnits(r.amount.amount, decimals) },
+  );
 }
 
 async function approveGas(
@@ -140,17 +138,15 @@ export async function planWorkflow(
   const planned: PlannedAction[] = [];
   let previous: { asset: string; amount: string; chain: string } | null = null;
   for (const [index, action] of workflow.actions.entries()) {
-    const pinnedChain = action.chain ?? (previous ? previous.chain : workflow.chain);
+    const pinnedChain = action.chain ?? previous?.chain;
     const asset = (action.from ?? previous?.asset)?.toUpperCase();
-    const amount = action.amount !== undefined ? String(action.amount) : previous?.amount;
+    const amount = action.amount ?? previous?.amount;
     if (!asset || !amount)
       throw new NoRouteError(
         `action ${index + 1} (${action.type}) has no asset or amount and no previous action`,
       );
     const label = `action ${index + 1} (${action.type} ${amount} ${asset})`;
-    const allowedChains = pinnedChain
-      ? [pinnedChain, ...(action.fallback_chains ?? workflow.fallback_chains ?? [])]
-      : undefined;
+    const allowedChains = pinnedChain ? [pinnedChain, ...(action.fallbackChains ?? [])] : undefined;
     let step: PlannedAction;
     if (action.type === "swap" || action.type === "convert") {
       if (!action.to) throw new NoRouteError(`${label} has no target asset`);
@@ -321,6 +317,10 @@ export async function estimateCost(
   const list = Array.isArray(chains)
     ? (chains as readonly RoutingChain[])
     : (chains as { list(): readonly RoutingChain[] }).list();
+  const gasStrategy =
+    options.gasStrategy ??
+    (isGasStrategy(workflow.gasStrategy ?? "") ? (workflow.gasStrategy as GasStrategy) : "eco");
+  options = { ...options, gasStrategy };
   const plan = await planWorkflow(list, workflow, options);
   const attestation = list.find((c) => contractAddress(c, ATTESTOR_CONTRACT));
   const extra: PlannedTx[] = attestation

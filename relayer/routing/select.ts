@@ -5,9 +5,9 @@ import type { SwapCandidate } from "./quote.ts";
  * `route_optimizer.priority` values:
  * - `cost` (default): the largest output value net of the gas cost, in USD.
  * - `output`: the largest output amount, gas ignored (large orders where gas is noise).
- * - `gas`: the cheapest transaction in USD, ties broken by output (small orders).
+ * - `speed`: the fewest hops (fewest pool interactions, least to go wrong), then the cheapest gas.
  */
-export const ROUTE_PRIORITIES = ["cost", "output", "gas"] as const;
+export const ROUTE_PRIORITIES = ["cost", "output", "speed"] as const;
 export type RoutePriority = (typeof ROUTE_PRIORITIES)[number];
 
 /** A candidate whose price impact is above this is treated as lacking liquidity (10%). */
@@ -23,7 +23,7 @@ export interface RouteConstraints {
 
 function score(c: SwapCandidate, priority: RoutePriority): number {
   if (priority === "output") return c.outputUsd || Number(c.amountOut);
-  if (priority === "gas") return -c.gasUsd + c.outputUsd * 1e-9;
+  if (priority === "speed") return -c.path.length * 1e9 - c.gasUsd;
   return c.netUsd;
 }
 

@@ -96,8 +96,11 @@ describe("# routing", function () {
     const best = selectRoute(candidates, { priority: "cost" }, "swap");
     expect(best.chain).to.equal("arbitrum");
     for (const c of candidates) expect(best.netUsd).to.be.at.least(c.netUsd);
-    const gasCheapest = selectRoute(candidates, { priority: "gas" }, "swap");
-    expect(gasCheapest.gasUsd).to.equal(Math.min(...candidates.map((c) => c.gasUsd)));
+    const fastest = selectRoute(candidates, { priority: "speed" }, "swap");
+    expect(fastest.path.length).to.equal(2);
+    expect(fastest.gasUsd).to.equal(
+      Math.min(...candidates.filter((c) => c.path.length === 2).map((c) => c.gasUsd)),
+    );
     const output = selectRoute(candidates, { priority: "output" }, "swap");
     expect(output.amountOut).to.equal(
       candidates.map((c) => c.amountOut).reduce((a, b) => (a > b ? a : b)),
@@ -143,9 +146,16 @@ describe("# routing", function () {
           from: "USDC",
           to: "DAI",
           amount: "1000",
-          route_optimizer: { priority: "cost" },
+          priority: "cost",
         },
-        { type: "swap", from: "USDC", to: "WETH", amount: "100", slippage: 1, chain: "ethereum" },
+        {
+          type: "swap",
+          from: "USDC",
+          to: "WETH",
+          amount: "100",
+          slippageBps: 100,
+          chain: "ethereum",
+        },
       ],
     });
     expect(Object.keys(estimate.gas_breakdown).sort()).to.deep.equal(["arbitrum", "ethereum"]);

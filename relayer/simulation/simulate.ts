@@ -89,7 +89,9 @@ export async function simulateTransaction(
 
 const snapshotSupport = new WeakMap<object, Promise<boolean>>();
 
-export function supportsSnapshot(chain: SimulationChain): Promise<boolean> {
+export function supportsSnapshot(chain: SimulationChain & { devnet?: boolean }): Promise<boolean> {
+  // Chains from `relayer/chains` say whether they are the devnet; others are probed once.
+  if (chain.devnet !== undefined) return Promise.resolve(chain.devnet);
   let known = snapshotSupport.get(chain.provider);
   if (!known) {
     known = chain.provider.send("hardhat_metadata", []).then(

@@ -1,21 +1,22 @@
 import { expect } from "chai";
-import { network } from "hardhat";
-import { Contract, MaxUint256, parseUnits, type Signer } from "ethers";
-import { ROUTER_ABI, ERC20_ABI } from "../../../relayer/routing/abis.ts";
+import { Contract, MaxUint256, parseUnits, Wallet, type BrowserProvider } from "ethers";
+import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
+import { DEVNET_ACCOUNTS } from "../../../relayer/devnet/accounts.ts";
 import { getAmountOut } from "../../../relayer/routing/amm.ts";
 import { simulateTransaction, type SimulationChain } from "../../../relayer/simulation/simulate.ts";
 import { simulateRequestSchema, type SimulateResult } from "../../../relayer/simulation/schema.ts";
-import { deployUniswapWorld } from "../engine/uniswap-fixture.ts";
 
 /**
- * Simulation against a real EDR chain with the official Uniswap V2 contracts: the dry run must
- * leave the chain untouched and agree with what the same transaction does when it is then sent.
+ * Simulation against the embedded devnet (real EDR chain, the official Uniswap V2 contracts, the
+ * devnet's tokens and pools): the dry run must leave the chain untouched and agree with what the
+ * same transaction does when it is then sent.
  */
 describe("# transaction simulation", function () {
-  this.timeout(180_000);
+  this.timeout(300_000);
+  let chains: ChainSet;
   let chain: SimulationChain;
-  let victim: Signer;
-  let attacker: Signer;
+  let victim: Wallet;
+  let attacker: Wallet;
   let router: Contract;
   let usdc: Contract;
   let weth: Contract;
@@ -24,37 +25,17 @@ describe("# transaction simulation", function () {
   const DEADLINE = 2n ** 40n;
 
   before(async function () {
-    const conn = await network.create("ethereum");
-    const [deployer, v, a] = await conn.ethers.getSigners();
-    victim = v!;
-    attacker = a!;
-    chain = (await deployUniswapWorld(
-      "ethereum",
-      31337,
-      deployer!,
-      conn.ethers.provider,
-      ["USDC", "DAI"],
-      [
-        { exchange: "uniswap", a: "WETH", b: "USDC", amountA: "1000", amountB: "3000000" },
-        { exchange: "uniswap", a: "USDC", b: "DAI", amountA: "2000000", amountB: "2000000" },
-      ],
-    )) as SimulationChain;
-    send = (method, params) => conn.provider.request({ method, params });
-    router = new Contract(
-      chain.deployment.exchanges.uniswap!.router,
-      ROUTER_ABI,
-      conn.ethers.provider,
-    );
-    usdc = new Contract(chain.deployment.tokens.USDC!.address, ERC20_ABI, deployer);
-    weth = new Contract(chain.deployment.tokens.WETH!.address, ERC20_ABI, conn.ethers.provider);
-    // The attacker's capital stands in for a flash loan: far more than any front-run needs.
-    for (const [who, amount] of [
-      [victim, "500000"],
-      [attacker, "100000000"],
-    ] as const) {
-      await (
-        await usdc.getFunction("transfer")(await who.getAddress(), parseUnits(amount, 18))
-      ).wait();
+    chains = await openChains({ mode: "embedded", chains: ["ethereum"] });
+    const handle = chains.byName("ethereum");
+    chain = handle as SimulationChain;
+    const provider = handle.provider as BrowserProvider;
+    send = (method, params) => provider.send(method, params);
+    victim = new Wallet(DEVNET_ACCOUNTS[5]!.privateKey, provider);
+    attacker = new Wallet(DEVNET_ACCOUNTS[6]!.privateKey, provider);
+    router = handle.contract("UniswapRouter");
+    usdc = handle.contract("USDC");
+    weth = handle.contract("WETH");
+    for (const who of [victim, attacker]) {
       for (const token of [usdc, weth]) {
         await (
           await (token.connect(who) as Contract).getFunction("approve")(
@@ -66,12 +47,22 @@ describe("# transaction simulation", function () {
     }
   });
 
+  after(async function () {
+    await chains?.close();
+  });
+
   async function reserves(): Promise<{ usdc: bigint; weth: bigint }> {
-    const pair = chain.deployment.pools.find((p) => p.tokens.includes("WETH"))!.pair;
+    const pair = wethUsdcPair();
     return {
       usdc: (await usdc.getFunction("balanceOf")(pair)) as bigint,
       weth: (await weth.getFunction("balanceOf")(pair)) as bigint,
     };
+  }
+
+  function wethUsdcPair(): string {
+    return chain.deployment.pools.find(
+      (p) => p.exchange === "uniswap" && p.tokens.includes("WETH") && p.tokens.includes("USDC"),
+    )!.pair;
   }
 
   async function victimSwap(amountIn: bigint, slippageBps: bigint) {
@@ -114,7 +105,7 @@ describe("# transaction simulation", function () {
   }
 
   it("should predict the exact gas and token balance changes of a swap, then match its real execution", async function () {
-    const { request } = await victimSwap(parseUnits("10000", 18), 100n);
+    const { request } = await victimSwap(parseUnits("10000", 6), 100n);
     const blockBefore = await chain.provider.getBlockNumber();
     const result = await simulate(request);
     expect(result.mode).to.equal("snapshot");
@@ -124,7 +115,7 @@ describe("# transaction simulation", function () {
     expect(await chain.provider.getBlockNumber()).to.equal(blockBefore);
 
     const victimAddress = await victim.getAddress();
-    const pair = chain.deployment.pools.find((p) => p.tokens.includes("WETH"))!.pair;
+    const pair = wethUsdcPair();
     const before = {
       victimUsdc: (await usdc.getFunction("balanceOf")(victimAddress)) as bigint,
       victimWeth: (await weth.getFunction("balanceOf")(victimAddress)) as bigint,
@@ -156,7 +147,7 @@ describe("# transaction simulation", function () {
   });
 
   it("should give the same outcome in call mode, with eth_estimateGas as an upper bound and router-derived changes", async function () {
-    const { request } = await victimSwap(parseUnits("2000", 18), 100n);
+    const { request } = await victimSwap(parseUnits("2000", 6), 100n);
     const exact = await simulate(request, "snapshot");
     const called = await simulate(request, "call");
     expect(called.mode).to.equal("call");
@@ -172,7 +163,7 @@ describe("# transaction simulation", function () {
   });
 
   it("should report a reverting swap with its decoded reason, in both modes", async function () {
-    const { request } = await victimSwap(parseUnits("1000", 18), 0n);
+    const { request } = await victimSwap(parseUnits("1000", 6), 0n);
     // Ask for one more wei than the pool can give.
     const args = router.interface.decodeFunctionData("swapExactTokensForTokens", request.data);
     const data = router.interface.encodeFunctionData("swapExactTokensForTokens", [
@@ -192,8 +183,39 @@ describe("# transaction simulation", function () {
     }
   });
 
+  it("should decode custom errors with the deployment's ABIs", async function () {
+    const victimAddress = await victim.getAddress();
+    const balance = (await usdc.getFunction("balanceOf")(victimAddress)) as bigint;
+    const overdraw = usdc.interface.encodeFunctionData("transfer", [
+      await attacker.getAddress(),
+      balance + 1n,
+    ]);
+    const token = await simulate({
+      from: victimAddress,
+      to: await usdc.getAddress(),
+      data: overdraw,
+    });
+    expect(token.success).to.equal(false);
+    expect(token.revert!.kind).to.equal("custom");
+    expect(token.revert!.error!.name).to.equal("ERC20InsufficientBalance");
+    expect(token.revert!.error!.args).to.deep.equal({
+      sender: victimAddress,
+      balance: balance.toString(),
+      needed: (balance + 1n).toString(),
+    });
+
+    const oracle = chain.contract("SanctionsOracle");
+    const listing = oracle.interface.encodeFunctionData("addToSanctionsList", [[victimAddress]]);
+    const denied = await simulate({
+      from: victimAddress,
+      to: await oracle.getAddress(),
+      data: listing,
+    });
+    expect(denied.revert!.reason).to.equal(`OwnableUnauthorizedAccount(account=${victimAddress})`);
+  });
+
   it("should rate a swap with a loose minimum-out as sandwichable and match a sandwich executed on chain", async function () {
-    const { request, minOut, quoted } = await victimSwap(parseUnits("50000", 18), 300n);
+    const { request, minOut, quoted } = await victimSwap(parseUnits("50000", 6), 300n);
     const result = await simulate(request, undefined, 12);
     const mev = result.mev;
     expect(mev.applicable).to.equal(true);
@@ -271,7 +293,7 @@ describe("# transaction simulation", function () {
   });
 
   it("should rate a swap with a tight minimum-out as low or no risk", async function () {
-    const { request } = await victimSwap(parseUnits("100", 18), 1n);
+    const { request } = await victimSwap(parseUnits("100", 6), 1n);
     const result = await simulate(request);
     expect(["none", "low"]).to.include(result.mev.risk);
     expect(BigInt(result.mev.sandwich?.victim_loss ?? "0") * 10_000n).to.be.lessThanOrEqual(

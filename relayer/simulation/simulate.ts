@@ -35,6 +35,19 @@ export type SimulationChain = RoutingChain & {
   readonly provider: Provider & { send(method: string, params: unknown[]): Promise<unknown> };
 };
 
+/** Narrows a chain (a `ChainHandle`) to one whose provider speaks raw JSON-RPC, which simulation needs. */
+export function simulationChain<T extends RoutingChain>(chain: T): T & SimulationChain {
+  const provider = chain.provider as Provider & { send?: unknown };
+  if (typeof provider.send !== "function") {
+    throw new ApiError(
+      501,
+      "SIMULATION_UNSUPPORTED",
+      `chain ${chain.name}: its provider offers no raw JSON-RPC access, which simulation needs`,
+    );
+  }
+  return chain as T & SimulationChain;
+}
+
 export interface SimulateOptions {
   /** Force a mode (tests compare both); by default snapshot where supported. */
   mode?: "snapshot" | "call";

@@ -3,7 +3,11 @@ import { Contract, MaxUint256, parseUnits, Wallet, type BrowserProvider } from "
 import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
 import { DEVNET_ACCOUNTS } from "../../../relayer/devnet/accounts.ts";
 import { getAmountOut } from "../../../relayer/routing/amm.ts";
-import { simulateTransaction, type SimulationChain } from "../../../relayer/simulation/simulate.ts";
+import {
+  simulateTransaction,
+  simulationChain,
+  type SimulationChain,
+} from "../../../relayer/simulation/simulate.ts";
 import { simulateRequestSchema, type SimulateResult } from "../../../relayer/simulation/schema.ts";
 
 /**
@@ -27,7 +31,7 @@ describe("# transaction simulation", function () {
   before(async function () {
     chains = await openChains({ mode: "embedded", chains: ["ethereum"] });
     const handle = chains.byName("ethereum");
-    chain = handle as SimulationChain;
+    chain = simulationChain(handle);
     const provider = handle.provider as BrowserProvider;
     send = (method, params) => provider.send(method, params);
     victim = new Wallet(DEVNET_ACCOUNTS[5]!.privateKey, provider);

@@ -6,7 +6,10 @@ import { errorSchema } from "../workflows/schemas.ts";
 import { simulateRequestSchema, simulateResponseSchema } from "./schema.ts";
 import { requireChain, simulateTransaction, simulationChain } from "./simulate.ts";
 
-const error = (description: string) => ({ description, content: { "application/json": { schema: errorSchema } } });
+const error = (description: string) => ({
+  description,
+  content: { "application/json": { schema: errorSchema } },
+});
 
 /** `POST /tx/simulate`: a dry run with decoded results and an MEV estimate; never broadcasts. */
 export function simulationRoutes(ctx: AppContext) {
@@ -16,11 +19,22 @@ export function simulationRoutes(ctx: AppContext) {
       method: "post",
       path: "/tx/simulate",
       tags: ["simulation"],
-      summary: "Dry-run a transaction: success or revert reason, gas, balance changes, sandwich (MEV) risk",
-      request: { body: { required: true, content: { "application/json": { schema: simulateRequestSchema } } } },
+      summary:
+        "Dry-run a transaction: success or revert reason, gas, balance changes, sandwich (MEV) risk",
+      request: {
+        body: {
+          required: true,
+          content: { "application/json": { schema: simulateRequestSchema } },
+        },
+      },
       responses: {
-        200: { description: "the simulation", content: { "application/json": { schema: simulateResponseSchema } } },
-        400: error("VALIDATION_FAILED (malformed address, calldata, quantity, block_count) or UNKNOWN_CHAIN"),
+        200: {
+          description: "the simulation",
+          content: { "application/json": { schema: simulateResponseSchema } },
+        },
+        400: error(
+          "VALIDATION_FAILED (malformed address, calldata, quantity, block_count) or UNKNOWN_CHAIN",
+        ),
         401: error("authentication failed"),
       },
     }),

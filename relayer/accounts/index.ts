@@ -37,7 +37,10 @@ function toAccount(row: AccountRow): Account {
 }
 
 export async function findAccount(store: EngineStore, apiKeyId: string): Promise<Account | null> {
-  const [row] = await store.query<AccountRow>("SELECT * FROM engine_accounts WHERE api_key_id = $1", [apiKeyId]);
+  const [row] = await store.query<AccountRow>(
+    "SELECT * FROM engine_accounts WHERE api_key_id = $1",
+    [apiKeyId],
+  );
   return row ? toAccount(row) : null;
 }
 
@@ -66,7 +69,10 @@ export async function accountWallet(
   apiKeyId: string,
   provider?: Provider,
 ): Promise<Wallet> {
-  const [row] = await store.query<AccountRow>("SELECT * FROM engine_accounts WHERE api_key_id = $1", [apiKeyId]);
+  const [row] = await store.query<AccountRow>(
+    "SELECT * FROM engine_accounts WHERE api_key_id = $1",
+    [apiKeyId],
+  );
   if (!row) throw new Error(`no relayer account for API key ${apiKeyId}`);
   return new Wallet(decryptSecret(masterKey, row.key_enc, context(apiKeyId)), provider ?? null);
 }
@@ -79,18 +85,26 @@ export interface ChainBalances {
 }
 
 /** Balances of an address on every chain: the native asset and every deployed token. */
-export async function accountBalances(chains: readonly RoutingChain[], address: string): Promise<ChainBalances[]> {
+export async function accountBalances(
+  chains: readonly RoutingChain[],
+  address: string,
+): Promise<ChainBalances[]> {
   return Promise.all(
     chains.map(async (chain) => {
       const balances: Record<string, string> = {};
       balances[nativeSymbol(chain)] = formatUnits(await chain.provider.getBalance(address), 18);
       const tokens = Object.entries(chain.deployment.tokens).sort(([a], [b]) => a.localeCompare(b));
       const amounts = await Promise.all(
-        tokens.map(([, token]) =>
-          new Contract(token.address, ERC20_ABI, chain.provider).getFunction("balanceOf")(address) as Promise<bigint>,
+        tokens.map(
+          ([, token]) =>
+            new Contract(token.address, ERC20_ABI, chain.provider).getFunction("balanceOf")(
+              address,
+            ) as Promise<bigint>,
         ),
       );
-      tokens.forEach(([symbol, token], i) => (balances[symbol] = formatUnits(amounts[i]!, token.decimals)));
+      tokens.forEach(
+        ([symbol, token], i) => (balances[symbol] = formatUnits(amounts[i]!, token.decimals)),
+      );
       return { chain: chain.name, chainId: chain.chainId, balances };
     }),
   );
@@ -141,5 +155,7 @@ export async function fundFromDevnet(
 }
 
 export async function markFunded(store: EngineStore, apiKeyId: string): Promise<void> {
-  await store.query("UPDATE engine_accounts SET funded_at = now() WHERE api_key_id = $1", [apiKeyId]);
+  await store.query("UPDATE engine_accounts SET funded_at = now() WHERE api_key_id = $1", [
+    apiKeyId,
+  ]);
 }

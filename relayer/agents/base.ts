@@ -127,11 +127,16 @@ export abstract class Agent {
   }
 
   /** Screens every address; throws SANCTIONED_ADDRESS (after recording alerts) before anything is signed. */
-  protected async screen(entries: Array<{ address: string; role: string }>, chain = this.chain): Promise<void> {
+  protected async screen(
+    entries: Array<{ address: string; role: string }>,
+    chain = this.chain,
+  ): Promise<void> {
     const unique = [...new Map(entries.map((e) => [e.address.toLowerCase(), e])).values()];
     const results = await Promise.all(unique.map((e) => this.env.screen(e.address, chain)));
     this.screened.push(...results);
-    const flagged = results.map((r, i) => ({ r, role: unique[i]!.role })).filter(({ r }) => r.sanctioned);
+    const flagged = results
+      .map((r, i) => ({ r, role: unique[i]!.role }))
+      .filter(({ r }) => r.sanctioned);
     if (flagged.length === 0) return;
     for (const { r, role } of flagged) await this.env.onSanctioned?.(r, role);
     const first = flagged[0]!;
@@ -147,12 +152,19 @@ export abstract class Agent {
     slot: string,
     kind: TxKind,
     request: TransactionRequest,
-    options: { chain?: RoutingChain; signer?: Signer; gasLimit?: bigint; units?: number; decode?: Interface } = {},
+    options: {
+      chain?: RoutingChain;
+      signer?: Signer;
+      gasLimit?: bigint;
+      units?: number;
+      decode?: Interface;
+    } = {},
   ): Promise<SentTx> {
     const chain = options.chain ?? this.chain;
     const signer = options.signer ?? this.signerOn(chain);
     const from = await signer.getAddress();
-    let gasLimit = options.gasLimit ?? (await this.estimate(chain, { ...request, from }, options.decode));
+    let gasLimit =
+      options.gasLimit ?? (await this.estimate(chain, { ...request, from }, options.decode));
     const maxRetries = this.env.maxGasRetries ?? 3;
     for (let attempt = 0; ; attempt++) {
       const name = attempt === 0 ? slot : `${slot}.retry${attempt}`;
@@ -178,34 +190,61 @@ export abstract class Agent {
       // Ran out of gas: the whole limit (all but the 1/64 kept by a caller frame) was used.
       if (sent.gasUsed * 64n >= sent.gasLimit * 63n) {
         if (attempt >= maxRetries) {
-          throw new AgentError("OUT_OF_GAS", `${kind} ran out of gas ${attempt + 1} times (last limit ${gasLimit})`, {
-            tx_hash: sent.hash,
-          });
+          throw new AgentError(
+            "OUT_OF_GAS",
+            `${kind} ran out of gas ${attempt + 1} times (last limit ${gasLimit})`,
+            {
+              tx_hash: sent.hash,
+            },
+          );
         }
         this.outOfGasRetries++;
         gasLimit = (gasLimit * GAS_RAISE_PERCENT) / 100n;
         continue;
       }
-      const reason = await this.revertReason(chain, { ...request, from }, sent.receipt.blockNumber, options.decode);
+      const reason = await this.revertReason(
+        chain,
+        { ...request, from },
+        sent.receipt.blockNumber,
+        options.decode,
+      );
       if (/INSUFFICIENT_OUTPUT_AMOUNT/.test(reason)) {
-        throw new AgentError("SLIPPAGE_EXCEEDED", `${kind} reverted on chain: output below the minimum (${reason})`, {
-          tx_hash: sent.hash,
-        });
+        throw new AgentError(
+          "SLIPPAGE_EXCEEDED",
+          `${kind} reverted on chain: output below the minimum (${reason})`,
+          {
+            tx_hash: sent.hash,
+          },
+        );
       }
-      throw new AgentError("TX_REVERTED", `${kind} reverted on ${chain.name}: ${reason}`, { tx_hash: sent.hash });
+      throw new AgentError("TX_REVERTED", `${kind} reverted on ${chain.name}: ${reason}`, {
+        tx_hash: sent.hash,
+      });
     }
   }
 
-  private async estimate(chain: RoutingChain, request: TransactionRequest, decode?: Interface): Promise<bigint> {
+  private async estimate(
+    chain: RoutingChain,
+    request: TransactionRequest,
+    decode?: Interface,
+  ): Promise<bigint> {
     try {
       return ((await chain.provider.estimateGas(request)) * GAS_PADDING_PERCENT) / 100n;
     } catch (err) {
-      throw new AgentError("TX_REVERTED", `would revert on ${chain.name}: ${describeRevert(err, decode)}`);
+      throw new AgentError(
+        "TX_REVERTED",
+        `would revert on ${chain.name}: ${describeRevert(err, decode)}`,
+      );
     }
   }
 
   /** Replays a reverted transaction as a call against the state before its block to read the reason. */
-  private async revertReason(chain: RoutingChain, request: TransactionRequest, block: number, decode?: Interface): Promise<string> {
+  private async revertReason(
+    chain: RoutingChain,
+    request: TransactionRequest,
+    block: number,
+    decode?: Interface,
+  ): Promise<string> {
     try {
       await chain.provider.call({ ...request, blockTag: block - 1 });
       return "reverted (no reason on replay)";
@@ -215,7 +254,12 @@ export abstract class Agent {
   }
 
   /** Approves `spender` for `amount` of `token` unless the allowance suffices (resumes a journalled approval). */
-  protected async ensureAllowance(token: string, spender: string, amount: bigint, chain = this.chain): Promise<void> {
+  protected async ensureAllowance(
+    token: string,
+    spender: string,
+    amount: bigint,
+    chain = this.chain,
+  ): Promise<void> {
     const slot = `approve.${spender.toLowerCase()}`;
     const journalled = await this.env.journal.find({
       executionId: this.env.executionId,
@@ -225,7 +269,10 @@ export abstract class Agent {
     const signer = this.signerOn(chain);
     const erc20 = new Contract(token, ERC20_ABI, signer);
     if (!journalled) {
-      const allowance = (await erc20.getFunction("allowance")(await signer.getAddress(), spender)) as bigint;
+      const allowance = (await erc20.getFunction("allowance")(
+        await signer.getAddress(),
+        spender,
+      )) as bigint;
       if (allowance >= amount) return;
     }
     const request = await erc20.getFunction("approve").populateTransaction(spender, amount);
@@ -236,7 +283,9 @@ export abstract class Agent {
     const fees = await this.feeQuote();
     const gasUsed = this.txs.reduce((s, t) => s + BigInt(t.gasUsed), 0n);
     const spike =
-      fees.medianBaseFeePerGas > 0n ? Number((fees.nextBaseFeePerGas * 1000n) / fees.medianBaseFeePerGas) / 1000 : 1;
+      fees.medianBaseFeePerGas > 0n
+        ? Number((fees.nextBaseFeePerGas * 1000n) / fees.medianBaseFeePerGas) / 1000
+        : 1;
     return {
       gas_used: gasUsed.toString(),
       gas_cost_wei: (gasUsed * fees.expectedPricePerGas).toString(),
@@ -246,7 +295,12 @@ export abstract class Agent {
     };
   }
 
-  protected result(action: string, extra: Record<string, unknown>, metrics: Partial<AgentMetrics>, base: AgentMetrics): AgentResult {
+  protected result(
+    action: string,
+    extra: Record<string, unknown>,
+    metrics: Partial<AgentMetrics>,
+    base: AgentMetrics,
+  ): AgentResult {
     return {
       action,
       chain: this.chain.name,
@@ -262,7 +316,13 @@ export abstract class Agent {
 
 /** The revert reason of an ethers call error: a require string, a custom error name, or the message. */
 export function describeRevert(err: unknown, decode?: Interface): string {
-  const e = err as { reason?: string; data?: string; info?: { error?: { data?: string } }; shortMessage?: string; message?: string };
+  const e = err as {
+    reason?: string;
+    data?: string;
+    info?: { error?: { data?: string } };
+    shortMessage?: string;
+    message?: string;
+  };
   if (e.reason) return e.reason;
   const data = e.data ?? e.info?.error?.data;
   if (decode && typeof data === "string" && data.length >= 10) {

@@ -41,13 +41,25 @@ export class BridgeAgent extends Agent {
   async execute(task: Task, { complianceCheck = true }: ExecuteOptions = {}): Promise<AgentResult> {
     const p = task.params;
     const protocol = String(p.protocol ?? "lockmint");
-    if (protocol !== "lockmint") throw new AgentError("NO_ROUTE", `bridge protocol ${protocol} is not supported (lockmint is)`);
+    if (protocol !== "lockmint")
+      throw new AgentError(
+        "NO_ROUTE",
+        `bridge protocol ${protocol} is not supported (lockmint is)`,
+      );
     const source = this.chain;
     const destination = this.env.chains.list().find((c) => c.name === p.destination);
-    if (!destination) throw new AgentError("NO_ROUTE", `unknown destination chain ${String(p.destination)}`);
-    if (destination.chainId === source.chainId) throw new AgentError("NO_ROUTE", "bridge source and destination are the same chain");
-    if (!source.deployment.contracts[BRIDGE_CONTRACT] || !destination.deployment.contracts[BRIDGE_CONTRACT]) {
-      throw new AgentError("NO_ROUTE", `no lockmint bridge between ${source.name} and ${destination.name}`);
+    if (!destination)
+      throw new AgentError("NO_ROUTE", `unknown destination chain ${String(p.destination)}`);
+    if (destination.chainId === source.chainId)
+      throw new AgentError("NO_ROUTE", "bridge source and destination are the same chain");
+    if (
+      !source.deployment.contracts[BRIDGE_CONTRACT] ||
+      !destination.deployment.contracts[BRIDGE_CONTRACT]
+    ) {
+      throw new AgentError(
+        "NO_ROUTE",
+        `no lockmint bridge between ${source.name} and ${destination.name}`,
+      );
     }
     const asset = String(p.asset);
     const token = tokenOf(source, asset);
@@ -70,18 +82,26 @@ export class BridgeAgent extends Agent {
     const capBps = BigInt(Number(p.max_fee_bps ?? 100));
     const maxFee = (amount * capBps) / 10_000n;
     if (fee > maxFee) {
-      throw new AgentError("TX_REVERTED", `bridge fee ${formatUnits(fee, token.decimals)} ${asset} exceeds the cap of ${capBps} bps`);
+      throw new AgentError(
+        "TX_REVERTED",
+        `bridge fee ${formatUnits(fee, token.decimals)} ${asset} exceeds the cap of ${capBps} bps`,
+      );
     }
     await this.ensureAllowance(token.address, srcBridgeAddress, amount);
     const depositRequest = await srcBridge
       .getFunction("deposit")
       .populateTransaction(token.address, amount, destination.chainId, recipient, maxFee);
-    const depositTx = await this.send("deposit", "bridge-deposit", depositRequest, { decode: srcBridge.interface });
+    const depositTx = await this.send("deposit", "bridge-deposit", depositRequest, {
+      decode: srcBridge.interface,
+    });
     const deposit = this.depositFrom(depositTx.receipt.logs, srcBridge.interface, srcBridgeAddress);
     crashPoint("bridge.deposited");
 
     const operator = this.operatorOf(destination);
-    const released = (await destBridge.getFunction("isReleased")(source.chainId, BigInt(deposit.nonce))) as boolean;
+    const released = (await destBridge.getFunction("isReleased")(
+      source.chainId,
+      BigInt(deposit.nonce),
+    )) as boolean;
     let destTx: string;
     const journalled = await this.env.journal.find({
       executionId: this.env.executionId,
@@ -90,7 +110,9 @@ export class BridgeAgent extends Agent {
     });
     if (released && !journalled) {
       // Released by someone else (another relayer instance): find that transaction.
-      const events = await destBridge.queryFilter(destBridge.filters.Released!(source.chainId, BigInt(deposit.nonce)));
+      const events = await destBridge.queryFilter(
+        destBridge.filters.Released!(source.chainId, BigInt(deposit.nonce)),
+      );
       destTx = events[0]?.transactionHash ?? "";
     } else {
       const release = {
@@ -102,11 +124,18 @@ export class BridgeAgent extends Agent {
         amount: BigInt(deposit.amount),
       };
       const signature = await operator.signTypedData(
-        { name: DOMAIN_NAME, version: DOMAIN_VERSION, chainId: destination.chainId, verifyingContract: destBridgeAddress },
+        {
+          name: DOMAIN_NAME,
+          version: DOMAIN_VERSION,
+          chainId: destination.chainId,
+          verifyingContract: destBridgeAddress,
+        },
         RELEASE_TYPES,
         release,
       );
-      const releaseRequest = await destBridge.getFunction("release").populateTransaction(release, signature);
+      const releaseRequest = await destBridge
+        .getFunction("release")
+        .populateTransaction(release, signature);
       const sent = await this.send("release", "bridge-release", releaseRequest, {
         chain: destination,
         signer: operator,
@@ -141,7 +170,8 @@ export class BridgeAgent extends Agent {
   }
 
   private operatorOf(chain: RoutingChain): Signer {
-    if (!chain.operator) throw new AgentError("NO_ROUTE", `no operator key configured for ${chain.name}`);
+    if (!chain.operator)
+      throw new AgentError("NO_ROUTE", `no operator key configured for ${chain.name}`);
     return chain.operator;
   }
 

@@ -25,7 +25,12 @@ export const oracleScreen: ComplianceScreen = async (address, chain) => {
   }
   const oracle = chain.contract(ORACLE_CONTRACT);
   const sanctioned = (await oracle.getFunction("isSanctioned")(address)) as boolean;
-  return { address, sanctioned, sources: sanctioned ? ["chainalysis-oracle"] : [], checked: ["chainalysis-oracle"] };
+  return {
+    address,
+    sanctioned,
+    sources: sanctioned ? ["chainalysis-oracle"] : [],
+    checked: ["chainalysis-oracle"],
+  };
 };
 
 export function combineScreens(...screens: ComplianceScreen[]): ComplianceScreen {

@@ -9,11 +9,29 @@ import { MultisendAgent } from "./multisend.ts";
 import { ConvertAgent, SwapAgent } from "./swap.ts";
 
 export { Agent, BridgeAgent, ConvertAgent, MultisendAgent, SwapAgent };
-export type { AgentConfig, AgentEnvironment, AgentMetrics, AgentResult, ExecuteOptions, Task, TxRecord } from "./base.ts";
+export type {
+  AgentConfig,
+  AgentEnvironment,
+  AgentMetrics,
+  AgentResult,
+  ExecuteOptions,
+  Task,
+  TxRecord,
+} from "./base.ts";
 export { AgentError, type AgentErrorCode } from "./errors.ts";
-export { oracleScreen, combineScreens, type ComplianceScreen, type ScreenResult } from "./compliance.ts";
+export {
+  oracleScreen,
+  combineScreens,
+  type ComplianceScreen,
+  type ScreenResult,
+} from "./compliance.ts";
 
-const AGENTS = { swap: SwapAgent, convert: ConvertAgent, bridge: BridgeAgent, multisend: MultisendAgent } as const;
+const AGENTS = {
+  swap: SwapAgent,
+  convert: ConvertAgent,
+  bridge: BridgeAgent,
+  multisend: MultisendAgent,
+} as const;
 
 export function agentFor(action: string, config: AgentConfig, env: AgentEnvironment): Agent {
   const AgentClass = AGENTS[action as keyof typeof AGENTS];

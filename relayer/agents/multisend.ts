@@ -20,8 +20,10 @@ export class MultisendAgent extends Agent {
     const token = tokenOf(chain, asset);
     const recipients = (p.recipients as Array<{ address: string; amount: string }>) ?? [];
     if (recipients.length === 0) throw new AgentError("NO_ROUTE", "multisend has no recipients");
-    if (!chain.deployment.contracts[MULTISEND_CONTRACT]) throw new AgentError("NO_ROUTE", `no multisend contract on ${chain.name}`);
-    if (complianceCheck) await this.screen(recipients.map((r) => ({ address: r.address, role: "recipient" })));
+    if (!chain.deployment.contracts[MULTISEND_CONTRACT])
+      throw new AgentError("NO_ROUTE", `no multisend contract on ${chain.name}`);
+    if (complianceCheck)
+      await this.screen(recipients.map((r) => ({ address: r.address, role: "recipient" })));
     const amounts = recipients.map((r) => parseUnits(r.amount, token.decimals));
     const total = amounts.reduce((s, a) => s + a, 0n);
     const multisend = chain.contract(MULTISEND_CONTRACT);
@@ -33,14 +35,21 @@ export class MultisendAgent extends Agent {
       amounts,
     );
     const gasLimit = p.gas_limit !== undefined ? BigInt(p.gas_limit as string | number) : undefined;
-    await this.send("multisend", "multisend", request, { gasLimit, units: recipients.length, decode: multisend.interface });
+    await this.send("multisend", "multisend", request, {
+      gasLimit,
+      units: recipients.length,
+      decode: multisend.interface,
+    });
     const base = await this.baseMetrics();
     return this.result(
       task.action,
       {
         asset,
         total: formatUnits(total, token.decimals),
-        recipients: recipients.map((r, i) => ({ address: r.address, amount: formatUnits(amounts[i]!, token.decimals) })),
+        recipients: recipients.map((r, i) => ({
+          address: r.address,
+          amount: formatUnits(amounts[i]!, token.decimals),
+        })),
       },
       {},
       base,

@@ -51,7 +51,14 @@ export class SwapAgent extends Agent {
     const tokenOut = tokenOf(chain, to);
 
     const quote = await this.env.memo<CommittedQuote>("quote", async () => {
-      const route = await this.route(from, to, amount, p.dex as string | undefined, p.priority as string | undefined, account);
+      const route = await this.route(
+        from,
+        to,
+        amount,
+        p.dex as string | undefined,
+        p.priority as string | undefined,
+        account,
+      );
       return {
         exchange: route.exchange,
         router: route.router,
@@ -70,10 +77,19 @@ export class SwapAgent extends Agent {
       const reader = new ReserveReader();
       const pairs: Array<{ address: string; role: string }> = [];
       for (let i = 0; i + 1 < quote.pathAddresses.length; i++) {
-        const pool = await reader.reserves(chain, quote.exchange, quote.pathAddresses[i]!, quote.pathAddresses[i + 1]!);
+        const pool = await reader.reserves(
+          chain,
+          quote.exchange,
+          quote.pathAddresses[i]!,
+          quote.pathAddresses[i + 1]!,
+        );
         if (pool) pairs.push({ address: pool.pair, role: "pool" });
       }
-      await this.screen([{ address: recipient, role: "recipient" }, { address: quote.router, role: "router" }, ...pairs]);
+      await this.screen([
+        { address: recipient, role: "recipient" },
+        { address: quote.router, role: "router" },
+        ...pairs,
+      ]);
     }
 
     const amountIn = BigInt(quote.amountIn);
@@ -81,9 +97,18 @@ export class SwapAgent extends Agent {
     const router = new Contract(quote.router, ROUTER_ABI, chain.provider);
     const request = await router
       .getFunction("swapExactTokensForTokens")
-      .populateTransaction(amountIn, BigInt(quote.minOut), quote.pathAddresses, recipient, BigInt(quote.deadline));
+      .populateTransaction(
+        amountIn,
+        BigInt(quote.minOut),
+        quote.pathAddresses,
+        recipient,
+        BigInt(quote.deadline),
+      );
     const gasLimit = p.gas_limit !== undefined ? BigInt(p.gas_limit as string | number) : undefined;
-    const sent = await this.send("swap", "swap", request, { gasLimit, units: quote.path.length - 1 });
+    const sent = await this.send("swap", "swap", request, {
+      gasLimit,
+      units: quote.path.length - 1,
+    });
 
     // Output: the final pool's Transfer of the output token to the recipient.
     const recipientTopic = zeroPadValue(recipient.toLowerCase(), 32);
@@ -96,7 +121,8 @@ export class SwapAgent extends Agent {
       )
       .reduce((s, l) => s + BigInt(l.data), 0n);
     const quoted = BigInt(quote.quoted);
-    const slippageUsed = quoted > 0n && received < quoted ? Number(((quoted - received) * 10_000n) / quoted) : 0;
+    const slippageUsed =
+      quoted > 0n && received < quoted ? Number(((quoted - received) * 10_000n) / quoted) : 0;
     const base = await this.baseMetrics();
     return this.result(
       task.action,
@@ -132,10 +158,20 @@ export class SwapAgent extends Agent {
     account: string,
   ): Promise<SwapCandidate> {
     const chains = this.env.chains.list();
-    const all = await quoteSwapCandidates(chains, { from, to, amount, account, gasStrategy: this.gas_strategy }, new ReserveReader());
-    const prio = (ROUTE_PRIORITIES as readonly string[]).includes(priority ?? "") ? (priority as RoutePriority) : "cost";
+    const all = await quoteSwapCandidates(
+      chains,
+      { from, to, amount, account, gasStrategy: this.gas_strategy },
+      new ReserveReader(),
+    );
+    const prio = (ROUTE_PRIORITIES as readonly string[]).includes(priority ?? "")
+      ? (priority as RoutePriority)
+      : "cost";
     try {
-      return selectRoute(all, { priority: prio, chains: [this.chain.name], dex }, `swap ${amount} ${from} → ${to}`);
+      return selectRoute(
+        all,
+        { priority: prio, chains: [this.chain.name], dex },
+        `swap ${amount} ${from} → ${to}`,
+      );
     } catch (err) {
       if (err instanceof InsufficientLiquidityError) {
         throw new AgentError("INSUFFICIENT_LIQUIDITY", err.detail, {
@@ -154,4 +190,3 @@ export class SwapAgent extends Agent {
  * chosen by the orchestrator with the same priority before the agent is built.
  */
 export class ConvertAgent extends SwapAgent {}
-

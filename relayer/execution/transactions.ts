@@ -67,7 +67,19 @@ export class TxJournal {
   }
 
   /** Every journalled transaction of an execution, in order (for the report). */
-  async list(executionId: string): Promise<Array<{ action_index: number; slot: string; kind: string; chain_id: number; hash: string; state: string; gas_used: string | null }>> {
+  async list(
+    executionId: string,
+  ): Promise<
+    Array<{
+      action_index: number;
+      slot: string;
+      kind: string;
+      chain_id: number;
+      hash: string;
+      state: string;
+      gas_used: string | null;
+    }>
+  > {
     return this.store.query(
       "SELECT action_index, slot, kind, chain_id, hash, state, gas_used FROM engine_txs WHERE execution_id = $1 ORDER BY id",
       [executionId],
@@ -87,11 +99,12 @@ export class TxJournal {
     options: { gasStrategy?: GasStrategy; units?: number } = {},
   ): Promise<SentTx> {
     const existing = await this.find(slot);
-    if (existing && existing.state !== "abandoned") return this.resume(chain, slot, existing);
+    if (existing && existing.state !== "released") return this.resume(chain, slot, existing);
     const sender = await signer.getAddress();
     await this.fillAbandoned(chain, signer, sender);
     const fees = await feeQuote(chain.provider, options.gasStrategy ?? "eco");
-    if (!canSignRaw(signer)) return this.sendUnjournalledRaw(chain, signer, slot, kind, request, fees, sender);
+    if (!canSignRaw(signer))
+      return this.sendUnjournalledRaw(chain, signer, slot, kind, request, fees, sender);
     const chainNonce = await chain.provider.getTransactionCount(sender, "pending");
     const { hash, raw, nonce } = await this.store.transaction(async (tx) => {
       await tx.query(
@@ -117,13 +130,23 @@ export class TxJournal {
       await tx.query(
         `INSERT INTO engine_txs (execution_id, action_index, slot, kind, chain_id, sender, nonce, hash, raw, gas_limit, state)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'signed')`,
-        [slot.executionId, slot.actionIndex, slot.slot, kind, chain.chainId, sender, nonce, hash, signed, request.gasLimit.toString()],
+        [
+          slot.executionId,
+          slot.actionIndex,
+          slot.slot,
+          kind,
+          chain.chainId,
+          sender,
+          nonce,
+          hash,
+          signed,
+          request.gasLimit.toString(),
+        ],
       );
-      await tx.query("UPDATE engine_nonces SET next_nonce = $3 WHERE chain_id = $1 AND address = $2", [
-        chain.chainId,
-        sender,
-        nonce + 1,
-      ]);
+      await tx.query(
+        "UPDATE engine_nonces SET next_nonce = $3 WHERE chain_id = $1 AND address = $2",
+        [chain.chainId, sender, nonce + 1],
+      );
       return { hash, raw: signed, nonce };
     });
     crashPoint("tx.signed");
@@ -136,7 +159,8 @@ export class TxJournal {
     await this.mark(hash, chain.chainId, "sent");
     crashPoint("tx.sent");
     const sent = await this.confirm(chain, hash, nonce, request.gasLimit, false);
-    if (sent.status === "confirmed") recordObservedGas(chain.chainId, kind, options.units ?? 1, sent.gasUsed);
+    if (sent.status === "confirmed")
+      recordObservedGas(chain.chainId, kind, options.units ?? 1, sent.gasUsed);
     return sent;
   }
 
@@ -162,12 +186,14 @@ export class TxJournal {
         [chain.chainId, sender],
       );
       if (Number(row!.next_nonce) === nonce + 1) {
-        await tx.query("UPDATE engine_nonces SET next_nonce = $3 WHERE chain_id = $1 AND address = $2", [chain.chainId, sender, nonce]);
-        await tx.query("DELETE FROM engine_txs WHERE execution_id = $1 AND action_index = $2 AND slot = $3", [
-          slot.executionId,
-          slot.actionIndex,
-          slot.slot,
-        ]);
+        await tx.query(
+          "UPDATE engine_nonces SET next_nonce = $3 WHERE chain_id = $1 AND address = $2",
+          [chain.chainId, sender, nonce],
+        );
+        await tx.query(
+          "DELETE FROM engine_txs WHERE execution_id = $1 AND action_index = $2 AND slot = $3",
+          [slot.executionId, slot.actionIndex, slot.slot],
+        );
       } else {
         await this.abandonRow(tx, slot);
       }
@@ -176,7 +202,7 @@ export class TxJournal {
 
   private async abandonRow(tx: EngineStore, slot: TxSlot): Promise<void> {
     await tx.query(
-      `UPDATE engine_txs SET state = 'abandoned', slot = slot || '.abandoned.' || id, updated_at = now()
+      `UPDATE engine_txs SET state = 'released', slot = slot || '.released.' || id, updated_at = now()
        WHERE execution_id = $1 AND action_index = $2 AND slot = $3 AND state = 'signed'`,
       [slot.executionId, slot.actionIndex, slot.slot],
     );
@@ -188,7 +214,7 @@ export class TxJournal {
    */
   async abandonAction(executionId: string, actionIndex: number, chainId: number): Promise<void> {
     await this.store.query(
-      `UPDATE engine_txs SET state = 'abandoned', slot = slot || '.abandoned.' || id, updated_at = now()
+      `UPDATE engine_txs SET state = 'released', slot = slot || '.released.' || id, updated_at = now()
        WHERE execution_id = $1 AND action_index = $2 AND chain_id = $3 AND state = 'signed'`,
       [executionId, actionIndex, chainId],
     );
@@ -196,8 +222,13 @@ export class TxJournal {
 
   /** Sends a 0-value self-transfer at each abandoned nonce the chain has not passed yet. */
   private async fillAbandoned(chain: RoutingChain, signer: Signer, sender: string): Promise<void> {
-    const rows = await this.store.query<{ id: string; nonce: string; execution_id: string; action_index: number }>(
-      "SELECT id, nonce, execution_id, action_index FROM engine_txs WHERE chain_id = $1 AND sender = $2 AND state = 'abandoned' ORDER BY nonce",
+    const rows = await this.store.query<{
+      id: string;
+      nonce: string;
+      execution_id: string;
+      action_index: number;
+    }>(
+      "SELECT id, nonce, execution_id, action_index FROM engine_txs WHERE chain_id = $1 AND sender = $2 AND state = 'released' AND filled_at IS NULL ORDER BY nonce",
       [chain.chainId, sender],
     );
     if (rows.length === 0 || !canSignRaw(signer)) return;
@@ -219,7 +250,10 @@ export class TxJournal {
         const response = await chain.provider.broadcastTransaction(filler);
         await chain.provider.waitForTransaction(response.hash);
       }
-      await this.store.query("UPDATE engine_txs SET state = 'filled', updated_at = now() WHERE id = $1", [row.id]);
+      await this.store.query(
+        "UPDATE engine_txs SET filled_at = now(), updated_at = now() WHERE id = $1",
+        [row.id],
+      );
     }
   }
 
@@ -242,14 +276,27 @@ export class TxJournal {
     }
   }
 
-  private async confirm(chain: RoutingChain, hash: string, nonce: number, gasLimit: bigint, resumed: boolean): Promise<SentTx> {
+  private async confirm(
+    chain: RoutingChain,
+    hash: string,
+    nonce: number,
+    gasLimit: bigint,
+    resumed: boolean,
+  ): Promise<SentTx> {
     const receipt = await chain.provider.waitForTransaction(hash);
     if (!receipt) throw new Error(`no receipt for ${hash} on ${chain.name}`);
     const status = receipt.status === 1 ? "confirmed" : "reverted";
     await this.store.query(
       `UPDATE engine_txs SET state = $3, gas_used = $4, effective_gas_price = $5, block_number = $6, updated_at = now()
        WHERE hash = $1 AND chain_id = $2`,
-      [hash, chain.chainId, status, receipt.gasUsed.toString(), receipt.gasPrice.toString(), receipt.blockNumber],
+      [
+        hash,
+        chain.chainId,
+        status,
+        receipt.gasUsed.toString(),
+        receipt.gasPrice.toString(),
+        receipt.blockNumber,
+      ],
     );
     crashPoint("tx.confirmed");
     return {
@@ -294,7 +341,17 @@ export class TxJournal {
     await this.store.query(
       `INSERT INTO engine_txs (execution_id, action_index, slot, kind, chain_id, sender, nonce, hash, raw, gas_limit, state)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, 'sent')`,
-      [slot.executionId, slot.actionIndex, slot.slot, kind, chain.chainId, sender, response.nonce, response.hash, request.gasLimit.toString()],
+      [
+        slot.executionId,
+        slot.actionIndex,
+        slot.slot,
+        kind,
+        chain.chainId,
+        sender,
+        response.nonce,
+        response.hash,
+        request.gasLimit.toString(),
+      ],
     );
     return this.confirm(chain, response.hash, response.nonce, request.gasLimit, false);
   }

@@ -35,7 +35,8 @@ CREATE TABLE engine_txs (
   hash          text NOT NULL,
   raw           text,
   gas_limit     bigint NOT NULL,
-  state         text NOT NULL,             -- signed | sent | confirmed | reverted | abandoned | filled
+  state         text NOT NULL,             -- signed | sent | confirmed | reverted | released (never broadcast; nonce filled by a no-op at filled_at)
+  filled_at     timestamptz,
   gas_used      bigint,
   effective_gas_price numeric,
   block_number  bigint,

@@ -1,5 +1,4 @@
 import { Contract, formatUnits, parseUnits, Wallet, type Provider, type Signer } from "ethers";
-import { decryptSecret, encryptSecret } from "../auth/secrets.ts";
 import { ERC20_ABI } from "../routing/abis.ts";
 import type { RoutingChain } from "../routing/chain.ts";
 import { nativeSymbol } from "../routing/chain.ts";
@@ -27,6 +26,16 @@ interface AccountRow {
 
 const context = (apiKeyId: string) => `engine-account:${apiKeyId}`;
 
+/**
+ * Encryption at rest of account keys: the platform's AES-256-GCM `encryptSecret` /
+ * `decryptSecret` (relayer/auth/secrets.ts) bound to the master key; `context` is bound as
+ * associated data so a blob copied to another account's row does not decrypt.
+ */
+export interface SecretCipher {
+  encrypt(plaintext: string, context: string): string;
+  decrypt(blob: string, context: string): string;
+}
+
 function toAccount(row: AccountRow): Account {
   return {
     apiKeyId: row.api_key_id,
@@ -47,7 +56,7 @@ export async function findAccount(store: EngineStore, apiKeyId: string): Promise
 /** The key's account, created on first use (concurrent first uses agree on one account). */
 export async function ensureAccount(
   store: EngineStore,
-  masterKey: Buffer,
+  cipher: SecretCipher,
   apiKeyId: string,
 ): Promise<{ account: Account; created: boolean }> {
   const existing = await findAccount(store, apiKeyId);
@@ -56,7 +65,7 @@ export async function ensureAccount(
   const inserted = await store.query<AccountRow>(
     `INSERT INTO engine_accounts (api_key_id, address, key_enc) VALUES ($1, $2, $3)
      ON CONFLICT (api_key_id) DO NOTHING RETURNING *`,
-    [apiKeyId, wallet.address, encryptSecret(masterKey, wallet.privateKey, context(apiKeyId))],
+    [apiKeyId, wallet.address, cipher.encrypt(wallet.privateKey, context(apiKeyId))],
   );
   if (inserted[0]) return { account: toAccount(inserted[0]), created: true };
   return { account: (await findAccount(store, apiKeyId))!, created: false };
@@ -65,7 +74,7 @@ export async function ensureAccount(
 /** The account's signing key, connected to a chain's provider. Never log or return it. */
 export async function accountWallet(
   store: EngineStore,
-  masterKey: Buffer,
+  cipher: SecretCipher,
   apiKeyId: string,
   provider?: Provider,
 ): Promise<Wallet> {
@@ -74,7 +83,7 @@ export async function accountWallet(
     [apiKeyId],
   );
   if (!row) throw new Error(`no relayer account for API key ${apiKeyId}`);
-  return new Wallet(decryptSecret(masterKey, row.key_enc, context(apiKeyId)), provider ?? null);
+  return new Wallet(cipher.decrypt(row.key_enc, context(apiKeyId)), provider ?? null);
 }
 
 export interface ChainBalances {

@@ -1,6 +1,6 @@
 import { formatUnits, parseUnits, type Wallet } from "ethers";
 import type { Logger } from "pino";
-import { accountWallet, ensureAccount } from "../accounts/index.ts";
+import { accountWallet, ensureAccount, type SecretCipher } from "../accounts/index.ts";
 import type { EngineStore } from "../accounts/store.ts";
 import {
   agentFor,
@@ -36,7 +36,8 @@ import { finalizeExecution, type FinalizeDeps } from "./finalize.ts";
  */
 export interface EngineDeps extends FinalizeDeps {
   store: EngineStore;
-  masterKey: Buffer;
+  /** Account keys at rest: the platform's secrets encryption under the master key. */
+  cipher: SecretCipher;
   chains: { list(): readonly RoutingChain[] };
   logger: Logger;
   /** Sanctions screening of counterparties and recipients (default: the chains' on-chain oracle). */
@@ -134,8 +135,8 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
   ) as Workflow;
   const log = deps.logger.child({ executionId });
 
-  await ensureAccount(store, deps.masterKey, row.api_key_id);
-  const wallet = await accountWallet(store, deps.masterKey, row.api_key_id);
+  await ensureAccount(store, deps.cipher, row.api_key_id);
+  const wallet = await accountWallet(store, deps.cipher, row.api_key_id);
   const journal = new TxJournal(store);
   const steps = await loadSteps(store, executionId);
   const results: Record<string, AgentResult[]> = {};
@@ -268,7 +269,7 @@ async function runAction(
   let fallbackFrom: string | null = step?.fallback_from ?? null;
   const input = { asset, amount, previous };
   let lastReason = "";
-  for (const [i, chainName] of candidates.entries()) {
+  for (const chainName of candidates) {
     const chain = chains.find((c) => c.name === chainName);
     if (!chain) continue;
     const health = await chainHealth(chain, deps.baseFeeCapGwei ?? DEFAULT_BASE_FEE_CAP_GWEI);
@@ -302,7 +303,6 @@ async function runAction(
     );
     const params = taskParams(action, asset, amount, chain);
     const result = await agent.execute({ action: action.type, params }, { complianceCheck: true });
-    void i;
     return {
       result: {
         ...result,
@@ -398,7 +398,8 @@ async function chainCandidates(
   account: string,
 ): Promise<string[]> {
   const fallbacks = action.fallbackChains ?? [];
-  const pinned = action.chain ?? previous?.chain;
+  // A chained action (no amount of its own) runs where the previous output is; otherwise it is routed.
+  const pinned = action.chain ?? (action.input === "chained" ? previous?.chain : undefined);
   if (pinned) return [pinned, ...fallbacks.filter((c) => c !== pinned)];
   let first: string | undefined;
   if (action.type === "swap" || action.type === "convert") {

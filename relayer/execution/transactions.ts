@@ -67,9 +67,7 @@ export class TxJournal {
   }
 
   /** Every journalled transaction of an execution, in order (for the report). */
-  async list(
-    executionId: string,
-  ): Promise<
+  async list(executionId: string): Promise<
     Array<{
       action_index: number;
       slot: string;

@@ -19,7 +19,10 @@ const services = new WeakMap<AppContext, Promise<ComplianceService>>();
 /** Chains with a deployment (the `relayer/chains` ChainSet behind `ctx.chains`). */
 function oracleChains(ctx: AppContext): OracleChain[] {
   const list = (ctx.chains?.list() ?? []) as unknown[];
-  return list.filter((c): c is OracleChain => typeof c === "object" && c !== null && "deployment" in c && "contract" in c);
+  return list.filter(
+    (c): c is OracleChain =>
+      typeof c === "object" && c !== null && "deployment" in c && "contract" in c,
+  );
 }
 
 /**
@@ -34,7 +37,9 @@ export function complianceFor(ctx: AppContext): Promise<ComplianceService> {
       chains: () => oracleChains(ctx),
       logger: ctx.logger,
     });
-    service.catch((err: Error) => ctx.logger.error({ error: err.message }, "sanctions lists failed to load"));
+    service.catch((err: Error) =>
+      ctx.logger.error({ error: err.message }, "sanctions lists failed to load"),
+    );
     services.set(ctx, service);
   }
   return service;
@@ -48,7 +53,8 @@ const addressField = z.string().openapi({
 export const complianceQuerySchema = z.object({
   address: addressField,
   jurisdictions: z.string().optional().openapi({
-    description: "Comma-separated region codes: only the lists they require (see /v1/compliance/specs)",
+    description:
+      "Comma-separated region codes: only the lists they require (see /v1/compliance/specs)",
     example: "US,EU",
   }),
 });
@@ -56,7 +62,10 @@ export const complianceQuerySchema = z.object({
 export const complianceRequestSchema = z
   .object({
     address: addressField,
-    jurisdictions: z.array(z.string()).optional().openapi({ example: ["US"] }),
+    jurisdictions: z
+      .array(z.string())
+      .optional()
+      .openapi({ example: ["US"] }),
   })
   .openapi("ComplianceCheckRequest");
 
@@ -77,11 +86,19 @@ export const complianceResultSchema = z
   })
   .openapi("ComplianceResult");
 
-const error = (description: string) => ({ description, content: { "application/json": { schema: errorSchema } } });
+const error = (description: string) => ({
+  description,
+  content: { "application/json": { schema: errorSchema } },
+});
 
 const responses = {
-  200: { description: "the answer", content: { "application/json": { schema: complianceResultSchema } } },
-  400: error("INVALID_ADDRESS, VALIDATION_FAILED or INVALID_COMPLIANCE_RULES (unknown jurisdiction)"),
+  200: {
+    description: "the answer",
+    content: { "application/json": { schema: complianceResultSchema } },
+  },
+  400: error(
+    "INVALID_ADDRESS, VALIDATION_FAILED or INVALID_COMPLIANCE_RULES (unknown jurisdiction)",
+  ),
   401: error("authentication failed"),
   503: error("SANCTIONS_LIST_UNAVAILABLE: a list the jurisdictions require is not loaded"),
   504: error("ORACLE_UNAVAILABLE: a chain's sanctions oracle did not answer"),
@@ -89,7 +106,10 @@ const responses = {
 const security = [...HMAC_SECURITY, { BearerApiKey: [] }];
 
 function splitCodes(value: string | undefined): string[] | undefined {
-  const codes = value?.split(",").map((c) => c.trim()).filter((c) => c !== "");
+  const codes = value
+    ?.split(",")
+    .map((c) => c.trim())
+    .filter((c) => c !== "");
   return codes && codes.length > 0 ? codes : undefined;
 }
 
@@ -123,9 +143,15 @@ export function complianceRoutes(ctx: AppContext) {
       method: "post",
       path: "/compliance",
       tags: ["compliance"],
-      summary: "Sanctions check (the spec's compliance client form: `{address}` with a Bearer token)",
+      summary:
+        "Sanctions check (the spec's compliance client form: `{address}` with a Bearer token)",
       security,
-      request: { body: { required: true, content: { "application/json": { schema: complianceRequestSchema } } } },
+      request: {
+        body: {
+          required: true,
+          content: { "application/json": { schema: complianceRequestSchema } },
+        },
+      },
       responses,
     }),
     async (c) => {

@@ -44,7 +44,10 @@ export async function openCompliance(options: {
   /** Watch the files and SIGHUP (default true). */
   watch?: boolean;
 }): Promise<ComplianceService> {
-  const lists = await SanctionsLists.load(parseSanctionsFiles(options.sanctionsFiles), options.logger);
+  const lists = await SanctionsLists.load(
+    parseSanctionsFiles(options.sanctionsFiles),
+    options.logger,
+  );
   const stop = options.watch === false ? () => undefined : lists.watch();
   const checker = createComplianceChecker({ lists, chains: options.chains, resolveJurisdictions });
   return { ...checker, lists, close: stop };

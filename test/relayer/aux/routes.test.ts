@@ -42,7 +42,9 @@ describe("# aux endpoints", function () {
       for (const body of bodies) {
         expect(body.address).to.equal(TORNADO_ROUTER);
         expect(body.sanctioned).to.equal(true);
-        expect(body.matches).to.deep.equal([{ list: "ofac-sdn", entry: "SDN FixedRef 40001: TORNADO CASH" }]);
+        expect(body.matches).to.deep.equal([
+          { list: "ofac-sdn", entry: "SDN FixedRef 40001: TORNADO CASH" },
+        ]);
         const { checked_at: _, ...rest } = body;
         const { checked_at: __, ...first } = bodies[0]!;
         expect(rest).to.deep.equal(first);
@@ -57,12 +59,17 @@ describe("# aux endpoints", function () {
     it("should report an address the chain's sanctions oracle lists, and a clean one as not sanctioned", async function () {
       const listed = DEVNET_SANCTIONED[0]!.address;
       const res = await svc.signed("GET", `/compliance/check?address=${listed}`);
-      const body = (await res.json()) as { sanctioned: boolean; matches: { list: string; entry: string }[] };
+      const body = (await res.json()) as {
+        sanctioned: boolean;
+        matches: { list: string; entry: string }[];
+      };
       expect(body.sanctioned).to.equal(true);
       expect(body.matches.map((m) => m.list)).to.deep.equal(["chainalysis-oracle"]);
       expect(body.matches[0]!.entry).to.include("ethereum");
 
-      const clean = (await (await svc.bearer("POST", "/compliance", { address: CLEAN })).json()) as {
+      const clean = (await (
+        await svc.bearer("POST", "/compliance", { address: CLEAN })
+      ).json()) as {
         sanctioned: boolean;
         matches: unknown[];
       };
@@ -71,9 +78,15 @@ describe("# aux endpoints", function () {
     });
 
     it("should select lists by jurisdiction and refuse an unknown jurisdiction", async function () {
-      const us = await svc.signed("GET", `/compliance/check?address=${TORNADO_ROUTER}&jurisdictions=US`);
+      const us = await svc.signed(
+        "GET",
+        `/compliance/check?address=${TORNADO_ROUTER}&jurisdictions=US`,
+      );
       expect(us.status).to.equal(200);
-      const bad = await svc.bearer("POST", "/compliance", { address: TORNADO_ROUTER, jurisdictions: ["ZZ"] });
+      const bad = await svc.bearer("POST", "/compliance", {
+        address: TORNADO_ROUTER,
+        jurisdictions: ["ZZ"],
+      });
       expect(bad.status).to.equal(400);
       const body = (await bad.json()) as { error: string; detail: string };
       expect(body.error).to.equal("INVALID_COMPLIANCE_RULES");
@@ -172,7 +185,11 @@ describe("# aux endpoints", function () {
 
   describe("# artifacts", function () {
     it("should store an artifact, serve it by CID, and export it as a CAR file", async function () {
-      const artifact = { artifact_id: "demo", tx_hashes: ["0x01"], gas_metrics: { "31337": { used: 21000, saved: 0 } } };
+      const artifact = {
+        artifact_id: "demo",
+        tx_hashes: ["0x01"],
+        gas_metrics: { "31337": { used: 21000, saved: 0 } },
+      };
       const put = await svc.signed("POST", "/artifacts", artifact);
       expect(put.status).to.equal(201);
       const { cid } = (await put.json()) as { cid: string };
@@ -189,7 +206,9 @@ describe("# aux endpoints", function () {
       const reader = await CarReader.fromBytes(new Uint8Array(await car.arrayBuffer()));
       expect((await reader.getRoots()).map(String)).to.deep.equal([cid]);
 
-      const other = ((await (await svc.signed("POST", "/artifacts", { n: 2 })).json()) as { cid: string }).cid;
+      const other = (
+        (await (await svc.signed("POST", "/artifacts", { n: 2 })).json()) as { cid: string }
+      ).cid;
       const many = await svc.signed("POST", "/artifacts/car", { cids: [cid, other] });
       const manyReader = await CarReader.fromBytes(new Uint8Array(await many.arrayBuffer()));
       expect((await manyReader.getRoots()).map(String)).to.deep.equal([cid, other]);
@@ -211,8 +230,19 @@ describe("# aux endpoints", function () {
 
   describe("# openapi", function () {
     it("should describe every aux endpoint in the OpenAPI document", async function () {
-      const doc = (await (await svc.app.request("/openapi.json")).json()) as { paths: Record<string, unknown> };
-      for (const p of ["/tx/simulate", "/compliance/check", "/v3/compliance", "/compliance", "/artifacts", "/artifacts/{cid}", "/artifacts/{cid}/car", "/artifacts/car"]) {
+      const doc = (await (await svc.app.request("/openapi.json")).json()) as {
+        paths: Record<string, unknown>;
+      };
+      for (const p of [
+        "/tx/simulate",
+        "/compliance/check",
+        "/v3/compliance",
+        "/compliance",
+        "/artifacts",
+        "/artifacts/{cid}",
+        "/artifacts/{cid}/car",
+        "/artifacts/car",
+      ]) {
         expect(doc.paths, p).to.have.property(p);
       }
     });

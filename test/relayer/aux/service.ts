@@ -37,7 +37,10 @@ export async function startAuxService(env: Record<string, string> = {}): Promise
     queueSchedule: false,
   });
   const app = createApp(ctx);
-  const { record, secret } = await createApiKey(ctx.store, ctx.masterKey, { tier: "enterprise", label: "aux" });
+  const { record, secret } = await createApiKey(ctx.store, ctx.masterKey, {
+    tier: "enterprise",
+    label: "aux",
+  });
   const credentials = { key: record.key, secret };
   const encode = (body: unknown) => (body === undefined ? undefined : JSON.stringify(body));
   return {

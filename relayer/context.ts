@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { ChainSet } from "./chains/index.ts";
 import { ensureBootstrapKey, checkMasterKey } from "./auth/keys.ts";
 import { purgeExpiredSignatures } from "./auth/replay.ts";
 import type { Config } from "./config/index.ts";
@@ -11,22 +12,13 @@ import { JOB_NAMES, openQueue, type Queue } from "./queue/index.ts";
 import { openStore, type Store } from "./store/index.ts";
 import { migrate } from "./store/migrate.ts";
 
-/**
- * The chains the relayer talks to (devnet engineer's `relayer/chains` ChainSet); only what the
- * platform itself needs is named here (readiness checks and shutdown).
- */
-export interface ChainsLike {
-  list(): Array<{ name: string; chainId: number; provider: { getBlockNumber(): Promise<number> } }>;
-  close(): Promise<void>;
-}
-
 /** Everything a route or worker needs, built once per process. */
 export interface AppContext {
   config: Config;
   store: Store;
   queue: Queue;
   /** Null when the relayer runs without chains (then /readyz reports them missing). */
-  chains: ChainsLike | null;
+  chains: ChainSet | null;
   logger: Logger;
   metrics: Metrics;
   /** Encrypts secrets at rest (relayer/auth/secrets.ts). Never log it. */
@@ -40,7 +32,7 @@ export interface AppContext {
 
 export interface CreateContextOptions {
   logger?: Logger;
-  chains?: ChainsLike | null;
+  chains?: ChainSet | null;
   clock?: () => number;
   /** Run pg-boss cron and maintenance in this process (default true). */
   queueSchedule?: boolean;

@@ -1,6 +1,7 @@
 import { countApiKeys, createApiKey } from "./auth/keys.ts";
 import { ConfigError, loadConfig } from "./config/index.ts";
-import { closeContext, createContext, type ChainsLike } from "./context.ts";
+import { openChains } from "./chains/index.ts";
+import { closeContext, createContext } from "./context.ts";
 import { createApp } from "./http/app.ts";
 import { createLogger } from "./http/logging.ts";
 import { listen } from "./http/server.ts";
@@ -21,7 +22,8 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
-  const chains = await openConfiguredChains(config, logger);
+  logger.info({ chains: config.chains }, "opening chains");
+  const chains = await openChains(config.chains);
   const ctx = await createContext(config, { logger, chains });
 
   // First run with no key at all: a development key so the service is usable at once.
@@ -46,7 +48,7 @@ async function main(): Promise<void> {
     {
       url: server.url,
       database: config.databaseUrl ? "postgresql" : `pglite (${config.dataDir})`,
-      chains: chains ? chains.list().map((c) => c.name) : "none",
+      chains: chains.list().map((c) => `${c.name} (${c.chainId})`),
       api_key: announcedKey ?? "(keys in the database: npm run keys -- list)",
     },
     "relayer listening",
@@ -70,25 +72,6 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
-}
-
-/**
- * The chains per VERIFLOW_CHAINS via the devnet area's `openChains` (relayer/chains/index.ts).
- * Until that module exists the relayer starts without chains and says so.
- */
-async function openConfiguredChains(
-  config: ReturnType<typeof loadConfig>,
-  logger: ReturnType<typeof createLogger>,
-): Promise<ChainsLike | null> {
-  let chainsModule: { openChains?: (config: unknown) => Promise<ChainsLike> };
-  try {
-    chainsModule = await import(new URL("./chains/index.ts", import.meta.url).href);
-  } catch {
-    logger.warn("relayer/chains is not available yet: starting without chains");
-    return null;
-  }
-  if (typeof chainsModule.openChains !== "function") return null;
-  return chainsModule.openChains(config);
 }
 
 main().catch((err) => {

@@ -28,8 +28,13 @@ const { values } = parseArgs({
 });
 
 const ports = values.ports ? values.ports.split(",").map((p) => Number(p.trim())) : [];
-if (ports.length > 0 && (ports.length !== 3 || ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65_535))) {
-  console.error("--ports takes three port numbers: ethereum,arbitrum,polygon (e.g. 8545,8546,8547)");
+if (
+  ports.length > 0 &&
+  (ports.length !== 3 || ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65_535))
+) {
+  console.error(
+    "--ports takes three port numbers: ethereum,arbitrum,polygon (e.g. 8545,8546,8547)",
+  );
   process.exit(2);
 }
 
@@ -62,10 +67,14 @@ try {
       return { node, result };
     }),
   );
-  console.log(`\nVeriflow devnet ready in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  console.log(
+    `\nVeriflow devnet ready in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+  );
   for (const { node, result } of results) {
     const d = result.deployment;
-    console.log(`${node.name.padEnd(9)} chainId ${node.chainId}  ${node.url}${node.owned ? "" : "  (reused)"}`);
+    console.log(
+      `${node.name.padEnd(9)} chainId ${node.chainId}  ${node.url}${node.owned ? "" : "  (reused)"}`,
+    );
     console.log(`  uniswap router   ${d.exchanges.uniswap?.router}`);
     console.log(`  sushiswap router ${d.exchanges.sushiswap?.router}`);
     console.log(`  lockmint bridge  ${d.contracts.LockMintBridge?.address}`);

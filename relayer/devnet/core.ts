@@ -1,4 +1,4 @@
-import { access } from "node:fs/promises";
+import { access, rm } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { NetworkConnection } from "hardhat/types/network";
@@ -65,11 +65,22 @@ export async function deployCoreWithIgnition(
     const imported = (await import(pathToFileURL(path.join(PROJECT_ROOT, module.file)).href)) as {
       default: Parameters<NetworkConnection["ignition"]["deploy"]>[0];
     };
-    const params = module.parameters;
-    const result = (await connection.ignition.deploy(imported.default, {
-      parameters: { [module.id]: params as never },
-      displayUi: false,
-    })) as Record<string, { getAddress(): Promise<string> }>;
+    // Over http Ignition journals to ignition/deployments/<id>; the devnet tracks its own deployment
+    // (idempotency is decided from the chain), so a throwaway id keeps a later fresh chain deployable.
+    const deploymentId = `devnet-${module.id}-${process.pid}-${Date.now()}`;
+    let result: Record<string, { getAddress(): Promise<string> }>;
+    try {
+      result = (await connection.ignition.deploy(imported.default, {
+        parameters: { [module.id]: module.parameters as never },
+        deploymentId,
+        displayUi: false,
+      })) as Record<string, { getAddress(): Promise<string> }>;
+    } finally {
+      await rm(path.join(PROJECT_ROOT, "ignition", "deployments", deploymentId), {
+        recursive: true,
+        force: true,
+      });
+    }
     for (const [futureName, contract] of Object.entries(result)) {
       const name = futureName[0]!.toUpperCase() + futureName.slice(1);
       deployed.push({ name, address: await contract.getAddress() });

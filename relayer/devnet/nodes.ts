@@ -8,7 +8,12 @@ import type { NodeControl } from "./faults.ts";
 import type { DevnetChainName } from "./plan.ts";
 
 const require = createRequire(import.meta.url);
-const HARDHAT_CLI = path.join(path.dirname(require.resolve("hardhat/package.json")), "dist", "src", "cli.js");
+const HARDHAT_CLI = path.join(
+  path.dirname(require.resolve("hardhat/package.json")),
+  "dist",
+  "src",
+  "cli.js",
+);
 
 /** How long a `hardhat node` may take to answer after being spawned. */
 const NODE_START_TIMEOUT_MS = 60_000;
@@ -40,7 +45,12 @@ export async function probeChainId(url: string): Promise<bigint | undefined> {
   }
 }
 
-async function waitForChain(url: string, chainId: number, child: ChildProcess, output: () => string) {
+async function waitForChain(
+  url: string,
+  chainId: number,
+  child: ChildProcess,
+  output: () => string,
+) {
   const deadline = Date.now() + NODE_START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
@@ -50,7 +60,9 @@ async function waitForChain(url: string, chainId: number, child: ChildProcess, o
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   child.kill("SIGKILL");
-  throw new Error(`hardhat node for ${url} did not answer within ${NODE_START_TIMEOUT_MS} ms: ${output()}`);
+  throw new Error(
+    `hardhat node for ${url} did not answer within ${NODE_START_TIMEOUT_MS} ms: ${output()}`,
+  );
 }
 
 /**
@@ -130,7 +142,10 @@ export async function startDevnetNode(
  * raised above the level (fault injection) is left to decay on its own. Returns a stop function.
  */
 export function keepBaseFee(url: string, chainId: number, level: bigint, pollMs = 100): () => void {
-  const provider = new JsonRpcProvider(url, chainId, { staticNetwork: true, pollingInterval: pollMs });
+  const provider = new JsonRpcProvider(url, chainId, {
+    staticNetwork: true,
+    pollingInterval: pollMs,
+  });
   let lastSeen = -1;
   const onBlock = async (blockNumber: number) => {
     if (blockNumber <= lastSeen) return;

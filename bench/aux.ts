@@ -15,7 +15,10 @@ import { DEVNET_ACCOUNTS } from "../relayer/devnet/accounts.ts";
 import { startAuxService } from "../test/relayer/aux/service.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
-const REAL_LIST = [path.resolve(root, "../shared/data/ofac-sanctioned-eth.txt"), path.resolve(root, "../../shared/data/ofac-sanctioned-eth.txt")].find(existsSync);
+const REAL_LIST = [
+  path.resolve(root, "../shared/data/ofac-sanctioned-eth.txt"),
+  path.resolve(root, "../../shared/data/ofac-sanctioned-eth.txt"),
+].find(existsSync);
 const SAMPLE_LIST = path.join(root, "test/relayer/aux/fixtures/sdn-advanced-sample.xml");
 process.env.VERIFLOW_SANCTIONS_FILES = REAL_LIST ?? SAMPLE_LIST;
 
@@ -44,28 +47,43 @@ function stats(samples: number[]): Stats {
   };
 }
 
-const svc = await startAuxService({ VERIFLOW_LIMITS: JSON.stringify({ enterprise: { requestsPerMinute: 10_000_000 } }) });
+const svc = await startAuxService({
+  VERIFLOW_LIMITS: JSON.stringify({ enterprise: { requestsPerMinute: 10_000_000 } }),
+});
 const server = serve({ fetch: svc.app.fetch, hostname: "127.0.0.1", port: 0 });
 await new Promise<void>((resolve) => server.once("listening", () => resolve()));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const { key, secret } = svc.credentials;
 
-async function call(method: string, target: string, body?: unknown, auth: "hmac" | "bearer" = "hmac"): Promise<Response> {
+async function call(
+  method: string,
+  target: string,
+  body?: unknown,
+  auth: "hmac" | "bearer" = "hmac",
+): Promise<Response> {
   const text = body === undefined ? undefined : JSON.stringify(body);
   const headers: Record<string, string> =
-    auth === "hmac" ? signedHeaders(key, secret, text ?? "", String(Date.now())) : { Authorization: `Bearer ${key}` };
+    auth === "hmac"
+      ? signedHeaders(key, secret, text ?? "", String(Date.now()))
+      : { Authorization: `Bearer ${key}` };
   if (text !== undefined) headers["Content-Type"] = "application/json";
   return fetch(`${base}${target}`, { method, headers, body: text });
 }
 
-async function measure(name: string, runs: number, request: () => Promise<Response>, expected = 200): Promise<[string, Stats]> {
+async function measure(
+  name: string,
+  runs: number,
+  request: () => Promise<Response>,
+  expected = 200,
+): Promise<[string, Stats]> {
   const samples: number[] = [];
   for (let i = 0; i < runs + 3; i++) {
     const started = performance.now();
     const res = await request();
     await res.arrayBuffer();
     const elapsed = performance.now() - started;
-    if (res.status !== expected) throw new Error(`${name}: HTTP ${res.status}, expected ${expected}`);
+    if (res.status !== expected)
+      throw new Error(`${name}: HTTP ${res.status}, expected ${expected}`);
     if (i >= 3) samples.push(elapsed); // the first three warm caches and JIT
   }
   const result = stats(samples);
@@ -96,18 +114,37 @@ const swap = {
 };
 const transfer = {
   chain_id: chain.chainId,
-  tx_data: { from: trader.address, to: await usdc.getAddress(), data: usdc.interface.encodeFunctionData("transfer", [TORNADO_ROUTER, 1n]) },
+  tx_data: {
+    from: trader.address,
+    to: await usdc.getAddress(),
+    data: usdc.interface.encodeFunctionData("transfer", [TORNADO_ROUTER, 1n]),
+  },
 };
 let counter = 0;
-const cid = ((await (await call("POST", "/artifacts", { bench: "artifact", n: 0 })).json()) as { cid: string }).cid;
+const cid = (
+  (await (await call("POST", "/artifacts", { bench: "artifact", n: 0 })).json()) as { cid: string }
+).cid;
 
 const results = Object.fromEntries([
-  await measure("GET /compliance/check", 200, () => call("GET", `/compliance/check?address=${TORNADO_ROUTER}`)),
-  await measure("GET /v3/compliance (Bearer)", 200, () => call("GET", `/v3/compliance?address=${TORNADO_ROUTER}`, undefined, "bearer")),
-  await measure("POST /compliance (Bearer)", 200, () => call("POST", "/compliance", { address: TORNADO_ROUTER }, "bearer")),
+  await measure("GET /compliance/check", 200, () =>
+    call("GET", `/compliance/check?address=${TORNADO_ROUTER}`),
+  ),
+  await measure("GET /v3/compliance (Bearer)", 200, () =>
+    call("GET", `/v3/compliance?address=${TORNADO_ROUTER}`, undefined, "bearer"),
+  ),
+  await measure("POST /compliance (Bearer)", 200, () =>
+    call("POST", "/compliance", { address: TORNADO_ROUTER }, "bearer"),
+  ),
   await measure("POST /tx/simulate (uniswap swap)", 50, () => call("POST", "/tx/simulate", swap)),
-  await measure("POST /tx/simulate (token transfer)", 50, () => call("POST", "/tx/simulate", transfer)),
-  await measure("POST /artifacts", 200, () => call("POST", "/artifacts", { bench: "artifact", n: ++counter }), 201),
+  await measure("POST /tx/simulate (token transfer)", 50, () =>
+    call("POST", "/tx/simulate", transfer),
+  ),
+  await measure(
+    "POST /artifacts",
+    200,
+    () => call("POST", "/artifacts", { bench: "artifact", n: ++counter }),
+    201,
+  ),
   await measure("GET /artifacts/{cid}", 200, () => call("GET", `/artifacts/${cid}`)),
   await measure("GET /artifacts/{cid}/car", 200, () => call("GET", `/artifacts/${cid}/car`)),
 ]);
@@ -116,7 +153,8 @@ const output = {
   generated_at: new Date().toISOString(),
   machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", node: process.version },
   setup: {
-    transport: "HTTP/1.1 on 127.0.0.1 (node-server), sequential requests, HMAC signed per request unless Bearer",
+    transport:
+      "HTTP/1.1 on 127.0.0.1 (node-server), sequential requests, HMAC signed per request unless Bearer",
     store: "PGlite (embedded)",
     chain: "embedded devnet ethereum (EDR, in process)",
     sanctions_list: REAL_LIST ? "published OFAC ETH list (shared/data)" : "SDN advanced XML sample",

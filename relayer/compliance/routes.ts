@@ -103,7 +103,6 @@ const responses = {
   503: error("SANCTIONS_LIST_UNAVAILABLE: a list the jurisdictions require is not loaded"),
   504: error("ORACLE_UNAVAILABLE: a chain's sanctions oracle did not answer"),
 };
-const security = [...HMAC_SECURITY, { BearerApiKey: [] }];
 
 function splitCodes(value: string | undefined): string[] | undefined {
   const codes = value
@@ -115,6 +114,8 @@ function splitCodes(value: string | undefined): string[] | undefined {
 
 export function complianceRoutes(ctx: AppContext) {
   const app = createRouter();
+  // Inside the function: app.ts imports this module, so its exports are not ready at load time.
+  const security = [...HMAC_SECURITY, { BearerApiKey: [] }];
   void complianceFor(ctx).catch(() => undefined); // load the lists at start, not on the first request
 
   const check = async (address: string, jurisdictions?: string[]): Promise<ComplianceResult> =>

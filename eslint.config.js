@@ -26,6 +26,17 @@ export default tseslint.config(
         { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
       ],
       "@typescript-eslint/no-unused-expressions": "off",
+      // Node 24 runs our TypeScript by stripping types: only erasable syntax is allowed. (tsc's
+      // `erasableSyntaxOnly` would say the same, but it also rejects the generated typechain
+      // files in types/, which are only ever imported as types.)
+      "@typescript-eslint/no-namespace": "error",
+      "@typescript-eslint/parameter-properties": "error",
+      "no-restricted-syntax": [
+        "error",
+        { selector: "TSEnumDeclaration", message: "enums are not erasable: use a const object" },
+        { selector: "TSImportEqualsDeclaration", message: "not erasable: use import" },
+        { selector: "TSExportAssignment", message: "not erasable: use export default" },
+      ],
     },
   },
   prettier,

@@ -1,0 +1,53 @@
+import type { Contract, ContractRunner, Provider, Signer } from "ethers";
+import type { Deployment } from "../chains/deployments.ts";
+
+/**
+ * What routing needs of a chain: a structural subset of the devnet's `ChainHandle`
+ * (`relayer/chains/index.ts`), so routing works with any chain set that has these fields.
+ */
+export interface RoutingChain {
+  readonly name: string;
+  readonly chainId: number;
+  readonly provider: Provider;
+  readonly deployment: Deployment;
+  readonly operator?: Signer;
+  /** An ethers Contract for a deployed contract, from the deployment's ABI files. */
+  contract(name: string, runner?: ContractRunner): Contract;
+}
+
+/** The set of chains routing chooses from (`ChainSet.list()`). */
+export interface RoutingChainSet {
+  list(): readonly RoutingChain[];
+}
+
+/** Symbol of the wrapped native asset on a chain (used for native-asset pricing and WETH hops). */
+export function wrappedNativeSymbol(chain: RoutingChain): string {
+  const declared = chain.deployment.extra["wrappedNative"];
+  return typeof declared === "string" ? declared : "WETH";
+}
+
+export function hasAsset(chain: RoutingChain, symbol: string): boolean {
+  return normaliseAsset(chain, symbol) in chain.deployment.tokens;
+}
+
+/** The native asset is routed through its wrapped token (ETH → WETH). */
+export function normaliseAsset(chain: RoutingChain, symbol: string): string {
+  const upper = symbol.toUpperCase();
+  return upper === nativeSymbol(chain) ? wrappedNativeSymbol(chain) : upper;
+}
+
+/** The native coin's symbol: `extra.nativeAsset.symbol` in the deployment (default ETH). */
+export function nativeSymbol(chain: RoutingChain): string {
+  const declared = (chain.deployment.extra["nativeAsset"] as { symbol?: unknown } | undefined)
+    ?.symbol;
+  return typeof declared === "string" ? declared : "ETH";
+}
+
+export function tokenOf(
+  chain: RoutingChain,
+  symbol: string,
+): { address: string; decimals: number } {
+  const token = chain.deployment.tokens[normaliseAsset(chain, symbol)];
+  if (!token) throw new Error(`asset ${symbol} is not deployed on ${chain.name}`);
+  return token;
+}

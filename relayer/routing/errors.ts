@@ -1,0 +1,41 @@
+/**
+ * Routing failures carry the spec's error body fields: an upper-case `code`, a `detail` a client can
+ * act on and, for liquidity, `retry_in` (seconds).
+ */
+export class InsufficientLiquidityError extends Error {
+  readonly code = "INSUFFICIENT_LIQUIDITY";
+  readonly detail: string;
+  /** Seconds after which a retry may find the pools refilled. */
+  readonly retry_in: number;
+  /** Where the order would fit, when somewhere does (chain and exchange). */
+  readonly alternative: { chain: string; exchange: string } | null;
+
+  constructor(
+    detail: string,
+    alternative: { chain: string; exchange: string } | null,
+    retryIn = RETRY_IN_SECONDS,
+  ) {
+    super(`INSUFFICIENT_LIQUIDITY: ${detail}`);
+    this.name = "InsufficientLiquidityError";
+    this.detail = detail;
+    this.retry_in = retryIn;
+    this.alternative = alternative;
+  }
+
+  toBody(): { error: string; detail: string; retry_in: number } {
+    return { error: this.code, detail: this.detail, retry_in: this.retry_in };
+  }
+}
+
+/** No chain or exchange carries the pair at all (distinct from too little liquidity). */
+export class NoRouteError extends Error {
+  readonly code = "NO_ROUTE";
+  readonly detail: string;
+  constructor(detail: string) {
+    super(`NO_ROUTE: ${detail}`);
+    this.name = "NoRouteError";
+    this.detail = detail;
+  }
+}
+
+export const RETRY_IN_SECONDS = 300;

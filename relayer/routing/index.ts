@@ -1,0 +1,31 @@
+/**
+ * Route selection and cost estimation (spec "What the service does", step 2).
+ * `estimateCost(chains, workflow)` is what the intake calls at submission.
+ */
+export {
+  estimateCost,
+  costOfPlan,
+  planWorkflow,
+  resolveRecipients,
+  actionPriority,
+} from "./plan.ts";
+export type {
+  CostEstimate,
+  PlannedAction,
+  PlannedTx,
+  RoutableAction,
+  RoutableWorkflow,
+  PlanOptions,
+} from "./plan.ts";
+export { quoteSwapCandidates } from "./quote.ts";
+export type { SwapCandidate, SwapQuoteRequest } from "./quote.ts";
+export { selectRoute, ROUTE_PRIORITIES, DEFAULT_MAX_PRICE_IMPACT_BPS } from "./select.ts";
+export type { RoutePriority, RouteConstraints } from "./select.ts";
+export { feeQuote, GAS_STRATEGIES, isGasStrategy } from "./fees.ts";
+export type { FeeQuote, GasStrategy } from "./fees.ts";
+export { getAmountOut, quotePath, minimumOut } from "./amm.ts";
+export { ReserveReader } from "./pools.ts";
+export { usdPrice, nativeUsdPrice } from "./prices.ts";
+export { InsufficientLiquidityError, NoRouteError } from "./errors.ts";
+export { recordObservedGas, baselineGas } from "./gas.ts";
+export type { RoutingChain, RoutingChainSet } from "./chain.ts";

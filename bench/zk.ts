@@ -6,7 +6,6 @@
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Contract } from "ethers";
 import { network } from "hardhat";
 import ExecutionAttestorModule from "../ignition/modules/ExecutionAttestor.ts";
 import { MANIFEST_PATH, REPO_ROOT } from "../relayer/proofs/circuits.ts";
@@ -75,11 +74,17 @@ for (let i = 0; i < Math.max(3, Math.floor(RUNS / 2)); i++) {
   artifacts = proved;
 }
 
-const { ethers, ignition } = await network.connect();
+const { ethers, ignition } = await network.create();
 const deployed = await ignition.deploy(ExecutionAttestorModule);
-const attestor = deployed.executionAttestor as unknown as Contract;
-const executionVerifier = deployed.executionVerifier as unknown as Contract;
-const artifactsVerifier = deployed.artifactsVerifier as unknown as Contract;
+const attestor = await ethers.getContractAt("ExecutionAttestor", deployed.executionAttestor);
+const executionVerifier = await ethers.getContractAt(
+  "ExecutionGroth16Verifier",
+  deployed.executionVerifier,
+);
+const artifactsVerifier = await ethers.getContractAt(
+  "ArtifactsGroth16Verifier",
+  deployed.artifactsVerifier,
+);
 const { a, b, c } = last.calldata.args[1];
 const verifyProofGas = await executionVerifier.verifyProof.estimateGas(
   a,
@@ -113,7 +118,7 @@ const result = {
     verifyOffChainMs: stats(verifyMs),
     onChain: {
       verifyProofGas: Number(verifyProofGas),
-      attestGasUsed: Number(receipt.gasUsed),
+      attestGasUsed: Number(receipt!.gasUsed),
       note: "verifyProofGas: estimateGas of a transaction calling the verifier (includes the 21000 base and calldata)",
     },
     targets: { proveMedianMsBelow: 1500, verifyGasAtMost: 250_000 },

@@ -56,8 +56,13 @@ type Manifest = {
 
 const quietLogger = { info() {}, debug() {}, warn: console.warn, error: console.error };
 
+/** Read from node_modules directly: snarkjs' `exports` hides its package.json and templates. */
+function packagePath(name: string, ...rest: string[]): string {
+  return path.join(REPO_ROOT, "node_modules", name, ...rest);
+}
+
 function packageVersion(name: string): string {
-  return (require(`${name}/package.json`) as { version: string }).version;
+  return (require(packagePath(name, "package.json")) as { version: string }).version;
 }
 
 async function sha256File(file: string): Promise<string> {
@@ -79,10 +84,22 @@ function ptauPath(buildDir: string): string {
   return path.join(buildDir, "ptau", `dev_${PTAU_POWER}.ptau`);
 }
 
-/** Phase 1: a fresh accumulator, one beacon contribution, then the Lagrange-basis preparation. */
-async function buildPtau(buildDir: string, expectedSha256: string | undefined): Promise<string> {
+/**
+ * Phase 1: a fresh accumulator, one beacon contribution, then the Lagrange-basis preparation.
+ * With `reuse`, an existing ptau is kept when it matches the manifest (or there is no manifest
+ * yet); `check` never reuses, and compares the fresh hash with the manifest.
+ */
+async function buildPtau(
+  buildDir: string,
+  reuse: boolean,
+  expectedSha256?: string,
+): Promise<string> {
   const final = ptauPath(buildDir);
-  if (expectedSha256 && existsSync(final) && (await sha256File(final)) === expectedSha256) {
+  if (
+    reuse &&
+    existsSync(final) &&
+    (expectedSha256 === undefined || (await sha256File(final)) === expectedSha256)
+  ) {
     log(`reusing ${path.relative(REPO_ROOT, final)}`);
     return final;
   }
@@ -164,7 +181,7 @@ async function buildCircuit(name: CircuitName, buildDir: string, ptau: string) {
 
   const vkey = await snarkjs.zKey.exportVerificationKey(files.zkey, quietLogger);
   const template = await readFile(
-    require.resolve("snarkjs/templates/verifier_groth16.sol.ejs"),
+    packagePath("snarkjs", "templates", "verifier_groth16.sol.ejs"),
     "utf8",
   );
   const solidity = await snarkjs.zKey.exportSolidityVerifier(
@@ -194,7 +211,7 @@ async function buildCircuit(name: CircuitName, buildDir: string, ptau: string) {
 
 async function buildAll(options: { reusePtau: boolean }) {
   const previous = await readManifest();
-  const ptau = await buildPtau(BUILD_DIR, options.reusePtau ? previous?.ptau.sha256 : undefined);
+  const ptau = await buildPtau(BUILD_DIR, options.reusePtau, previous?.ptau.sha256);
   const manifest: Manifest = {
     warning:
       "DEVELOPMENT SETUP, INSECURE: every contribution is the public beacon below. " +

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.28;
+pragma solidity 0.8.28;
+
+import {ISemver} from "./ISemver.sol";
 
 /// @title IExecutionAttestor
 /// @notice On-chain record that a workflow execution honoured the workflow it was submitted as.
@@ -8,7 +10,7 @@ pragma solidity ^0.8.28;
 /// the workflow's parameters as submitted, one to the execution's results and transaction
 /// hashes. Amounts stay private; whoever holds the execution record and its salt recomputes
 /// both commitments and compares them with the attestation.
-interface IExecutionAttestor {
+interface IExecutionAttestor is ISemver {
     /// @notice A Groth16 proof in the generated verifier's layout.
     /// @param a Point A.
     /// @param b Point B, each coordinate pair in (imaginary, real) order.
@@ -110,8 +112,4 @@ interface IExecutionAttestor {
     /// @notice The role allowed to attest.
     /// @return The role id, keccak256("ATTESTER_ROLE").
     function ATTESTER_ROLE() external view returns (bytes32);
-
-    /// @notice Semantic version of this contract (no proxies: a new version is a new deployment).
-    /// @return The version string.
-    function version() external pure returns (string memory);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.28;
+pragma solidity 0.8.28;
 
 /// @title IExecutionGroth16Verifier
 /// @notice The function of the snarkjs-generated verifier of the execution circuit

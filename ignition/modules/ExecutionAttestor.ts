@@ -5,7 +5,8 @@ import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
  *
  * Parameters (all optional; defaults in brackets):
  * - `admin` [deployer]: default admin of the attestor (grants ATTESTER_ROLE).
- * - `attester` [deployer]: granted ATTESTER_ROLE at deployment: the relayer's operator account.
+ * - `relayer` [deployer]: granted ATTESTER_ROLE at deployment: the relayer's operator account
+ *   (same parameter name as the Core module).
  * - `adminTransferDelay` [0]: seconds before a new default admin can accept the handover.
  *
  * Contracts (futures): `ExecutionGroth16Verifier`, `ArtifactsGroth16Verifier`, `ExecutionAttestor`.
@@ -13,7 +14,7 @@ import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
 export default buildModule("ExecutionAttestor", (m) => {
   const deployer = m.getAccount(0);
   const admin = m.getParameter("admin", deployer);
-  const attester = m.getParameter("attester", deployer);
+  const relayer = m.getParameter("relayer", deployer);
   const adminTransferDelay = m.getParameter("adminTransferDelay", 0);
 
   const executionVerifier = m.contract("ExecutionGroth16Verifier");
@@ -22,7 +23,7 @@ export default buildModule("ExecutionAttestor", (m) => {
     executionVerifier,
     admin,
     adminTransferDelay,
-    attester,
+    relayer,
   ]);
   return { executionVerifier, artifactsVerifier, executionAttestor };
 });

@@ -3,7 +3,7 @@
 
 declare module "snarkjs" {
   export type MemFile = { type: "mem"; data?: Uint8Array };
-  export type FileLike = string | MemFile;
+  export type FileLike = string | MemFile | Uint8Array;
   export type Groth16Proof = {
     pi_a: string[];
     pi_b: string[][];

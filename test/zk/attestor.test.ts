@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import type { Contract } from "ethers";
 import { network } from "hardhat";
 import {
   ATTEST_FUNCTION,
@@ -11,11 +10,22 @@ import {
 import ExecutionAttestorModule from "../../ignition/modules/ExecutionAttestor.ts";
 import { jsonCid, sampleClaim } from "./fixtures.ts";
 
-const { ethers, ignition } = await network.connect();
+const { ethers, ignition } = await network.create();
+
+async function deployModule() {
+  const deployed = await ignition.deploy(ExecutionAttestorModule);
+  return {
+    attestor: await ethers.getContractAt("ExecutionAttestor", deployed.executionAttestor),
+    artifactsVerifier: await ethers.getContractAt(
+      "ArtifactsGroth16Verifier",
+      deployed.artifactsVerifier,
+    ),
+  };
+}
 
 describe("# ExecutionAttestor", function () {
   this.timeout(180_000);
-  let attestor: Contract;
+  let attestor: Awaited<ReturnType<typeof deployModule>>["attestor"];
   let proved: ExecutionProof;
   let other: ExecutionProof;
   let deployer: Awaited<ReturnType<typeof ethers.getSigners>>[number];
@@ -29,8 +39,7 @@ describe("# ExecutionAttestor", function () {
   after(closeProver);
 
   beforeEach(async () => {
-    const deployed = await ignition.deploy(ExecutionAttestorModule);
-    attestor = deployed.executionAttestor as unknown as Contract;
+    ({ attestor } = await deployModule());
   });
 
   it("should accept a real proof and record the attestation", async () => {
@@ -65,10 +74,11 @@ describe("# ExecutionAttestor", function () {
 
   it("should reject a proof with one public signal changed", async () => {
     const [id, proof, signals] = proved.calldata.args;
-    for (const changed of [
+    const variants: [bigint, bigint][] = [
       [signals[0] + 1n, signals[1]],
       [signals[0], signals[1] + 1n],
-    ]) {
+    ];
+    for (const changed of variants) {
       await expect(attestor.attest(id, proof, changed))
         .to.be.revertedWithCustomError(attestor, "ExecutionAttestorInvalidProof")
         .withArgs(id);
@@ -80,7 +90,7 @@ describe("# ExecutionAttestor", function () {
 
   it("should reject a proof with a point off the curve", async () => {
     const [id, proof, signals] = proved.calldata.args;
-    const broken = { ...proof, a: [proof.a[0], proof.a[1] + 1n] };
+    const broken = { ...proof, a: [proof.a[0], proof.a[1] + 1n] as [bigint, bigint] };
     await expect(attestor.attest(id, broken, signals)).to.be.revertedWithCustomError(
       attestor,
       "ExecutionAttestorInvalidProof",
@@ -118,7 +128,7 @@ describe("# ExecutionAttestor", function () {
   });
 
   it("should reject an account without ATTESTER_ROLE", async () => {
-    const asOutsider = attestor.connect(outsider) as Contract;
+    const asOutsider = attestor.connect(outsider);
     await expect(asOutsider.attest(...proved.calldata.args))
       .to.be.revertedWithCustomError(attestor, "AccessControlUnauthorizedAccount")
       .withArgs(outsider.address, await attestor.ATTESTER_ROLE());
@@ -156,8 +166,7 @@ describe("# ExecutionAttestor", function () {
   });
 
   it("should verify an artifacts proof with the generated artifacts verifier", async () => {
-    const deployed = await ignition.deploy(ExecutionAttestorModule);
-    const verifier = deployed.artifactsVerifier as unknown as Contract;
+    const { artifactsVerifier: verifier } = await deployModule();
     const cids = await Promise.all([0, 1].map((i) => jsonCid({ onchain: i })));
     const proved = await proveArtifacts(cids);
     const { a, b, c } = proved.solidityProof;

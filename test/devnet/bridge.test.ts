@@ -185,6 +185,31 @@ describe("# lockmint bridge", function () {
       .withArgs(release.token, held, held + 1n);
   });
 
+  it("should refuse a release without recipient, amount or a supported token", async function () {
+    const bridge = bridgeOf(arbitrum);
+    const base: LockMintRelease = {
+      sourceChainId: BigInt(ethereum.chainId),
+      sourceBridge: await bridgeOf(ethereum).getAddress(),
+      nonce: 2_000_000n,
+      token: arbitrum.deployment.tokens.USDC!.address,
+      recipient: account(arbitrum, 6).address,
+      amount: 1n,
+    };
+    const noRecipient = { ...base, recipient: ZeroAddress };
+    await expect(
+      bridge.getFunction("release")(noRecipient, await sign(arbitrum, noRecipient)),
+    ).to.be.revertedWithCustomError(bridge, "LockMintBridgeInvalidRecipient");
+    const noAmount = { ...base, amount: 0n };
+    await expect(bridge.getFunction("release")(noAmount, await sign(arbitrum, noAmount)))
+      .to.be.revertedWithCustomError(bridge, "LockMintBridgeInvalidAmount")
+      .withArgs(0);
+    const notAToken = { ...base, token: arbitrum.deployment.contracts.Multisend!.address };
+    await expect(bridge.getFunction("release")(notAToken, await sign(arbitrum, notAToken)))
+      .to.be.revertedWithCustomError(bridge, "LockMintBridgeUnsupportedToken")
+      .withArgs(notAToken.token);
+    expect(await bridge.getFunction("isReleased")(ethereum.chainId, base.nonce)).to.equal(false);
+  });
+
   it("should refuse deposits over the fee cap, of unsupported tokens or routes, or without amount or recipient", async function () {
     const user = account(ethereum, 6);
     const bridge = bridgeOf(ethereum, user);

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import hardhatToolboxMochaEthersPlugin from "@nomicfoundation/hardhat-toolbox-mocha-ethers";
 import { defineConfig } from "hardhat/config";
+import { DEVNET_CHAINS } from "./relayer/devnet/chains.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -9,17 +10,8 @@ const require = createRequire(import.meta.url);
 const SOLC_VERSION = "0.8.28";
 const SOLC_PATH = require.resolve("solc/soljson.js");
 
-/**
- * The devnet: three local EVM chains with distinct chain ids and deliberately different base
- * fees, so that routing by cost has real differences. The same names are used in process
- * (`network.create(name)`) and as JSON-RPC servers (`npm run devnet`).
- */
-export const DEVNET_CHAINS = {
-  ethereum: { chainId: 31337, initialBaseFeePerGas: 20_000_000_000n },
-  arbitrum: { chainId: 31338, initialBaseFeePerGas: 100_000_000n },
-  polygon: { chainId: 31339, initialBaseFeePerGas: 2_000_000_000n },
-} as const;
-
+// The devnet: three local EVM chains (ids, base fees, ports) defined in relayer/devnet/chains.ts.
+export { DEVNET_CHAINS };
 const devnetNetworks = Object.fromEntries(
   Object.entries(DEVNET_CHAINS).map(([name, chain]) => [
     name,

@@ -1,0 +1,321 @@
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import {
+  Contract,
+  JsonRpcProvider,
+  Wallet,
+  type AbstractProvider,
+  type ContractRunner,
+  type InterfaceAbi,
+  type Signer,
+} from "ethers";
+import { DEVNET_OPERATOR } from "../devnet/accounts.ts";
+import { PROJECT_ROOT } from "../devnet/artifacts.ts";
+import { DEVNET_CHAINS } from "../devnet/chains.ts";
+import { RPC_UNAVAILABLE_CODE } from "../devnet/eip1193.ts";
+import { jsonRpcFaults, type ChainFaults } from "../devnet/faults.ts";
+import { DEVNET_CHAIN_NAMES, type DevnetChainName } from "../devnet/plan.ts";
+import { chainsConfigSchema, chainsFileSchema, type ChainsConfig } from "./config.ts";
+import { readDeployment, type Deployment } from "./deployments.ts";
+
+export {
+  chainsConfigSchema,
+  chainsFileSchema,
+  type ChainsConfig,
+  type ChainsFile,
+} from "./config.ts";
+export type { ChainFaults } from "../devnet/faults.ts";
+
+/** One chain the relayer works on. */
+export interface ChainHandle {
+  name: string;
+  chainId: number;
+  /** ethers provider (in process: polls every 10 ms, so `tx.wait()` returns at once). */
+  provider: AbstractProvider;
+  /** Addresses, tokens, exchanges, pools, bridges (`extra.bridges`) of this chain. */
+  deployment: Deployment;
+  /**
+   * An ethers Contract for a deployed contract (`deployment.contracts` key, e.g. "UniswapRouter",
+   * "LockMintBridge") or a token symbol ("USDC"), connected to `runner` (default: the provider).
+   */
+  contract(name: string, runner?: ContractRunner | null): Contract;
+  /** An ABI from the deployment's ABI set (e.g. "UniswapV2Pair", "TestToken"). */
+  abi(name: string): InterfaceAbi;
+  /** The relayer's operator key on this chain (devnet: Hardhat account #1). */
+  operator: Signer;
+  /** True for the local devnet chains (embedded and rpc modes). */
+  devnet: boolean;
+  /** Fault injection (devnet chains only). */
+  faults?: ChainFaults;
+}
+
+export interface ChainSet {
+  list(): ChainHandle[];
+  /** The chain named `name`; throws when unknown. */
+  byName(name: string): ChainHandle;
+  /** The chain with `chainId`; throws when unknown. */
+  byId(chainId: number): ChainHandle;
+  /** Whether a chain of that name is configured. */
+  has(name: string): boolean;
+  close(): Promise<void>;
+}
+
+/** Opens the relayer's chains (see `ChainsConfig`); the default is the embedded devnet. */
+export async function openChains(config: unknown = { mode: "embedded" }): Promise<ChainSet> {
+  const parsed = chainsConfigSchema.safeParse(config);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "chains"}: ${i.message}`);
+    throw new Error(`invalid chains configuration: ${issues.join("; ")}`);
+  }
+  const cfg: ChainsConfig = parsed.data;
+  switch (cfg.mode) {
+    case "embedded":
+      return openEmbedded(cfg.chains ?? DEVNET_CHAIN_NAMES);
+    case "rpc":
+      return openDevnetRpc(cfg);
+    case "file":
+      return openChainsFile(cfg.file);
+  }
+}
+
+/**
+ * Whether an error means the chain's RPC is unreachable (down node, refused connection, injected
+ * outage): the spec's 503 congestion, answered with `fallback_chains`.
+ */
+export function isChainUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const candidate = e as { code?: unknown; message?: unknown; error?: unknown; cause?: unknown };
+    if (candidate.code === RPC_UNAVAILABLE_CODE) return true;
+    const message = typeof candidate.message === "string" ? candidate.message : "";
+    if (/ECONNREFUSED|ECONNRESET|RPC unavailable|socket hang up|fetch failed/.test(message))
+      return true;
+    e = candidate.error ?? candidate.cause;
+  }
+  return false;
+}
+
+function makeHandle(args: {
+  name: string;
+  chainId: number;
+  provider: AbstractProvider;
+  deployment: Deployment;
+  abis: Record<string, unknown[]>;
+  operatorKey: string;
+  devnet: boolean;
+  faults?: ChainFaults;
+}): ChainHandle {
+  const { name, deployment, abis, provider } = args;
+  const abi = (abiName: string): InterfaceAbi => {
+    const found = abis[abiName];
+    if (!found) throw new Error(`chain ${name}: no ABI ${abiName} in its deployment`);
+    return found as InterfaceAbi;
+  };
+  return {
+    name,
+    chainId: args.chainId,
+    provider,
+    deployment,
+    devnet: args.devnet,
+    faults: args.faults,
+    operator: new Wallet(args.operatorKey, provider),
+    abi,
+    contract(contractName, runner) {
+      const entry = deployment.contracts[contractName];
+      if (entry) return new Contract(entry.address, abi(entry.abi), runner ?? provider);
+      const token = deployment.tokens[contractName];
+      if (token) {
+        const tokenAbi = abis.TestToken ?? abis.IERC20 ?? abis.ERC20;
+        if (!tokenAbi) throw new Error(`chain ${name}: no ERC-20 ABI in its deployment`);
+        return new Contract(token.address, tokenAbi as never, runner ?? provider);
+      }
+      throw new Error(
+        `chain ${name}: no contract or token named ${contractName} in its deployment`,
+      );
+    },
+  };
+}
+
+function chainSet(handles: ChainHandle[], close: () => Promise<void>): ChainSet {
+  const byName = new Map(handles.map((h) => [h.name, h]));
+  const byId = new Map(handles.map((h) => [h.chainId, h]));
+  let closed = false;
+  return {
+    list: () => [...handles],
+    has: (name) => byName.has(name),
+    byName(name) {
+      const handle = byName.get(name);
+      if (!handle)
+        throw new Error(`unknown chain ${name}; configured: ${[...byName.keys()].join(", ")}`);
+      return handle;
+    },
+    byId(chainId) {
+      const handle = byId.get(chainId);
+      if (!handle)
+        throw new Error(`unknown chainId ${chainId}; configured: ${[...byId.keys()].join(", ")}`);
+      return handle;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await close();
+    },
+  };
+}
+
+async function openEmbedded(names: readonly DevnetChainName[]): Promise<ChainSet> {
+  // Imported lazily: it loads Hardhat, which the rpc and file modes do not need.
+  const { startEmbeddedDevnet } = await import("../devnet/embedded.ts");
+  const chains = await startEmbeddedDevnet(names);
+  const handles = chains.map((c) =>
+    makeHandle({
+      name: c.name,
+      chainId: c.chainId,
+      provider: c.provider,
+      deployment: c.deployment,
+      abis: c.abis,
+      operatorKey: DEVNET_OPERATOR.privateKey,
+      devnet: true,
+      faults: c.faults,
+    }),
+  );
+  return chainSet(handles, async () => {
+    await Promise.all(chains.map((c) => c.close()));
+  });
+}
+
+/** Reads every ABI file of a deployment directory. */
+export async function readAbis(root: string, chainId: number): Promise<Record<string, unknown[]>> {
+  const dir = path.join(root, String(chainId), "abi");
+  const files = (await readdir(dir)).filter((f) => f.endsWith(".json"));
+  const entries = await Promise.all(
+    files.map(
+      async (f) => [f.slice(0, -5), JSON.parse(await readFile(path.join(dir, f), "utf8"))] as const,
+    ),
+  );
+  return Object.fromEntries(entries);
+}
+
+function jsonRpcProvider(url: string, chainId: number, pollingInterval: number): JsonRpcProvider {
+  return new JsonRpcProvider(url, chainId, {
+    staticNetwork: true,
+    pollingInterval,
+    batchMaxCount: 1,
+    cacheTimeout: -1,
+  });
+}
+
+async function checkChainId(provider: JsonRpcProvider, name: string, url: string, chainId: number) {
+  let reported: bigint;
+  try {
+    reported = BigInt((await provider.send("eth_chainId", [])) as string);
+  } catch (err) {
+    throw new Error(`cannot reach chain ${name} at ${url}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  if (reported !== BigInt(chainId)) {
+    throw new Error(`chain ${name} at ${url} reports chainId ${reported}, expected ${chainId}`);
+  }
+}
+
+export function defaultDevnetRpcUrl(name: DevnetChainName): string {
+  return `http://127.0.0.1:${DEVNET_CHAINS[name].defaultPort}`;
+}
+
+async function openDevnetRpc(cfg: Extract<ChainsConfig, { mode: "rpc" }>): Promise<ChainSet> {
+  const root = path.resolve(cfg.deploymentsDir ?? path.join(PROJECT_ROOT, "deployments"));
+  const providers: JsonRpcProvider[] = [];
+  try {
+    const handles = await Promise.all(
+      DEVNET_CHAIN_NAMES.map(async (name) => {
+        const { chainId, initialBaseFeePerGas } = DEVNET_CHAINS[name];
+        const url = cfg.rpcUrls?.[name] ?? defaultDevnetRpcUrl(name);
+        const provider = jsonRpcProvider(url, chainId, 50);
+        providers.push(provider);
+        await checkChainId(provider, name, url, chainId);
+        const [deployment, abis] = await Promise.all([
+          readDeployment(root, chainId),
+          readAbis(root, chainId),
+        ]);
+        const eip1193 = {
+          request: (a: { method: string; params?: unknown }) =>
+            provider.send(a.method, (a.params as unknown[]) ?? []),
+        };
+        return makeHandle({
+          name,
+          chainId,
+          provider,
+          deployment,
+          abis,
+          operatorKey: cfg.operatorPrivateKey ?? DEVNET_OPERATOR.privateKey,
+          devnet: true,
+          faults: jsonRpcFaults(eip1193, initialBaseFeePerGas, undefined),
+        });
+      }),
+    );
+    return chainSet(handles, async () => providers.forEach((p) => p.destroy()));
+  } catch (err) {
+    providers.forEach((p) => p.destroy());
+    throw err;
+  }
+}
+
+async function loadOperatorKey(
+  ref: { env: string } | { keystore: string; passwordEnv: string },
+  baseDir: string,
+) {
+  if ("env" in ref) {
+    const key = process.env[ref.env];
+    if (!key) throw new Error(`operator key environment variable ${ref.env} is not set`);
+    return new Wallet(key).privateKey;
+  }
+  const password = process.env[ref.passwordEnv];
+  if (password === undefined)
+    throw new Error(`keystore password variable ${ref.passwordEnv} is not set`);
+  const json = await readFile(path.resolve(baseDir, ref.keystore), "utf8");
+  return (await Wallet.fromEncryptedJson(json, password)).privateKey;
+}
+
+async function openChainsFile(file: string): Promise<ChainSet> {
+  const baseDir = path.dirname(path.resolve(file));
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, "utf8"));
+  } catch (err) {
+    throw new Error(`cannot read chains file ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  const parsed = chainsFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new Error(`invalid chains file ${file}: ${issues.join("; ")}`);
+  }
+  const providers: JsonRpcProvider[] = [];
+  try {
+    const handles = await Promise.all(
+      parsed.data.chains.map(async (c) => {
+        const provider = jsonRpcProvider(c.rpcUrl, c.chainId, c.pollingIntervalMs);
+        providers.push(provider);
+        const root = path.resolve(baseDir, c.deploymentsDir);
+        const [operatorKey, deployment, abis] = await Promise.all([
+          loadOperatorKey(c.operatorKey, baseDir),
+          readDeployment(root, c.chainId),
+          readAbis(root, c.chainId),
+          checkChainId(provider, c.name, c.rpcUrl, c.chainId),
+        ]);
+        return makeHandle({
+          name: c.name,
+          chainId: c.chainId,
+          provider,
+          deployment,
+          abis,
+          operatorKey,
+          devnet: false,
+        });
+      }),
+    );
+    return chainSet(handles, async () => providers.forEach((p) => p.destroy()));
+  } catch (err) {
+    providers.forEach((p) => p.destroy());
+    throw err;
+  }
+}

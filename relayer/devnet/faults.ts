@@ -1,0 +1,135 @@
+import { toQuantity } from "ethers";
+import type { DevnetEip1193, Eip1193Provider } from "./eip1193.ts";
+
+/**
+ * Fault injection on a devnet chain, for tests of the relayer (spec: 503 chain congestion,
+ * `fallback_chains`, gas strategies, pending transactions). Every devnet ChainHandle carries one as
+ * `handle.faults`; chains of a `file` chain set (real networks) have none.
+ *
+ * - `stopRpc()` / `startRpc()`: the chain's RPC goes down / comes back. In process the handle's
+ *   provider fails every request like a refused connection (state is kept); over JSON-RPC the node
+ *   process is stopped (restarting it gives a fresh chain, redeployed at the same addresses).
+ * - `raiseBaseFee(factor)`: the base fee jumps to `factor` times its level and stays there
+ *   (congestion) until `restoreBaseFee()`.
+ * - `mine(blocks)`, `stallMining()` (transactions stay pending), `resumeMining()` (automine again,
+ *   pending transactions mined), `intervalMining(ms)` (a block every `ms`).
+ */
+export interface ChainFaults {
+  stopRpc(): Promise<void>;
+  startRpc(): Promise<void>;
+  raiseBaseFee(factor: number): Promise<bigint>;
+  restoreBaseFee(): Promise<bigint>;
+  mine(blocks?: number): Promise<void>;
+  stallMining(): Promise<void>;
+  resumeMining(): Promise<void>;
+  intervalMining(milliseconds: number): Promise<void>;
+}
+
+/** Multiplies a wei amount by a (possibly fractional) factor without going through floats for wei. */
+function scale(value: bigint, factor: number): bigint {
+  if (!(factor > 0) || !Number.isFinite(factor))
+    throw new Error(`invalid base fee factor ${factor}`);
+  return (value * BigInt(Math.round(factor * 1000))) / 1000n;
+}
+
+async function rpc(
+  provider: Eip1193Provider,
+  method: string,
+  params: unknown[] = [],
+): Promise<unknown> {
+  return provider.request({ method, params });
+}
+
+async function mine(provider: Eip1193Provider, blocks: number): Promise<void> {
+  if (!Number.isInteger(blocks) || blocks < 1) throw new Error(`invalid block count ${blocks}`);
+  for (let i = 0; i < blocks; i++) await rpc(provider, "evm_mine");
+}
+
+/** Faults of an in-process chain: acts on the wrapper (outage, pinned base fee) and its inner provider. */
+export function inProcessFaults(chain: DevnetEip1193, normalBaseFee: bigint): ChainFaults {
+  return {
+    async stopRpc() {
+      chain.stop();
+    },
+    async startRpc() {
+      chain.start();
+    },
+    async raiseBaseFee(factor) {
+      const level = scale(normalBaseFee, factor);
+      await chain.pinBaseFee(level);
+      return level;
+    },
+    async restoreBaseFee() {
+      await chain.pinBaseFee(normalBaseFee);
+      return normalBaseFee;
+    },
+    mine: (blocks = 1) => mine(chain, blocks),
+    async stallMining() {
+      await rpc(chain.inner, "evm_setIntervalMining", [0]);
+      await rpc(chain.inner, "evm_setAutomine", [false]);
+    },
+    async resumeMining() {
+      await rpc(chain.inner, "evm_setIntervalMining", [0]);
+      await rpc(chain.inner, "evm_setAutomine", [true]);
+      await mine(chain, 1);
+    },
+    async intervalMining(milliseconds) {
+      await rpc(chain.inner, "evm_setAutomine", [false]);
+      await rpc(chain.inner, "evm_setIntervalMining", [milliseconds]);
+    },
+  };
+}
+
+/** Controls of a JSON-RPC devnet node process (see `nodes.ts`). */
+export interface NodeControl {
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/**
+ * Faults of a chain reached over JSON-RPC. The base fee is raised with
+ * `hardhat_setNextBlockBaseFeePerGas` and re-applied after each mined block by the node supervisor
+ * when one runs (`npm run devnet`); without a `node` control the RPC cannot be stopped.
+ */
+export function jsonRpcFaults(
+  provider: Eip1193Provider,
+  normalBaseFee: bigint,
+  node: NodeControl | undefined,
+  onBaseFee: (level: bigint) => void = () => {},
+): ChainFaults {
+  const setLevel = async (level: bigint) => {
+    onBaseFee(level);
+    await rpc(provider, "hardhat_setNextBlockBaseFeePerGas", [toQuantity(level)]);
+    return level;
+  };
+  const noNode = () =>
+    new Error(
+      "this chain's node was not started by this process: stop it where it runs (`npm run devnet`)",
+    );
+  return {
+    async stopRpc() {
+      if (!node) throw noNode();
+      await node.stop();
+    },
+    async startRpc() {
+      if (!node) throw noNode();
+      await node.start();
+    },
+    raiseBaseFee: (factor) => setLevel(scale(normalBaseFee, factor)),
+    restoreBaseFee: () => setLevel(normalBaseFee),
+    mine: (blocks = 1) => mine(provider, blocks),
+    async stallMining() {
+      await rpc(provider, "evm_setIntervalMining", [0]);
+      await rpc(provider, "evm_setAutomine", [false]);
+    },
+    async resumeMining() {
+      await rpc(provider, "evm_setIntervalMining", [0]);
+      await rpc(provider, "evm_setAutomine", [true]);
+      await mine(provider, 1);
+    },
+    async intervalMining(milliseconds) {
+      await rpc(provider, "evm_setAutomine", [false]);
+      await rpc(provider, "evm_setIntervalMining", [milliseconds]);
+    },
+  };
+}

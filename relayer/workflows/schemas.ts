@@ -1,0 +1,331 @@
+import { z } from "@hono/zod-openapi";
+import { ACTION_TYPES, GAS_STRATEGIES, ROUTE_PRIORITIES } from "./model.ts";
+
+/**
+ * Wire shapes of the workflow endpoints, one zod schema each: request validation, the TypeScript
+ * types (`z.infer`) and the OpenAPI document come from these. Structural checks live here;
+ * checks that need the chains (known assets, decimals, exchanges) live in normalise.ts.
+ */
+
+const DECIMAL = /^(0|[1-9]\d*)(\.\d+)?$/;
+const PERCENT = /^(0|[1-9]\d*)(\.\d+)?\s*%$/;
+
+export const decimalAmountSchema = z
+  .string()
+  .regex(DECIMAL, 'must be a decimal amount as a string, e.g. "1.5"')
+  .openapi({ example: "1.5" });
+
+const recipientAmountSchema = z
+  .string()
+  .refine((v) => DECIMAL.test(v) || PERCENT.test(v), {
+    message: 'must be a decimal amount ("250.5") or a percentage ("25%")',
+  })
+  .openapi({ example: "25%" });
+
+const chainNameSchema = z.string().min(1).max(64).openapi({ example: "arbitrum" });
+const assetSymbolSchema = z.string().min(1).max(32).openapi({ example: "USDC" });
+const fallbackChainsSchema = z
+  .array(chainNameSchema)
+  .max(8)
+  .openapi({
+    description: "Chains to move to, in order, when the chain is congested or down (503).",
+    example: ["polygon"],
+  });
+
+const slippagePercentSchema = z
+  .number()
+  .gt(0, "slippage must be greater than 0 %")
+  .lte(50, "slippage must be at most 50 %")
+  .openapi({
+    description: "Maximum tolerated slippage in percent, (0, 50]; default 0.5.",
+    example: 0.5,
+  });
+
+export const recipientSchema = z
+  .object({
+    address: z.string().openapi({ example: "0x52908400098527886E0F7030069857D2E4169EE7" }),
+    amount: recipientAmountSchema,
+  })
+  .strict()
+  .openapi("Recipient");
+
+/** Spec "Action object (JSON form)", plus `chain`, `dex` and `fallback_chains`. */
+export const jsonActionSchema = z
+  .object({
+    type: z.enum(ACTION_TYPES),
+    chain: chainNameSchema
+      .optional()
+      .openapi({ description: "Pin the chain (bridge: the source chain)." }),
+    from: assetSymbolSchema.optional(),
+    to: assetSymbolSchema.optional(),
+    amount: decimalAmountSchema.optional(),
+    slippage: slippagePercentSchema.optional(),
+    destination: chainNameSchema.optional(),
+    protocol: z.string().min(1).max(64).optional().openapi({ example: "lockmint" }),
+    route_optimizer: z
+      .object({ priority: z.enum(ROUTE_PRIORITIES) })
+      .strict()
+      .optional(),
+    dex: z.string().min(1).max(64).optional().openapi({ example: "uniswap" }),
+    recipients: z.array(recipientSchema).min(1).max(256).optional(),
+    fallback_chains: fallbackChainsSchema.optional(),
+  })
+  .strict()
+  .openapi("Action");
+
+const complianceSchema = z
+  .object({
+    jurisdictions: z
+      .array(z.string().max(16))
+      .max(32)
+      .optional()
+      .openapi({ example: ["US"] }),
+    tax_forms: z
+      .array(z.string().max(32))
+      .max(16)
+      .optional()
+      .openapi({ example: ["1099-DA"] }),
+  })
+  .strict()
+  .openapi("ComplianceRules");
+
+const riskThresholdSchema = z
+  .number()
+  .gt(0)
+  .lte(1)
+  .openapi({ description: "Risk engine threshold, (0, 1]; default 0.7.", example: 0.7 });
+
+/** Spec "Workflow submission" (JSON form of POST /v1/workflows and POST /workflows/deploy). */
+export const workflowSubmissionSchema = z
+  .object({
+    name: z.string().min(1).max(128).openapi({ example: "weekly-treasury-rebalance" }),
+    schedule: z.string().max(128).optional().openapi({
+      description: "Five-field cron expression; each firing runs the workflow again.",
+      example: "0 9 * * 1",
+    }),
+    timezone: z.string().max(64).optional().openapi({
+      description: "IANA zone of `schedule` (default UTC).",
+      example: "America/New_York",
+    }),
+    actions: z.array(jsonActionSchema).min(1).max(32),
+    compliance: complianceSchema.optional(),
+    fallback_chains: fallbackChainsSchema.optional(),
+    risk_threshold: riskThresholdSchema.optional(),
+    gas_strategy: z.enum(GAS_STRATEGIES).optional(),
+  })
+  .strict()
+  .openapi("WorkflowSubmission");
+
+export type WorkflowSubmission = z.infer<typeof workflowSubmissionSchema>;
+export type JsonAction = z.infer<typeof jsonActionSchema>;
+
+/** Runs a deployed configuration (`POST /workflows/deploy`) by name; latest version unless pinned. */
+export const deploymentRunSchema = z
+  .object({
+    deployment: z.string().min(1).max(128).openapi({ example: "weekly-treasury-rebalance" }),
+    version: z.number().int().positive().optional().openapi({ example: 2 }),
+  })
+  .strict()
+  .openapi("DeploymentRun");
+
+export type DeploymentRun = z.infer<typeof deploymentRunSchema>;
+
+// YAML form. Parsed with the YAML failsafe schema so every scalar keeps its source text (amounts
+// stay exact, `0x…` addresses are not read as hexadecimal numbers); numbers arrive as strings.
+const yamlNumber = z.union([z.string(), z.number()]).transform((v) => String(v).trim());
+
+const yamlParamsSchema = z
+  .object({
+    chain: chainNameSchema.optional(),
+    from: assetSymbolSchema.optional(),
+    to: assetSymbolSchema.optional(),
+    amount: yamlNumber.optional(),
+    slippage: yamlNumber.optional(),
+    dex: z.string().min(1).max(64).optional(),
+    priority: z.string().optional(),
+    destination: chainNameSchema.optional(),
+    protocol: z.string().min(1).max(64).optional(),
+    recipients: z
+      .array(z.record(z.string(), yamlNumber))
+      .min(1)
+      .max(256)
+      .optional()
+      .openapi({ description: "Each item maps an address to an amount (or a `<n>%` share)." }),
+    fallback_chains: fallbackChainsSchema.optional(),
+  })
+  .strict();
+
+/** Spec "Workflow definition" (YAML form, `Content-Type: application/yaml`). */
+export const yamlWorkflowSchema = z
+  .object({
+    name: z.string().min(1).max(128),
+    trigger: z
+      .object({
+        frequency: z.string().max(128).optional().openapi({ example: "every Monday at 09:00 EST" }),
+        cron: z.string().max(128).optional(),
+        timezone: z.string().max(64).optional(),
+      })
+      .strict()
+      .optional(),
+    actions: z
+      .array(z.object({ action: z.string(), params: yamlParamsSchema.optional() }).strict())
+      .min(1)
+      .max(32),
+    compliance: complianceSchema.optional(),
+    fallback_chains: fallbackChainsSchema.optional(),
+    risk_threshold: yamlNumber.optional(),
+    gas_strategy: z.string().optional(),
+  })
+  .strict()
+  .openapi("WorkflowDefinition");
+
+export type YamlWorkflow = z.infer<typeof yamlWorkflowSchema>;
+
+export const validationIssueSchema = z.object({
+  path: z.string().openapi({ example: "actions.1.slippage" }),
+  message: z.string(),
+});
+
+export const validationErrorSchema = z
+  .object({
+    error: z.string().openapi({ example: "VALIDATION_FAILED" }),
+    detail: z.string(),
+    issues: z.array(validationIssueSchema),
+  })
+  .openapi("ValidationError");
+
+export const errorSchema = z
+  .object({ error: z.string(), detail: z.string() })
+  .passthrough()
+  .openapi("Error");
+
+export const costEstimateSchema = z
+  .object({
+    total_usd: z.number().openapi({ example: 1.27 }),
+    gas_breakdown: z
+      .record(z.string(), z.number())
+      .openapi({ example: { arbitrum: 0.02, ethereum: 1.25 } }),
+  })
+  .openapi("CostEstimate");
+
+export const scheduleViewSchema = z
+  .object({
+    id: z.string().openapi({ example: "sch_01J..." }),
+    name: z.string(),
+    cron: z.string(),
+    timezone: z.string(),
+    phrase: z.string().nullable(),
+    deployment: z.object({ name: z.string(), version: z.number().int().nullable() }).nullable(),
+    next_run_at: z.string().nullable(),
+    last_fired_at: z.string().nullable(),
+    fire_count: z.number().int(),
+    created_at: z.string(),
+  })
+  .openapi("Schedule");
+
+/** Spec "Submission result", plus the schedule a scheduled submission registered. */
+export const submissionResultSchema = z
+  .object({
+    status: z.literal("queued"),
+    execution_id: z.string().openapi({ example: "wf_01JD8X3V6N2Q5R7T9W0Y1Z2A3B" }),
+    cost_estimate: costEstimateSchema,
+    schedule: scheduleViewSchema.optional(),
+  })
+  .openapi("SubmissionResult");
+
+export type SubmissionResult = z.infer<typeof submissionResultSchema>;
+
+export const EXECUTION_STATES = ["queued", "running", "completed", "failed", "cancelled"] as const;
+export type ExecutionState = (typeof EXECUTION_STATES)[number];
+export const EXECUTION_STAGES = ["validate", "route", "execute", "prove", "report"] as const;
+export type ExecutionStage = (typeof EXECUTION_STAGES)[number];
+
+export const stepViewSchema = z
+  .object({
+    index: z.number().int(),
+    action: z.string(),
+    state: z.string(),
+    chain: z.string().nullable(),
+    tx_hashes: z.array(z.string()),
+    error: z.unknown().nullable(),
+    detail: z.unknown().nullable(),
+  })
+  .openapi("ExecutionStep");
+
+export const executionSummarySchema = z
+  .object({
+    execution_id: z.string(),
+    name: z.string(),
+    state: z.enum(EXECUTION_STATES),
+    stage: z.enum(EXECUTION_STAGES),
+    cancel_requested: z.boolean(),
+    trigger: z.enum(["api", "schedule"]),
+    schedule_id: z.string().nullable(),
+    deployment: z.object({ name: z.string(), version: z.number().int() }).nullable(),
+    cost_estimate: costEstimateSchema.nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    finished_at: z.string().nullable(),
+  })
+  .openapi("ExecutionSummary");
+
+export const executionViewSchema = executionSummarySchema
+  .extend({
+    workflow: z.unknown(),
+    steps: z.array(stepViewSchema),
+    error: z.unknown().nullable(),
+    report: z.unknown().nullable(),
+  })
+  .openapi("Execution");
+
+export const executionListQuerySchema = z.object({
+  state: z.enum(EXECUTION_STATES).optional(),
+  limit: z.coerce.number().int().min(1).max(100).optional().openapi({ example: 20 }),
+  cursor: z.string().max(200).optional(),
+});
+
+export const executionListSchema = z
+  .object({
+    items: z.array(executionSummarySchema),
+    next_cursor: z.string().nullable(),
+  })
+  .openapi("ExecutionList");
+
+export const executionIdParamSchema = z.object({
+  id: z
+    .string()
+    .openapi({ param: { name: "id", in: "path" }, example: "wf_01JD8X3V6N2Q5R7T9W0Y1Z2A3B" }),
+});
+
+export const cancelResultSchema = z
+  .object({
+    execution_id: z.string(),
+    state: z.enum(EXECUTION_STATES),
+    cancel_requested: z.boolean(),
+  })
+  .openapi("CancelResult");
+
+export const scheduleListSchema = z
+  .object({ items: z.array(scheduleViewSchema), next_cursor: z.string().nullable() })
+  .openapi("ScheduleList");
+
+export const scheduleIdParamSchema = z.object({
+  id: z
+    .string()
+    .openapi({ param: { name: "id", in: "path" }, example: "sch_01JD8X3V6N2Q5R7T9W0Y1Z2A3B" }),
+});
+
+export const listQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  cursor: z.string().max(200).optional(),
+});
+
+export const deployResultSchema = z
+  .object({
+    id: z.string().openapi({ example: "dep_01JD8X3V6N2Q5R7T9W0Y1Z2A3B" }),
+    name: z.string(),
+    version: z.number().int(),
+    schedule: scheduleViewSchema.nullable(),
+    created_at: z.string(),
+  })
+  .openapi("DeployResult");

@@ -24,6 +24,19 @@ const devnetNetworks = Object.fromEntries(
   ]),
 );
 
+// The same chains reached over JSON-RPC (`npm run devnet`); scripts override `url` for other ports.
+const devnetRpcNetworks = Object.fromEntries(
+  Object.entries(DEVNET_CHAINS).map(([name, chain]) => [
+    `${name}Rpc`,
+    {
+      type: "http" as const,
+      chainType: "l1" as const,
+      chainId: chain.chainId,
+      url: `http://127.0.0.1:${chain.defaultPort}`,
+    },
+  ]),
+);
+
 export default defineConfig({
   plugins: [hardhatToolboxMochaEthersPlugin],
   solidity: {
@@ -38,6 +51,7 @@ export default defineConfig({
   },
   networks: {
     ...devnetNetworks,
+    ...devnetRpcNetworks,
   },
   paths: {
     tests: { mocha: "test", solidity: "test/solidity" },

@@ -204,6 +204,7 @@ export abstract class Agent {
       }
       const reason = await this.revertReason(
         chain,
+        sent.hash,
         { ...request, from },
         sent.receipt.blockNumber,
         options.decode,
@@ -231,20 +232,47 @@ export abstract class Agent {
     try {
       return ((await chain.provider.estimateGas(request)) * GAS_PADDING_PERCENT) / 100n;
     } catch (err) {
-      throw new AgentError(
-        "TX_REVERTED",
-        `would revert on ${chain.name}: ${describeRevert(err, decode)}`,
-      );
+      const reason = describeRevert(err, decode);
+      // The price already moved past the tolerance: report it without paying for a revert.
+      if (/INSUFFICIENT_OUTPUT_AMOUNT/.test(reason)) {
+        throw new AgentError(
+          "SLIPPAGE_EXCEEDED",
+          `the swap would return less than its minimum output; not sent (${reason})`,
+        );
+      }
+      throw new AgentError("TX_REVERTED", `would revert on ${chain.name}: ${reason}`);
     }
   }
 
   /** Replays a reverted transaction as a call against the state before its block to read the reason. */
   private async revertReason(
     chain: RoutingChain,
+    hash: string,
     request: TransactionRequest,
     block: number,
     decode?: Interface,
   ): Promise<string> {
+    // The transaction's own trace has the revert data even when the block reordered state
+    // (a front-run in the same block); a call replay against the previous block is the fallback.
+    const rpc = chain.provider as RoutingChain["provider"] & {
+      send?: (m: string, p: unknown[]) => Promise<unknown>;
+    };
+    if (typeof rpc.send === "function") {
+      try {
+        const trace = (await rpc.send("debug_traceTransaction", [
+          hash,
+          { disableStorage: true, disableMemory: true, disableStack: true },
+        ])) as { failed?: boolean; returnValue?: string };
+        if (trace.failed && trace.returnValue) {
+          const data = trace.returnValue.startsWith("0x")
+            ? trace.returnValue
+            : `0x${trace.returnValue}`;
+          return decodeRevertData(data, decode);
+        }
+      } catch {
+        // Tracing not offered by this node.
+      }
+    }
     try {
       await chain.provider.call({ ...request, blockTag: block - 1 });
       return "reverted (no reason on replay)";
@@ -313,6 +341,28 @@ export abstract class Agent {
     };
   }
 }
+
+/** Decodes revert data: `Error(string)`, `Panic(uint256)`, or one of the contract's custom errors. */
+export function decodeRevertData(data: string, decode?: Interface): string {
+  try {
+    const standard = STANDARD_ERRORS.parseError(data);
+    if (standard?.name === "Error") return String(standard.args[0]);
+    if (standard) return `Panic(${String(standard.args[0])})`;
+  } catch {
+    // Not a standard error.
+  }
+  if (decode) {
+    try {
+      const parsed = decode.parseError(data);
+      if (parsed) return `${parsed.name}(${parsed.args.map(String).join(", ")})`;
+    } catch {
+      // Not one of this contract's errors.
+    }
+  }
+  return `reverted with data ${data.slice(0, 74)}`;
+}
+
+const STANDARD_ERRORS = new Interface(["error Error(string)", "error Panic(uint256)"]);
 
 /** The revert reason of an ethers call error: a require string, a custom error name, or the message. */
 export function describeRevert(err: unknown, decode?: Interface): string {

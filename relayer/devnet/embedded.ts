@@ -2,6 +2,7 @@ import { BrowserProvider } from "ethers";
 import { network } from "hardhat";
 import type { Deployment } from "../chains/deployments.ts";
 import { DEVNET_CHAINS } from "./chains.ts";
+import { deployCoreWithIgnition } from "./core.ts";
 import { deployDevnet } from "./deploy.ts";
 import { DevnetEip1193 } from "./eip1193.ts";
 import { inProcessFaults, type ChainFaults } from "./faults.ts";
@@ -40,7 +41,12 @@ export async function startInProcessChain(name: DevnetChainName): Promise<InProc
   const eip1193 = new DevnetEip1193(name, connection.provider, initialBaseFeePerGas);
   const provider = ethersProviderFor(eip1193, chainId);
   try {
-    const { deployment, abis } = await deployDevnet(provider, name);
+    const { deployment, abis } = await deployDevnet(provider, name, {
+      deployCore: () => deployCoreWithIgnition(connection),
+    });
+    // Ignition's transactions bypass the pinning wrapper: mine one block at the chain's level so the
+    // latest block (what fee estimates read) carries it.
+    await eip1193.request({ method: "evm_mine", params: [] });
     return {
       name,
       chainId,

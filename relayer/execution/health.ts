@@ -1,4 +1,5 @@
 import type { RoutingChain } from "../routing/chain.ts";
+import { feeQuote } from "../routing/fees.ts";
 
 /**
  * Whether a chain can take an action now (spec 503 "chain congestion"): its RPC answers within
@@ -33,9 +34,9 @@ export async function chainHealth(
   baseFeeCapGwei = DEFAULT_BASE_FEE_CAP_GWEI,
 ): Promise<ChainHealth> {
   try {
-    const block = await withTimeout(chain.provider.getBlock("latest"), RPC_TIMEOUT_MS);
-    const fee = await withTimeout(chain.provider.getFeeData(), RPC_TIMEOUT_MS);
-    const baseFee = block?.baseFeePerGas ?? fee.gasPrice ?? 0n;
+    // The next block's base fee (fee history's last entry): what a transaction sent now pays.
+    const fees = await withTimeout(feeQuote(chain.provider, "eco"), RPC_TIMEOUT_MS);
+    const baseFee = fees.nextBaseFeePerGas;
     const baseFeeGwei = Number(baseFee) / 1e9;
     if (baseFeeGwei > baseFeeCapGwei) {
       return {

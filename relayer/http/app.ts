@@ -4,6 +4,7 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { routePath } from "hono/route";
+import { accountRoutes } from "../accounts/routes.ts";
 import { authenticate } from "../auth/middleware.ts";
 import type { AppContext } from "../context.ts";
 import { rateLimit } from "../limits/middleware.ts";
@@ -88,6 +89,7 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
   );
 
   // Areas mount their routers here, one line each: app.route("/", <area>Routes(ctx));
+  app.route("/", accountRoutes(ctx));
 
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
     app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);

@@ -296,11 +296,11 @@ async function openChainsFile(file: string): Promise<ChainSet> {
         const provider = jsonRpcProvider(c.rpcUrl, c.chainId, c.pollingIntervalMs);
         providers.push(provider);
         const root = path.resolve(baseDir, c.deploymentsDir);
+        await checkChainId(provider, c.name, c.rpcUrl, c.chainId);
         const [operatorKey, deployment, abis] = await Promise.all([
           loadOperatorKey(c.operatorKey, baseDir),
           readDeployment(root, c.chainId),
           readAbis(root, c.chainId),
-          checkChainId(provider, c.name, c.rpcUrl, c.chainId),
         ]);
         return makeHandle({
           name: c.name,

@@ -206,6 +206,7 @@ export class SanctionsLists extends EventEmitter<{ reloaded: [ReloadOutcome] }> 
       const watcher = watch(dir, (_event, filename) => {
         if (filename === null || watched.has(filename.toString())) schedule();
       });
+      watcher.unref(); // watching must not keep a finished process alive
       watcher.on("error", (err) =>
         this.logger.error({ dir, error: err.message }, "sanctions list watch failed"),
       );

@@ -5,9 +5,12 @@ import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { routePath } from "hono/route";
 import { accountRoutes } from "../accounts/routes.ts";
+import { artifactRoutes } from "../artifacts/routes.ts";
 import { authenticate } from "../auth/middleware.ts";
+import { complianceRoutes } from "../compliance/routes.ts";
 import type { AppContext } from "../context.ts";
 import { rateLimit } from "../limits/middleware.ts";
+import { simulationRoutes } from "../simulation/routes.ts";
 import { readBody } from "./body.ts";
 import { docsRoutes } from "./docs.ts";
 import type { AppEnv } from "./env.ts";
@@ -90,6 +93,9 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
 
   // Areas mount their routers here, one line each: app.route("/", <area>Routes(ctx));
   app.route("/", accountRoutes(ctx));
+  app.route("/", simulationRoutes(ctx));
+  app.route("/", complianceRoutes(ctx));
+  app.route("/", artifactRoutes(ctx));
 
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
     app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);

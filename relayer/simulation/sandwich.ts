@@ -53,15 +53,17 @@ export function getAmountIn(
 function victimResult(
   pools: readonly PoolState[],
   swap: VictimSwap,
-): { value: bigint; hopInputs: bigint[] } | undefined {
+): { value: bigint; hopInputs: bigint[]; hopOutputs: bigint[] } | undefined {
   if (swap.kind === "exact-in") {
     const hopInputs: bigint[] = [];
+    const hopOutputs: bigint[] = [];
     let amount = swap.amountIn;
     for (const p of pools) {
       hopInputs.push(amount);
       amount = getAmountOut(amount, p.reserveIn, p.reserveOut);
+      hopOutputs.push(amount);
     }
-    return { value: amount, hopInputs };
+    return { value: amount, hopInputs, hopOutputs };
   }
   const amounts: bigint[] = new Array(pools.length + 1);
   amounts[pools.length] = swap.amountOut;
@@ -71,7 +73,12 @@ function victimResult(
     if (needed === undefined) return undefined;
     amounts[i] = needed;
   }
-  return { value: amounts[0]!, hopInputs: amounts.slice(0, pools.length) };
+  // The router pays out exactly the requested amounts (getAmountsIn), not getAmountOut of the input.
+  return {
+    value: amounts[0]!,
+    hopInputs: amounts.slice(0, pools.length),
+    hopOutputs: amounts.slice(1),
+  };
 }
 
 function victimAccepts(
@@ -103,7 +110,7 @@ export function sandwichAt(
   if (!victimAccepts(swap, attacked)) return undefined;
   // The victim's own trade through the attacked pool moves it further before the back-run.
   const victimIn = attacked.hopInputs[hop]!;
-  const victimOut = getAmountOut(victimIn, shifted[hop]!.reserveIn, shifted[hop]!.reserveOut);
+  const victimOut = attacked.hopOutputs[hop]!;
   const afterVictim = {
     reserveIn: shifted[hop]!.reserveIn + victimIn,
     reserveOut: shifted[hop]!.reserveOut - victimOut,

@@ -7,6 +7,7 @@ import { ApiError } from "../../../relayer/http/errors.ts";
 import { createComplianceChecker, parseAddress } from "../../../relayer/compliance/check.ts";
 import { loadListFile } from "../../../relayer/compliance/lists.ts";
 import { parseSanctionsFiles, SanctionsLists } from "../../../relayer/compliance/sanctions.ts";
+import { listScreen } from "../../../relayer/compliance/screen.ts";
 import { referenceDataFile } from "./reference-data.ts";
 
 const TORNADO_ROUTER = "0x8589427373D6D84E98730D7795D8f6f8731FDA16";
@@ -217,5 +218,29 @@ describe("# address checks", function () {
       400,
       "INVALID_COMPLIANCE_RULES",
     );
+  });
+
+  it("should screen for the engine with the list files, restricted to the required lists", async function () {
+    const lists = await SanctionsLists.load([
+      { list: "ofac-sdn", path: fixture("sdn-sample.xml") },
+      { list: "test-list", path: fixture("sdn-advanced-sample.xml") },
+    ]);
+    const all = await listScreen(lists)(TORNADO_ROUTER.toLowerCase(), undefined as never);
+    expect(all).to.deep.equal({
+      address: TORNADO_ROUTER.toLowerCase(),
+      sanctioned: true,
+      sources: ["ofac-sdn", "test-list"],
+      checked: ["ofac-sdn", "test-list"],
+    });
+    const ofacOnly = await listScreen(lists, ["ofac-sdn", "chainalysis-oracle"])(
+      CLEAN,
+      undefined as never,
+    );
+    expect(ofacOnly).to.deep.equal({
+      address: CLEAN,
+      sanctioned: false,
+      sources: [],
+      checked: ["ofac-sdn"],
+    });
   });
 });

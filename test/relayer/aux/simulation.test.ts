@@ -3,6 +3,7 @@ import { Contract, MaxUint256, parseUnits, Wallet, type BrowserProvider } from "
 import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
 import { DEVNET_ACCOUNTS } from "../../../relayer/devnet/accounts.ts";
 import { getAmountOut } from "../../../relayer/routing/amm.ts";
+import { getAmountIn } from "../../../relayer/simulation/sandwich.ts";
 import {
   simulateTransaction,
   simulationChain,
@@ -288,6 +289,72 @@ describe("# transaction simulation", function () {
       ((await usdc.getFunction("balanceOf")(attackerAddress)) as bigint) - usdcBefore;
 
     // Stated tolerance: 0.1% of the estimate (the model uses the pool's own integer math, so it is exact here).
+    const estimate = BigInt(sandwich.max_profit);
+    const diff = realised > estimate ? realised - estimate : estimate - realised;
+    expect(diff * 1000n <= estimate).to.equal(
+      true,
+      `realised ${realised} vs estimated ${estimate}`,
+    );
+  });
+
+  it("should bound an exact-out swap's sandwich by its maximum input and match the executed sandwich", async function () {
+    const r = await reserves();
+    const amountOut = parseUnits("5", 18);
+    const quotedIn = getAmountIn(amountOut, r.usdc, r.weth)!;
+    const amountInMax = (quotedIn * 10_200n) / 10_000n; // 2% tolerance
+    const path = [await usdc.getAddress(), await weth.getAddress()];
+    const data = router.interface.encodeFunctionData("swapTokensForExactTokens", [
+      amountOut,
+      amountInMax,
+      path,
+      await victim.getAddress(),
+      DEADLINE,
+    ]);
+    const result = await simulate({
+      from: await victim.getAddress(),
+      to: await router.getAddress(),
+      data,
+    });
+    expect(result.success).to.equal(true);
+    const sandwich = result.mev.sandwich!;
+    expect(result.mev.swap).to.include({
+      amount_out: amountOut.toString(),
+      amount_in_max: amountInMax.toString(),
+      expected: quotedIn.toString(),
+    });
+
+    const attackerAddress = await attacker.getAddress();
+    const asAttacker = router.connect(attacker) as Contract;
+    const usdcBefore = (await usdc.getFunction("balanceOf")(attackerAddress)) as bigint;
+    await (
+      await asAttacker.getFunction("swapExactTokensForTokens")(
+        BigInt(sandwich.front_run_in),
+        0n,
+        path,
+        attackerAddress,
+        DEADLINE,
+      )
+    ).wait();
+    const victimUsdcBefore = (await usdc.getFunction("balanceOf")(
+      await victim.getAddress(),
+    )) as bigint;
+    await (await victim.sendTransaction({ to: await router.getAddress(), data })).wait();
+    const victimPaid =
+      victimUsdcBefore -
+      ((await usdc.getFunction("balanceOf")(await victim.getAddress())) as bigint);
+    expect(victimPaid <= amountInMax).to.equal(true);
+    expect((victimPaid - quotedIn).toString()).to.equal(sandwich.victim_loss);
+    await (
+      await asAttacker.getFunction("swapExactTokensForTokens")(
+        BigInt(sandwich.front_run_out),
+        0n,
+        [...path].reverse(),
+        attackerAddress,
+        DEADLINE,
+      )
+    ).wait();
+    const realised =
+      ((await usdc.getFunction("balanceOf")(attackerAddress)) as bigint) - usdcBefore;
     const estimate = BigInt(sandwich.max_profit);
     const diff = realised > estimate ? realised - estimate : estimate - realised;
     expect(diff * 1000n <= estimate).to.equal(

@@ -1,8 +1,10 @@
 import { expect } from "chai";
-import { ZeroAddress, parseUnits, type Contract } from "ethers";
+import { TypedDataEncoder, ZeroAddress, parseUnits, type Contract } from "ethers";
 import type { ChainHandle, ChainSet } from "../../relayer/chains/index.ts";
 import {
+  RELEASE_TYPES,
   lockMintInfo,
+  releaseDomain,
   releaseFromDepositReceipt,
   signRelease,
   type LockMintRelease,
@@ -90,6 +92,14 @@ describe("# lockmint bridge", function () {
     );
 
     const signature = await sign(arbitrum, release);
+    // The off-chain EIP-712 digest is the one the contract verifies.
+    const destination = {
+      chainId: arbitrum.chainId,
+      bridge: lockMintInfo(arbitrum.deployment)!.address,
+    };
+    expect(await bridgeOf(arbitrum).getFunction("hashRelease")(release)).to.equal(
+      TypedDataEncoder.hash(releaseDomain(destination), RELEASE_TYPES, release),
+    );
     const user = account(arbitrum, 6);
     const usdcArb = arbitrum.contract("USDC");
     const before = (await usdcArb.getFunction("balanceOf")(user.address)) as bigint;

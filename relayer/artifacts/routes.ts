@@ -22,14 +22,21 @@ export function artifactsFor(ctx: AppContext): ArtifactStore {
   return store;
 }
 
-const error = (description: string) => ({ description, content: { "application/json": { schema: errorSchema } } });
+const error = (description: string) => ({
+  description,
+  content: { "application/json": { schema: errorSchema } },
+});
 const CAR_TYPE = "application/vnd.ipld.car; version=1";
 
 export const cidParamSchema = z.object({
   cid: z.string().openapi({ param: { name: "cid", in: "path" }, example: "bagaaiera…" }),
 });
 export const storedArtifactSchema = z
-  .object({ cid: z.string().openapi({ example: "bagaaierazwvqm7u7hpvtfujfft6whzeslex6zp2zdmgqrsw3es5rp44gijda" }) })
+  .object({
+    cid: z
+      .string()
+      .openapi({ example: "bagaaierazwvqm7u7hpvtfujfft6whzeslex6zp2zdmgqrsw3es5rp44gijda" }),
+  })
   .openapi("StoredArtifact");
 export const carExportRequestSchema = z
   .object({ cids: z.array(z.string()).min(1).max(1000) })
@@ -43,12 +50,19 @@ export function artifactRoutes(ctx: AppContext) {
       method: "post",
       path: "/artifacts",
       tags: ["artifacts"],
-      summary: "Store a JSON artifact; answers its CID (CIDv1, json codec, sha2-256 of the RFC 8785 canonical JSON)",
+      summary:
+        "Store a JSON artifact; answers its CID (CIDv1, json codec, sha2-256 of the RFC 8785 canonical JSON)",
       request: {
-        body: { required: true, content: { "application/json": { schema: z.unknown().openapi("ArtifactValue") } } },
+        body: {
+          required: true,
+          content: { "application/json": { schema: z.unknown().openapi("ArtifactValue") } },
+        },
       },
       responses: {
-        201: { description: "stored (idempotent)", content: { "application/json": { schema: storedArtifactSchema } } },
+        201: {
+          description: "stored (idempotent)",
+          content: { "application/json": { schema: storedArtifactSchema } },
+        },
         400: error("INVALID_ARTIFACT: not JSON (big integers must be decimal strings)"),
       },
     }),
@@ -66,7 +80,10 @@ export function artifactRoutes(ctx: AppContext) {
       summary: "One stored artifact, as its canonical JSON bytes",
       request: { params: cidParamSchema },
       responses: {
-        200: { description: "the artifact", content: { "application/json": { schema: z.unknown() } } },
+        200: {
+          description: "the artifact",
+          content: { "application/json": { schema: z.unknown() } },
+        },
         400: error("INVALID_CID"),
         404: error("ARTIFACT_NOT_FOUND"),
       },
@@ -91,7 +108,10 @@ export function artifactRoutes(ctx: AppContext) {
       summary: "One artifact as a CARv1 file (root: the artifact), for pinning on an IPFS service",
       request: { params: cidParamSchema },
       responses: {
-        200: { description: "CARv1 bytes", content: { [CAR_TYPE]: { schema: z.string().openapi({ format: "binary" }) } } },
+        200: {
+          description: "CARv1 bytes",
+          content: { [CAR_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
+        },
         400: error("INVALID_CID"),
         404: error("ARTIFACT_NOT_FOUND"),
       },
@@ -112,9 +132,17 @@ export function artifactRoutes(ctx: AppContext) {
       path: "/artifacts/car",
       tags: ["artifacts"],
       summary: "Several artifacts as one CARv1 file (roots: the given CIDs, in order)",
-      request: { body: { required: true, content: { "application/json": { schema: carExportRequestSchema } } } },
+      request: {
+        body: {
+          required: true,
+          content: { "application/json": { schema: carExportRequestSchema } },
+        },
+      },
       responses: {
-        200: { description: "CARv1 bytes", content: { [CAR_TYPE]: { schema: z.string().openapi({ format: "binary" }) } } },
+        200: {
+          description: "CARv1 bytes",
+          content: { [CAR_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
+        },
         400: error("INVALID_CID naming the bad one"),
         404: error("ARTIFACT_NOT_FOUND naming the missing one"),
       },

@@ -17,7 +17,8 @@ import { ApiError } from "../http/errors.ts";
  * error, never wrong content.
  */
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+  null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 export interface StoredArtifact {
   cid: string;
@@ -58,14 +59,16 @@ export async function encodeArtifact(value: unknown): Promise<{ cid: CID; bytes:
 function canonicalJson(value: unknown): string {
   assertJson(value, "$");
   const text = canonicalize(value);
-  if (text === undefined) throw new ApiError(400, "INVALID_ARTIFACT", "an artifact must be a JSON value");
+  if (text === undefined)
+    throw new ApiError(400, "INVALID_ARTIFACT", "an artifact must be a JSON value");
   return text;
 }
 
 function assertJson(value: unknown, where: string): void {
   if (value === null || typeof value === "string" || typeof value === "boolean") return;
   if (typeof value === "number") {
-    if (!Number.isFinite(value)) throw new ApiError(400, "INVALID_ARTIFACT", `${where} is not a finite number`);
+    if (!Number.isFinite(value))
+      throw new ApiError(400, "INVALID_ARTIFACT", `${where} is not a finite number`);
     return;
   }
   if (Array.isArray(value)) {

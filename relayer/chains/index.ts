@@ -231,7 +231,7 @@ async function checkDeployed(
   if (missing.length > 0) {
     throw new Error(
       `chain ${name} at ${url} does not hold its recorded deployment (no code for ${missing.join(", ")})` +
-        (deployment.extra.devnet ? ": start the devnet with \`npm run devnet\`" : ""),
+        (deployment.extra.devnet ? ": start the devnet with `npm run devnet`" : ""),
     );
   }
 }

@@ -207,6 +207,10 @@ export async function ensureBootstrapKey(
   bootstrap: { key: string; secret: string; tier: TierName },
 ): Promise<ApiKeyRecord> {
   return store.transaction(async (tx) => {
+    // Processes starting together: one creates the key, the others then find it.
+    await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+      `veriflow:bootstrap:${bootstrap.key}`,
+    ]);
     const [row] = await tx.query<ApiKeyRow>("SELECT * FROM api_keys WHERE key = $1 FOR UPDATE", [
       bootstrap.key,
     ]);

@@ -48,7 +48,11 @@ function stats(samples: number[]): Stats {
 }
 
 const svc = await startAuxService({
-  VERIFLOW_LIMITS: JSON.stringify({ enterprise: { requestsPerMinute: 10_000_000 } }),
+  VERIFLOW_LIMITS: JSON.stringify(
+    Object.fromEntries(
+      ["free", "pro", "enterprise"].map((t) => [t, { requestsPerMinute: 10_000_000 }]),
+    ),
+  ),
 });
 const server = serve({ fetch: svc.app.fetch, hostname: "127.0.0.1", port: 0 });
 await new Promise<void>((resolve) => server.once("listening", () => resolve()));

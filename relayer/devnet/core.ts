@@ -82,7 +82,9 @@ export async function deployCoreWithIgnition(
       });
     }
     for (const [futureName, contract] of Object.entries(result)) {
-      const name = futureName[0]!.toUpperCase() + futureName.slice(1);
+      // Recorded under the contract's name (its ABI file name), not the module's result name.
+      const future = imported.default.results[futureName] as { contractName?: string } | undefined;
+      const name = future?.contractName ?? futureName[0]!.toUpperCase() + futureName.slice(1);
       deployed.push({ name, address: await contract.getAddress() });
     }
   }

@@ -17,6 +17,7 @@ import type { Deployment } from "../chains/deployments.ts";
 import { DEVNET_DEPLOYER, DEVNET_FUNDED, DEVNET_OPERATOR, DEVNET_SANCTIONED } from "./accounts.ts";
 import {
   hardhatArtifact,
+  hardhatArtifactByName,
   uniswapArtifact,
   type ContractArtifact,
   type UniswapContractName,
@@ -526,9 +527,7 @@ const DEVNET_ABI_NAMES = new Set([
 /** Every ABI a devnet deployment references (plus the pair ABI for the pools and the core contracts'). */
 async function collectAbis(core: CoreContract[]): Promise<Record<string, unknown[]>> {
   const artifacts = await loadArtifacts();
-  const coreArtifacts = await Promise.all(
-    core.map((c) => hardhatArtifact(`contracts/${c.name}.sol`, c.name)),
-  );
+  const coreArtifacts = await Promise.all(core.map((c) => hardhatArtifactByName(c.name)));
   return Object.fromEntries(
     [...Object.values(artifacts), ...coreArtifacts].map((a) => [a.contractName, a.abi]),
   );

@@ -1,6 +1,7 @@
 import { BrowserProvider } from "ethers";
 import { network } from "hardhat";
 import type { Deployment } from "../chains/deployments.ts";
+import { hasHardhatArtifact } from "./artifacts.ts";
 import { DEVNET_CHAINS } from "./chains.ts";
 import { deployCoreWithIgnition } from "./core.ts";
 import { deployDevnet } from "./deploy.ts";
@@ -67,10 +68,21 @@ export async function startInProcessChain(name: DevnetChainName): Promise<InProc
   }
 }
 
+/**
+ * Compiles the contracts when their artifacts are missing (a fresh clone running `npm start`):
+ * the devnet deploys from Hardhat's artifacts.
+ */
+async function ensureArtifacts(): Promise<void> {
+  if (await hasHardhatArtifact("contracts/devnet/LockMintBridge.sol", "LockMintBridge")) return;
+  const hre = (await import("hardhat")).default;
+  await hre.tasks.getTask("build").run({ quiet: true });
+}
+
 /** Starts and deploys the devnet chains in process, concurrently. */
 export async function startEmbeddedDevnet(
   names: readonly DevnetChainName[] = DEVNET_CHAIN_NAMES,
 ): Promise<InProcessChain[]> {
+  await ensureArtifacts();
   const settled = await Promise.allSettled(names.map((name) => startInProcessChain(name)));
   const failed = settled.find((s) => s.status === "rejected");
   if (failed) {

@@ -3,6 +3,7 @@ import { ERC20_ABI } from "../routing/abis.ts";
 import type { RoutingChain } from "../routing/chain.ts";
 import { nativeSymbol } from "../routing/chain.ts";
 import type { EngineStore } from "./store.ts";
+import { DEVNET_DEPLOYER } from "../devnet/accounts.ts";
 
 /**
  * Relayer-managed accounts: one per API key, the same address on every chain. Workflows of that
@@ -161,6 +162,58 @@ export async function fundFromDevnet(
     sent[symbol] = amount;
   }
   return sent;
+}
+
+/** Devnet only: the account that pays faucet grants (the devnet deployer, funded with every token). */
+export interface DevnetFaucet {
+  funder(chain: RoutingChain): Signer;
+}
+
+/** Devnet faucet: grants are paid by the devnet deployer (Hardhat account #0, funded with every token). */
+export const DEVNET_FAUCET: DevnetFaucet = {
+  funder: (chain) => new Wallet(DEVNET_DEPLOYER.privateKey, chain.provider),
+};
+
+/** Faucet grants run one at a time per chain: the funder's nonces must not race. */
+const faucetQueues = new Map<number, Promise<unknown>>();
+
+export async function grantOnChain(
+  chain: RoutingChain,
+  faucet: DevnetFaucet,
+  address: string,
+  grant: Record<string, string> = DEVNET_GRANT,
+): Promise<Record<string, string>> {
+  const previous = faucetQueues.get(chain.chainId) ?? Promise.resolve();
+  const next = previous
+    .catch(() => {})
+    .then(() => fundFromDevnet(chain, faucet.funder(chain), address, grant));
+  faucetQueues.set(chain.chainId, next);
+  return next;
+}
+
+/**
+ * The key's account, created on first use and, on a devnet, funded with the grant on every chain
+ * the first time (a real network gets no free funds: the client deposits to the address).
+ */
+export async function ensureFundedAccount(
+  store: EngineStore,
+  cipher: SecretCipher,
+  apiKeyId: string,
+  chains: readonly (RoutingChain & { devnet?: boolean })[],
+  faucet: DevnetFaucet | null,
+): Promise<Account> {
+  const { account } = await ensureAccount(store, cipher, apiKeyId);
+  if (account.fundedAt || !faucet || !chains.every((c) => c.devnet)) return account;
+  // Claim the first funding (one process, one request wins), then fund.
+  const claimed = await store.query<AccountRow>(
+    "UPDATE engine_accounts SET funded_at = now() WHERE api_key_id = $1 AND funded_at IS NULL RETURNING *",
+    [apiKeyId],
+  );
+  if (claimed[0]) {
+    for (const chain of chains) await grantOnChain(chain, faucet, account.address);
+    return toAccount(claimed[0]);
+  }
+  return (await findAccount(store, apiKeyId))!;
 }
 
 export async function markFunded(store: EngineStore, apiKeyId: string): Promise<void> {

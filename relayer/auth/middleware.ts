@@ -3,7 +3,7 @@ import { ApiError } from "../http/errors.ts";
 import type { AppEnv, AuthenticatedKey } from "../http/env.ts";
 import type { Store } from "../store/index.ts";
 import { TIMESTAMP_TOLERANCE_MS, verifySignature } from "./hmac.ts";
-import { loadCredentials, type ApiKeyCredentials } from "./keys.ts";
+import { CredentialsCache, type ApiKeyCredentials } from "./keys.ts";
 import { recordSignature } from "./replay.ts";
 
 /**
@@ -22,6 +22,8 @@ export interface AuthOptions {
   clock?: () => number;
   /** Accept `Authorization: Bearer <API_KEY>` as an alternative (compliance endpoints). */
   allowBearer?: boolean | ((path: string) => boolean);
+  /** How long looked-up credentials are reused (default 1 s); see CredentialsCache. */
+  credentialsTtlMs?: number;
 }
 
 export const AUTH_ERRORS = {
@@ -48,11 +50,11 @@ const TIMESTAMP_PATTERN = /^[0-9]{1,16}$/;
 const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/;
 
 async function credentialsFor(
-  options: AuthOptions,
+  cache: CredentialsCache,
   key: string,
   now: number,
 ): Promise<ApiKeyCredentials> {
-  const credentials = await loadCredentials(options.store, options.masterKey, key, now);
+  const credentials = await cache.get(key, now);
   if (!credentials) throw unauthorized(AUTH_ERRORS.unknownKey, "the API key is not known");
   if (credentials.revoked) throw unauthorized(AUTH_ERRORS.revokedKey, "the API key was revoked");
   return credentials;
@@ -60,6 +62,7 @@ async function credentialsFor(
 
 export function authenticate(options: AuthOptions) {
   const clock = options.clock ?? Date.now;
+  const cache = new CredentialsCache(options.store, options.masterKey, options.credentialsTtlMs);
   const bearerAllowed =
     typeof options.allowBearer === "function"
       ? options.allowBearer
@@ -78,7 +81,7 @@ export function authenticate(options: AuthOptions) {
           "the Authorization header must be `Bearer <API_KEY>`",
         );
       }
-      const credentials = await credentialsFor(options, match[1]!, now);
+      const credentials = await credentialsFor(cache, match[1]!, now);
       setKey(c, credentials, "bearer");
       return next();
     }
@@ -121,7 +124,7 @@ export function authenticate(options: AuthOptions) {
         `X-SVC-Timestamp is more than ${TIMESTAMP_TOLERANCE_MS / 1000} s in the future; check the client's clock`,
       );
     }
-    const credentials = await credentialsFor(options, key, now);
+    const credentials = await credentialsFor(cache, key, now);
     if (!verifySignature(credentials.secrets, timestamp, c.get("rawBody"), signature)) {
       throw unauthorized(
         AUTH_ERRORS.badSignature,

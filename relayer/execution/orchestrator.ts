@@ -1,6 +1,11 @@
 import { formatUnits, parseUnits, type Wallet } from "ethers";
 import type { Logger } from "pino";
-import { accountWallet, ensureAccount, type SecretCipher } from "../accounts/index.ts";
+import {
+  accountWallet,
+  ensureFundedAccount,
+  type DevnetFaucet,
+  type SecretCipher,
+} from "../accounts/index.ts";
 import type { EngineStore } from "../accounts/store.ts";
 import {
   agentFor,
@@ -42,6 +47,8 @@ export interface EngineDeps extends FinalizeDeps {
   logger: Logger;
   /** Sanctions screening of counterparties and recipients (default: the chains' on-chain oracle). */
   screen?: ComplianceScreen;
+  /** Devnet: funds a new account on every chain at first use (null on real networks). */
+  faucet?: DevnetFaucet | null;
   /** A chain whose next base fee is above this is congested: the action moves to a fallback. */
   baseFeeCapGwei?: number;
 }
@@ -135,7 +142,13 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
   ) as Workflow;
   const log = deps.logger.child({ executionId });
 
-  await ensureAccount(store, deps.cipher, row.api_key_id);
+  await ensureFundedAccount(
+    store,
+    deps.cipher,
+    row.api_key_id,
+    deps.chains.list(),
+    deps.faucet ?? null,
+  );
   const wallet = await accountWallet(store, deps.cipher, row.api_key_id);
   const journal = new TxJournal(store);
   const steps = await loadSteps(store, executionId);

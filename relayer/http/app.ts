@@ -4,6 +4,7 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { routePath } from "hono/route";
+import { accountRoutes } from "../accounts/routes.ts";
 import { artifactRoutes } from "../artifacts/routes.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { complianceRoutes } from "../compliance/routes.ts";
@@ -91,6 +92,7 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
   );
 
   // Areas mount their routers here, one line each: app.route("/", <area>Routes(ctx));
+  app.route("/", accountRoutes(ctx));
   app.route("/", simulationRoutes(ctx));
   app.route("/", complianceRoutes(ctx));
   app.route("/", artifactRoutes(ctx));

@@ -20,7 +20,7 @@ export const DEFAULT_TIER_LIMITS: Readonly<Record<TierName, TierLimits>> = Objec
 });
 
 const overrideSchema = z
-  .record(
+  .partialRecord(
     z.enum(TIER_NAMES),
     z
       .object({

@@ -61,6 +61,7 @@ const DEFAULT_QUEUE_OPTIONS = {
   retryDelayMax: 10,
 } as const;
 
+const QUEUE_START_LOCK_ID = 7_261_830_416;
 const NIL_UUID = "00000000-0000-0000-0000-000000000000";
 
 export async function openQueue(options: QueueOptions): Promise<Queue> {
@@ -75,14 +76,28 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
   });
   boss.on("error", (err) => logger.error({ err }, "queue error"));
   boss.on("warning", (warning) => logger.warn({ warning }, "queue warning"));
-  await boss.start();
+  if (store.kind === "postgres") {
+    // pg-boss's first installation is not safe against processes starting at the same moment
+    // (CREATE SCHEMA races): hold an advisory lock, in a transaction on another connection of
+    // the pool, while it starts. (PGlite is one process: nothing to serialise, and its single
+    // connection would be held by the transaction.)
+    await store.transaction(async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock($1)", [QUEUE_START_LOCK_ID]);
+      await boss.start();
+    });
+  } else {
+    await boss.start();
+  }
 
   const known = new Set<string>();
   const ensureQueue: Queue["ensureQueue"] = async (name, queueOptions) => {
     if (known.has(name)) return;
     if (!(await boss.getQueue(name))) {
       try {
-        await boss.createQueue(name, { ...DEFAULT_QUEUE_OPTIONS, ...queueOptions });
+        const merged = { ...DEFAULT_QUEUE_OPTIONS, ...queueOptions };
+        // pg-boss accepts a maximum delay only with backoff.
+        if (!merged.retryBackoff) delete (merged as { retryDelayMax?: number }).retryDelayMax;
+        await boss.createQueue(name, merged);
       } catch (err) {
         // Another process created it between our check and create.
         if (!(await boss.getQueue(name))) throw err;

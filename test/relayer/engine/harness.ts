@@ -1,6 +1,14 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
+import { createApiKey } from "../../../relayer/auth/keys.ts";
+import { signedHeaders } from "../../../relayer/auth/hmac.ts";
+import { loadConfig } from "../../../relayer/config/index.ts";
+import { closeContext, createContext, type AppContext } from "../../../relayer/context.ts";
+import { createApp } from "../../../relayer/http/app.ts";
+import { createLogger } from "../../../relayer/http/logging.ts";
+import { createMetrics } from "../../../relayer/http/metrics.ts";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { Contract, formatUnits, parseUnits, Wallet } from "ethers";
 import pino from "pino";
@@ -157,4 +165,72 @@ export function units(chain: RoutingChain, symbol: string, amount: string): bigi
 
 export function decimal(chain: RoutingChain, symbol: string, amount: bigint): string {
   return formatUnits(amount, chain.deployment.tokens[symbol]!.decimals);
+}
+
+export interface EngineService {
+  ctx: AppContext;
+  app: ReturnType<typeof createApp>;
+  chains: ChainSet;
+  request(
+    credentials: { key: string; secret: string },
+    method: string,
+    path: string,
+    body?: string,
+    headers?: Record<string, string>,
+  ): Promise<Response>;
+  newKey(
+    tier?: "free" | "pro" | "enterprise",
+  ): Promise<{ key: string; id: string; secret: string }>;
+  close(): Promise<void>;
+}
+
+/** The whole relayer in process: embedded devnet, PGlite (or PostgreSQL), the app and its workers. */
+export async function startEngineService(
+  options: { databaseUrl?: string; env?: Record<string, string> } = {},
+): Promise<EngineService> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-engine-"));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    NODE_ENV: "test",
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...options.env,
+  });
+  const chains = await openChains({ mode: "embedded" });
+  const ctx = await createContext(config, {
+    logger: createLogger("silent"),
+    metrics: createMetrics({ defaultMetrics: false }),
+    queueSchedule: false,
+    chains,
+  });
+  const app = createApp(ctx);
+  return {
+    ctx,
+    app,
+    chains,
+    request(credentials, method, p, body, headers = {}) {
+      return Promise.resolve(
+        app.request(p, {
+          method,
+          headers: {
+            ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+            ...signedHeaders(credentials.key, credentials.secret, body ?? ""),
+            ...headers,
+          },
+          body,
+        }),
+      );
+    },
+    async newKey(tier = "enterprise") {
+      const { record, secret } = await createApiKey(ctx.store, ctx.masterKey, {
+        tier,
+        label: "engine test",
+      });
+      return { key: record.key, id: record.id, secret };
+    },
+    async close() {
+      await closeContext(ctx, 2_000);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -262,6 +262,22 @@ for (const backend of BACKENDS) {
       );
     });
 
+    it("should apply a revocation made by another process within the 1 s credentials cache", async () => {
+      expect((await signedRequest(svc, client, "POST", "/probe/submit", body)).status).to.equal(
+        202,
+      );
+      // Another process (the keys command) revokes: only the database changes.
+      await svc.ctx.store.query("UPDATE api_keys SET revoked_at = now() WHERE key = $1", [
+        client.key,
+      ]);
+      svc.clock.now += 1_000;
+      await expectRefused(
+        () => signedRequest(svc, client, "POST", "/probe/submit", body),
+        401,
+        "AUTH_KEY_REVOKED",
+      );
+    });
+
     it("should refuse a replayed signature", async () => {
       const headers = signedHeaders(client.key, client.secret, body, String(svc.clock.now));
       expect((await post(headers)).status).to.equal(202);

@@ -90,3 +90,17 @@ export async function deployCoreWithIgnition(
   }
   return deployed;
 }
+
+/** Names of the contracts the available core modules deploy (to check their artifacts exist). */
+export async function coreContractNames(): Promise<string[]> {
+  const names: string[] = [];
+  for (const module of await availableCoreModules()) {
+    const imported = (await import(pathToFileURL(path.join(PROJECT_ROOT, module.file)).href)) as {
+      default: { futures: Set<{ contractName?: string }> };
+    };
+    for (const future of imported.default.futures) {
+      if (future.contractName) names.push(future.contractName);
+    }
+  }
+  return names;
+}

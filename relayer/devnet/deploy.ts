@@ -1,5 +1,4 @@
 import {
-  Contract,
   ContractFactory,
   Interface,
   MaxUint256,
@@ -569,16 +568,4 @@ export function pairAddress(
 ): string {
   const salt = solidityPackedKeccak256(["address", "address"], [token0, token1]);
   return getCreate2Address(factory, salt, initCodeHash);
-}
-
-/** The ethers Contract for a contract of a deployment (helper for scripts and tests). */
-export function deployedContract(
-  deployment: Deployment,
-  abis: Record<string, unknown[]>,
-  key: string,
-  runner: Provider | Wallet,
-): Contract {
-  const entry = deployment.contracts[key];
-  if (!entry) throw new Error(`deployment of ${deployment.network} has no contract ${key}`);
-  return new Contract(entry.address, abis[entry.abi] as never, runner);
 }

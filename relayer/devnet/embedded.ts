@@ -1,9 +1,9 @@
 import { BrowserProvider } from "ethers";
 import { network } from "hardhat";
 import type { Deployment } from "../chains/deployments.ts";
-import { hasHardhatArtifact } from "./artifacts.ts";
+import { hardhatArtifactByName, hasHardhatArtifact } from "./artifacts.ts";
 import { DEVNET_CHAINS } from "./chains.ts";
-import { deployCoreWithIgnition } from "./core.ts";
+import { coreContractNames, deployCoreWithIgnition } from "./core.ts";
 import { deployDevnet } from "./deploy.ts";
 import { DevnetEip1193 } from "./eip1193.ts";
 import { inProcessFaults, type ChainFaults } from "./faults.ts";
@@ -73,7 +73,16 @@ export async function startInProcessChain(name: DevnetChainName): Promise<InProc
  * the devnet deploys from Hardhat's artifacts.
  */
 async function ensureArtifacts(): Promise<void> {
-  if (await hasHardhatArtifact("contracts/devnet/LockMintBridge.sol", "LockMintBridge")) return;
+  const present = await Promise.all([
+    hasHardhatArtifact("contracts/devnet/LockMintBridge.sol", "LockMintBridge"),
+    ...(await coreContractNames()).map((name) =>
+      hardhatArtifactByName(name).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  ]);
+  if (present.every(Boolean)) return;
   const hre = (await import("hardhat")).default;
   await hre.tasks.getTask("build").run({ quiet: true });
 }

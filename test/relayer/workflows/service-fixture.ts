@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { createApiKey } from "../../../relayer/auth/keys.ts";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
@@ -124,5 +125,30 @@ export async function rowCounts(svc: WorkflowService): Promise<RowCounts> {
     executeJobs: await count(
       "SELECT count(*) AS n FROM pgboss.job WHERE name = 'workflow.execute'",
     ),
+  };
+}
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+const POSTGRES_ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres";
+
+/** A uniquely named database on the machine's PostgreSQL (shared with other suites), dropped after. */
+export async function createTestDatabase(label: string): Promise<TestDatabase> {
+  const name = `vf_${label}_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 7)}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return {
+    url: `postgres://postgres@127.0.0.1:5432/${name}`,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
   };
 }

@@ -24,6 +24,19 @@ const devnetNetworks = Object.fromEntries(
   ]),
 );
 
+// The same chains reached over JSON-RPC (`npm run devnet`); scripts override `url` for other ports.
+const devnetRpcNetworks = Object.fromEntries(
+  Object.entries(DEVNET_CHAINS).map(([name, chain]) => [
+    `${name}Rpc`,
+    {
+      type: "http" as const,
+      chainType: "l1" as const,
+      chainId: chain.chainId,
+      url: `http://127.0.0.1:${chain.defaultPort}`,
+    },
+  ]),
+);
+
 export default defineConfig({
   plugins: [hardhatToolboxMochaEthersPlugin],
   solidity: {
@@ -38,8 +51,17 @@ export default defineConfig({
   },
   networks: {
     ...devnetNetworks,
+    ...devnetRpcNetworks,
   },
   paths: {
     tests: { mocha: "test", solidity: "test/solidity" },
+  },
+  test: {
+    solidity: {
+      // A fixed seed keeps CI reproducible; change it locally to explore other inputs.
+      fuzz: { runs: 256, seed: "0x5665726966" },
+      // Sized for the shared 2-core machine: 64 sequences of 40 calls per invariant.
+      invariant: { runs: 64, depth: 40, failOnRevert: false },
+    },
   },
 });

@@ -1,5 +1,4 @@
 import {
-  Contract,
   ContractFactory,
   Interface,
   MaxUint256,
@@ -17,11 +16,13 @@ import type { Deployment } from "../chains/deployments.ts";
 import { DEVNET_DEPLOYER, DEVNET_FUNDED, DEVNET_OPERATOR, DEVNET_SANCTIONED } from "./accounts.ts";
 import {
   hardhatArtifact,
+  hardhatArtifactByName,
   uniswapArtifact,
   type ContractArtifact,
   type UniswapContractName,
 } from "./artifacts.ts";
 import { DEVNET_CHAINS } from "./chains.ts";
+import type { CoreContract } from "./core.ts";
 import {
   BRIDGE_PLAN,
   DEVNET_CHAIN_NAMES,
@@ -54,6 +55,11 @@ export interface DeployDevnetOptions {
   existing?: Deployment;
   /** Progress lines (the `npm run devnet` script prints them). */
   log?: (line: string) => void;
+  /**
+   * Deploys the core contracts (other teams' Ignition modules, see `core.ts`) after the devnet's own,
+   * from the same deployer account; their addresses and ABIs join the deployment record.
+   */
+  deployCore?: () => Promise<CoreContract[]>;
 }
 
 /**
@@ -166,7 +172,10 @@ export async function deployDevnet(
   if (deployerNonce > 0) {
     if (options.existing && (await isDeployed(provider, options.existing))) {
       log(`${chainName}: already deployed, nothing to do`);
-      return { deployment: options.existing, abis: await collectAbis(), alreadyDeployed: true };
+      const core = Object.values(options.existing.contracts)
+        .filter((c) => !DEVNET_ABI_NAMES.has(c.abi))
+        .map((c) => ({ name: c.abi, address: c.address }));
+      return { deployment: options.existing, abis: await collectAbis(core), alreadyDeployed: true };
     }
     throw new Error(
       `chain ${chainName} is not fresh (deployer nonce ${deployerNonce}) and does not hold the devnet ` +
@@ -416,6 +425,22 @@ export async function deployDevnet(
       abi: contract.abiName,
     };
   }
+  // 9. The core contracts, after everything else so they never shift the devnet's addresses.
+  const core = options.deployCore ? await options.deployCore() : [];
+  if (core.length > 0) {
+    const lastDevnetBlock = Math.max(...[...receipts.values()].map((r) => r.blockNumber));
+    const created = await contractCreationBlocks(provider, lastDevnetBlock + 1);
+    for (const contract of core) {
+      const blockNumber = created.get(getAddress(contract.address));
+      if (blockNumber === undefined)
+        throw new Error(`core contract ${contract.name} was not created by the deployer`);
+      contracts[contract.name] = {
+        address: getAddress(contract.address),
+        blockNumber,
+        abi: contract.name,
+      };
+    }
+  }
   const deploymentBlock = Math.min(...Object.values(contracts).map((c) => c.blockNumber));
   const deployment: Deployment = {
     chainId: chain.chainId,
@@ -456,7 +481,7 @@ export async function deployDevnet(
   log(
     `${chainName}: deployed ${Object.keys(contracts).length} contracts and ${pools.length} pools`,
   );
-  return { deployment, abis: await collectAbis(), alreadyDeployed: false };
+  return { deployment, abis: await collectAbis(core), alreadyDeployed: false };
 }
 
 /** True when every contract of `deployment` has code on the chain behind `provider`. */
@@ -487,10 +512,43 @@ async function loadArtifacts() {
   };
 }
 
-/** Every ABI a devnet deployment references, plus the pair ABI for the pools. */
-async function collectAbis(): Promise<Record<string, unknown[]>> {
+const DEVNET_ABI_NAMES = new Set([
+  "TestToken",
+  "SanctionsOracle",
+  "Multisend",
+  "LockMintBridge",
+  "WETH9",
+  "UniswapV2Factory",
+  "UniswapV2Router02",
+  "UniswapV2Pair",
+]);
+
+/** Every ABI a devnet deployment references (plus the pair ABI for the pools and the core contracts'). */
+async function collectAbis(core: CoreContract[]): Promise<Record<string, unknown[]>> {
   const artifacts = await loadArtifacts();
-  return Object.fromEntries(Object.values(artifacts).map((a) => [a.contractName, a.abi]));
+  const coreArtifacts = await Promise.all(core.map((c) => hardhatArtifactByName(c.name)));
+  return Object.fromEntries(
+    [...Object.values(artifacts), ...coreArtifacts].map((a) => [a.contractName, a.abi]),
+  );
+}
+
+/** Contract address -> block of creation, for the deployer's transactions from `fromBlock` on. */
+async function contractCreationBlocks(
+  provider: Provider,
+  fromBlock: number,
+): Promise<Map<string, number>> {
+  const latest = await provider.getBlockNumber();
+  const created = new Map<string, number>();
+  for (let n = fromBlock; n <= latest; n++) {
+    const block = await provider.getBlock(n);
+    for (const hash of block?.transactions ?? []) {
+      const receipt = await provider.getTransactionReceipt(hash);
+      if (receipt?.contractAddress && getAddress(receipt.from) === DEVNET_DEPLOYER.address) {
+        created.set(getAddress(receipt.contractAddress), n);
+      }
+    }
+  }
+  return created;
 }
 
 function sortTokens(
@@ -510,16 +568,4 @@ export function pairAddress(
 ): string {
   const salt = solidityPackedKeccak256(["address", "address"], [token0, token1]);
   return getCreate2Address(factory, salt, initCodeHash);
-}
-
-/** The ethers Contract for a contract of a deployment (helper for scripts and tests). */
-export function deployedContract(
-  deployment: Deployment,
-  abis: Record<string, unknown[]>,
-  key: string,
-  runner: Provider | Wallet,
-): Contract {
-  const entry = deployment.contracts[key];
-  if (!entry) throw new Error(`deployment of ${deployment.network} has no contract ${key}`);
-  return new Contract(entry.address, abis[entry.abi] as never, runner);
 }

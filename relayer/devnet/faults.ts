@@ -10,7 +10,8 @@ import type { DevnetEip1193, Eip1193Provider } from "./eip1193.ts";
  *   provider fails every request like a refused connection (state is kept); over JSON-RPC the node
  *   process is stopped (restarting it gives a fresh chain, redeployed at the same addresses).
  * - `raiseBaseFee(factor)`: the base fee jumps to `factor` times its level and stays there
- *   (congestion) until `restoreBaseFee()`.
+ *   (congestion) until `restoreBaseFee()`. Both mine one block so the latest block, which fee
+ *   estimates read, shows the new level at once.
  * - `mine(blocks)`, `stallMining()` (transactions stay pending), `resumeMining()` (automine again,
  *   pending transactions mined), `intervalMining(ms)` (a block every `ms`).
  */
@@ -57,10 +58,12 @@ export function inProcessFaults(chain: DevnetEip1193, normalBaseFee: bigint): Ch
     async raiseBaseFee(factor) {
       const level = scale(normalBaseFee, factor);
       await chain.pinBaseFee(level);
+      await mine(chain, 1);
       return level;
     },
     async restoreBaseFee() {
       await chain.pinBaseFee(normalBaseFee);
+      await mine(chain, 1);
       return normalBaseFee;
     },
     mine: (blocks = 1) => mine(chain, blocks),
@@ -100,6 +103,7 @@ export function jsonRpcFaults(
   const setLevel = async (level: bigint) => {
     onBaseFee(level);
     await rpc(provider, "hardhat_setNextBlockBaseFeePerGas", [toQuantity(level)]);
+    await mine(provider, 1);
     return level;
   };
   const noNode = () =>

@@ -36,8 +36,10 @@ export function normaliseAsset(chain: RoutingChain, symbol: string): string {
   return upper === nativeSymbol(chain) ? wrappedNativeSymbol(chain) : upper;
 }
 
+/** The native coin's symbol: `extra.nativeAsset.symbol` in the deployment (default ETH). */
 export function nativeSymbol(chain: RoutingChain): string {
-  const declared = chain.deployment.extra["nativeSymbol"];
+  const declared = (chain.deployment.extra["nativeAsset"] as { symbol?: unknown } | undefined)
+    ?.symbol;
   return typeof declared === "string" ? declared : "ETH";
 }
 

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { Contract, keccak256, parseUnits } from "ethers";
-import { openChains, type ChainSet } from "../../relayer/chains/index.ts";
+import type { ChainSet } from "../../relayer/chains/index.ts";
+import { sharedDevnet } from "./fixture.ts";
 import { DEVNET_ACCOUNTS } from "../../relayer/devnet/accounts.ts";
 import { uniswapArtifact } from "../../relayer/devnet/artifacts.ts";
 import { POOLS, SHALLOW_POOL, VENUES, poolDepthUsd } from "../../relayer/devnet/plan.ts";
@@ -19,11 +20,7 @@ describe("# devnet exchanges", function () {
   let chains: ChainSet;
 
   before(async function () {
-    chains = await openChains({ mode: "embedded" });
-  });
-
-  after(async function () {
-    await chains?.close();
+    chains = await sharedDevnet();
   });
 
   it("should deploy the official UniswapV2Pair whose init code hash the router hard-codes", function () {

@@ -1,0 +1,387 @@
+import { Contract, Interface, type Signer, type TransactionRequest } from "ethers";
+import { ERC20_ABI } from "../routing/abis.ts";
+import type { RoutingChain } from "../routing/chain.ts";
+import { feeQuote, isGasStrategy, type FeeQuote, type GasStrategy } from "../routing/fees.ts";
+import type { TxKind } from "../routing/gas.ts";
+import type { SentTx, TxJournal } from "../execution/transactions.ts";
+import type { ComplianceScreen, ScreenResult } from "./compliance.ts";
+import { AgentError } from "./errors.ts";
+
+/** Spec "Task": the input of an agent. */
+export interface Task {
+  action: string;
+  params: Record<string, unknown>;
+}
+
+export interface ExecuteOptions {
+  /** Screen every counterparty and recipient before anything is signed (spec default true). */
+  complianceCheck?: boolean;
+}
+
+export interface TxRecord {
+  slot: string;
+  kind: TxKind;
+  chain: string;
+  chainId: number;
+  hash: string;
+  gasUsed: string;
+  gasLimit: string;
+  status: "confirmed" | "reverted";
+}
+
+/** What every agent returns: its transactions, metrics for the risk engine, compliance results. */
+export interface AgentResult {
+  action: string;
+  chain: string;
+  chainId: number;
+  tx_hashes: string[];
+  txs: TxRecord[];
+  metrics: AgentMetrics;
+  compliance: ScreenResult[];
+  [key: string]: unknown;
+}
+
+/** Metrics the risk engine scores (see relayer/execution/risk.ts). */
+export interface AgentMetrics {
+  gas_used: string;
+  gas_cost_wei: string;
+  /** Next base fee over the median of the last blocks when the agent ran (1 = normal). */
+  gas_spike: number;
+  out_of_gas_retries: number;
+  price_impact_bps?: number;
+  /** Quoted output minus received output, basis points of the quote. */
+  slippage_used_bps?: number;
+  slippage_tolerance_bps?: number;
+  /** Largest share of a pool's reserve the order took (0..1). */
+  pool_share?: number;
+  flagged_counterparties: number;
+}
+
+/** What agents need from the engine; the orchestrator builds one per action. */
+export interface AgentEnvironment {
+  chains: { list(): readonly RoutingChain[] };
+  /** The account's key (a Wallet; connected to each chain as needed). */
+  account: Signer & { connect(provider: RoutingChain["provider"]): Signer };
+  journal: TxJournal;
+  executionId: string;
+  actionIndex: number;
+  screen: ComplianceScreen;
+  /** Records a compliance alert (the orchestrator persists it with the execution). */
+  onSanctioned?: (result: ScreenResult, role: string) => Promise<void>;
+  /** Persists a value on first call and returns the stored one on a resumed run. */
+  memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  /** Bounded OUT_OF_GAS retries (default 3). */
+  maxGasRetries?: number;
+}
+
+export interface AgentConfig {
+  chain_id: number;
+  gas_strategy?: string;
+}
+
+/** Gas limit headroom over `eth_estimateGas`. */
+const GAS_PADDING_PERCENT = 120n;
+/** Spec: on OUT_OF_GAS raise the gas limit by a factor of 1.4. */
+const GAS_RAISE_PERCENT = 140n;
+
+/**
+ * Common agent machinery: the chain, compliance screening, allowance handling and sending through
+ * the journal with the OUT_OF_GAS policy (×1.4, bounded), reverts decoded into codes.
+ */
+export abstract class Agent {
+  readonly chain_id: number;
+  readonly gas_strategy: GasStrategy;
+  protected readonly env: AgentEnvironment;
+  protected readonly txs: TxRecord[] = [];
+  protected outOfGasRetries = 0;
+  protected screened: ScreenResult[] = [];
+  private fees: FeeQuote | null = null;
+
+  constructor(config: AgentConfig, env: AgentEnvironment) {
+    const strategy = config.gas_strategy ?? "eco";
+    if (!isGasStrategy(strategy)) throw new Error(`unknown gas strategy ${strategy}`);
+    this.chain_id = config.chain_id;
+    this.gas_strategy = strategy;
+    this.env = env;
+  }
+
+  abstract execute(task: Task, options?: ExecuteOptions): Promise<AgentResult>;
+
+  protected chainById(chainId: number): RoutingChain {
+    const chain = this.env.chains.list().find((c) => c.chainId === chainId);
+    if (!chain) throw new AgentError("NO_ROUTE", `chain ${chainId} is not configured`);
+    return chain;
+  }
+
+  protected get chain(): RoutingChain {
+    return this.chainById(this.chain_id);
+  }
+
+  protected signerOn(chain: RoutingChain): Signer {
+    return this.env.account.connect(chain.provider);
+  }
+
+  protected async feeQuote(): Promise<FeeQuote> {
+    this.fees ??= await feeQuote(this.chain.provider, this.gas_strategy);
+    return this.fees;
+  }
+
+  /** Screens every address; throws SANCTIONED_ADDRESS (after recording alerts) before anything is signed. */
+  protected async screen(
+    entries: Array<{ address: string; role: string }>,
+    chain = this.chain,
+  ): Promise<void> {
+    const unique = [...new Map(entries.map((e) => [e.address.toLowerCase(), e])).values()];
+    const results = await Promise.all(unique.map((e) => this.env.screen(e.address, chain)));
+    this.screened.push(...results);
+    const flagged = results
+      .map((r, i) => ({ r, role: unique[i]!.role }))
+      .filter(({ r }) => r.sanctioned);
+    if (flagged.length === 0) return;
+    for (const { r, role } of flagged) await this.env.onSanctioned?.(r, role);
+    const first = flagged[0]!;
+    throw new AgentError(
+      "SANCTIONED_ADDRESS",
+      `${first.role} ${first.r.address} is on ${first.r.sources.join(", ")}; nothing was sent`,
+      { address: first.r.address, sources: first.r.sources },
+    );
+  }
+
+  /** Sends `request` under `slot` with the OUT_OF_GAS policy; returns the successful transaction. */
+  protected async send(
+    slot: string,
+    kind: TxKind,
+    request: TransactionRequest,
+    options: {
+      chain?: RoutingChain;
+      signer?: Signer;
+      gasLimit?: bigint;
+      units?: number;
+      decode?: Interface;
+    } = {},
+  ): Promise<SentTx> {
+    const chain = options.chain ?? this.chain;
+    const signer = options.signer ?? this.signerOn(chain);
+    const from = await signer.getAddress();
+    let gasLimit =
+      options.gasLimit ?? (await this.estimate(chain, { ...request, from }, options.decode));
+    const maxRetries = this.env.maxGasRetries ?? 3;
+    for (let attempt = 0; ; attempt++) {
+      const name = attempt === 0 ? slot : `${slot}.retry${attempt}`;
+      const sent = await this.env.journal.send(
+        chain,
+        signer,
+        { executionId: this.env.executionId, actionIndex: this.env.actionIndex, slot: name },
+        kind,
+        { ...request, gasLimit },
+        { gasStrategy: this.gas_strategy, units: options.units },
+      );
+      this.txs.push({
+        slot: name,
+        kind,
+        chain: chain.name,
+        chainId: chain.chainId,
+        hash: sent.hash,
+        gasUsed: sent.gasUsed.toString(),
+        gasLimit: sent.gasLimit.toString(),
+        status: sent.status,
+      });
+      if (sent.status === "confirmed") return sent;
+      // Ran out of gas: the whole limit (all but the 1/64 kept by a caller frame) was used.
+      if (sent.gasUsed * 64n >= sent.gasLimit * 63n) {
+        if (attempt >= maxRetries) {
+          throw new AgentError(
+            "OUT_OF_GAS",
+            `${kind} ran out of gas ${attempt + 1} times (last limit ${gasLimit})`,
+            {
+              tx_hash: sent.hash,
+            },
+          );
+        }
+        this.outOfGasRetries++;
+        gasLimit = (gasLimit * GAS_RAISE_PERCENT) / 100n;
+        continue;
+      }
+      const reason = await this.revertReason(
+        chain,
+        sent.hash,
+        { ...request, from },
+        sent.receipt.blockNumber,
+        options.decode,
+      );
+      if (/INSUFFICIENT_OUTPUT_AMOUNT/.test(reason)) {
+        throw new AgentError(
+          "SLIPPAGE_EXCEEDED",
+          `${kind} reverted on chain: output below the minimum (${reason})`,
+          {
+            tx_hash: sent.hash,
+          },
+        );
+      }
+      throw new AgentError("TX_REVERTED", `${kind} reverted on ${chain.name}: ${reason}`, {
+        tx_hash: sent.hash,
+      });
+    }
+  }
+
+  private async estimate(
+    chain: RoutingChain,
+    request: TransactionRequest,
+    decode?: Interface,
+  ): Promise<bigint> {
+    try {
+      return ((await chain.provider.estimateGas(request)) * GAS_PADDING_PERCENT) / 100n;
+    } catch (err) {
+      const reason = describeRevert(err, decode);
+      // The price already moved past the tolerance: report it without paying for a revert.
+      if (/INSUFFICIENT_OUTPUT_AMOUNT/.test(reason)) {
+        throw new AgentError(
+          "SLIPPAGE_EXCEEDED",
+          `the swap would return less than its minimum output; not sent (${reason})`,
+        );
+      }
+      throw new AgentError("TX_REVERTED", `would revert on ${chain.name}: ${reason}`);
+    }
+  }
+
+  /** Replays a reverted transaction as a call against the state before its block to read the reason. */
+  private async revertReason(
+    chain: RoutingChain,
+    hash: string,
+    request: TransactionRequest,
+    block: number,
+    decode?: Interface,
+  ): Promise<string> {
+    // The transaction's own trace has the revert data even when the block reordered state
+    // (a front-run in the same block); a call replay against the previous block is the fallback.
+    const rpc = chain.provider as RoutingChain["provider"] & {
+      send?: (m: string, p: unknown[]) => Promise<unknown>;
+    };
+    if (typeof rpc.send === "function") {
+      try {
+        const trace = (await rpc.send("debug_traceTransaction", [
+          hash,
+          { disableStorage: true, disableMemory: true, disableStack: true },
+        ])) as { failed?: boolean; returnValue?: string };
+        if (trace.failed && trace.returnValue) {
+          const data = trace.returnValue.startsWith("0x")
+            ? trace.returnValue
+            : `0x${trace.returnValue}`;
+          return decodeRevertData(data, decode);
+        }
+      } catch {
+        // Tracing not offered by this node.
+      }
+    }
+    try {
+      await chain.provider.call({ ...request, blockTag: block - 1 });
+      return "reverted (no reason on replay)";
+    } catch (err) {
+      return describeRevert(err, decode);
+    }
+  }
+
+  /** Approves `spender` for `amount` of `token` unless the allowance suffices (resumes a journalled approval). */
+  protected async ensureAllowance(
+    token: string,
+    spender: string,
+    amount: bigint,
+    chain = this.chain,
+  ): Promise<void> {
+    const slot = `approve.${spender.toLowerCase()}`;
+    const journalled = await this.env.journal.find({
+      executionId: this.env.executionId,
+      actionIndex: this.env.actionIndex,
+      slot,
+    });
+    const signer = this.signerOn(chain);
+    const erc20 = new Contract(token, ERC20_ABI, signer);
+    if (!journalled) {
+      const allowance = (await erc20.getFunction("allowance")(
+        await signer.getAddress(),
+        spender,
+      )) as bigint;
+      if (allowance >= amount) return;
+    }
+    const request = await erc20.getFunction("approve").populateTransaction(spender, amount);
+    await this.send(slot, "approve", request, { chain, signer });
+  }
+
+  protected async baseMetrics(): Promise<AgentMetrics> {
+    const fees = await this.feeQuote();
+    const gasUsed = this.txs.reduce((s, t) => s + BigInt(t.gasUsed), 0n);
+    const spike =
+      fees.medianBaseFeePerGas > 0n
+        ? Number((fees.nextBaseFeePerGas * 1000n) / fees.medianBaseFeePerGas) / 1000
+        : 1;
+    return {
+      gas_used: gasUsed.toString(),
+      gas_cost_wei: (gasUsed * fees.expectedPricePerGas).toString(),
+      gas_spike: spike,
+      out_of_gas_retries: this.outOfGasRetries,
+      flagged_counterparties: this.screened.filter((s) => s.sanctioned).length,
+    };
+  }
+
+  protected result(
+    action: string,
+    extra: Record<string, unknown>,
+    metrics: Partial<AgentMetrics>,
+    base: AgentMetrics,
+  ): AgentResult {
+    return {
+      action,
+      chain: this.chain.name,
+      chainId: this.chain.chainId,
+      tx_hashes: this.txs.map((t) => t.hash),
+      txs: this.txs,
+      metrics: { ...base, ...metrics },
+      compliance: this.screened,
+      ...extra,
+    };
+  }
+}
+
+/** Decodes revert data: `Error(string)`, `Panic(uint256)`, or one of the contract's custom errors. */
+export function decodeRevertData(data: string, decode?: Interface): string {
+  try {
+    const standard = STANDARD_ERRORS.parseError(data);
+    if (standard?.name === "Error") return String(standard.args[0]);
+    if (standard) return `Panic(${String(standard.args[0])})`;
+  } catch {
+    // Not a standard error.
+  }
+  if (decode) {
+    try {
+      const parsed = decode.parseError(data);
+      if (parsed) return `${parsed.name}(${parsed.args.map(String).join(", ")})`;
+    } catch {
+      // Not one of this contract's errors.
+    }
+  }
+  return `reverted with data ${data.slice(0, 74)}`;
+}
+
+const STANDARD_ERRORS = new Interface(["error Error(string)", "error Panic(uint256)"]);
+
+/** The revert reason of an ethers call error: a require string, a custom error name, or the message. */
+export function describeRevert(err: unknown, decode?: Interface): string {
+  const e = err as {
+    reason?: string;
+    data?: string;
+    info?: { error?: { data?: string } };
+    shortMessage?: string;
+    message?: string;
+  };
+  if (e.reason) return e.reason;
+  const data = e.data ?? e.info?.error?.data;
+  if (decode && typeof data === "string" && data.length >= 10) {
+    try {
+      const parsed = decode.parseError(data);
+      if (parsed) return `${parsed.name}(${parsed.args.map(String).join(", ")})`;
+    } catch {
+      // Not one of this contract's errors.
+    }
+  }
+  return e.shortMessage ?? e.message ?? String(err);
+}

@@ -1,0 +1,46 @@
+import type { RoutingChain } from "../routing/chain.ts";
+
+/** The result of screening one address against the sanctions sources. */
+export interface ScreenResult {
+  address: string;
+  sanctioned: boolean;
+  /** Sanctions list ids that flagged it (`chainalysis-oracle`, `ofac-sdn`, ...). */
+  sources: string[];
+  /** Every source consulted, flagged or not. */
+  checked: string[];
+}
+
+/** Screens an address (as a counterparty or recipient on `chain`). */
+export type ComplianceScreen = (address: string, chain: RoutingChain) => Promise<ScreenResult>;
+
+export const ORACLE_CONTRACT = "SanctionsOracle";
+
+/**
+ * The on-chain source: the chain's Chainalysis-compatible sanctions oracle (`isSanctioned`).
+ * Extra sources (the aux engineer's file lists) are combined with {@link combineScreens}.
+ */
+export const oracleScreen: ComplianceScreen = async (address, chain) => {
+  if (!chain.deployment.contracts[ORACLE_CONTRACT]) {
+    return { address, sanctioned: false, sources: [], checked: [] };
+  }
+  const oracle = chain.contract(ORACLE_CONTRACT);
+  const sanctioned = (await oracle.getFunction("isSanctioned")(address)) as boolean;
+  return {
+    address,
+    sanctioned,
+    sources: sanctioned ? ["chainalysis-oracle"] : [],
+    checked: ["chainalysis-oracle"],
+  };
+};
+
+export function combineScreens(...screens: ComplianceScreen[]): ComplianceScreen {
+  return async (address, chain) => {
+    const results = await Promise.all(screens.map((s) => s(address, chain)));
+    return {
+      address,
+      sanctioned: results.some((r) => r.sanctioned),
+      sources: [...new Set(results.flatMap((r) => r.sources))],
+      checked: [...new Set(results.flatMap((r) => r.checked))],
+    };
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * Agent failures carry a spec-style upper-case `code` and a `detail` a client can act on:
+ * - `OUT_OF_GAS`: the transaction ran out of gas even after the bounded ×1.4 raises.
+ * - `SANCTIONED_ADDRESS`: a recipient or counterparty is on a sanctions source; nothing was sent.
+ * - `INSUFFICIENT_LIQUIDITY`: no allowed pool can fill the order (`retry_in` seconds; `detail`
+ *   names an alternative chain/exchange with the liquidity when there is one).
+ * - `SLIPPAGE_EXCEEDED`: the swap reverted on chain at the router's minimum output.
+ * - `CHAIN_UNAVAILABLE`: the chain's RPC failed or its base fee is above the cap (the orchestrator
+ *   moves the action to the next fallback chain).
+ * - `TX_REVERTED`: any other on-chain revert (the reason is in `detail`).
+ * - `NO_ROUTE`: the assets or contracts needed do not exist on the chain.
+ */
+export type AgentErrorCode =
+  | "OUT_OF_GAS"
+  | "SANCTIONED_ADDRESS"
+  | "INSUFFICIENT_LIQUIDITY"
+  | "SLIPPAGE_EXCEEDED"
+  | "CHAIN_UNAVAILABLE"
+  | "TX_REVERTED"
+  | "NO_ROUTE";
+
+export class AgentError extends Error {
+  readonly code: AgentErrorCode;
+  readonly detail: string;
+  /** Extra fields of the error body (`retry_in`, `tx_hash`, `address`, ...). */
+  readonly extra: Record<string, unknown>;
+
+  constructor(code: AgentErrorCode, detail: string, extra: Record<string, unknown> = {}) {
+    super(`${code}: ${detail}`);
+    this.name = "AgentError";
+    this.code = code;
+    this.detail = detail;
+    this.extra = extra;
+  }
+
+  toBody(): Record<string, unknown> {
+    return { error: this.code, detail: this.detail, ...this.extra };
+  }
+}

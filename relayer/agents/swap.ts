@@ -1,0 +1,192 @@
+import { Contract, formatUnits, id, zeroPadValue } from "ethers";
+import { ROUTER_ABI } from "../routing/abis.ts";
+import { minimumOut } from "../routing/amm.ts";
+import { tokenOf } from "../routing/chain.ts";
+import { InsufficientLiquidityError, NoRouteError } from "../routing/errors.ts";
+import { ReserveReader } from "../routing/pools.ts";
+import { quoteSwapCandidates, type SwapCandidate } from "../routing/quote.ts";
+import { ROUTE_PRIORITIES, selectRoute, type RoutePriority } from "../routing/select.ts";
+import { Agent, type AgentResult, type ExecuteOptions, type Task } from "./base.ts";
+import { AgentError } from "./errors.ts";
+
+const TRANSFER_TOPIC = id("Transfer(address,address,uint256)");
+/** Default tolerance when a task gives none: 0.5% (the intake's default). */
+const DEFAULT_SLIPPAGE_BPS = 50;
+/** Swap deadline: the router rejects the transaction after this many seconds. */
+const DEADLINE_SECONDS = 1_200;
+
+/** The quote an agent commits to (persisted, so a resumed run uses the same one). */
+interface CommittedQuote {
+  exchange: string;
+  router: string;
+  path: string[];
+  pathAddresses: string[];
+  amountIn: string;
+  quoted: string;
+  minOut: string;
+  priceImpactBps: number;
+  poolShare: number;
+  deadline: number;
+}
+
+/**
+ * Swaps one asset for another on the agent's chain through a Uniswap-V2 router: quotes every
+ * exchange and path on the chain (or the pinned `dex`), commits to the best by priority, approves
+ * the router and swaps with `amountOutMin` = quote × (1 − slippage), so slippage beyond the
+ * tolerance reverts on chain (SLIPPAGE_EXCEEDED, not retried).
+ *
+ * Task params: `from`, `to`, `amount` (decimal), `slippage_bps`, `dex?`, `priority?`, `recipient?`
+ * (default: the account), `gas_limit?` (first attempt's limit instead of the estimate).
+ */
+export class SwapAgent extends Agent {
+  async execute(task: Task, { complianceCheck = true }: ExecuteOptions = {}): Promise<AgentResult> {
+    const p = task.params;
+    const from = String(p.from);
+    const to = String(p.to);
+    const amount = String(p.amount);
+    const slippageBps = Number(p.slippage_bps ?? DEFAULT_SLIPPAGE_BPS);
+    const account = await this.env.account.getAddress();
+    const recipient = String(p.recipient ?? account);
+    const chain = this.chain;
+    const tokenOut = tokenOf(chain, to);
+
+    const quote = await this.env.memo<CommittedQuote>("quote", async () => {
+      const route = await this.route(
+        from,
+        to,
+        amount,
+        p.dex as string | undefined,
+        p.priority as string | undefined,
+        account,
+      );
+      return {
+        exchange: route.exchange,
+        router: route.router,
+        path: route.path,
+        pathAddresses: route.pathAddresses,
+        amountIn: route.amountIn.toString(),
+        quoted: route.amountOut.toString(),
+        minOut: minimumOut(route.amountOut, slippageBps / 100).toString(),
+        priceImpactBps: route.priceImpactBps,
+        poolShare: route.poolShare,
+        deadline: Math.floor(Date.now() / 1000) + DEADLINE_SECONDS,
+      };
+    });
+
+    if (complianceCheck) {
+      const reader = new ReserveReader();
+      const pairs: Array<{ address: string; role: string }> = [];
+      for (let i = 0; i + 1 < quote.pathAddresses.length; i++) {
+        const pool = await reader.reserves(
+          chain,
+          quote.exchange,
+          quote.pathAddresses[i]!,
+          quote.pathAddresses[i + 1]!,
+        );
+        if (pool) pairs.push({ address: pool.pair, role: "pool" });
+      }
+      await this.screen([
+        { address: recipient, role: "recipient" },
+        { address: quote.router, role: "router" },
+        ...pairs,
+      ]);
+    }
+
+    const amountIn = BigInt(quote.amountIn);
+    await this.ensureAllowance(quote.pathAddresses[0]!, quote.router, amountIn);
+    const router = new Contract(quote.router, ROUTER_ABI, chain.provider);
+    const request = await router
+      .getFunction("swapExactTokensForTokens")
+      .populateTransaction(
+        amountIn,
+        BigInt(quote.minOut),
+        quote.pathAddresses,
+        recipient,
+        BigInt(quote.deadline),
+      );
+    const gasLimit = p.gas_limit !== undefined ? BigInt(p.gas_limit as string | number) : undefined;
+    const sent = await this.send("swap", "swap", request, {
+      gasLimit,
+      units: quote.path.length - 1,
+    });
+
+    // Output: the final pool's Transfer of the output token to the recipient.
+    const recipientTopic = zeroPadValue(recipient.toLowerCase(), 32);
+    const received = sent.receipt.logs
+      .filter(
+        (l) =>
+          l.address.toLowerCase() === tokenOut.address.toLowerCase() &&
+          l.topics[0] === TRANSFER_TOPIC &&
+          l.topics[2]?.toLowerCase() === recipientTopic,
+      )
+      .reduce((s, l) => s + BigInt(l.data), 0n);
+    const quoted = BigInt(quote.quoted);
+    const slippageUsed =
+      quoted > 0n && received < quoted ? Number(((quoted - received) * 10_000n) / quoted) : 0;
+    const base = await this.baseMetrics();
+    return this.result(
+      task.action,
+      {
+        exchange: quote.exchange,
+        path: quote.path,
+        from,
+        to,
+        amount_in: formatUnits(amountIn, tokenOf(chain, from).decimals),
+        amount_out: formatUnits(received, tokenOut.decimals),
+        quoted_out: formatUnits(quoted, tokenOut.decimals),
+        min_out: formatUnits(BigInt(quote.minOut), tokenOut.decimals),
+        slippage_bps: slippageBps,
+        recipient,
+      },
+      {
+        price_impact_bps: quote.priceImpactBps,
+        slippage_used_bps: slippageUsed,
+        slippage_tolerance_bps: slippageBps,
+        pool_share: quote.poolShare,
+      },
+      base,
+    );
+  }
+
+  /** Best route on this chain; INSUFFICIENT_LIQUIDITY names where else the order fits. */
+  private async route(
+    from: string,
+    to: string,
+    amount: string,
+    dex: string | undefined,
+    priority: string | undefined,
+    account: string,
+  ): Promise<SwapCandidate> {
+    const chains = this.env.chains.list();
+    const all = await quoteSwapCandidates(
+      chains,
+      { from, to, amount, account, gasStrategy: this.gas_strategy },
+      new ReserveReader(),
+    );
+    const prio = (ROUTE_PRIORITIES as readonly string[]).includes(priority ?? "")
+      ? (priority as RoutePriority)
+      : "cost";
+    try {
+      return selectRoute(
+        all,
+        { priority: prio, chains: [this.chain.name], dex },
+        `swap ${amount} ${from} → ${to}`,
+      );
+    } catch (err) {
+      if (err instanceof InsufficientLiquidityError) {
+        throw new AgentError("INSUFFICIENT_LIQUIDITY", err.detail, {
+          retry_in: err.retry_in,
+          ...(err.alternative ? { alternative: err.alternative } : {}),
+        });
+      }
+      if (err instanceof NoRouteError) throw new AgentError("NO_ROUTE", err.detail);
+      throw err;
+    }
+  }
+}
+
+/**
+ * Convert: a swap whose route is chosen by `route_optimizer.priority` (spec: `cost`). The chain is
+ * chosen by the orchestrator with the same priority before the agent is built.
+ */
+export class ConvertAgent extends SwapAgent {}

@@ -1,0 +1,343 @@
+import { randomBytes } from "node:crypto";
+import type { Store } from "../store/index.ts";
+import type { TierName } from "../limits/tiers.ts";
+import { decryptSecret, encryptSecret, masterKeyFingerprint } from "./secrets.ts";
+
+/**
+ * API keys: the public key a client sends in `X-SVC-Key`, its tier, and its signing secret,
+ * stored encrypted (AES-256-GCM under the master key, bound to the key's id). A rotation keeps
+ * the previous secret valid until `previous_expires_at` so clients can switch without downtime.
+ * Secrets leave this module only in the results of `createApiKey` and `rotateApiKey`.
+ */
+
+export interface ApiKeyRecord {
+  id: string;
+  key: string;
+  tier: TierName;
+  label: string;
+  source: string;
+  createdAt: Date;
+  rotatedAt: Date | null;
+  revokedAt: Date | null;
+  previousExpiresAt: Date | null;
+}
+
+/** What authentication needs: the secrets that currently verify a signature for this key. */
+export interface ApiKeyCredentials {
+  id: string;
+  key: string;
+  tier: TierName;
+  revoked: boolean;
+  secrets: string[];
+}
+
+interface ApiKeyRow {
+  id: string;
+  key: string;
+  tier: TierName;
+  label: string;
+  source: string;
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_expires_at: Date | string | null;
+  created_at: Date | string;
+  rotated_at: Date | string | null;
+  revoked_at: Date | string | null;
+}
+
+const toDate = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
+
+function toRecord(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    key: row.key,
+    tier: row.tier,
+    label: row.label,
+    source: row.source,
+    createdAt: toDate(row.created_at)!,
+    rotatedAt: toDate(row.rotated_at),
+    revokedAt: toDate(row.revoked_at),
+    previousExpiresAt: toDate(row.previous_expires_at),
+  };
+}
+
+export const newApiKey = () => `vfk_${randomBytes(18).toString("base64url")}`;
+export const newSigningSecret = () => `vfs_${randomBytes(32).toString("base64url")}`;
+const newKeyId = () => `key_${randomBytes(12).toString("hex")}`;
+
+export class ApiKeyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ApiKeyError";
+  }
+}
+
+export interface CreateApiKeyInput {
+  tier: TierName;
+  label?: string;
+  /** Defaults to a fresh random key; the bootstrap key comes from the environment. */
+  key?: string;
+  secret?: string;
+  source?: "cli" | "bootstrap" | "dev";
+}
+
+export async function createApiKey(
+  store: Store,
+  masterKey: Buffer,
+  input: CreateApiKeyInput,
+): Promise<{ record: ApiKeyRecord; secret: string }> {
+  const id = newKeyId();
+  const key = input.key ?? newApiKey();
+  const secret = input.secret ?? newSigningSecret();
+  const rows = await store.query<ApiKeyRow>(
+    `INSERT INTO api_keys (id, key, tier, label, secret_enc, source)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (key) DO NOTHING
+     RETURNING *`,
+    [
+      id,
+      key,
+      input.tier,
+      input.label ?? "",
+      encryptSecret(masterKey, secret, id),
+      input.source ?? "cli",
+    ],
+  );
+  if (rows.length === 0) throw new ApiKeyError(`API key ${key} already exists`);
+  return { record: toRecord(rows[0]!), secret };
+}
+
+export async function listApiKeys(store: Store): Promise<ApiKeyRecord[]> {
+  const rows = await store.query<ApiKeyRow>("SELECT * FROM api_keys ORDER BY created_at, id");
+  return rows.map(toRecord);
+}
+
+export async function countApiKeys(store: Store): Promise<number> {
+  const [row] = await store.query<{ n: number }>("SELECT count(*)::int AS n FROM api_keys");
+  return row?.n ?? 0;
+}
+
+/**
+ * Issues a new secret; the current one keeps working for `graceSeconds` (0 ends it at once).
+ * Rotating again during a grace period drops the oldest secret: at most two are ever valid.
+ */
+export async function rotateApiKey(
+  store: Store,
+  masterKey: Buffer,
+  key: string,
+  graceSeconds: number,
+  now = Date.now(),
+): Promise<{ record: ApiKeyRecord; secret: string }> {
+  return store.transaction(async (tx) => {
+    const [row] = await tx.query<ApiKeyRow>("SELECT * FROM api_keys WHERE key = $1 FOR UPDATE", [
+      key,
+    ]);
+    if (!row) throw new ApiKeyError(`no API key ${key}`);
+    if (row.revoked_at) throw new ApiKeyError(`API key ${key} is revoked`);
+    const secret = newSigningSecret();
+    const previousExpires = graceSeconds > 0 ? new Date(now + graceSeconds * 1000) : null;
+    const [updated] = await tx.query<ApiKeyRow>(
+      `UPDATE api_keys
+         SET secret_enc = $2,
+             previous_secret_enc = CASE WHEN $3::timestamptz IS NULL THEN NULL ELSE secret_enc END,
+             previous_expires_at = $3::timestamptz,
+             rotated_at = $4::timestamptz
+       WHERE id = $1
+       RETURNING *`,
+      [row.id, encryptSecret(masterKey, secret, row.id), previousExpires, new Date(now)],
+    );
+    forgetEverywhere(key);
+    return { record: toRecord(updated!), secret };
+  });
+}
+
+/** Ends a rotation early: the previous secret stops working now. */
+export async function finishRotation(store: Store, key: string): Promise<ApiKeyRecord> {
+  const [row] = await store.query<ApiKeyRow>(
+    `UPDATE api_keys SET previous_secret_enc = NULL, previous_expires_at = NULL
+     WHERE key = $1 RETURNING *`,
+    [key],
+  );
+  if (!row) throw new ApiKeyError(`no API key ${key}`);
+  forgetEverywhere(key);
+  return toRecord(row);
+}
+
+export async function revokeApiKey(
+  store: Store,
+  key: string,
+  now = Date.now(),
+): Promise<ApiKeyRecord> {
+  const [row] = await store.query<ApiKeyRow>(
+    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2::timestamptz)
+     WHERE key = $1 RETURNING *`,
+    [key, new Date(now)],
+  );
+  if (!row) throw new ApiKeyError(`no API key ${key}`);
+  forgetEverywhere(key);
+  return toRecord(row);
+}
+
+/** The secrets valid at `now` for `key`, or null for an unknown key. */
+export async function loadCredentials(
+  store: Store,
+  masterKey: Buffer,
+  key: string,
+  now = Date.now(),
+): Promise<ApiKeyCredentials | null> {
+  const stored = await loadStoredCredentials(store, masterKey, key);
+  return stored && credentialsAt(stored, now);
+}
+
+/** A key's secrets with the rotation deadline, decrypted, before picking those valid at a time. */
+interface StoredCredentials {
+  id: string;
+  key: string;
+  tier: TierName;
+  revoked: boolean;
+  current: string;
+  previous: { secret: string; expiresAt: number } | null;
+}
+
+async function loadStoredCredentials(
+  store: Store,
+  masterKey: Buffer,
+  key: string,
+): Promise<StoredCredentials | null> {
+  const [row] = await store.query<ApiKeyRow>(
+    `SELECT id, key, tier, secret_enc, previous_secret_enc, previous_expires_at, revoked_at
+       FROM api_keys WHERE key = $1`,
+    [key],
+  );
+  if (!row) return null;
+  const previousExpires = toDate(row.previous_expires_at);
+  return {
+    id: row.id,
+    key: row.key,
+    tier: row.tier,
+    revoked: row.revoked_at !== null,
+    current: decryptSecret(masterKey, row.secret_enc, row.id),
+    previous:
+      row.previous_secret_enc && previousExpires
+        ? {
+            secret: decryptSecret(masterKey, row.previous_secret_enc, row.id),
+            expiresAt: previousExpires.getTime(),
+          }
+        : null,
+  };
+}
+
+function credentialsAt(stored: StoredCredentials, now: number): ApiKeyCredentials {
+  const secrets = [stored.current];
+  if (stored.previous && stored.previous.expiresAt > now) secrets.push(stored.previous.secret);
+  return { id: stored.id, key: stored.key, tier: stored.tier, revoked: stored.revoked, secrets };
+}
+
+/**
+ * Credentials looked up by authentication, kept for `ttlMs` (default 1 s) to spare a database
+ * round trip and a decryption per request. Consequence, documented: a revocation or rotation made
+ * by another process (the keys command) takes effect within `ttlMs`; made in this process (the
+ * functions above), at once. Unknown keys are not cached, so a new key works immediately.
+ */
+export class CredentialsCache {
+  readonly #entries = new Map<string, { stored: StoredCredentials; loadedAt: number }>();
+  readonly #store: Store;
+  readonly #masterKey: Buffer;
+  readonly #ttlMs: number;
+
+  constructor(store: Store, masterKey: Buffer, ttlMs = 1_000) {
+    this.#store = store;
+    this.#masterKey = masterKey;
+    this.#ttlMs = ttlMs;
+    LIVE_CACHES.add(new WeakRef(this));
+  }
+
+  async get(key: string, now: number): Promise<ApiKeyCredentials | null> {
+    const hit = this.#entries.get(key);
+    if (hit && now - hit.loadedAt < this.#ttlMs && now >= hit.loadedAt) {
+      return credentialsAt(hit.stored, now);
+    }
+    const stored = await loadStoredCredentials(this.#store, this.#masterKey, key);
+    if (!stored) {
+      this.#entries.delete(key);
+      return null;
+    }
+    if (this.#entries.size >= 10_000) this.#entries.clear(); // bound memory under key churn
+    this.#entries.set(key, { stored, loadedAt: now });
+    return credentialsAt(stored, now);
+  }
+
+  forget(key: string): void {
+    this.#entries.delete(key);
+  }
+}
+
+const LIVE_CACHES = new Set<WeakRef<CredentialsCache>>();
+
+/** Drops `key` from every cache of this process (after a revocation or rotation here). */
+function forgetEverywhere(key: string): void {
+  for (const ref of LIVE_CACHES) {
+    const cache = ref.deref();
+    if (cache) cache.forget(key);
+    else LIVE_CACHES.delete(ref);
+  }
+}
+
+/**
+ * The bootstrap key from `VERIFLOW_API_KEY`/`VERIFLOW_SIGNING_SECRET`/`VERIFLOW_TIER`: created on
+ * first start, its secret and tier follow the environment on later starts. A revoked bootstrap
+ * key stays revoked; a CLI-created key of the same name is never overwritten.
+ */
+export async function ensureBootstrapKey(
+  store: Store,
+  masterKey: Buffer,
+  bootstrap: { key: string; secret: string; tier: TierName },
+): Promise<ApiKeyRecord> {
+  return store.transaction(async (tx) => {
+    // Processes starting together: one creates the key, the others then find it.
+    await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+      `veriflow:bootstrap:${bootstrap.key}`,
+    ]);
+    const [row] = await tx.query<ApiKeyRow>("SELECT * FROM api_keys WHERE key = $1 FOR UPDATE", [
+      bootstrap.key,
+    ]);
+    if (!row) {
+      const created = await createApiKey(tx, masterKey, { ...bootstrap, source: "bootstrap" });
+      return created.record;
+    }
+    if (row.source !== "bootstrap") {
+      throw new ApiKeyError(
+        `VERIFLOW_API_KEY ${bootstrap.key} names a key created with the keys command; choose another name`,
+      );
+    }
+    const current = decryptSecret(masterKey, row.secret_enc, row.id);
+    if (current === bootstrap.secret && row.tier === bootstrap.tier) return toRecord(row);
+    const [updated] = await tx.query<ApiKeyRow>(
+      "UPDATE api_keys SET secret_enc = $2, tier = $3 WHERE id = $1 RETURNING *",
+      [row.id, encryptSecret(masterKey, bootstrap.secret, row.id), bootstrap.tier],
+    );
+    return toRecord(updated!);
+  });
+}
+
+/**
+ * Records the master key's fingerprint on first use and refuses a different master key later:
+ * a process started with the wrong key would otherwise fail every signature check.
+ */
+export async function checkMasterKey(store: Store, masterKey: Buffer): Promise<void> {
+  const fingerprint = masterKeyFingerprint(masterKey);
+  await store.query(
+    `INSERT INTO platform_settings (name, value) VALUES ('master_key_fingerprint', $1)
+     ON CONFLICT (name) DO NOTHING`,
+    [fingerprint],
+  );
+  const [row] = await store.query<{ value: string }>(
+    "SELECT value FROM platform_settings WHERE name = 'master_key_fingerprint'",
+  );
+  if (row?.value !== fingerprint) {
+    throw new Error(
+      "the master key differs from the one that encrypted the API keys in this database " +
+        "(set VERIFLOW_MASTER_KEY to the original key, or use the same DATA_DIR)",
+    );
+  }
+}

@@ -1,0 +1,151 @@
+import { createMiddleware } from "hono/factory";
+import { ApiError } from "../http/errors.ts";
+import type { AppEnv, AuthenticatedKey } from "../http/env.ts";
+import type { Store } from "../store/index.ts";
+import { TIMESTAMP_TOLERANCE_MS, verifySignature } from "./hmac.ts";
+import { CredentialsCache, type ApiKeyCredentials } from "./keys.ts";
+import { recordSignature } from "./replay.ts";
+
+/**
+ * Authentication (spec "Authentication"): every request outside health, metrics and docs carries
+ * `X-SVC-Key`, `X-SVC-Timestamp` (epoch ms) and `X-SVC-Signature` (lower-case hex
+ * HMAC-SHA256(secret, timestamp + raw body)). Checks, in order, each failing with 401 and its
+ * own code: headers present, well-formed, timestamp within ±300 s, key known and not revoked,
+ * signature valid (constant time, against the current and, during a rotation, the previous
+ * secret), signature not seen before (shared through the database). Compliance endpoints also
+ * accept `Authorization: Bearer <API_KEY>`. Requires `readBody()` before it.
+ */
+
+export interface AuthOptions {
+  store: Store;
+  masterKey: Buffer;
+  clock?: () => number;
+  /** Accept `Authorization: Bearer <API_KEY>` as an alternative (compliance endpoints). */
+  allowBearer?: boolean | ((path: string) => boolean);
+  /** How long looked-up credentials are reused (default 1 s); see CredentialsCache. */
+  credentialsTtlMs?: number;
+}
+
+export const AUTH_ERRORS = {
+  missingKey: "AUTH_MISSING_KEY",
+  missingSignature: "AUTH_MISSING_SIGNATURE",
+  missingTimestamp: "AUTH_MISSING_TIMESTAMP",
+  malformedKey: "AUTH_MALFORMED_KEY",
+  malformedTimestamp: "AUTH_MALFORMED_TIMESTAMP",
+  malformedSignature: "AUTH_MALFORMED_SIGNATURE",
+  timestampExpired: "AUTH_TIMESTAMP_EXPIRED",
+  timestampInFuture: "AUTH_TIMESTAMP_IN_FUTURE",
+  unknownKey: "AUTH_UNKNOWN_KEY",
+  revokedKey: "AUTH_KEY_REVOKED",
+  badSignature: "AUTH_BAD_SIGNATURE",
+  replay: "AUTH_REPLAYED_SIGNATURE",
+  malformedAuthorization: "AUTH_MALFORMED_AUTHORIZATION",
+} as const;
+
+const unauthorized = (code: string, detail: string) =>
+  new ApiError(401, code, detail, {}, { "WWW-Authenticate": 'HMAC-SHA256 realm="veriflow"' });
+
+const KEY_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+const TIMESTAMP_PATTERN = /^[0-9]{1,16}$/;
+const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/;
+
+async function credentialsFor(
+  cache: CredentialsCache,
+  key: string,
+  now: number,
+): Promise<ApiKeyCredentials> {
+  const credentials = await cache.get(key, now);
+  if (!credentials) throw unauthorized(AUTH_ERRORS.unknownKey, "the API key is not known");
+  if (credentials.revoked) throw unauthorized(AUTH_ERRORS.revokedKey, "the API key was revoked");
+  return credentials;
+}
+
+export function authenticate(options: AuthOptions) {
+  const clock = options.clock ?? Date.now;
+  const cache = new CredentialsCache(options.store, options.masterKey, options.credentialsTtlMs);
+  const bearerAllowed =
+    typeof options.allowBearer === "function"
+      ? options.allowBearer
+      : () => options.allowBearer === true;
+
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const now = clock();
+    const key = c.req.header("x-svc-key");
+    const authorization = c.req.header("authorization");
+
+    if (key === undefined && authorization !== undefined && bearerAllowed(c.req.path)) {
+      const match = /^Bearer ([A-Za-z0-9_.-]{1,128})$/.exec(authorization.trim());
+      if (!match) {
+        throw unauthorized(
+          AUTH_ERRORS.malformedAuthorization,
+          "the Authorization header must be `Bearer <API_KEY>`",
+        );
+      }
+      const credentials = await credentialsFor(cache, match[1]!, now);
+      setKey(c, credentials, "bearer");
+      return next();
+    }
+
+    const timestamp = c.req.header("x-svc-timestamp");
+    const signature = c.req.header("x-svc-signature");
+    if (key === undefined)
+      throw unauthorized(AUTH_ERRORS.missingKey, "X-SVC-Key header is missing");
+    if (timestamp === undefined) {
+      throw unauthorized(AUTH_ERRORS.missingTimestamp, "X-SVC-Timestamp header is missing");
+    }
+    if (signature === undefined) {
+      throw unauthorized(AUTH_ERRORS.missingSignature, "X-SVC-Signature header is missing");
+    }
+    if (!KEY_PATTERN.test(key)) {
+      throw unauthorized(AUTH_ERRORS.malformedKey, "X-SVC-Key is not a well-formed API key");
+    }
+    if (!TIMESTAMP_PATTERN.test(timestamp)) {
+      throw unauthorized(
+        AUTH_ERRORS.malformedTimestamp,
+        "X-SVC-Timestamp must be milliseconds since the epoch as a decimal string",
+      );
+    }
+    if (!SIGNATURE_PATTERN.test(signature)) {
+      throw unauthorized(
+        AUTH_ERRORS.malformedSignature,
+        "X-SVC-Signature must be 64 lower-case hex characters (HMAC-SHA256)",
+      );
+    }
+    const timestampMs = Number(timestamp);
+    if (timestampMs < now - TIMESTAMP_TOLERANCE_MS) {
+      throw unauthorized(
+        AUTH_ERRORS.timestampExpired,
+        `X-SVC-Timestamp is more than ${TIMESTAMP_TOLERANCE_MS / 1000} s old; sign the request again with the current time`,
+      );
+    }
+    if (timestampMs > now + TIMESTAMP_TOLERANCE_MS) {
+      throw unauthorized(
+        AUTH_ERRORS.timestampInFuture,
+        `X-SVC-Timestamp is more than ${TIMESTAMP_TOLERANCE_MS / 1000} s in the future; check the client's clock`,
+      );
+    }
+    const credentials = await credentialsFor(cache, key, now);
+    if (!verifySignature(credentials.secrets, timestamp, c.get("rawBody"), signature)) {
+      throw unauthorized(
+        AUTH_ERRORS.badSignature,
+        "X-SVC-Signature does not match HMAC-SHA256(signing secret, X-SVC-Timestamp + body)",
+      );
+    }
+    if (!(await recordSignature(options.store, credentials.id, signature, timestampMs))) {
+      throw unauthorized(
+        AUTH_ERRORS.replay,
+        "this signature was already used; sign each request with a fresh timestamp",
+      );
+    }
+    setKey(c, credentials, "hmac");
+    return next();
+  });
+}
+
+function setKey(
+  c: { set(key: "apiKey", value: AuthenticatedKey): void },
+  credentials: ApiKeyCredentials,
+  method: AuthenticatedKey["method"],
+): void {
+  c.set("apiKey", { id: credentials.id, key: credentials.key, tier: credentials.tier, method });
+}

@@ -1,0 +1,172 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { AppContext } from "../context.ts";
+import { HMAC_SECURITY } from "../http/app.ts";
+import { ApiError } from "../http/errors.ts";
+import { createRouter } from "../http/router.ts";
+import { errorSchema } from "../workflows/schemas.ts";
+import type { ComplianceResult } from "./check.ts";
+import type { OracleChain } from "./oracle.ts";
+import { openCompliance, type ComplianceService } from "./service.ts";
+
+/**
+ * The sanctions check in the spec's three forms, one answer:
+ * `GET /compliance/check?address=`, `GET /v3/compliance?address=` (the spec's sample call) and
+ * `POST /compliance` `{address}` (the spec's compliance client; `Authorization: Bearer <API_KEY>`
+ * is accepted on these paths by the platform's authentication, as are the HMAC headers).
+ */
+
+const services = new WeakMap<AppContext, Promise<ComplianceService>>();
+
+/** Chains with a deployment (the `relayer/chains` ChainSet behind `ctx.chains`). */
+function oracleChains(ctx: AppContext): OracleChain[] {
+  const list = (ctx.chains?.list() ?? []) as unknown[];
+  return list.filter(
+    (c): c is OracleChain =>
+      typeof c === "object" && c !== null && "deployment" in c && "contract" in c,
+  );
+}
+
+/**
+ * The process's compliance service, started once per context: lists from
+ * `VERIFLOW_SANCTIONS_FILES`, watched and reloaded on SIGHUP. The engine calls this too.
+ */
+export function complianceFor(ctx: AppContext): Promise<ComplianceService> {
+  let service = services.get(ctx);
+  if (!service) {
+    service = openCompliance({
+      sanctionsFiles: process.env.VERIFLOW_SANCTIONS_FILES,
+      chains: () => oracleChains(ctx),
+      logger: ctx.logger,
+    }).catch((err: Error) => {
+      // Fail closed, and let the next request try again (the operator may have fixed the file).
+      ctx.logger.error({ error: err.message }, "sanctions lists failed to load");
+      services.delete(ctx);
+      throw new ApiError(
+        503,
+        "SANCTIONS_LIST_UNAVAILABLE",
+        "the sanctions lists could not be loaded; the relayer's log names the file and the reason",
+      );
+    });
+    services.set(ctx, service);
+  }
+  return service;
+}
+
+const addressField = z.string().openapi({
+  description: "0x-prefixed 20-byte address; mixed case must be a valid EIP-55 checksum",
+  example: "0x8589427373D6D84E98730D7795D8f6f8731FDA16",
+});
+
+export const complianceQuerySchema = z.object({
+  address: addressField,
+  jurisdictions: z.string().optional().openapi({
+    description:
+      "Comma-separated region codes: only the lists they require (see /v1/compliance/specs)",
+    example: "US,EU",
+  }),
+});
+
+export const complianceRequestSchema = z
+  .object({
+    address: addressField,
+    jurisdictions: z
+      .array(z.string())
+      .optional()
+      .openapi({ example: ["US"] }),
+  })
+  .openapi("ComplianceCheckRequest");
+
+export const complianceResultSchema = z
+  .object({
+    address: z.string(),
+    sanctioned: z.boolean(),
+    matches: z.array(z.object({ list: z.string(), entry: z.string() })),
+    lists: z.array(
+      z.object({
+        name: z.string().openapi({ example: "ofac-sdn" }),
+        source: z.string(),
+        entries: z.number().int().nullable().openapi({ description: "null for an oracle" }),
+        updated_at: z.string(),
+      }),
+    ),
+    checked_at: z.string(),
+  })
+  .openapi("ComplianceResult");
+
+const error = (description: string) => ({
+  description,
+  content: { "application/json": { schema: errorSchema } },
+});
+
+const responses = {
+  200: {
+    description: "the answer",
+    content: { "application/json": { schema: complianceResultSchema } },
+  },
+  400: error(
+    "INVALID_ADDRESS, VALIDATION_FAILED or INVALID_COMPLIANCE_RULES (unknown jurisdiction)",
+  ),
+  401: error("authentication failed"),
+  503: error("SANCTIONS_LIST_UNAVAILABLE: a list the jurisdictions require is not loaded"),
+  504: error("ORACLE_UNAVAILABLE: a chain's sanctions oracle did not answer"),
+};
+
+function splitCodes(value: string | undefined): string[] | undefined {
+  const codes = value
+    ?.split(",")
+    .map((c) => c.trim())
+    .filter((c) => c !== "");
+  return codes && codes.length > 0 ? codes : undefined;
+}
+
+export function complianceRoutes(ctx: AppContext) {
+  const app = createRouter();
+  // Inside the function: app.ts imports this module, so its exports are not ready at load time.
+  const security = [...HMAC_SECURITY, { BearerApiKey: [] }];
+  void complianceFor(ctx).catch(() => undefined); // load the lists at start, not on the first request
+
+  const check = async (address: string, jurisdictions?: string[]): Promise<ComplianceResult> =>
+    (await complianceFor(ctx)).checkAddress(address, { jurisdictions });
+
+  for (const path of ["/compliance/check", "/v3/compliance"]) {
+    app.openapi(
+      createRoute({
+        method: "get",
+        path,
+        tags: ["compliance"],
+        summary: "Sanctions check of an address against the configured lists and on-chain oracles",
+        security,
+        request: { query: complianceQuerySchema },
+        responses,
+      }),
+      async (c) => {
+        const query = c.req.valid("query");
+        return c.json(await check(query.address, splitCodes(query.jurisdictions)), 200);
+      },
+    );
+  }
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/compliance",
+      tags: ["compliance"],
+      summary:
+        "Sanctions check (the spec's compliance client form: `{address}` with a Bearer token)",
+      security,
+      request: {
+        body: {
+          required: true,
+          content: { "application/json": { schema: complianceRequestSchema } },
+        },
+      },
+      responses,
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      return c.json(await check(body.address, body.jurisdictions), 200);
+    },
+  );
+
+  return app;
+}

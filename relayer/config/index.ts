@@ -1,0 +1,201 @@
+import path from "node:path";
+import { z } from "zod";
+import { TIER_NAMES } from "../limits/tiers.ts";
+
+/**
+ * The relayer's configuration: every environment variable it reads, parsed once at start.
+ * A bad value stops the process with one line per problem naming the variable, the value
+ * rule and (never for secrets) what was given.
+ */
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** 32-byte keys are given as 64 hex characters or as base64 (44 characters with padding). */
+export function parseKey32(value: string): Buffer | null {
+  const trimmed = value.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, "hex");
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)) {
+    const buf = Buffer.from(trimmed.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+    if (buf.length === 32) return buf;
+  }
+  return null;
+}
+
+const emptyToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.preprocess(
+      emptyToUndefined,
+      z.enum(["development", "production", "test"]).default("development"),
+    ),
+    HOST: z.preprocess(emptyToUndefined, z.string().min(1).default("127.0.0.1")),
+    PORT: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number({ message: "must be a number" })
+        .int("must be an integer")
+        .min(0, "must be between 0 and 65535")
+        .max(65535, "must be between 0 and 65535")
+        .default(8787),
+    ),
+    DATA_DIR: z.preprocess(emptyToUndefined, z.string().min(1).default("./data")),
+    DATABASE_URL: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+        .optional(),
+    ),
+    /** Connections per process to PostgreSQL (plus a quarter as many for bookkeeping writes). */
+    DATABASE_POOL_SIZE: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number({ message: "must be a number" })
+        .int("must be an integer")
+        .min(2, "must be between 2 and 200")
+        .max(200, "must be between 2 and 200")
+        .default(16),
+    ),
+    VERIFLOW_API_KEY: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_.-]{8,128}$/, "must be 8-128 characters of A-Z a-z 0-9 _ . -")
+        .optional(),
+    ),
+    VERIFLOW_SIGNING_SECRET: z.preprocess(
+      emptyToUndefined,
+      z.string().min(16, "must be at least 16 characters").max(512).optional(),
+    ),
+    VERIFLOW_TIER: z.preprocess(
+      emptyToUndefined,
+      z.enum(TIER_NAMES, { message: `must be one of ${TIER_NAMES.join(", ")}` }).optional(),
+    ),
+    VERIFLOW_MASTER_KEY: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .refine((v) => parseKey32(v) !== null, "must be 32 bytes as 64 hex characters or base64")
+        .optional(),
+    ),
+    VERIFLOW_CHAINS: z.preprocess(emptyToUndefined, z.string().min(1).default("embedded")),
+    LOG_LEVEL: z.preprocess(
+      emptyToUndefined,
+      z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
+    ),
+    /** How long shutdown waits for in-flight requests and running jobs before giving up. */
+    SHUTDOWN_GRACE_MS: z.preprocess(
+      emptyToUndefined,
+      z.coerce.number().int().min(0).max(600_000).default(15_000),
+    ),
+    /** Operator override of the tier limits, JSON: {"pro": {"requestsPerMinute": 600}}. */
+    VERIFLOW_LIMITS: z.preprocess(emptyToUndefined, z.string().optional()),
+  })
+  .superRefine((env, ctx) => {
+    const bootstrap = [env.VERIFLOW_API_KEY, env.VERIFLOW_SIGNING_SECRET];
+    if (bootstrap.some((v) => v !== undefined) && bootstrap.some((v) => v === undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [env.VERIFLOW_API_KEY === undefined ? "VERIFLOW_API_KEY" : "VERIFLOW_SIGNING_SECRET"],
+        message: "VERIFLOW_API_KEY and VERIFLOW_SIGNING_SECRET must be set together",
+      });
+    }
+    if (env.VERIFLOW_TIER !== undefined && env.VERIFLOW_API_KEY === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["VERIFLOW_TIER"],
+        message: "only meaningful with VERIFLOW_API_KEY and VERIFLOW_SIGNING_SECRET",
+      });
+    }
+    if (env.NODE_ENV === "production" && env.VERIFLOW_MASTER_KEY === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["VERIFLOW_MASTER_KEY"],
+        message:
+          "is required when NODE_ENV=production (generate one with `openssl rand -hex 32` and keep it in your secret manager)",
+      });
+    }
+  });
+
+const SECRET_VARIABLES = new Set([
+  "VERIFLOW_SIGNING_SECRET",
+  "VERIFLOW_MASTER_KEY",
+  "DATABASE_URL",
+]);
+
+export type ChainsSelection =
+  { mode: "embedded" } | { mode: "rpc" } | { mode: "file"; file: string };
+
+export interface BootstrapKey {
+  key: string;
+  secret: string;
+  tier: (typeof TIER_NAMES)[number];
+}
+
+export interface Config {
+  env: "development" | "production" | "test";
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl?: string;
+  databasePoolSize: number;
+  bootstrapKey?: BootstrapKey;
+  /** From the environment; when absent (not production) the key file under dataDir is used. */
+  masterKey?: Buffer;
+  chains: ChainsSelection;
+  logLevel: (typeof LOG_LEVELS)[number];
+  shutdownGraceMs: number;
+  limitsOverride?: string;
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+/** Parses the environment; throws ConfigError listing every bad variable (secret values never echoed). */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? "environment");
+      const given = env[name];
+      const shown =
+        given === undefined || SECRET_VARIABLES.has(name) ? "" : ` (got ${JSON.stringify(given)})`;
+      return `${name} ${issue.message}${shown}`;
+    });
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+  const chainsValue = e.VERIFLOW_CHAINS;
+  const chains: ChainsSelection =
+    chainsValue === "embedded" || chainsValue === "rpc"
+      ? { mode: chainsValue }
+      : { mode: "file", file: path.resolve(chainsValue) };
+  return {
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    bootstrapKey:
+      e.VERIFLOW_API_KEY && e.VERIFLOW_SIGNING_SECRET
+        ? {
+            key: e.VERIFLOW_API_KEY,
+            secret: e.VERIFLOW_SIGNING_SECRET,
+            tier: e.VERIFLOW_TIER ?? "free",
+          }
+        : undefined,
+    masterKey: e.VERIFLOW_MASTER_KEY ? (parseKey32(e.VERIFLOW_MASTER_KEY) ?? undefined) : undefined,
+    chains,
+    logLevel: e.LOG_LEVEL,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    limitsOverride: e.VERIFLOW_LIMITS,
+  };
+}

@@ -1,0 +1,102 @@
+import type { Logger } from "pino";
+import type { ChainSet } from "./chains/index.ts";
+import { ensureBootstrapKey, checkMasterKey } from "./auth/keys.ts";
+import { purgeExpiredSignatures } from "./auth/replay.ts";
+import type { Config } from "./config/index.ts";
+import { resolveMasterKey } from "./config/master-key.ts";
+import { createLogger } from "./http/logging.ts";
+import { createMetrics, type Metrics } from "./http/metrics.ts";
+import { purgeRateLimitWindows } from "./limits/rate-limit.ts";
+import { resolveTierLimits, type TierLimits, type TierName } from "./limits/tiers.ts";
+import { JOB_NAMES, openQueue, type Queue } from "./queue/index.ts";
+import { openStore, type Store } from "./store/index.ts";
+import { migrate } from "./store/migrate.ts";
+
+/** Everything a route or worker needs, built once per process. */
+export interface AppContext {
+  config: Config;
+  store: Store;
+  queue: Queue;
+  /** Null when the relayer runs without chains (then /readyz reports them missing). */
+  chains: ChainSet | null;
+  logger: Logger;
+  metrics: Metrics;
+  /** Encrypts secrets at rest (relayer/auth/secrets.ts). Never log it. */
+  masterKey: Buffer;
+  limits: Record<TierName, TierLimits>;
+  /** Epoch milliseconds; injectable for tests of time windows. */
+  clock: () => number;
+  /** True once shutdown began: /readyz answers 503 so traffic moves elsewhere. */
+  draining: boolean;
+}
+
+export interface CreateContextOptions {
+  logger?: Logger;
+  chains?: ChainSet | null;
+  clock?: () => number;
+  /** Run pg-boss cron and maintenance in this process (default true). */
+  queueSchedule?: boolean;
+  metrics?: Metrics;
+}
+
+/** Opens storage (migrated), the queue and the platform's housekeeping job. */
+export async function createContext(
+  config: Config,
+  options: CreateContextOptions = {},
+): Promise<AppContext> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const limits = resolveTierLimits(config.limitsOverride);
+  const master = await resolveMasterKey(config);
+  if (master.source === "generated") {
+    logger.warn(
+      { file: master.file },
+      "generated a development master key (set VERIFLOW_MASTER_KEY in production)",
+    );
+  }
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    maxConnections: config.databasePoolSize,
+  });
+  try {
+    const applied = await migrate(store);
+    if (applied.length) logger.info({ applied }, "database migrations applied");
+    await checkMasterKey(store, master.key);
+    if (config.bootstrapKey) await ensureBootstrapKey(store, master.key, config.bootstrapKey);
+    const queue = await openQueue({ store, logger, schedule: options.queueSchedule ?? true });
+    const ctx: AppContext = {
+      config,
+      store,
+      queue,
+      chains: options.chains ?? null,
+      logger,
+      metrics: options.metrics ?? createMetrics(),
+      masterKey: master.key,
+      limits,
+      clock: options.clock ?? Date.now,
+      draining: false,
+    };
+    await queue.work(JOB_NAMES.platformMaintenance, async () => {
+      const now = ctx.clock();
+      const signatures = await purgeExpiredSignatures(store, now);
+      const windows = await purgeRateLimitWindows(store, now);
+      return { signatures, windows };
+    });
+    await queue.schedule(JOB_NAMES.platformMaintenance, "*/5 * * * *", {});
+    return ctx;
+  } catch (err) {
+    await store.close().catch(() => {});
+    throw err;
+  }
+}
+
+/** Stops the queue (waiting for running jobs), then chains and storage. */
+export async function closeContext(
+  ctx: AppContext,
+  graceMs = ctx.config.shutdownGraceMs,
+): Promise<void> {
+  ctx.draining = true;
+  await ctx.queue.stop(graceMs).catch((err) => ctx.logger.error({ err }, "queue stop failed"));
+  await ctx.chains?.close().catch((err) => ctx.logger.error({ err }, "chains close failed"));
+  await ctx.store.close();
+}

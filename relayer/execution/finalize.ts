@@ -1,0 +1,290 @@
+import { id as keccakText, Transaction, type Signer } from "ethers";
+import type { Logger } from "pino";
+import type { EngineStore } from "../accounts/store.ts";
+import type { RoutingChain } from "../routing/chain.ts";
+import type { Workflow } from "../workflows/model.ts";
+import type { AgentResult, TxRecord } from "../agents/base.ts";
+import { crashPoint } from "./crash.ts";
+import {
+  reportCid,
+  type GasMetric,
+  type Operation,
+  type ReportBody,
+  type SignedReport,
+} from "./report.ts";
+import { loadSteps, startStep, stepMemo, finishStep } from "./steps.ts";
+import { TxJournal } from "./transactions.ts";
+
+/** Proves an execution and returns the arguments of `ExecutionAttestor.attest` after the id. */
+export interface ExecutionProver {
+  prove(input: { executionId: string; workflow: Workflow; results: AgentResult[] }): Promise<{
+    proof: unknown;
+    publicSignals: string[];
+    /** `attest(executionId, ...attestArgs)`. */
+    attestArgs: unknown[];
+  }>;
+}
+
+export interface FinalizeDeps {
+  store: EngineStore;
+  chains: { list(): readonly RoutingChain[] };
+  /** Groth16 prover (relayer/proofs); without one the report says why there is no proof. */
+  prover?: ExecutionProver;
+  /** Content-addressed store (relayer/artifacts); the report's CID is computed the same way. */
+  artifacts?: { putArtifact(value: unknown): Promise<string> };
+}
+
+export const ATTESTOR_CONTRACT = "ExecutionAttestor";
+/** The finalisation's own step row (proof memo, attestation transaction slot). */
+const FINAL_STEP = -1;
+
+interface FinalizeInput {
+  id: string;
+  apiKeyId: string;
+  name: string;
+  workflow: Workflow;
+  state: "completed" | "failed" | "cancelled";
+  error: Record<string, unknown> | undefined;
+}
+
+/** The chain that holds the attestation and whose operator signs the report. */
+function homeChain(chains: readonly RoutingChain[]): RoutingChain {
+  return chains.find((c) => c.deployment.contracts[ATTESTOR_CONTRACT]) ?? chains[0]!;
+}
+
+/**
+ * Proof, attestation, report. Idempotent: a stored report ends it; the proof is memoised and the
+ * attestation journalled, so a resumed finalisation attests once and reports the attested proof.
+ */
+export async function finalizeExecution(
+  deps: FinalizeDeps,
+  input: FinalizeInput,
+  log: Logger,
+): Promise<SignedReport> {
+  const { store } = deps;
+  const [existing] = await store.query<{ report: SignedReport | string }>(
+    "SELECT report FROM engine_reports WHERE execution_id = $1",
+    [input.id],
+  );
+  if (existing)
+    return typeof existing.report === "string" ? JSON.parse(existing.report) : existing.report;
+
+  const chains = deps.chains.list();
+  const home = homeChain(chains);
+  const steps = await loadSteps(store, input.id);
+  const results = input.workflow.actions
+    .map((a) => steps.get(a.index))
+    .filter((s) => s?.state === "completed" && s.result)
+    .map((s) => s!.result as unknown as AgentResult);
+
+  let proof: {
+    zk_proof: string | null;
+    public_signals: string[] | null;
+    attestation: Record<string, unknown> | null;
+    proof_note?: string;
+  } = {
+    zk_proof: null,
+    public_signals: null,
+    attestation: null,
+  };
+  if (input.state === "completed" && deps.prover) {
+    await setStage(store, input.id, "prove");
+    await startStep(store, input.id, FINAL_STEP, "Finalizer", home.name, null, {}).catch(() => {});
+    const memo = stepMemo(store, input.id, FINAL_STEP);
+    const proved = await memo("proof", () =>
+      deps.prover!.prove({ executionId: input.id, workflow: input.workflow, results }),
+    );
+    const attestation = await attest(deps, home, input.id, proved.attestArgs);
+    crashPoint("proof.attested");
+    proof = {
+      zk_proof: JSON.stringify(proved.proof),
+      public_signals: proved.publicSignals,
+      attestation,
+    };
+    await finishStep(store, input.id, FINAL_STEP, "completed", { result: { attestation } });
+  } else if (input.state === "completed") {
+    proof.proof_note = "no prover configured on this relayer";
+  } else {
+    proof.proof_note = `no execution proof: the execution ${input.state} before completing`;
+  }
+
+  await setStage(store, input.id, "report");
+  const body = await buildReport(deps, input, steps, proof, home);
+  const cid = deps.artifacts ? await deps.artifacts.putArtifact(body) : await reportCid(body);
+  const signer = operator(home);
+  const report: SignedReport = {
+    ...body,
+    artifact_id: cid,
+    signer: await signer.getAddress(),
+    signature: await signer.signMessage(cid),
+  };
+  await store.query(
+    `INSERT INTO engine_reports (execution_id, cid, report, signer, signature) VALUES ($1, $2, $3::jsonb, $4, $5)
+     ON CONFLICT (execution_id) DO NOTHING`,
+    [input.id, cid, JSON.stringify(report), report.signer, report.signature],
+  );
+  log.info({ cid, state: input.state }, "final report stored");
+  return report;
+}
+
+function operator(chain: RoutingChain): Signer {
+  if (!chain.operator) throw new Error(`no operator key on ${chain.name}`);
+  return chain.operator;
+}
+
+async function setStage(store: EngineStore, id: string, stage: string): Promise<void> {
+  await store.query("UPDATE workflow_executions SET stage = $2, updated_at = now() WHERE id = $1", [
+    id,
+    stage,
+  ]);
+}
+
+async function attest(
+  deps: FinalizeDeps,
+  home: RoutingChain,
+  executionId: string,
+  args: unknown[],
+): Promise<Record<string, unknown>> {
+  const attestor = home.contract(ATTESTOR_CONTRACT);
+  const key = keccakText(executionId);
+  const request = await attestor.getFunction("attest").populateTransaction(key, ...args);
+  const signer = operator(home);
+  const from = await signer.getAddress();
+  const journal = new TxJournal(deps.store);
+  const slot = { executionId, actionIndex: FINAL_STEP, slot: "attest" };
+  const journalled = await journal.find(slot);
+  const gasLimit = journalled
+    ? BigInt(journalled.gas_limit)
+    : ((await home.provider.estimateGas({ ...request, from })) * 120n) / 100n;
+  const sent = await journal.send(home, signer, slot, "attest", { ...request, gasLimit });
+  if (sent.status !== "confirmed") throw new Error(`attestation reverted: ${sent.hash}`);
+  return {
+    chain: home.name,
+    chain_id: home.chainId,
+    contract: await attestor.getAddress(),
+    execution_key: key,
+    tx_hash: sent.hash,
+    block_number: sent.receipt.blockNumber,
+  };
+}
+
+async function buildReport(
+  deps: FinalizeDeps,
+  input: FinalizeInput,
+  steps: Awaited<ReturnType<typeof loadSteps>>,
+  proof: {
+    zk_proof: string | null;
+    public_signals: string[] | null;
+    attestation: Record<string, unknown> | null;
+    proof_note?: string;
+  },
+  home: RoutingChain,
+): Promise<ReportBody> {
+  const chains = deps.chains.list();
+  const journal = new TxJournal(deps.store);
+  const txs = await journal.list(input.id);
+  const gas: Record<string, GasMetric> = {};
+  const rawRows = await deps.store.query<{
+    hash: string;
+    raw: string | null;
+    gas_used: string | null;
+    effective_gas_price: string | null;
+    chain_id: number;
+  }>(
+    "SELECT hash, raw, gas_used, effective_gas_price, chain_id FROM engine_txs WHERE execution_id = $1 AND state IN ('confirmed', 'reverted')",
+    [input.id],
+  );
+  for (const row of rawRows) {
+    const used = BigInt(row.gas_used ?? "0");
+    const paid = BigInt(row.effective_gas_price ?? "0");
+    const maxFee = row.raw ? (Transaction.from(row.raw).maxFeePerGas ?? paid) : paid;
+    const metric = (gas[String(row.chain_id)] ??= { used: 0, saved: 0 });
+    metric.used += Number(used);
+    metric.saved += Number(used * (maxFee > paid ? maxFee - paid : 0n)) / 1e18;
+  }
+  const alerts = await deps.store.query(
+    "SELECT action_index, address, role, sources FROM engine_compliance_alerts WHERE execution_id = $1 ORDER BY id",
+    [input.id],
+  );
+  const actions = input.workflow.actions.map((action) => {
+    const step = steps.get(action.index);
+    const result = (step?.result ?? null) as (AgentResult & Record<string, unknown>) | null;
+    const chain = chains.find((c) => c.name === step?.chain);
+    return {
+      index: action.index,
+      type: action.type,
+      agent: step?.agent ?? null,
+      state: step?.state ?? "not_run",
+      chain: step?.chain ?? null,
+      chain_id: chain?.chainId ?? null,
+      fallback_from: step?.fallback_from ?? null,
+      tx_hashes: txs
+        .filter((t) => t.action_index === action.index && t.state !== "released")
+        .map((t) => t.hash),
+      result: result
+        ? ({ ...result, txs: (result.txs as TxRecord[] | undefined) ?? [] } as Record<
+            string,
+            unknown
+          >)
+        : null,
+      risk: step?.risk ?? null,
+      error: step?.error ?? null,
+    };
+  });
+  const operations: Operation[] = actions
+    .filter((a) => a.state === "completed")
+    .map((a) => ({
+      protocol: String(
+        a.result?.exchange ??
+          a.result?.protocol ??
+          (a.type === "multisend" ? "multisend" : "uniswap-v2"),
+      ),
+      action: a.type,
+      chain: a.chain ?? "",
+      liquidation_price: null,
+    }));
+  const riskByAgent: Record<string, number[]> = {};
+  for (const a of actions) {
+    const score = (a.risk as { score?: number } | null)?.score;
+    if (a.agent && score !== undefined) (riskByAgent[a.agent] ??= []).push(score);
+  }
+  const allScores = Object.values(riskByAgent).flat();
+  return {
+    kind: "veriflow.execution-report",
+    version: 1,
+    execution_id: input.id,
+    name: input.name,
+    state: input.state,
+    error: input.error ?? null,
+    workflow: input.workflow as unknown as Record<string, unknown>,
+    actions,
+    completed_actions: actions.filter((a) => a.state === "completed").map((a) => a.index),
+    not_run: actions.filter((a) => a.state === "not_run").map((a) => a.index),
+    tx_hashes: txs
+      .filter((t) => t.state === "confirmed" || t.state === "reverted")
+      .map((t) => t.hash),
+    gas_metrics: gas,
+    operations,
+    risk_scores: {
+      threshold: input.workflow.riskThreshold,
+      max: allScores.length ? Math.max(...allScores) : 0,
+      by_agent: riskByAgent,
+    },
+    liquidation_protection: true,
+    compliance: {
+      lists: input.workflow.compliance?.sanctionsLists ?? [],
+      screened: actions.flatMap((a) =>
+        ((a.result?.compliance as unknown[]) ?? []).map((c) => ({
+          action_index: a.index,
+          ...(c as object),
+        })),
+      ),
+      alerts,
+    },
+    zk_proof: proof.zk_proof,
+    public_signals: proof.public_signals,
+    attestation: proof.attestation,
+    ...(proof.proof_note ? { proof_note: proof.proof_note } : {}),
+    relayer: { chain: home.name, chain_id: home.chainId },
+  };
+}

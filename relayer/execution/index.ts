@@ -1,0 +1,50 @@
+import { DEVNET_FAUCET, type SecretCipher } from "../accounts/index.ts";
+import { decryptSecret, encryptSecret } from "../auth/secrets.ts";
+import type { AppContext } from "../context.ts";
+import type { EngineDeps } from "./orchestrator.ts";
+import { startEngineWorker } from "./worker.ts";
+
+export { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
+export { startEngineWorker, WORKFLOW_EXECUTE_JOB } from "./worker.ts";
+export { DeFiTransactionArtifact, BlockchainArtifact, reportCid } from "./report.ts";
+export { RiskThresholdExceededError, evaluateRisk, DEFAULT_RISK_THRESHOLD } from "./risk.ts";
+
+/** Account keys at rest under the master key (platform AES-256-GCM). */
+export function engineCipher(ctx: Pick<AppContext, "masterKey">): SecretCipher {
+  return {
+    encrypt: (plaintext, context) => encryptSecret(ctx.masterKey, plaintext, context),
+    decrypt: (blob, context) => decryptSecret(ctx.masterKey, blob, context),
+  };
+}
+
+/** The engine's dependencies from the app context. */
+export function engineDeps(ctx: AppContext): EngineDeps {
+  if (!ctx.chains) throw new Error("the engine needs chains");
+  return {
+    store: ctx.store,
+    cipher: engineCipher(ctx),
+    chains: ctx.chains,
+    logger: ctx.logger.child({ area: "engine" }),
+    faucet: ctx.chains.list().every((c) => c.devnet) ? DEVNET_FAUCET : null,
+    baseFeeCapGwei: process.env.VERIFLOW_BASE_FEE_CAP_GWEI
+      ? Number(process.env.VERIFLOW_BASE_FEE_CAP_GWEI)
+      : undefined,
+  };
+}
+
+const started = new WeakSet<object>();
+
+/**
+ * Starts the `workflow.execute` worker once per context (unless VERIFLOW_ENGINE_WORKER=off: an
+ * API-only process). Concurrency: VERIFLOW_ENGINE_CONCURRENCY (default 8).
+ */
+export async function startEngine(ctx: AppContext): Promise<void> {
+  if (started.has(ctx) || process.env.VERIFLOW_ENGINE_WORKER === "off" || !ctx.chains) return;
+  started.add(ctx);
+  await startEngineWorker(ctx.queue, engineDeps(ctx), {
+    concurrency: process.env.VERIFLOW_ENGINE_CONCURRENCY
+      ? Number(process.env.VERIFLOW_ENGINE_CONCURRENCY)
+      : undefined,
+  });
+  ctx.logger.info("engine worker started (workflow.execute)");
+}

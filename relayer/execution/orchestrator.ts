@@ -1,0 +1,465 @@
+import { formatUnits, parseUnits, type Wallet } from "ethers";
+import type { Logger } from "pino";
+import {
+  accountWallet,
+  ensureFundedAccount,
+  type DevnetFaucet,
+  type SecretCipher,
+} from "../accounts/index.ts";
+import type { EngineStore } from "../accounts/store.ts";
+import {
+  agentFor,
+  AgentError,
+  oracleScreen,
+  type AgentResult,
+  type ComplianceScreen,
+  type ScreenResult,
+} from "../agents/index.ts";
+import type { RoutingChain } from "../routing/chain.ts";
+import { hasAsset, tokenOf } from "../routing/chain.ts";
+import { InsufficientLiquidityError, NoRouteError } from "../routing/errors.ts";
+import { ReserveReader } from "../routing/pools.ts";
+import { quoteSwapCandidates } from "../routing/quote.ts";
+import { ROUTE_PRIORITIES, selectRoute, type RoutePriority } from "../routing/select.ts";
+import type { Workflow, WorkflowAction } from "../workflows/model.ts";
+import { crashPoint } from "./crash.ts";
+import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";
+import { evaluateRisk, RiskThresholdExceededError, type RiskEvaluation } from "./risk.ts";
+import { finishStep, loadSteps, startStep, stepMemo, type StepRow } from "./steps.ts";
+import { TxJournal } from "./transactions.ts";
+import { finalizeExecution, type FinalizeDeps } from "./finalize.ts";
+
+/**
+ * The orchestrator (spec "Workflow orchestration rule"): runs the workflow's agents in order, one
+ * task each; after each, the risk engine scores the result against the workflow's threshold; a
+ * failed evaluation stops the run with RiskThresholdExceededError; otherwise the result is stored
+ * under the agent's class name. At the end the results are packaged: proof, attestation, report.
+ *
+ * Every decision and transaction is persisted, so running it again for the same execution (a
+ * crash, a retried job) resumes: completed actions are skipped, a started action keeps its chain
+ * and its journalled transactions are awaited, never re-sent.
+ */
+export interface EngineDeps extends FinalizeDeps {
+  store: EngineStore;
+  /** Account keys at rest: the platform's secrets encryption under the master key. */
+  cipher: SecretCipher;
+  chains: { list(): readonly RoutingChain[] };
+  logger: Logger;
+  /** Sanctions screening of counterparties and recipients (default: the chains' on-chain oracle). */
+  screen?: ComplianceScreen;
+  /** Devnet: funds a new account on every chain at first use (null on real networks). */
+  faucet?: DevnetFaucet | null;
+  /** A chain whose next base fee is above this is congested: the action moves to a fallback. */
+  baseFeeCapGwei?: number;
+}
+
+export type ExecutionState = "queued" | "running" | "completed" | "failed" | "cancelled";
+
+interface ExecutionRow {
+  id: string;
+  api_key_id: string;
+  name: string;
+  state: ExecutionState;
+  workflow: Workflow | string;
+  cancel_requested_at: Date | string | null;
+}
+
+/** What an action hands to the next one (chaining rule, docs/engine.md). */
+interface Output {
+  asset: string;
+  amount: string;
+  chain: string;
+}
+
+const CLASS_NAMES: Record<string, string> = {
+  swap: "SwapAgent",
+  convert: "ConvertAgent",
+  bridge: "BridgeAgent",
+  multisend: "MultisendAgent",
+};
+
+export async function setExecution(
+  store: EngineStore,
+  id: string,
+  fields: { state?: ExecutionState; stage?: string; error?: unknown },
+): Promise<void> {
+  await store.query(
+    `UPDATE workflow_executions
+        SET state = COALESCE($2, state), stage = COALESCE($3, stage),
+            error = CASE WHEN $4::text IS NULL THEN error ELSE $4::jsonb END,
+            started_at = CASE WHEN $2 = 'running' THEN COALESCE(started_at, now()) ELSE started_at END,
+            finished_at = CASE WHEN $2 IN ('completed', 'failed', 'cancelled') THEN now() ELSE finished_at END,
+            updated_at = now()
+      WHERE id = $1`,
+    [
+      id,
+      fields.state ?? null,
+      fields.stage ?? null,
+      fields.error === undefined ? null : JSON.stringify(fields.error),
+    ],
+  );
+}
+
+function errorBody(err: unknown): Record<string, unknown> {
+  if (err instanceof AgentError) return err.toBody();
+  if (err instanceof RiskThresholdExceededError) {
+    return { error: err.code, detail: err.message, agent: err.agent, risk: err.evaluation };
+  }
+  if (err instanceof InsufficientLiquidityError) return err.toBody();
+  if (err instanceof NoRouteError) return { error: err.code, detail: err.detail };
+  return {
+    error: "EXECUTION_FAILED",
+    detail: (err as Error).message?.slice(0, 500) ?? String(err),
+  };
+}
+
+/** Errors that end the execution (as opposed to transient ones a retried job may overcome). */
+export function isFinalError(err: unknown): boolean {
+  return (
+    err instanceof AgentError ||
+    err instanceof RiskThresholdExceededError ||
+    err instanceof InsufficientLiquidityError ||
+    err instanceof NoRouteError
+  );
+}
+
+/**
+ * Runs (or resumes) one execution to a final state. Returns the final state. Throws only on
+ * transient failures (an RPC outage with no fallback left, the database): the job is retried and
+ * resumes where it stopped.
+ */
+export async function runExecution(deps: EngineDeps, executionId: string): Promise<ExecutionState> {
+  const { store } = deps;
+  const [row] = await store.query<ExecutionRow>(
+    "SELECT id, api_key_id, name, state, workflow, cancel_requested_at FROM workflow_executions WHERE id = $1",
+    [executionId],
+  );
+  if (!row) throw new Error(`execution ${executionId} does not exist`);
+  if (row.state === "completed" || row.state === "failed" || row.state === "cancelled")
+    return row.state;
+  const workflow = (
+    typeof row.workflow === "string" ? JSON.parse(row.workflow) : row.workflow
+  ) as Workflow;
+  const log = deps.logger.child({ executionId });
+
+  await ensureFundedAccount(
+    store,
+    deps.cipher,
+    row.api_key_id,
+    deps.chains.list(),
+    deps.faucet ?? null,
+  );
+  const wallet = await accountWallet(store, deps.cipher, row.api_key_id);
+  const journal = new TxJournal(store);
+  const steps = await loadSteps(store, executionId);
+  const results: Record<string, AgentResult[]> = {};
+  const risks: Record<number, RiskEvaluation> = {};
+  let previous: Output | null = null;
+
+  await setExecution(store, executionId, { state: "running", stage: "execute" });
+  for (const action of workflow.actions) {
+    const agentName = CLASS_NAMES[action.type]!;
+    const step = steps.get(action.index);
+    if (step?.state === "completed") {
+      (results[agentName] ??= []).push(step.result as unknown as AgentResult);
+      previous = (step.result?.output as Output | undefined) ?? previous;
+      continue;
+    }
+    if (step?.state === "failed") {
+      return finish(
+        deps,
+        row,
+        workflow,
+        "failed",
+        step.error ?? { error: "EXECUTION_FAILED" },
+        log,
+      );
+    }
+    if (await cancelRequested(store, executionId)) {
+      return finish(
+        deps,
+        row,
+        workflow,
+        "cancelled",
+        { error: "CANCELLED", detail: `cancelled before action ${action.index + 1}` },
+        log,
+      );
+    }
+    try {
+      const { result, output } = await runAction(
+        deps,
+        workflow,
+        action,
+        previous,
+        step ?? null,
+        wallet,
+        journal,
+        executionId,
+      );
+      const risk = evaluateRisk(result, workflow.riskThreshold);
+      risks[action.index] = risk;
+      const stored = { ...result, agent: agentName, output };
+      await finishStep(store, executionId, action.index, risk.passed ? "completed" : "failed", {
+        result: stored,
+        risk,
+        ...(risk.passed
+          ? {}
+          : { error: errorBody(new RiskThresholdExceededError(agentName, risk)) }),
+      });
+      crashPoint("step.completed");
+      if (!risk.passed) throw new RiskThresholdExceededError(agentName, risk);
+      (results[agentName] ??= []).push(stored);
+      previous = output;
+      log.info(
+        { action: action.index, agent: agentName, chain: result.chain, risk: risk.score },
+        "action completed",
+      );
+    } catch (err) {
+      if (!isFinalError(err)) throw err;
+      const body = errorBody(err);
+      if (!(err instanceof RiskThresholdExceededError)) {
+        await finishStep(store, executionId, action.index, "failed", { error: body }).catch(
+          () => {},
+        );
+      }
+      log.warn({ action: action.index, error: body.error }, "action failed");
+      return finish(deps, row, workflow, "failed", { ...body, action_index: action.index }, log);
+    }
+  }
+  return finish(deps, row, workflow, "completed", undefined, log);
+}
+
+async function cancelRequested(store: EngineStore, id: string): Promise<boolean> {
+  const [r] = await store.query<{ cancel_requested_at: unknown }>(
+    "SELECT cancel_requested_at FROM workflow_executions WHERE id = $1",
+    [id],
+  );
+  return Boolean(r?.cancel_requested_at);
+}
+
+async function finish(
+  deps: EngineDeps,
+  row: ExecutionRow,
+  workflow: Workflow,
+  state: "completed" | "failed" | "cancelled",
+  error: Record<string, unknown> | undefined,
+  log: Logger,
+): Promise<ExecutionState> {
+  await finalizeExecution(
+    deps,
+    { id: row.id, apiKeyId: row.api_key_id, name: row.name, workflow, state, error },
+    log,
+  );
+  await setExecution(deps.store, row.id, { state, stage: "report", ...(error ? { error } : {}) });
+  return state;
+}
+
+/**
+ * One action: resolve its input (chaining rule), choose its chain (pin, inherited, routed; then
+ * fallbacks when the chain is down or congested), run its agent.
+ */
+async function runAction(
+  deps: EngineDeps,
+  workflow: Workflow,
+  action: WorkflowAction,
+  previous: Output | null,
+  step: StepRow | null,
+  wallet: Wallet,
+  journal: TxJournal,
+  executionId: string,
+): Promise<{ result: AgentResult; output: Output }> {
+  const chains = deps.chains.list();
+  const asset = action.from ?? previous?.asset;
+  const amount = action.amount ?? previous?.amount;
+  if (!asset || !amount)
+    throw new NoRouteError(
+      `action ${action.index + 1} has no input: no amount and no previous output`,
+    );
+  const agentName = CLASS_NAMES[action.type]!;
+  const candidates = step?.chain
+    ? [step.chain]
+    : await chainCandidates(chains, workflow, action, asset, amount, previous, wallet.address);
+  let fallbackFrom: string | null = step?.fallback_from ?? null;
+  const input = { asset, amount, previous };
+  let lastReason = "";
+  for (const chainName of candidates) {
+    const chain = chains.find((c) => c.name === chainName);
+    if (!chain) continue;
+    const health = await chainHealth(chain, deps.baseFeeCapGwei ?? DEFAULT_BASE_FEE_CAP_GWEI);
+    if (!health.ok && !step?.chain) {
+      lastReason = `${chain.name}: ${health.reason}`;
+      fallbackFrom ??= chain.name;
+      deps.logger.warn(
+        { executionId, action: action.index, chain: chain.name, reason: health.reason },
+        "chain unavailable, trying the next fallback",
+      );
+      continue;
+    }
+    await startStep(deps.store, executionId, action.index, agentName, chain.name, fallbackFrom, {
+      ...input,
+      ...(fallbackFrom ? { fallback_reason: lastReason } : {}),
+    });
+    const agent = agentFor(
+      action.type,
+      { chain_id: chain.chainId, gas_strategy: workflow.gasStrategy },
+      {
+        chains: deps.chains,
+        account: wallet,
+        journal,
+        executionId,
+        actionIndex: action.index,
+        screen: deps.screen ?? oracleScreen,
+        onSanctioned: (result: ScreenResult, role: string) =>
+          recordAlert(deps.store, executionId, action.index, result, role),
+        memo: stepMemo(deps.store, executionId, action.index),
+      },
+    );
+    const params = taskParams(action, asset, amount, chain);
+    const result = await agent.execute({ action: action.type, params }, { complianceCheck: true });
+    return {
+      result: {
+        ...result,
+        fallback_from: fallbackFrom,
+        ...(fallbackFrom ? { fallback_reason: lastReason } : {}),
+      },
+      output: outputOf(action, result, asset, amount, chain),
+    };
+  }
+  throw new AgentError(
+    "CHAIN_UNAVAILABLE",
+    `no chain available for action ${action.index + 1}: ${lastReason}`,
+    { retry_in: 60 },
+  );
+}
+
+function taskParams(
+  action: WorkflowAction,
+  asset: string,
+  amount: string,
+  chain: RoutingChain,
+): Record<string, unknown> {
+  switch (action.type) {
+    case "swap":
+    case "convert":
+      return {
+        from: asset,
+        to: action.to,
+        amount,
+        slippage_bps: action.slippageBps,
+        dex: action.dex,
+        priority: action.priority,
+      };
+    case "bridge":
+      return {
+        asset,
+        amount,
+        destination: action.destination,
+        protocol: action.protocol ?? "lockmint",
+      };
+    case "multisend": {
+      const decimals = tokenOf(chain, asset).decimals;
+      const total = parseUnits(amount, decimals);
+      return {
+        asset,
+        recipients: (action.recipients ?? []).map((r) => ({
+          address: r.address,
+          amount: formatUnits(
+            r.amount.kind === "percent"
+              ? (total * BigInt(r.amount.bps)) / 10_000n
+              : parseUnits(r.amount.amount, decimals),
+            decimals,
+          ),
+        })),
+      };
+    }
+  }
+}
+
+function outputOf(
+  action: WorkflowAction,
+  result: AgentResult,
+  asset: string,
+  amount: string,
+  chain: RoutingChain,
+): Output {
+  switch (action.type) {
+    case "swap":
+    case "convert":
+      return { asset: action.to!, amount: String(result.amount_out), chain: chain.name };
+    case "bridge":
+      return { asset, amount: String(result.amount_out), chain: String(result.destination) };
+    case "multisend": {
+      const decimals = tokenOf(chain, asset).decimals;
+      const left = parseUnits(amount, decimals) - parseUnits(String(result.total), decimals);
+      return { asset, amount: formatUnits(left > 0n ? left : 0n, decimals), chain: chain.name };
+    }
+  }
+}
+
+/**
+ * The chains to try, in order: the pinned or inherited chain, else the one routing prefers
+ * (swap/convert by priority across chains; bridge: the first other chain holding the asset;
+ * multisend: the first chain with the asset and a multisend contract), then the fallbacks.
+ */
+async function chainCandidates(
+  chains: readonly RoutingChain[],
+  workflow: Workflow,
+  action: WorkflowAction,
+  asset: string,
+  amount: string,
+  previous: Output | null,
+  account: string,
+): Promise<string[]> {
+  const fallbacks = action.fallbackChains ?? [];
+  // A chained action (no amount of its own) runs where the previous output is; otherwise it is routed.
+  const pinned = action.chain ?? (action.input === "chained" ? previous?.chain : undefined);
+  if (pinned) return [pinned, ...fallbacks.filter((c) => c !== pinned)];
+  let first: string | undefined;
+  if (action.type === "swap" || action.type === "convert") {
+    const candidates = await quoteSwapCandidates(
+      chains,
+      {
+        from: asset,
+        to: action.to!,
+        amount,
+        dex: action.dex,
+        account,
+        gasStrategy: workflow.gasStrategy,
+      },
+      new ReserveReader(),
+    ).catch(() => []);
+    const priority = (ROUTE_PRIORITIES as readonly string[]).includes(action.priority ?? "")
+      ? (action.priority as RoutePriority)
+      : "cost";
+    try {
+      first = selectRoute(
+        candidates,
+        { priority, dex: action.dex },
+        `${action.type} ${amount} ${asset}`,
+      ).chain;
+    } catch (err) {
+      // Let the agent on the fallback/first chain report the liquidity error with its alternative.
+      if (!(err instanceof InsufficientLiquidityError) && !(err instanceof NoRouteError)) throw err;
+      first = candidates[0]?.chain;
+    }
+  } else if (action.type === "bridge") {
+    first = chains.find((c) => c.name !== action.destination && hasAsset(c, asset))?.name;
+  } else {
+    first = chains.find((c) => hasAsset(c, asset) && c.deployment.contracts["Multisend"])?.name;
+  }
+  const ordered = [first, ...fallbacks].filter((c): c is string => Boolean(c));
+  return [...new Set(ordered)];
+}
+
+async function recordAlert(
+  store: EngineStore,
+  executionId: string,
+  index: number,
+  result: ScreenResult,
+  role: string,
+): Promise<void> {
+  await store.query(
+    "INSERT INTO engine_compliance_alerts (execution_id, action_index, address, role, sources) VALUES ($1, $2, $3, $4, $5::jsonb)",
+    [executionId, index, result.address, role, JSON.stringify(result.sources)],
+  );
+}

@@ -1,0 +1,38 @@
+import { createMiddleware } from "hono/factory";
+import { ApiError } from "../http/errors.ts";
+import type { AppEnv } from "../http/env.ts";
+import type { Store } from "../store/index.ts";
+import { consumeRateLimit } from "./rate-limit.ts";
+import type { TierLimits, TierName } from "./tiers.ts";
+
+export const RATE_LIMITED_CODE = "RATE_LIMITED";
+
+/** Per-key requests per minute by tier (after authentication); 429 with `Retry-After` beyond. */
+export function rateLimit(options: {
+  store: Store;
+  limits: Record<TierName, TierLimits>;
+  clock?: () => number;
+}) {
+  const clock = options.clock ?? Date.now;
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const apiKey = c.get("apiKey");
+    const limit = options.limits[apiKey.tier].requestsPerMinute;
+    const decision = await consumeRateLimit(options.store, apiKey.id, limit, clock());
+    const headers = {
+      "X-RateLimit-Limit": String(decision.limit),
+      "X-RateLimit-Remaining": String(decision.remaining),
+      "X-RateLimit-Reset": String(Math.ceil(decision.resetAt / 1000)),
+    };
+    if (!decision.allowed) {
+      throw new ApiError(
+        429,
+        RATE_LIMITED_CODE,
+        `the ${apiKey.tier} tier allows ${limit} requests per minute; retry after ${decision.retryAfterSeconds} s`,
+        { retry_in: decision.retryAfterSeconds },
+        { ...headers, "Retry-After": String(decision.retryAfterSeconds) },
+      );
+    }
+    await next();
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+  });
+}

@@ -1,0 +1,56 @@
+import type { Store } from "../store/index.ts";
+
+/**
+ * Requests per minute per API key, counted in the database so every relayer process sharing it
+ * enforces one limit. Fixed one-minute windows aligned to the epoch minute: the count of a window
+ * is bumped only while below the limit (one atomic upsert), so rejected requests do not count and
+ * `Retry-After` is exactly the time left in the window.
+ */
+export const RATE_WINDOW_MS = 60_000;
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Epoch ms at which the current window ends. */
+  resetAt: number;
+  /** Whole seconds until the window ends (at least 1): the `Retry-After` value. */
+  retryAfterSeconds: number;
+}
+
+export async function consumeRateLimit(
+  store: Store,
+  keyId: string,
+  limit: number,
+  now = Date.now(),
+): Promise<RateDecision> {
+  const windowStart = now - (now % RATE_WINDOW_MS);
+  const rows = await store.queryAsyncCommit<{ count: number }>(
+    `INSERT INTO rate_limit_counters AS c (key_id, window_start, count) VALUES ($1, $2, 1)
+     ON CONFLICT (key_id, window_start) DO UPDATE SET count = c.count + 1 WHERE c.count < $3
+     RETURNING c.count`,
+    [keyId, windowStart, limit],
+  );
+  const resetAt = windowStart + RATE_WINDOW_MS;
+  const retryAfterSeconds = Math.max(1, Math.ceil((resetAt - now) / 1000));
+  const count = rows[0]?.count;
+  if (count === undefined) {
+    return { allowed: false, limit, remaining: 0, resetAt, retryAfterSeconds };
+  }
+  return {
+    allowed: true,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetAt,
+    retryAfterSeconds,
+  };
+}
+
+/** Drops windows older than the previous one. */
+export async function purgeRateLimitWindows(store: Store, now = Date.now()): Promise<number> {
+  const rows = await store.query(
+    "DELETE FROM rate_limit_counters WHERE window_start < $1 RETURNING 1",
+    [now - (now % RATE_WINDOW_MS) - RATE_WINDOW_MS],
+  );
+  return rows.length;
+}

@@ -1,0 +1,56 @@
+import { ConfigError, loadConfig } from "./config/index.ts";
+import { createLogger } from "./http/logging.ts";
+import { startService } from "./service.ts";
+
+/**
+ * `npm start`: the relayer on its embedded defaults (PGlite under DATA_DIR, the devnet chains
+ * in process), or on PostgreSQL / RPC chains / a chains file per the environment (docs/platform.md).
+ */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  const service = await startService(config, { logger });
+
+  if (service.createdSecret) {
+    // Printed once, to the terminal only (never to the JSON log); it is stored encrypted.
+    process.stdout.write(
+      `\nCreated a development API key (the secret is shown only now):\n` +
+        `  X-SVC-Key:       ${service.apiKey}\n  signing secret:  ${service.createdSecret}\n\n`,
+    );
+  }
+  process.stdout.write(
+    `Veriflow relayer listening on ${service.server.url}` +
+      (service.apiKey ? ` (API key ${service.apiKey})` : "") +
+      `; docs at ${service.server.url}/docs\n`,
+  );
+
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, "shutting down: finishing in-flight requests and jobs");
+    service.stop().then(
+      () => {
+        logger.info("stopped");
+        process.exit(0);
+      },
+      (err: Error) => {
+        logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", () => shutdown("SIGINT"));
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+main().catch((err) => {
+  process.stderr.write(`relayer failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

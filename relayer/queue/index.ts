@@ -1,0 +1,139 @@
+import {
+  PgBoss,
+  type Job,
+  type ScheduleOptions,
+  type SendOptions,
+  type WorkOptions,
+} from "pg-boss";
+import type { Logger } from "pino";
+import type { Store } from "../store/index.ts";
+
+/**
+ * Jobs on pg-boss, in the same database as everything else (PostgreSQL or PGlite): a job sent
+ * inside a store transaction commits or rolls back with the rows it refers to, and several
+ * relayer processes on one PostgreSQL share the queue (SKIP LOCKED: a job runs in one place).
+ */
+
+/** Job names shared by the team (common.md). */
+export const JOB_NAMES = {
+  /** `{executionId}`: sent by intake, worked by the engine. */
+  workflowExecute: "workflow.execute",
+  /** Schedule firings (pg-boss cron): intake creates an execution and sends workflow.execute. */
+  workflowSchedule: "workflow.schedule",
+  /** Platform housekeeping: purges expired replay entries and old rate-limit windows. */
+  platformMaintenance: "platform.maintenance",
+} as const;
+
+export interface QueueOptions {
+  store: Store;
+  logger: Logger;
+  /** Whether this process runs pg-boss's cron and maintenance (on by default). */
+  schedule?: boolean;
+}
+
+export interface SendJobOptions extends SendOptions {
+  /** Send inside this store transaction: the job exists only if the transaction commits. */
+  tx?: Store;
+}
+
+export interface Queue {
+  readonly boss: PgBoss;
+  /** Creates the queue if needed (idempotent; defaults: 3 attempts, exponential backoff). */
+  ensureQueue(name: string, options?: Parameters<PgBoss["createQueue"]>[1]): Promise<void>;
+  send<T extends object>(name: string, data: T, options?: SendJobOptions): Promise<string | null>;
+  /** Works jobs one at a time per worker; a throw fails the job, which pg-boss retries. */
+  work<T extends object>(
+    name: string,
+    handler: (data: T, job: Job<T>) => Promise<unknown>,
+    options?: WorkOptions,
+  ): Promise<string>;
+  schedule(name: string, cron: string, data: object, options?: ScheduleOptions): Promise<void>;
+  unschedule(name: string, key?: string): Promise<void>;
+  /** Stops fetching, waits for running handlers (up to `timeoutMs`), then disconnects. */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+/** Retry policy for queues we create: the spec's default retry (3 attempts, exponential, max 10 s). */
+const DEFAULT_QUEUE_OPTIONS = {
+  retryLimit: 2,
+  retryDelay: 1,
+  retryBackoff: true,
+  retryDelayMax: 10,
+} as const;
+
+const QUEUE_START_LOCK_ID = 7_261_830_416;
+const NIL_UUID = "00000000-0000-0000-0000-000000000000";
+
+export async function openQueue(options: QueueOptions): Promise<Queue> {
+  const { store, logger } = options;
+  const schedule = options.schedule ?? true;
+  const boss = new PgBoss({
+    db: store.queueDb(),
+    backend: store.kind === "pglite" ? "pglite" : "postgres",
+    schedule,
+    supervise: schedule,
+    migrate: true,
+  });
+  boss.on("error", (err) => logger.error({ err }, "queue error"));
+  boss.on("warning", (warning) => logger.warn({ warning }, "queue warning"));
+  if (store.kind === "postgres") {
+    // pg-boss's first installation is not safe against processes starting at the same moment
+    // (CREATE SCHEMA races): hold an advisory lock, in a transaction on another connection of
+    // the pool, while it starts. (PGlite is one process: nothing to serialise, and its single
+    // connection would be held by the transaction.)
+    await store.transaction(async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock($1)", [QUEUE_START_LOCK_ID]);
+      await boss.start();
+    });
+  } else {
+    await boss.start();
+  }
+
+  const known = new Set<string>();
+  const ensureQueue: Queue["ensureQueue"] = async (name, queueOptions) => {
+    if (known.has(name)) return;
+    if (!(await boss.getQueue(name))) {
+      try {
+        const merged = { ...DEFAULT_QUEUE_OPTIONS, ...queueOptions };
+        // pg-boss accepts a maximum delay only with backoff.
+        if (!merged.retryBackoff) delete (merged as { retryDelayMax?: number }).retryDelayMax;
+        await boss.createQueue(name, merged);
+      } catch (err) {
+        // Another process created it between our check and create.
+        if (!(await boss.getQueue(name))) throw err;
+      }
+    }
+    // Warm pg-boss's queue cache outside any transaction: a send inside a PGlite transaction
+    // must not make pg-boss look the queue up on the (then busy) single connection.
+    await boss.deleteJob(name, NIL_UUID);
+    known.add(name);
+  };
+  for (const name of Object.values(JOB_NAMES)) await ensureQueue(name);
+
+  return {
+    boss,
+    ensureQueue,
+    async send(name, data, sendOptions = {}) {
+      await ensureQueue(name);
+      const { tx, ...rest } = sendOptions;
+      return boss.send(name, data, tx ? { ...rest, db: tx.queueDb() } : rest);
+    },
+    async work(name, handler, workOptions = {}) {
+      await ensureQueue(name);
+      return boss.work<object>(name, { batchSize: 1, ...workOptions }, async (jobs) => {
+        const results: unknown[] = [];
+        for (const job of jobs) {
+          const typed = job as unknown as Job<never>;
+          results.push(await handler(typed.data, typed));
+        }
+        return results.length === 1 ? results[0] : results;
+      });
+    },
+    async schedule(name, cron, data, scheduleOptions) {
+      await ensureQueue(name);
+      await boss.schedule(name, cron, data, scheduleOptions);
+    },
+    unschedule: (name, key) => boss.unschedule(name, key),
+    stop: (timeoutMs = 15_000) => boss.stop({ graceful: true, timeout: timeoutMs, close: true }),
+  };
+}

@@ -1,0 +1,90 @@
+import type { Logger } from "pino";
+import { countApiKeys, createApiKey } from "./auth/keys.ts";
+import { openChains, type ChainSet } from "./chains/index.ts";
+import type { Config } from "./config/index.ts";
+import { closeContext, createContext, type AppContext } from "./context.ts";
+import { createApp } from "./http/app.ts";
+import { createLogger } from "./http/logging.ts";
+import { listen, type RunningServer } from "./http/server.ts";
+
+/**
+ * One relayer process: context (storage, queue, chains), HTTP app, listening server and the
+ * background workers. `npm start` (relayer/main.ts) runs it from the environment; tests run it
+ * with their own configuration.
+ */
+export interface RunningService {
+  ctx: AppContext;
+  server: RunningServer;
+  /** The API key announced at start (bootstrap, or the development key created on first run). */
+  apiKey?: string;
+  /** Set only when a development key was created by this start: shown once. */
+  createdSecret?: string;
+  /** Graceful: stop accepting, finish in-flight requests and running jobs, close everything. */
+  stop(): Promise<void>;
+}
+
+export interface StartServiceOptions {
+  logger?: Logger;
+  /** Chains to use; by default opened from `config.chains`. */
+  chains?: ChainSet | null;
+  /** Extra routes or workers (tests), called before the server listens. */
+  extend?: (ctx: AppContext, app: ReturnType<typeof createApp>) => Promise<void> | void;
+}
+
+export async function startService(
+  config: Config,
+  options: StartServiceOptions = {},
+): Promise<RunningService> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  let chains = options.chains;
+  if (chains === undefined) {
+    logger.info({ chains: config.chains }, "opening chains");
+    chains = await openChains(config.chains);
+  }
+  const ctx = await createContext(config, { logger, chains });
+
+  // First run with no key at all: a development key so the service is usable at once.
+  let apiKey = config.bootstrapKey?.key;
+  let createdSecret: string | undefined;
+  if (!apiKey && config.env !== "production" && (await countApiKeys(ctx.store)) === 0) {
+    const created = await createApiKey(ctx.store, ctx.masterKey, {
+      tier: "free",
+      label: "development key created on first start",
+      source: "dev",
+    });
+    apiKey = created.record.key;
+    createdSecret = created.secret;
+  }
+
+  const app = createApp(ctx);
+  // Areas start their background workers here, one line each (they run in every process;
+  // pg-boss hands each job to one of them).
+  await options.extend?.(ctx, app);
+
+  const server = await listen(app, config.host, config.port);
+  logger.info(
+    {
+      url: server.url,
+      database: config.databaseUrl ? "postgresql" : `pglite (${config.dataDir})`,
+      chains: ctx.chains?.list().map((c) => `${c.name} (${c.chainId})`) ?? [],
+      api_key: apiKey ?? "(see npm run keys -- list)",
+    },
+    "relayer listening",
+  );
+
+  let stopping: Promise<void> | undefined;
+  return {
+    ctx,
+    server,
+    apiKey,
+    createdSecret,
+    stop() {
+      stopping ??= (async () => {
+        ctx.draining = true;
+        await server.close(config.shutdownGraceMs);
+        await closeContext(ctx);
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import { parseArgs } from "node:util";
+import {
+  ApiKeyError,
+  checkMasterKey,
+  createApiKey,
+  finishRotation,
+  listApiKeys,
+  revokeApiKey,
+  rotateApiKey,
+  type ApiKeyRecord,
+} from "../relayer/auth/keys.ts";
+import { ConfigError, loadConfig } from "../relayer/config/index.ts";
+import { resolveMasterKey } from "../relayer/config/master-key.ts";
+import { TIER_NAMES, type TierName } from "../relayer/limits/tiers.ts";
+import { openStore } from "../relayer/store/index.ts";
+import { migrate } from "../relayer/store/migrate.ts";
+
+/**
+ * API key administration against the relayer's database (same environment as `npm start`):
+ *   npm run keys -- create [--tier free|pro|enterprise] [--label TEXT]
+ *   npm run keys -- list
+ *   npm run keys -- rotate <API_KEY> [--grace 24h]     (previous secret valid for the grace period)
+ *   npm run keys -- finish-rotation <API_KEY>          (previous secret stops working now)
+ *   npm run keys -- revoke <API_KEY>
+ * A signing secret is printed exactly once, by create and rotate; it is stored encrypted.
+ */
+const USAGE = `usage: npm run keys -- <command>
+  create [--tier ${TIER_NAMES.join("|")}] [--label TEXT]
+  list
+  rotate <API_KEY> [--grace DURATION]   e.g. 24h (default), 30m, 0 (no overlap)
+  finish-rotation <API_KEY>
+  revoke <API_KEY>`;
+
+export function parseDuration(text: string): number {
+  const match = /^(\d+)(s|m|h|d)?$/.exec(text.trim());
+  if (!match) throw new ApiKeyError(`--grace must look like 90s, 30m, 24h or 7d (got ${text})`);
+  const unit = { s: 1, m: 60, h: 3600, d: 86400 }[match[2] ?? "s"]!;
+  return Number(match[1]) * unit;
+}
+
+function describe(record: ApiKeyRecord): string {
+  const state = record.revokedAt
+    ? `revoked ${record.revokedAt.toISOString()}`
+    : record.previousExpiresAt && record.previousExpiresAt.getTime() > Date.now()
+      ? `rotating (previous secret valid until ${record.previousExpiresAt.toISOString()})`
+      : "active";
+  return [
+    record.key.padEnd(30),
+    record.tier.padEnd(10),
+    state.padEnd(24),
+    record.createdAt.toISOString(),
+    record.source.padEnd(9),
+    record.label,
+  ].join("  ");
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      tier: { type: "string", default: "free" },
+      label: { type: "string", default: "" },
+      grace: { type: "string", default: "24h" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const [command, key] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const config = loadConfig();
+  const master = await resolveMasterKey(config);
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrate(store);
+    await checkMasterKey(store, master.key);
+    const needKey = () => {
+      if (!key) throw new ApiKeyError(`${command} needs an API key\n${USAGE}`);
+      return key;
+    };
+    switch (command) {
+      case "create": {
+        if (!(TIER_NAMES as readonly string[]).includes(values.tier)) {
+          throw new ApiKeyError(`--tier must be one of ${TIER_NAMES.join(", ")}`);
+        }
+        const { record, secret } = await createApiKey(store, master.key, {
+          tier: values.tier as TierName,
+          label: values.label,
+        });
+        process.stdout.write(
+          `API key:        ${record.key}\ntier:           ${record.tier}\n` +
+            `signing secret: ${secret}\n(the secret is shown only now; it is stored encrypted)\n`,
+        );
+        break;
+      }
+      case "list": {
+        const records = await listApiKeys(store);
+        if (records.length === 0) process.stdout.write("no API keys\n");
+        for (const record of records) process.stdout.write(`${describe(record)}\n`);
+        break;
+      }
+      case "rotate": {
+        const graceSeconds = parseDuration(values.grace);
+        const { record, secret } = await rotateApiKey(store, master.key, needKey(), graceSeconds);
+        process.stdout.write(
+          `API key:            ${record.key}\nnew signing secret: ${secret}\n` +
+            (record.previousExpiresAt
+              ? `previous secret valid until ${record.previousExpiresAt.toISOString()}\n`
+              : "previous secret no longer valid\n") +
+            "(the secret is shown only now; it is stored encrypted)\n",
+        );
+        break;
+      }
+      case "finish-rotation":
+        await finishRotation(store, needKey());
+        process.stdout.write(`previous secret of ${key} no longer valid\n`);
+        break;
+      case "revoke": {
+        const record = await revokeApiKey(store, needKey());
+        process.stdout.write(`revoked ${record.key} at ${record.revokedAt!.toISOString()}\n`);
+        break;
+      }
+      default:
+        throw new ApiKeyError(`unknown command ${command}\n${USAGE}`);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+run(process.argv.slice(2)).catch((err) => {
+  if (err instanceof ApiKeyError || err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`keys: ${(err as Error).message}\n`);
+  process.exit(1);
+});

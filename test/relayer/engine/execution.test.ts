@@ -1,0 +1,363 @@
+import { expect } from "chai";
+import { Contract, verifyMessage, Wallet } from "ethers";
+import { parse } from "yaml";
+import { minimumOut } from "../../../relayer/routing/amm.ts";
+import { ERC20_ABI, ROUTER_ABI } from "../../../relayer/routing/abis.ts";
+import { stepMemo } from "../../../relayer/execution/steps.ts";
+import { accountWallet } from "../../../relayer/accounts/index.ts";
+import { DEVNET_ACCOUNTS } from "../../../relayer/devnet/accounts.ts";
+import { TxJournal } from "../../../relayer/execution/transactions.ts";
+import { reportCid, type ReportBody } from "../../../relayer/execution/report.ts";
+import { runExecution } from "../../../relayer/execution/orchestrator.ts";
+import { quoteSwapCandidates, ReserveReader, selectRoute } from "../../../relayer/routing/index.ts";
+import {
+  balanceOf,
+  devnetFunder,
+  fundedAccount,
+  normalise,
+  openEngineWorld,
+  submitExecution,
+  units,
+  type EngineWorld,
+} from "./harness.ts";
+
+describe("# execution engine (embedded devnet)", function () {
+  this.timeout(300_000);
+  let world: EngineWorld;
+
+  before(async function () {
+    world = await openEngineWorld();
+  });
+  after(async function () {
+    await world?.close();
+  });
+
+  it("should run the JSON workflow (convert by cost, swap, lockmint bridge, multisend with a percentage) to completion", async function () {
+    const apiKeyId = "key_e2e_json";
+    const account = await fundedAccount(world, apiKeyId);
+    const alice = Wallet.createRandom().address;
+    const bob = Wallet.createRandom().address;
+    const workflow = normalise(world, {
+      name: "treasury-rebalance",
+      actions: [
+        {
+          type: "convert",
+          from: "USDC",
+          to: "WETH",
+          amount: "3000",
+          route_optimizer: { priority: "cost" },
+        },
+        { type: "swap", to: "DAI", slippage: 1 },
+        { type: "bridge", destination: "polygon", protocol: "lockmint" },
+        {
+          type: "multisend",
+          recipients: [
+            { address: alice, amount: "50%" },
+            { address: bob, amount: "100" },
+          ],
+        },
+      ],
+    });
+    // The chain the convert should pick: the best output net of gas in USD right now.
+    const candidates = await quoteSwapCandidates(
+      world.chains.list(),
+      { from: "USDC", to: "WETH", amount: "3000", account },
+      new ReserveReader(),
+    );
+    const expected = selectRoute(candidates, { priority: "cost" }, "convert");
+    const source = world.chains.byName(expected.chain);
+    const polygon = world.chains.byName("polygon");
+    const usdcBefore = await balanceOf(source, "USDC", account);
+    const daiOnPolygonBefore = await balanceOf(polygon, "DAI", account);
+
+    const id = await submitExecution(world, apiKeyId, workflow);
+    const state = await runExecution(world.deps, id);
+    expect(state).to.equal("completed");
+
+    const steps = await world.store.query<{
+      action_index: number;
+      state: string;
+      chain: string;
+      result: Record<string, unknown>;
+    }>(
+      "SELECT action_index, state, chain, result FROM engine_steps WHERE execution_id = $1 AND action_index >= 0 ORDER BY action_index",
+      [id],
+    );
+    expect(steps.map((s) => s.state)).to.deep.equal([
+      "completed",
+      "completed",
+      "completed",
+      "completed",
+    ]);
+    expect(steps[0]!.chain).to.equal(expected.chain);
+    expect(steps[1]!.chain).to.equal(expected.chain);
+    expect(steps[2]!.result.src_tx).to.match(/^0x[0-9a-f]{64}$/);
+    expect(steps[2]!.result.dest_tx).to.match(/^0x[0-9a-f]{64}$/);
+    expect(steps[3]!.chain).to.equal("polygon");
+
+    // On-chain balances: USDC spent on the source chain, recipients paid on polygon.
+    expect(usdcBefore - (await balanceOf(source, "USDC", account))).to.equal(
+      units(source, "USDC", "3000"),
+    );
+    const bridged = units(polygon, "DAI", String(steps[2]!.result.amount_out));
+    const aliceGot = await balanceOf(polygon, "DAI", alice);
+    const bobGot = await balanceOf(polygon, "DAI", bob);
+    expect(aliceGot).to.equal(bridged / 2n);
+    expect(bobGot).to.equal(units(polygon, "DAI", "100"));
+    expect((await balanceOf(polygon, "DAI", account)) - daiOnPolygonBefore).to.equal(
+      bridged - aliceGot - bobGot,
+    );
+
+    const [report] = await world.store.query<{ cid: string; report: Record<string, unknown> }>(
+      "SELECT cid, report FROM engine_reports WHERE execution_id = $1",
+      [id],
+    );
+    // artifact_id: CIDv1 (json codec, sha2-256) of the canonical report body; signed by the operator.
+    const { artifact_id, signer, signature, ...body } = report!.report as Record<string, string>;
+    expect(artifact_id).to.equal(report!.cid);
+    expect(await reportCid(body as unknown as ReportBody)).to.equal(report!.cid);
+    expect(verifyMessage(report!.cid, signature!)).to.equal(signer);
+    expect(signer).to.equal(await world.chains.list()[0]!.operator.getAddress());
+    expect(report!.report.tx_hashes).to.be.an("array").with.length.greaterThan(5);
+    expect(Object.keys(report!.report.gas_metrics as object).length).to.be.at.least(2);
+    expect(report!.report.liquidation_protection).to.equal(true);
+  });
+});
+
+describe("# execution engine: YAML, cancel, slippage (embedded devnet)", function () {
+  this.timeout(300_000);
+  let world: EngineWorld;
+  const apiKeyId = "key_e2e_yaml";
+  let account: string;
+
+  before(async function () {
+    world = await openEngineWorld();
+    account = await fundedAccount(world, apiKeyId);
+  });
+  after(async function () {
+    await world?.close();
+  });
+
+  it("should run a scheduled YAML workflow with a dex pin on the pinned exchange", async function () {
+    const carol = Wallet.createRandom().address;
+    const dave = Wallet.createRandom().address;
+    const yaml = parse(`
+name: weekly-payroll
+trigger:
+  frequency: every Monday at 09:00 EST
+actions:
+  - action: swap
+    params:
+      from: USDC
+      to: DAI
+      amount: 2500
+      dex: sushiswap
+      chain: polygon
+  - action: multisend
+    params:
+      recipients:
+        - "${carol}": 1000
+        - "${dave}": 25%
+compliance:
+  tax_forms: [1099-DA]
+`);
+    const workflow = normalise(world, yaml, "yaml");
+    expect(workflow.schedule?.cron).to.be.a("string");
+    const polygon = world.chains.byName("polygon");
+    const usdcBefore = await balanceOf(polygon, "USDC", account);
+    const daiBefore = await balanceOf(polygon, "DAI", account);
+    const id = await submitExecution(world, apiKeyId, workflow);
+    expect(await runExecution(world.deps, id)).to.equal("completed");
+    const steps = await world.store.query<{ chain: string; result: Record<string, unknown> }>(
+      "SELECT chain, result FROM engine_steps WHERE execution_id = $1 AND action_index >= 0 ORDER BY action_index",
+      [id],
+    );
+    expect(steps[0]!.result.exchange).to.equal("sushiswap");
+    expect(steps[1]!.chain).to.equal("polygon");
+    const received = units(polygon, "DAI", String(steps[0]!.result.amount_out));
+    expect(usdcBefore - (await balanceOf(polygon, "USDC", account))).to.equal(
+      units(polygon, "USDC", "2500"),
+    );
+    expect(await balanceOf(polygon, "DAI", carol)).to.equal(units(polygon, "DAI", "1000"));
+    expect(await balanceOf(polygon, "DAI", dave)).to.equal(received / 4n);
+    expect((await balanceOf(polygon, "DAI", account)) - daiBefore).to.equal(
+      received - units(polygon, "DAI", "1000") - received / 4n,
+    );
+  });
+
+  it("should stop before the next action when cancelled, and report what ran", async function () {
+    const workflow = normalise(world, {
+      name: "cancel-me",
+      actions: [
+        { type: "swap", chain: "arbitrum", from: "USDC", to: "DAI", amount: "10", slippage: 1 },
+        {
+          type: "multisend",
+          recipients: [{ address: Wallet.createRandom().address, amount: "100%" }],
+        },
+      ],
+    });
+    const id = await submitExecution(world, apiKeyId, workflow);
+    // The first action completes, then the cancel request arrives (the step row is written after).
+    await world.store.query(
+      `CREATE OR REPLACE FUNCTION cancel_after_first() RETURNS trigger AS $$
+       BEGIN
+         IF NEW.state = 'completed' AND NEW.action_index = 0 THEN
+           UPDATE workflow_executions SET cancel_requested_at = now() WHERE id = NEW.execution_id;
+         END IF;
+         RETURN NEW;
+       END $$ LANGUAGE plpgsql`,
+    );
+    await world.store.query(
+      "CREATE TRIGGER cancel_after_first AFTER UPDATE ON engine_steps FOR EACH ROW EXECUTE FUNCTION cancel_after_first()",
+    );
+    try {
+      expect(await runExecution(world.deps, id)).to.equal("cancelled");
+    } finally {
+      await world.store.query("DROP TRIGGER cancel_after_first ON engine_steps");
+    }
+    const [report] = await world.store.query<{ report: Record<string, unknown> }>(
+      "SELECT report FROM engine_reports WHERE execution_id = $1",
+      [id],
+    );
+    expect(report!.report.state).to.equal("cancelled");
+    expect(report!.report.completed_actions).to.deep.equal([0]);
+    expect(report!.report.not_run).to.deep.equal([1]);
+  });
+
+  it("should refuse to send a swap whose minimum output the moved price no longer meets (SLIPPAGE_EXCEEDED)", async function () {
+    const arbitrum = world.chains.byName("arbitrum");
+    const workflow = normalise(world, {
+      name: "front-run",
+      actions: [
+        {
+          type: "swap",
+          chain: "arbitrum",
+          dex: "uniswap",
+          from: "WETH",
+          to: "USDC",
+          amount: "5",
+          slippage: 0.5,
+        },
+      ],
+    });
+    const id = await submitExecution(world, apiKeyId, workflow);
+    // Commit the quote first (the agent memoises it), then move the pool before the swap is signed.
+    await world.store.query(
+      `INSERT INTO engine_steps (execution_id, action_index, agent, state, chain, input)
+       VALUES ($1, 0, 'SwapAgent', 'running', 'arbitrum', '{}'::jsonb)`,
+      [id],
+    );
+    const quote = await stepMemo(
+      world.store,
+      id,
+      0,
+    )("quote", async () => {
+      const candidates = await quoteSwapCandidates(
+        [arbitrum],
+        { from: "WETH", to: "USDC", amount: "5", dex: "uniswap" },
+        new ReserveReader(),
+      );
+      const route = candidates.find((c) => c.path.length === 2)!;
+      return {
+        exchange: route.exchange,
+        router: route.router,
+        path: route.path,
+        pathAddresses: route.pathAddresses,
+        amountIn: route.amountIn.toString(),
+        quoted: route.amountOut.toString(),
+        minOut: minimumOut(route.amountOut, 0.5).toString(),
+        priceImpactBps: route.priceImpactBps,
+        poolShare: route.poolShare,
+        deadline: Math.floor(Date.now() / 1000) + 600,
+      };
+    });
+    // Another trader sells WETH into the same pool: the price moves > 0.5%.
+    const trader = devnetFunder(arbitrum);
+    const weth = new Contract(quote.pathAddresses[0]!, ERC20_ABI, trader);
+    await (await weth.getFunction("approve")(quote.router, units(arbitrum, "WETH", "20"))).wait();
+    const router = new Contract(quote.router, ROUTER_ABI, trader);
+    await (
+      await router.getFunction("swapExactTokensForTokens")(
+        units(arbitrum, "WETH", "20"),
+        0n,
+        quote.pathAddresses,
+        await trader.getAddress(),
+        BigInt(quote.deadline),
+      )
+    ).wait();
+    expect(await runExecution(world.deps, id)).to.equal("failed");
+    const [row] = await world.store.query<{ error: Record<string, unknown> }>(
+      "SELECT error FROM workflow_executions WHERE id = $1",
+      [id],
+    );
+    expect(row!.error.error, String(row!.error.detail)).to.equal("SLIPPAGE_EXCEEDED");
+    const txs = await new TxJournal(world.store).list(id);
+    expect(txs.filter((t) => t.kind === "swap")).to.deep.equal([]);
+  });
+
+  it("should report a swap front-run past its tolerance that reverted on chain at amountOutMin, without retrying", async function () {
+    const arbitrum = world.chains.byName("arbitrum");
+    const wallet = await accountWallet(world.store, world.cipher, apiKeyId, arbitrum.provider);
+    const router = arbitrum.deployment.exchanges.uniswap!.router;
+    const weth = arbitrum.deployment.tokens.WETH!.address;
+    // A standing allowance, so the only transaction of the action is the swap itself.
+    await (
+      await new Contract(weth, ERC20_ABI, wallet).getFunction("approve")(
+        router,
+        units(arbitrum, "WETH", "100"),
+      )
+    ).wait();
+    const workflow = normalise(world, {
+      name: "sandwiched",
+      actions: [
+        {
+          type: "swap",
+          chain: "arbitrum",
+          dex: "uniswap",
+          from: "WETH",
+          to: "USDC",
+          amount: "5",
+          slippage: 0.5,
+        },
+      ],
+    });
+    const id = await submitExecution(world, apiKeyId, workflow);
+    await arbitrum.faults!.stallMining();
+    const running = runExecution(world.deps, id);
+    // Wait until the engine has broadcast its swap (it sits in the mempool), then front-run it.
+    for (;;) {
+      const [tx] = await world.store.query<{ state: string }>(
+        "SELECT state FROM engine_txs WHERE execution_id = $1 AND slot = 'swap'",
+        [id],
+      );
+      if (tx?.state === "sent") break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const trader = new Wallet(DEVNET_ACCOUNTS[6]!.privateKey, arbitrum.provider);
+    const wethAsTrader = new Contract(weth, ERC20_ABI, trader);
+    await wethAsTrader.getFunction("approve")(router, units(arbitrum, "WETH", "30"), {
+      maxPriorityFeePerGas: 50n * 10n ** 9n,
+      maxFeePerGas: 60n * 10n ** 9n,
+    });
+    await new Contract(router, ROUTER_ABI, trader).getFunction("swapExactTokensForTokens")(
+      units(arbitrum, "WETH", "30"),
+      0n,
+      [weth, arbitrum.deployment.tokens.USDC!.address],
+      await trader.getAddress(),
+      2n ** 40n,
+      { maxPriorityFeePerGas: 50n * 10n ** 9n, maxFeePerGas: 60n * 10n ** 9n, gasLimit: 300_000n },
+    );
+    await arbitrum.faults!.resumeMining();
+    expect(await running).to.equal("failed");
+    const [row] = await world.store.query<{ error: Record<string, unknown> }>(
+      "SELECT error FROM workflow_executions WHERE id = $1",
+      [id],
+    );
+    expect(row!.error.error, String(row!.error.detail)).to.equal("SLIPPAGE_EXCEEDED");
+    expect(row!.error.tx_hash).to.match(/^0x[0-9a-f]{64}$/);
+    const txs = await new TxJournal(world.store).list(id);
+    expect(txs.filter((t) => t.kind === "swap").map((t) => t.state)).to.deep.equal(["reverted"]);
+    const receipt = await arbitrum.provider.getTransactionReceipt(String(row!.error.tx_hash));
+    expect(receipt!.status).to.equal(0);
+  });
+});

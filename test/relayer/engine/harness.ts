@@ -1,0 +1,236 @@
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createApiKey } from "../../../relayer/auth/keys.ts";
+import { signedHeaders } from "../../../relayer/auth/hmac.ts";
+import { loadConfig } from "../../../relayer/config/index.ts";
+import { closeContext, createContext, type AppContext } from "../../../relayer/context.ts";
+import { createApp } from "../../../relayer/http/app.ts";
+import { createLogger } from "../../../relayer/http/logging.ts";
+import { createMetrics } from "../../../relayer/http/metrics.ts";
+import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { Contract, formatUnits, parseUnits, Wallet } from "ethers";
+import pino from "pino";
+import type { SecretCipher } from "../../../relayer/accounts/index.ts";
+import { ensureAccount, fundFromDevnet } from "../../../relayer/accounts/index.ts";
+import type { EngineStore } from "../../../relayer/accounts/store.ts";
+import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
+import { DEVNET_ACCOUNTS } from "../../../relayer/devnet/accounts.ts";
+import { ERC20_ABI } from "../../../relayer/routing/abis.ts";
+import type { RoutingChain } from "../../../relayer/routing/chain.ts";
+import { buildCatalogue } from "../../../relayer/workflows/catalogue.ts";
+import {
+  normaliseJsonWorkflow,
+  normaliseYamlWorkflow,
+} from "../../../relayer/workflows/normalise.ts";
+import type { Workflow } from "../../../relayer/workflows/model.ts";
+import { newExecutionId } from "../../../relayer/workflows/ids.ts";
+import type { EngineDeps } from "../../../relayer/execution/orchestrator.ts";
+
+/**
+ * Fixtures of the engine tests: the embedded devnet, a migrated PGlite database, an AES-256-GCM
+ * cipher for account keys, helpers to submit executions and read balances.
+ */
+const MIGRATIONS = path.resolve(import.meta.dirname, "../../../relayer/store/migrations");
+
+type Queryable = PGlite | Transaction;
+function adapt(db: Queryable, root: PGlite): EngineStore & { exec(sql: string): Promise<void> } {
+  return {
+    async query<T>(sql: string, params?: unknown[]) {
+      return (await db.query<T>(sql, params as unknown[])).rows;
+    },
+    async exec(sql: string) {
+      await db.exec(sql);
+    },
+    async transaction<T>(fn: (tx: EngineStore) => Promise<T>): Promise<T> {
+      if (db !== root) return fn(adapt(db, root));
+      return root.transaction((tx) => fn(adapt(tx, root)));
+    },
+  };
+}
+
+export async function openTestStore(): Promise<
+  EngineStore & { exec(sql: string): Promise<void>; close(): Promise<void> }
+> {
+  const db = new PGlite();
+  const files = (await readdir(MIGRATIONS)).filter((f) => /^\d{3}_.*\.sql$/.test(f)).sort();
+  for (const f of files) await db.exec(await readFile(path.join(MIGRATIONS, f), "utf8"));
+  return { ...adapt(db, db), close: () => db.close() };
+}
+
+export function testCipher(key = randomBytes(32)): SecretCipher {
+  return {
+    encrypt(plaintext, context) {
+      const iv = randomBytes(12);
+      const c = createCipheriv("aes-256-gcm", key, iv);
+      c.setAAD(Buffer.from(context));
+      const body = Buffer.concat([c.update(plaintext, "utf8"), c.final()]);
+      return [iv, body, c.getAuthTag()].map((b) => b.toString("base64url")).join(".");
+    },
+    decrypt(blob, context) {
+      const [iv, body, tag] = blob.split(".").map((p) => Buffer.from(p, "base64url"));
+      const d = createDecipheriv("aes-256-gcm", key, iv!);
+      d.setAAD(Buffer.from(context));
+      d.setAuthTag(tag!);
+      return Buffer.concat([d.update(body!), d.final()]).toString("utf8");
+    },
+  };
+}
+
+export const silentLogger = pino({ level: "silent" });
+
+export interface EngineWorld {
+  chains: ChainSet;
+  store: Awaited<ReturnType<typeof openTestStore>>;
+  cipher: SecretCipher;
+  deps: EngineDeps;
+  close(): Promise<void>;
+}
+
+export async function openEngineWorld(overrides: Partial<EngineDeps> = {}): Promise<EngineWorld> {
+  const chains = await openChains({ mode: "embedded" });
+  const store = await openTestStore();
+  const cipher = testCipher();
+  const deps: EngineDeps = { store, cipher, chains, logger: silentLogger, ...overrides };
+  return {
+    chains,
+    store,
+    cipher,
+    deps,
+    async close() {
+      await store.close();
+      await chains.close();
+    },
+  };
+}
+
+/** Devnet funder: a Hardhat test account the deployer funded with every token (#5, unused elsewhere). */
+export function devnetFunder(chain: RoutingChain): Wallet {
+  return new Wallet(DEVNET_ACCOUNTS[5]!.privateKey, chain.provider);
+}
+
+/** Creates the API key's account and funds it on every chain. */
+export async function fundedAccount(
+  world: EngineWorld,
+  apiKeyId: string,
+  grant?: Record<string, string>,
+): Promise<string> {
+  const { account } = await ensureAccount(world.store, world.cipher, apiKeyId);
+  for (const chain of world.chains.list())
+    await fundFromDevnet(chain, devnetFunder(chain), account.address, grant);
+  return account.address;
+}
+
+export function normalise(
+  world: EngineWorld,
+  doc: unknown,
+  format: "json" | "yaml" = "json",
+): Workflow {
+  const catalogue = buildCatalogue(world.chains.list());
+  return format === "json"
+    ? normaliseJsonWorkflow(doc, catalogue)
+    : normaliseYamlWorkflow(doc, catalogue);
+}
+
+/** Inserts a queued execution the way the intake does. */
+export async function submitExecution(
+  world: EngineWorld,
+  apiKeyId: string,
+  workflow: Workflow,
+): Promise<string> {
+  const id = newExecutionId();
+  await world.store.query(
+    "INSERT INTO workflow_executions (id, api_key_id, name, workflow) VALUES ($1, $2, $3, $4::jsonb)",
+    [id, apiKeyId, workflow.name, JSON.stringify(workflow)],
+  );
+  return id;
+}
+
+export async function balanceOf(
+  chain: RoutingChain,
+  symbol: string,
+  address: string,
+): Promise<bigint> {
+  const token = chain.deployment.tokens[symbol];
+  if (!token) throw new Error(`no ${symbol} on ${chain.name}`);
+  return (await new Contract(token.address, ERC20_ABI, chain.provider).getFunction("balanceOf")(
+    address,
+  )) as bigint;
+}
+
+export function units(chain: RoutingChain, symbol: string, amount: string): bigint {
+  return parseUnits(amount, chain.deployment.tokens[symbol]!.decimals);
+}
+
+export function decimal(chain: RoutingChain, symbol: string, amount: bigint): string {
+  return formatUnits(amount, chain.deployment.tokens[symbol]!.decimals);
+}
+
+export interface EngineService {
+  ctx: AppContext;
+  app: ReturnType<typeof createApp>;
+  chains: ChainSet;
+  request(
+    credentials: { key: string; secret: string },
+    method: string,
+    path: string,
+    body?: string,
+    headers?: Record<string, string>,
+  ): Promise<Response>;
+  newKey(
+    tier?: "free" | "pro" | "enterprise",
+  ): Promise<{ key: string; id: string; secret: string }>;
+  close(): Promise<void>;
+}
+
+/** The whole relayer in process: embedded devnet, PGlite (or PostgreSQL), the app and its workers. */
+export async function startEngineService(
+  options: { databaseUrl?: string; env?: Record<string, string> } = {},
+): Promise<EngineService> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-engine-"));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    NODE_ENV: "test",
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...options.env,
+  });
+  const chains = await openChains({ mode: "embedded" });
+  const ctx = await createContext(config, {
+    logger: createLogger("silent"),
+    metrics: createMetrics({ defaultMetrics: false }),
+    queueSchedule: false,
+    chains,
+  });
+  const app = createApp(ctx);
+  return {
+    ctx,
+    app,
+    chains,
+    request(credentials, method, p, body, headers = {}) {
+      return Promise.resolve(
+        app.request(p, {
+          method,
+          headers: {
+            ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+            ...signedHeaders(credentials.key, credentials.secret, body ?? ""),
+            ...headers,
+          },
+          body,
+        }),
+      );
+    },
+    async newKey(tier = "enterprise") {
+      const { record, secret } = await createApiKey(ctx.store, ctx.masterKey, {
+        tier,
+        label: "engine test",
+      });
+      return { key: record.key, id: record.id, secret };
+    },
+    async close() {
+      await closeContext(ctx, 2_000);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

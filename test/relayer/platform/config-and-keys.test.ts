@@ -1,0 +1,294 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmod, mkdtemp, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { promisify } from "node:util";
+import { expect } from "chai";
+import { createApiKey, checkMasterKey, loadCredentials } from "../../../relayer/auth/keys.ts";
+import { decryptSecret, encryptSecret } from "../../../relayer/auth/secrets.ts";
+import { ConfigError, loadConfig } from "../../../relayer/config/index.ts";
+import { resolveMasterKey } from "../../../relayer/config/master-key.ts";
+import { createLogger } from "../../../relayer/http/logging.ts";
+import { listen } from "../../../relayer/http/server.ts";
+import { resolveTierLimits } from "../../../relayer/limits/tiers.ts";
+import { openStore } from "../../../relayer/store/index.ts";
+import { migrate } from "../../../relayer/store/migrate.ts";
+import { newKey, signedRequest, startTestService } from "./fixtures.ts";
+import { signedHeaders } from "../../../relayer/auth/hmac.ts";
+
+const run = promisify(execFile);
+
+function configProblems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe("# configuration", () => {
+  it("should apply the documented defaults", () => {
+    const config = loadConfig({});
+    expect(config.port).to.equal(8787);
+    expect(config.host).to.equal("127.0.0.1");
+    expect(config.dataDir).to.equal(path.resolve("./data"));
+    expect(config.chains).to.deep.equal({ mode: "embedded" });
+    expect(config.databaseUrl).to.equal(undefined);
+    expect(config.bootstrapKey).to.equal(undefined);
+  });
+
+  it("should name each bad variable with a clear message", () => {
+    const problems = configProblems({
+      PORT: "eighty",
+      LOG_LEVEL: "loud",
+      DATABASE_URL: "mysql://x",
+      VERIFLOW_TIER: "gold",
+      VERIFLOW_MASTER_KEY: "short",
+    });
+    expect(problems.find((p) => p.startsWith("PORT"))).to.include('"eighty"');
+    expect(problems.find((p) => p.startsWith("LOG_LEVEL"))).to.include("fatal, error, warn");
+    expect(problems.find((p) => p.startsWith("DATABASE_URL"))).to.include("postgres://");
+    expect(problems.find((p) => p.startsWith("VERIFLOW_TIER"))).to.include("free, pro, enterprise");
+    expect(problems.find((p) => p.startsWith("VERIFLOW_MASTER_KEY"))).to.include("32 bytes");
+    // Secret values are never echoed.
+    expect(problems.join(" ")).to.not.include("mysql://x");
+    expect(problems.join(" ")).to.not.include("short");
+  });
+
+  it("should want the bootstrap key and secret together", () => {
+    expect(configProblems({ VERIFLOW_API_KEY: "vfk_bootstrap" })[0]).to.match(
+      /VERIFLOW_SIGNING_SECRET.*together/,
+    );
+    const ok = loadConfig({
+      VERIFLOW_API_KEY: "vfk_bootstrap",
+      VERIFLOW_SIGNING_SECRET: "0123456789abcdef0123",
+      VERIFLOW_TIER: "pro",
+    });
+    expect(ok.bootstrapKey).to.deep.equal({
+      key: "vfk_bootstrap",
+      secret: "0123456789abcdef0123",
+      tier: "pro",
+    });
+  });
+
+  it("should require the master key in production", () => {
+    expect(configProblems({ NODE_ENV: "production" })[0]).to.match(
+      /^VERIFLOW_MASTER_KEY is required/,
+    );
+  });
+
+  it("should read the chains selection", () => {
+    expect(loadConfig({ VERIFLOW_CHAINS: "rpc" }).chains).to.deep.equal({ mode: "rpc" });
+    expect(loadConfig({ VERIFLOW_CHAINS: "chains.json" }).chains).to.deep.equal({
+      mode: "file",
+      file: path.resolve("chains.json"),
+    });
+  });
+
+  it("should merge tier overrides and refuse bad ones", () => {
+    const limits = resolveTierLimits('{"pro":{"requestsPerMinute":600}}');
+    expect(limits.pro).to.deep.equal({ requestsPerMinute: 600, concurrentWorkflows: 50 });
+    expect(limits.free).to.deep.equal({ requestsPerMinute: 20, concurrentWorkflows: 5 });
+    expect(() => resolveTierLimits('{"gold":{}}')).to.throw(/VERIFLOW_LIMITS is invalid/);
+    expect(() => resolveTierLimits("{")).to.throw(/must be JSON/);
+  });
+});
+
+describe("# master key and secrets at rest", function () {
+  this.timeout(60_000);
+
+  it("should generate the development master key once with mode 0600 and reuse it", async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-master-"));
+    const config = loadConfig({ DATA_DIR: dataDir });
+    const [a, b] = await Promise.all([resolveMasterKey(config), resolveMasterKey(config)]);
+    expect(a.key.equals(b.key)).to.equal(true);
+    expect([a.source, b.source].sort()).to.deep.equal(["file", "generated"]);
+    const info = await stat(path.join(dataDir, "master.key"));
+    expect(info.mode & 0o777).to.equal(0o600);
+    await chmod(path.join(dataDir, "master.key"), 0o644);
+    let refused: Error | undefined;
+    await resolveMasterKey(config).catch((err: Error) => (refused = err));
+    expect(refused?.message).to.match(/readable by group or others/);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("should prefer VERIFLOW_MASTER_KEY and write no key file", async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-master-"));
+    const hex = randomBytes(32).toString("hex");
+    const resolved = await resolveMasterKey(
+      loadConfig({ DATA_DIR: dataDir, VERIFLOW_MASTER_KEY: hex }),
+    );
+    expect(resolved.source).to.equal("env");
+    expect(resolved.key.toString("hex")).to.equal(hex);
+    let missing: NodeJS.ErrnoException | undefined;
+    await stat(path.join(dataDir, "master.key")).catch((err) => (missing = err));
+    expect(missing?.code).to.equal("ENOENT");
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("should encrypt with AES-256-GCM, bound to its context, and detect tampering", () => {
+    const key = randomBytes(32);
+    const blob = encryptSecret(key, "vfs_topsecret", "key_1");
+    expect(blob).to.match(/^v1\./).and.not.include("topsecret");
+    expect(encryptSecret(key, "vfs_topsecret", "key_1")).to.not.equal(blob); // fresh IV
+    expect(decryptSecret(key, blob, "key_1")).to.equal("vfs_topsecret");
+    expect(() => decryptSecret(key, blob, "key_2")).to.throw();
+    expect(() => decryptSecret(randomBytes(32), blob, "key_1")).to.throw();
+    const parts = blob.split(".");
+    parts[2] = Buffer.from("tampered").toString("base64url");
+    expect(() => decryptSecret(key, parts.join("."), "key_1")).to.throw();
+  });
+
+  it("should store only ciphertext and refuse a different master key", async () => {
+    const store = await openStore({ dataDir: "memory://" });
+    await migrate(store);
+    const masterKey = randomBytes(32);
+    await checkMasterKey(store, masterKey);
+    const { record, secret } = await createApiKey(store, masterKey, { tier: "free" });
+    const rows = await store.query<Record<string, unknown>>("SELECT * FROM api_keys");
+    expect(JSON.stringify(rows)).to.not.include(secret);
+    expect((await loadCredentials(store, masterKey, record.key))!.secrets).to.deep.equal([secret]);
+    let refused: Error | undefined;
+    await checkMasterKey(store, randomBytes(32)).catch((err: Error) => (refused = err));
+    expect(refused?.message).to.match(/master key differs/);
+    await store.close();
+  });
+});
+
+describe("# keys command", function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  const keys = (...args: string[]) =>
+    run(process.execPath, ["scripts/keys.ts", ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, NODE_ENV: "test" },
+    });
+
+  before(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-keys-"));
+  });
+  after(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("should create, list, rotate and revoke, printing a secret only at creation and rotation", async () => {
+    const created = await keys("create", "--tier", "pro", "--label", "treasury");
+    const key = /API key:\s+(\S+)/.exec(created.stdout)![1]!;
+    const secret = /signing secret:\s+(\S+)/.exec(created.stdout)![1]!;
+    expect(secret).to.match(/^vfs_/);
+
+    const listed = await keys("list");
+    expect(listed.stdout).to.include(key).and.include("pro").and.include("treasury");
+    expect(listed.stdout).to.not.include(secret);
+
+    const rotated = await keys("rotate", key, "--grace", "1h");
+    const next = /new signing secret:\s+(\S+)/.exec(rotated.stdout)![1]!;
+    expect(next).to.not.equal(secret);
+    expect(rotated.stdout).to.not.include(secret);
+    await keys("revoke", key);
+    const final = (await keys("list")).stdout;
+    expect(final).to.include("revoked").and.not.include(next);
+
+    // Nothing on disk holds a secret in clear.
+    const store = await openStore({ dataDir });
+    const rows = JSON.stringify(await store.query("SELECT * FROM api_keys"));
+    await store.close();
+    expect(rows).to.not.include(secret).and.not.include(next);
+  });
+
+  it("should explain a bad command and exit 2", async () => {
+    let failure: { code?: number; stderr?: string } | undefined;
+    await keys("rotate", "vfk_missing").catch((err) => (failure = err));
+    expect(failure?.code).to.equal(2);
+    expect(failure?.stderr).to.include("no API key vfk_missing");
+    await keys("frobnicate").catch((err) => (failure = err));
+    expect(failure?.stderr).to.include("unknown command frobnicate");
+  });
+});
+
+describe("# logs and shutdown", function () {
+  this.timeout(60_000);
+
+  it("should log requests as JSON with request ids and never a secret or signature", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const svc = await startTestService();
+    // Swap in a logger writing to our sink.
+    svc.ctx.logger = createLogger("info", sink);
+    const client = await newKey(svc, "free");
+    const body = JSON.stringify({ name: "x" });
+    const res = await signedRequest(svc, client, "POST", "/v1/nothing", body, {
+      Authorization: `Bearer ${client.secret}`,
+    });
+    await svc.close();
+    const signature = signedHeaders(client.key, client.secret, body, String(svc.clock.now))[
+      "X-SVC-Signature"
+    ];
+    const text = lines.join("");
+    const entry = JSON.parse(lines.find((l) => l.includes('"request"'))!);
+    expect(entry).to.include({
+      method: "POST",
+      path: "/v1/nothing",
+      status: res.status,
+      key: client.key,
+    });
+    expect(entry.req_id).to.equal(res.headers.get("x-request-id"));
+    expect(text).to.not.include(client.secret);
+    expect(text).to.not.include(signature);
+    expect(createLogger("info").levels).to.be.an("object");
+    // The redaction backstop also covers objects that carry secrets.
+    const redacted: string[] = [];
+    const redactSink = new Writable({
+      write(chunk, _enc, done) {
+        redacted.push(String(chunk));
+        done();
+      },
+    });
+    createLogger("info", redactSink).info(
+      { secret: "s3cr3t", headers: { authorization: "Bearer x" } },
+      "x",
+    );
+    expect(redacted.join("")).to.not.include("s3cr3t").and.not.include("Bearer x");
+  });
+
+  it("should finish an in-flight request when shutting down and refuse new connections", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const svc = await startTestService({
+      mount: (s) => {
+        s.app.get("/probe/slow", async (c) => {
+          entered();
+          await gate;
+          return c.json({ finished: true });
+        });
+      },
+    });
+    const client = await newKey(svc, "free");
+    svc.clock.now = Date.now();
+    const server = await listen(svc.app, "127.0.0.1", 0);
+    const pending = fetch(`${server.url}/probe/slow`, {
+      headers: signedHeaders(client.key, client.secret, "", String(Date.now())),
+    });
+    await inside;
+    const closed = server.close(10_000);
+    let refused: Error | undefined;
+    await fetch(`${server.url}/healthz`).catch((err: Error) => (refused = err));
+    expect(refused).to.be.instanceOf(Error);
+    release();
+    const res = await pending;
+    expect(res.status).to.equal(200);
+    expect(await res.json()).to.deep.equal({ finished: true });
+    await closed;
+    await svc.close();
+  });
+});

@@ -1,0 +1,233 @@
+import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import { createLogger } from "../../../relayer/http/logging.ts";
+import { openQueue, type Queue } from "../../../relayer/queue/index.ts";
+import { openStore, type Store } from "../../../relayer/store/index.ts";
+import { MIGRATIONS_DIR, migrate, readMigrations } from "../../../relayer/store/migrate.ts";
+import { createTestDatabase } from "./fixtures.ts";
+
+const BACKENDS = ["pglite", "postgres"] as const;
+
+/** Resolves once `check` holds, polling the database (no fixed sleeps, no timing assertions). */
+async function eventually<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 600; i++) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+for (const backend of BACKENDS) {
+  describe(`# storage and queue (${backend})`, function () {
+    this.timeout(60_000);
+    let dataDir: string;
+    let databaseUrl: string | undefined;
+    let drop: (() => Promise<void>) | undefined;
+    let store: Store;
+    let queue: Queue;
+
+    before(async () => {
+      dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-storage-"));
+      if (backend === "postgres") {
+        const db = await createTestDatabase("storage");
+        databaseUrl = db.url;
+        drop = db.drop;
+      }
+      store = await openStore({ databaseUrl, dataDir });
+      await migrate(store);
+      queue = await openQueue({ store, logger: createLogger("silent"), schedule: true });
+    });
+
+    after(async () => {
+      await queue?.stop(2_000);
+      await store?.close();
+      await drop?.();
+      await rm(dataDir, { recursive: true, force: true });
+    });
+
+    it("should report its backend", () => {
+      expect(store.kind).to.equal(backend);
+    });
+
+    it("should run parameterised queries and parameterless scripts", async () => {
+      await store.exec(
+        "CREATE TABLE t_basic (id serial PRIMARY KEY, name text NOT NULL); CREATE INDEX ON t_basic (name);",
+      );
+      const inserted = await store.query<{ id: number; name: string }>(
+        "INSERT INTO t_basic (name) VALUES ($1), ($2) RETURNING id, name",
+        ["a", "b"],
+      );
+      expect(inserted.map((r) => r.name)).to.deep.equal(["a", "b"]);
+      const rows = await store.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM t_basic WHERE name = $1",
+        ["b"],
+      );
+      expect(rows).to.deep.equal([{ n: 1 }]);
+    });
+
+    it("should commit a transaction and roll back a failed one completely", async () => {
+      await store.exec("CREATE TABLE t_tx (id int PRIMARY KEY)");
+      const result = await store.transaction(async (tx) => {
+        await tx.query("INSERT INTO t_tx VALUES (1)");
+        // A nested transaction joins the outer one.
+        await tx.transaction((inner) => inner.query("INSERT INTO t_tx VALUES (2)"));
+        return "done";
+      });
+      expect(result).to.equal("done");
+      let failure: Error | undefined;
+      await store
+        .transaction(async (tx) => {
+          await tx.query("INSERT INTO t_tx VALUES (3)");
+          await tx.query("INSERT INTO t_tx VALUES (1)"); // duplicate key
+        })
+        .catch((err: Error) => (failure = err));
+      expect(failure?.message).to.match(/duplicate key/);
+      const rows = await store.query<{ id: number }>("SELECT id FROM t_tx ORDER BY id");
+      expect(rows.map((r) => r.id)).to.deep.equal([1, 2]);
+      // The connection is usable after the failure.
+      expect(await store.query("SELECT 1 AS one")).to.deep.equal([{ one: 1 }]);
+    });
+
+    it("should record applied migrations once and apply nothing the second time", async () => {
+      const files = await readMigrations(MIGRATIONS_DIR);
+      const applied = await store.query<{ version: number }>(
+        "SELECT version FROM schema_migrations ORDER BY version",
+      );
+      expect(applied.map((r) => r.version)).to.deep.equal(files.map((f) => f.version));
+      expect(await migrate(store)).to.deep.equal([]);
+    });
+
+    it("should apply concurrent migration runs exactly once", async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), "vf-migrations-"));
+      await mkdir(dir, { recursive: true });
+      await writeFile(
+        path.join(dir, "900_counter.sql"),
+        "CREATE TABLE t_once (id int); INSERT INTO t_once VALUES (1);",
+      );
+      const runs = await Promise.all([
+        migrate(store, dir),
+        migrate(store, dir),
+        migrate(store, dir),
+      ]);
+      expect(runs.flat()).to.deep.equal([900]);
+      expect(await store.query("SELECT count(*)::int AS n FROM t_once")).to.deep.equal([{ n: 1 }]);
+      // An applied migration edited afterwards is refused.
+      await writeFile(path.join(dir, "900_counter.sql"), "CREATE TABLE t_once (id bigint);");
+      let refused: Error | undefined;
+      await migrate(store, dir).catch((err: Error) => (refused = err));
+      expect(refused?.message).to.match(/900_counter\.sql was changed after it was applied/);
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it("should roll back a failing migration and name the file", async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), "vf-migrations-"));
+      await writeFile(path.join(dir, "910_good.sql"), "CREATE TABLE t_good (id int);");
+      await writeFile(
+        path.join(dir, "911_bad.sql"),
+        "CREATE TABLE t_bad (id int); SELECT nonsense FROM nowhere;",
+      );
+      let failure: Error | undefined;
+      await migrate(store, dir).catch((err: Error) => (failure = err));
+      expect(failure?.message).to.match(/migration 911_bad\.sql failed/);
+      const tables = await store.query(
+        "SELECT table_name FROM information_schema.tables WHERE table_name IN ('t_good', 't_bad')",
+      );
+      expect(tables).to.deep.equal([]);
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it("should refuse two migrations sharing a number", async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), "vf-migrations-"));
+      await writeFile(path.join(dir, "120_a.sql"), "SELECT 1;");
+      await writeFile(path.join(dir, "120_b.sql"), "SELECT 1;");
+      let failure: Error | undefined;
+      await readMigrations(dir).catch((err: Error) => (failure = err));
+      expect(failure?.message).to.match(/share the number 120/);
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it("should queue a job sent inside a transaction only when it commits", async () => {
+      await store.exec("CREATE TABLE t_jobs (id int PRIMARY KEY)");
+      await queue.ensureQueue("test.tx");
+      const count = async () =>
+        (
+          await store.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'test.tx'",
+          )
+        )[0]!.n;
+      await store.transaction(async (tx) => {
+        await tx.query("INSERT INTO t_jobs VALUES (1)");
+        await queue.send("test.tx", { id: 1 }, { tx });
+      });
+      expect(await count()).to.equal(1);
+      await store
+        .transaction(async (tx) => {
+          await queue.send("test.tx", { id: 2 }, { tx });
+          throw new Error("abandon");
+        })
+        .catch(() => {});
+      expect(await count()).to.equal(1);
+    });
+
+    it("should work a job, retry it after a failure and record its output", async () => {
+      const attempts: number[] = [];
+      await queue.ensureQueue("test.retry", { retryLimit: 2, retryDelay: 0, retryBackoff: false });
+      await queue.work<{ n: number }>(
+        "test.retry",
+        async (data) => {
+          attempts.push(data.n);
+          if (attempts.length === 1) throw new Error("transient");
+          return { doubled: data.n * 2 };
+        },
+        { pollingIntervalSeconds: 0.5 },
+      );
+      const id = (await queue.send("test.retry", { n: 21 }))!;
+      const job = await eventually(async () => {
+        const [found] = await queue.boss.findJobs<{ n: number }>("test.retry", { id });
+        return found?.state === "completed" ? found : undefined;
+      }, "the job to complete");
+      expect(attempts).to.deep.equal([21, 21]);
+      expect(job.retryCount).to.equal(1);
+      expect(job.output).to.deep.equal({ doubled: 42 });
+    });
+
+    it("should keep a cron schedule in the database", async () => {
+      await queue.schedule(
+        "test.cron",
+        "0 9 * * 1",
+        { workflow: "payroll" },
+        { tz: "America/New_York", key: "payroll" },
+      );
+      const schedules = await queue.boss.getSchedules("test.cron");
+      expect(schedules).to.have.length(1);
+      expect(schedules[0]).to.include({
+        name: "test.cron",
+        key: "payroll",
+        cron: "0 9 * * 1",
+        timezone: "America/New_York",
+      });
+      await queue.unschedule("test.cron", "payroll");
+      expect(await queue.boss.getSchedules("test.cron")).to.deep.equal([]);
+    });
+  });
+}
+
+describe("# storage on PGlite across restarts", function () {
+  this.timeout(60_000);
+
+  it("should keep data under DATA_DIR after closing and reopening", async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-persist-"));
+    const first = await openStore({ dataDir });
+    await migrate(first);
+    await first.exec("CREATE TABLE t_persist (v text); INSERT INTO t_persist VALUES ('kept');");
+    await first.close();
+    const second = await openStore({ dataDir });
+    expect(await migrate(second)).to.deep.equal([]);
+    expect(await second.query("SELECT v FROM t_persist")).to.deep.equal([{ v: "kept" }]);
+    await second.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+});

@@ -42,7 +42,17 @@ export async function startWorkflowService(
     metrics: createMetrics({ defaultMetrics: false }),
     queueSchedule: false,
   });
-  const app = createApp(ctx);
+  // The engine's workflow.execute worker stays off: these tests observe executions as intake
+  // leaves them (queued), without an engine racing to run them.
+  const engineWorker = process.env.VERIFLOW_ENGINE_WORKER;
+  process.env.VERIFLOW_ENGINE_WORKER = "off";
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = createApp(ctx);
+  } finally {
+    if (engineWorker === undefined) delete process.env.VERIFLOW_ENGINE_WORKER;
+    else process.env.VERIFLOW_ENGINE_WORKER = engineWorker;
+  }
   await startWorkflowJobs(ctx);
   return {
     ctx,

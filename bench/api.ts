@@ -112,6 +112,8 @@ function relayerEnv(dataDir: string, databaseUrl?: string): Record<string, strin
   return {
     BENCH_TARGET: "relayer",
     BENCH_ROUTE: ROUTE,
+    // An API-only process: submissions are queued, not executed, during the measurement.
+    VERIFLOW_ENGINE_WORKER: "off",
     DATA_DIR: dataDir,
     PORT: "0",
     NODE_ENV: "test",

@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv, AuthenticatedKey } from "../http/env.ts";
@@ -24,6 +25,16 @@ export interface AuthOptions {
   allowBearer?: boolean | ((path: string) => boolean);
   /** How long looked-up credentials are reused (default 1 s); see CredentialsCache. */
   credentialsTtlMs?: number;
+  /**
+   * Records a verified signature; false when it was already used. The default is
+   * `recordSignature`; the app passes one that also counts the rate in the same round trip.
+   */
+  admit?: (
+    c: Context<AppEnv>,
+    credentials: ApiKeyCredentials,
+    signature: string,
+    timestampMs: number,
+  ) => Promise<boolean>;
 }
 
 export const AUTH_ERRORS = {
@@ -63,6 +74,10 @@ async function credentialsFor(
 export function authenticate(options: AuthOptions) {
   const clock = options.clock ?? Date.now;
   const cache = new CredentialsCache(options.store, options.masterKey, options.credentialsTtlMs);
+  const admit =
+    options.admit ??
+    ((_c, credentials, signature, timestampMs) =>
+      recordSignature(options.store, credentials.id, signature, timestampMs));
   const bearerAllowed =
     typeof options.allowBearer === "function"
       ? options.allowBearer
@@ -131,7 +146,7 @@ export function authenticate(options: AuthOptions) {
         "X-SVC-Signature does not match HMAC-SHA256(signing secret, X-SVC-Timestamp + body)",
       );
     }
-    if (!(await recordSignature(options.store, credentials.id, signature, timestampMs))) {
+    if (!(await admit(c, credentials, signature, timestampMs))) {
       throw unauthorized(
         AUTH_ERRORS.replay,
         "this signature was already used; sign each request with a fresh timestamp",

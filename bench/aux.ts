@@ -3,14 +3,23 @@
  * each freshly signed: the relayer on PGlite with the embedded devnet's ethereum chain.
  * Writes bench/results/aux.json. Run: `npm run bench:aux`.
  */
-import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { createWriteStream, existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { MaxUint256, parseUnits, Wallet, type BrowserProvider } from "ethers";
+import {
+  getAddress,
+  keccak256,
+  MaxUint256,
+  parseUnits,
+  toBeHex,
+  Wallet,
+  type BrowserProvider,
+} from "ethers";
 import { signedHeaders } from "../relayer/auth/hmac.ts";
+import { loadListFile } from "../relayer/compliance/lists.ts";
 import { DEVNET_ACCOUNTS } from "../relayer/devnet/accounts.ts";
 import { startAuxService } from "../test/relayer/aux/service.ts";
 
@@ -47,8 +56,69 @@ function stats(samples: number[]): Stats {
   };
 }
 
+/**
+ * Load time of the list formats: the published ETH list when present, and a synthetic file in the
+ * sdn_advanced.xml layout of the real list's size class (every party with names, programs and
+ * features, one in ten with an ETH address), since the real advanced file is over 100 MB.
+ */
+async function listLoading() {
+  const figures: Record<string, unknown> = {};
+  if (REAL_LIST) {
+    const started = performance.now();
+    const loaded = await loadListFile("ofac-sdn", REAL_LIST);
+    figures.published_eth_text = {
+      entries: loaded.entries.size,
+      load_ms: Math.round(performance.now() - started),
+    };
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), "vf-bench-sdn-"));
+  const file = path.join(dir, "sdn_advanced.xml");
+  const parties = 60_000;
+  const out = createWriteStream(file);
+  const write = (text: string) =>
+    new Promise<void>((resolve) =>
+      out.write(text) ? resolve() : out.once("drain", () => resolve()),
+    );
+  await write(
+    `<?xml version="1.0" encoding="utf-8"?>\n<Sanctions xmlns="http://www.un.org/sanctions/1.0"><ReferenceValueSets><FeatureTypeValues><FeatureType ID="344">Digital Currency Address - XBT</FeatureType><FeatureType ID="345">Digital Currency Address - ETH</FeatureType><FeatureType ID="8">Birthdate</FeatureType></FeatureTypeValues></ReferenceValueSets><DistinctParties>\n`,
+  );
+  for (let i = 0; i < parties; i++) {
+    const eth =
+      i % 10 === 0
+        ? `<Feature ID="${i}5" FeatureTypeID="345"><FeatureVersion ID="${i}6" ReliabilityID="1"><VersionDetail DetailTypeID="1432">${getAddress("0x" + keccak256(toBeHex(i, 32)).slice(26))}</VersionDetail></FeatureVersion></Feature>`
+        : "";
+    await write(
+      `<DistinctParty FixedRef="${i}"><Comment/><Profile ID="${i}" PartySubTypeID="4"><Identity ID="${i}1" FixedRef="${i}" Primary="true" False="false"><Alias FixedRef="${i}" AliasTypeID="1403" Primary="true" LowQuality="false"><DocumentedName ID="${i}2" FixedRef="${i}" DocNameStatusID="1"><DocumentedNamePart><NamePartValue NamePartGroupID="${i}3" ScriptID="215" ScriptStatusID="1" Acronym="false">PARTY NUMBER ${i} TRADING COMPANY LIMITED</NamePartValue></DocumentedNamePart></DocumentedName></Alias></Identity><Feature ID="${i}4" FeatureTypeID="8"><FeatureVersion ID="${i}7" ReliabilityID="1"><DatePeriod CalendarTypeID="1" YearFixed="false" MonthFixed="false" DayFixed="false"><Start Approximate="false" YearFixed="false" MonthFixed="false" DayFixed="false"><From><Year>1970</Year><Month>1</Month><Day>1</Day></From><To><Year>1970</Year><Month>1</Month><Day>1</Day></To></Start></DatePeriod></FeatureVersion></Feature>${eth}</Profile></DistinctParty>\n`,
+    );
+  }
+  await write("</DistinctParties></Sanctions>\n");
+  await new Promise<void>((resolve) => out.end(() => resolve()));
+  const size = (await stat(file)).size;
+  const heapBefore = process.memoryUsage().heapUsed;
+  const started = performance.now();
+  const loaded = await loadListFile("ofac-sdn", file);
+  const ms = performance.now() - started;
+  figures.synthetic_sdn_advanced_xml = {
+    bytes: size,
+    parties,
+    eth_entries: loaded.entries.size,
+    load_ms: Math.round(ms),
+    mb_per_s: Math.round((size / 1e6 / (ms / 1000)) * 10) / 10,
+    heap_growth_mb: Math.round((process.memoryUsage().heapUsed - heapBefore) / 1e6),
+  };
+  await rm(dir, { recursive: true, force: true });
+  console.log("list loading", JSON.stringify(figures));
+  return figures;
+}
+
+const lists = await listLoading();
+
 const svc = await startAuxService({
-  VERIFLOW_LIMITS: JSON.stringify({ enterprise: { requestsPerMinute: 10_000_000 } }),
+  VERIFLOW_LIMITS: JSON.stringify(
+    Object.fromEntries(
+      ["free", "pro", "enterprise"].map((t) => [t, { requestsPerMinute: 10_000_000 }]),
+    ),
+  ),
 });
 const server = serve({ fetch: svc.app.fetch, hostname: "127.0.0.1", port: 0 });
 await new Promise<void>((resolve) => server.once("listening", () => resolve()));
@@ -161,6 +231,7 @@ const output = {
     warmup_requests: 3,
   },
   endpoints: results,
+  sanctions_list_loading: lists,
 };
 await mkdir(path.join(root, "bench/results"), { recursive: true });
 await writeFile(path.join(root, "bench/results/aux.json"), JSON.stringify(output, null, 2) + "\n");

@@ -120,6 +120,13 @@ contract CircuitBreakerGateway is ICircuitBreakerGateway, AccessControlDefaultAd
         return _cooldown;
     }
 
+    /// @notice ERC-165: ICircuitBreakerGateway, AccessControl and its default-admin rules.
+    /// @param interfaceId The interface id.
+    /// @return True when supported.
+    function supportsInterface(bytes4 interfaceId) public view override returns (bool) {
+        return interfaceId == type(ICircuitBreakerGateway).interfaceId || super.supportsInterface(interfaceId);
+    }
+
     function _isOpen(Circuit storage circuit) private view returns (bool) {
         return block.timestamp < circuit.openUntil;
     }

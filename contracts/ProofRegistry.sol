@@ -133,6 +133,13 @@ contract ProofRegistry is IProofRegistry, AccessControlDefaultAdminRules, Semver
         return keccak256(abi.encodePacked(endpoint, timestamp));
     }
 
+    /// @notice ERC-165: IProofRegistry, AccessControl and its default-admin rules.
+    /// @param interfaceId The interface id.
+    /// @return True when supported.
+    function supportsInterface(bytes4 interfaceId) public view override returns (bool) {
+        return interfaceId == type(IProofRegistry).interfaceId || super.supportsInterface(interfaceId);
+    }
+
     /// @dev Reverts unless `sig` is a well-formed EIP-191 signature of `digest` by a `SIGNER_ROLE` holder.
     function _checkSignature(bytes32 digest, bytes calldata sig) private view {
         (address signer, ECDSA.RecoverError error, ) = ECDSA.tryRecoverCalldata(

@@ -247,11 +247,12 @@ contract RevShareReceipt is
         return _snapshotInterval;
     }
 
-    /// @notice ERC-165: AccessControl, ERC-20 and ERC-7641.
+    /// @notice ERC-165: IRevShareReceipt, ERC-7641, ERC-20 and AccessControl.
     /// @param interfaceId The interface id.
     /// @return True when supported.
     function supportsInterface(bytes4 interfaceId) public view override returns (bool) {
         return
+            interfaceId == type(IRevShareReceipt).interfaceId ||
             interfaceId == type(IERC7641).interfaceId ||
             interfaceId == type(IERC20).interfaceId ||
             super.supportsInterface(interfaceId);

@@ -53,7 +53,11 @@ export async function createContext(
       "generated a development master key (set VERIFLOW_MASTER_KEY in production)",
     );
   }
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    maxConnections: config.databasePoolSize,
+  });
   try {
     const applied = await migrate(store);
     if (applied.length) logger.info({ applied }, "database migrations applied");

@@ -146,6 +146,7 @@ export async function rotateApiKey(
        RETURNING *`,
       [row.id, encryptSecret(masterKey, secret, row.id), previousExpires, new Date(now)],
     );
+    forgetEverywhere(key);
     return { record: toRecord(updated!), secret };
   });
 }
@@ -158,6 +159,7 @@ export async function finishRotation(store: Store, key: string): Promise<ApiKeyR
     [key],
   );
   if (!row) throw new ApiKeyError(`no API key ${key}`);
+  forgetEverywhere(key);
   return toRecord(row);
 }
 
@@ -172,6 +174,7 @@ export async function revokeApiKey(
     [key, new Date(now)],
   );
   if (!row) throw new ApiKeyError(`no API key ${key}`);
+  forgetEverywhere(key);
   return toRecord(row);
 }
 
@@ -182,18 +185,102 @@ export async function loadCredentials(
   key: string,
   now = Date.now(),
 ): Promise<ApiKeyCredentials | null> {
+  const stored = await loadStoredCredentials(store, masterKey, key);
+  return stored && credentialsAt(stored, now);
+}
+
+/** A key's secrets with the rotation deadline, decrypted, before picking those valid at a time. */
+interface StoredCredentials {
+  id: string;
+  key: string;
+  tier: TierName;
+  revoked: boolean;
+  current: string;
+  previous: { secret: string; expiresAt: number } | null;
+}
+
+async function loadStoredCredentials(
+  store: Store,
+  masterKey: Buffer,
+  key: string,
+): Promise<StoredCredentials | null> {
   const [row] = await store.query<ApiKeyRow>(
     `SELECT id, key, tier, secret_enc, previous_secret_enc, previous_expires_at, revoked_at
        FROM api_keys WHERE key = $1`,
     [key],
   );
   if (!row) return null;
-  const secrets = [decryptSecret(masterKey, row.secret_enc, row.id)];
   const previousExpires = toDate(row.previous_expires_at);
-  if (row.previous_secret_enc && previousExpires && previousExpires.getTime() > now) {
-    secrets.push(decryptSecret(masterKey, row.previous_secret_enc, row.id));
+  return {
+    id: row.id,
+    key: row.key,
+    tier: row.tier,
+    revoked: row.revoked_at !== null,
+    current: decryptSecret(masterKey, row.secret_enc, row.id),
+    previous:
+      row.previous_secret_enc && previousExpires
+        ? {
+            secret: decryptSecret(masterKey, row.previous_secret_enc, row.id),
+            expiresAt: previousExpires.getTime(),
+          }
+        : null,
+  };
+}
+
+function credentialsAt(stored: StoredCredentials, now: number): ApiKeyCredentials {
+  const secrets = [stored.current];
+  if (stored.previous && stored.previous.expiresAt > now) secrets.push(stored.previous.secret);
+  return { id: stored.id, key: stored.key, tier: stored.tier, revoked: stored.revoked, secrets };
+}
+
+/**
+ * Credentials looked up by authentication, kept for `ttlMs` (default 1 s) to spare a database
+ * round trip and a decryption per request. Consequence, documented: a revocation or rotation made
+ * by another process (the keys command) takes effect within `ttlMs`; made in this process (the
+ * functions above), at once. Unknown keys are not cached, so a new key works immediately.
+ */
+export class CredentialsCache {
+  readonly #entries = new Map<string, { stored: StoredCredentials; loadedAt: number }>();
+  readonly #store: Store;
+  readonly #masterKey: Buffer;
+  readonly #ttlMs: number;
+
+  constructor(store: Store, masterKey: Buffer, ttlMs = 1_000) {
+    this.#store = store;
+    this.#masterKey = masterKey;
+    this.#ttlMs = ttlMs;
+    LIVE_CACHES.add(new WeakRef(this));
   }
-  return { id: row.id, key: row.key, tier: row.tier, revoked: row.revoked_at !== null, secrets };
+
+  async get(key: string, now: number): Promise<ApiKeyCredentials | null> {
+    const hit = this.#entries.get(key);
+    if (hit && now - hit.loadedAt < this.#ttlMs && now >= hit.loadedAt) {
+      return credentialsAt(hit.stored, now);
+    }
+    const stored = await loadStoredCredentials(this.#store, this.#masterKey, key);
+    if (!stored) {
+      this.#entries.delete(key);
+      return null;
+    }
+    if (this.#entries.size >= 10_000) this.#entries.clear(); // bound memory under key churn
+    this.#entries.set(key, { stored, loadedAt: now });
+    return credentialsAt(stored, now);
+  }
+
+  forget(key: string): void {
+    this.#entries.delete(key);
+  }
+}
+
+const LIVE_CACHES = new Set<WeakRef<CredentialsCache>>();
+
+/** Drops `key` from every cache of this process (after a revocation or rotation here). */
+function forgetEverywhere(key: string): void {
+  for (const ref of LIVE_CACHES) {
+    const cache = ref.deref();
+    if (cache) cache.forget(key);
+    else LIVE_CACHES.delete(ref);
+  }
 }
 
 /**

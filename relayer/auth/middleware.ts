@@ -1,9 +1,10 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv, AuthenticatedKey } from "../http/env.ts";
 import type { Store } from "../store/index.ts";
 import { TIMESTAMP_TOLERANCE_MS, verifySignature } from "./hmac.ts";
-import { loadCredentials, type ApiKeyCredentials } from "./keys.ts";
+import { CredentialsCache, type ApiKeyCredentials } from "./keys.ts";
 import { recordSignature } from "./replay.ts";
 
 /**
@@ -22,6 +23,18 @@ export interface AuthOptions {
   clock?: () => number;
   /** Accept `Authorization: Bearer <API_KEY>` as an alternative (compliance endpoints). */
   allowBearer?: boolean | ((path: string) => boolean);
+  /** How long looked-up credentials are reused (default 1 s); see CredentialsCache. */
+  credentialsTtlMs?: number;
+  /**
+   * Records a verified signature; false when it was already used. The default is
+   * `recordSignature`; the app passes one that also counts the rate in the same round trip.
+   */
+  admit?: (
+    c: Context<AppEnv>,
+    credentials: ApiKeyCredentials,
+    signature: string,
+    timestampMs: number,
+  ) => Promise<boolean>;
 }
 
 export const AUTH_ERRORS = {
@@ -48,11 +61,11 @@ const TIMESTAMP_PATTERN = /^[0-9]{1,16}$/;
 const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/;
 
 async function credentialsFor(
-  options: AuthOptions,
+  cache: CredentialsCache,
   key: string,
   now: number,
 ): Promise<ApiKeyCredentials> {
-  const credentials = await loadCredentials(options.store, options.masterKey, key, now);
+  const credentials = await cache.get(key, now);
   if (!credentials) throw unauthorized(AUTH_ERRORS.unknownKey, "the API key is not known");
   if (credentials.revoked) throw unauthorized(AUTH_ERRORS.revokedKey, "the API key was revoked");
   return credentials;
@@ -60,6 +73,11 @@ async function credentialsFor(
 
 export function authenticate(options: AuthOptions) {
   const clock = options.clock ?? Date.now;
+  const cache = new CredentialsCache(options.store, options.masterKey, options.credentialsTtlMs);
+  const admit =
+    options.admit ??
+    ((_c, credentials, signature, timestampMs) =>
+      recordSignature(options.store, credentials.id, signature, timestampMs));
   const bearerAllowed =
     typeof options.allowBearer === "function"
       ? options.allowBearer
@@ -78,7 +96,7 @@ export function authenticate(options: AuthOptions) {
           "the Authorization header must be `Bearer <API_KEY>`",
         );
       }
-      const credentials = await credentialsFor(options, match[1]!, now);
+      const credentials = await credentialsFor(cache, match[1]!, now);
       setKey(c, credentials, "bearer");
       return next();
     }
@@ -121,14 +139,14 @@ export function authenticate(options: AuthOptions) {
         `X-SVC-Timestamp is more than ${TIMESTAMP_TOLERANCE_MS / 1000} s in the future; check the client's clock`,
       );
     }
-    const credentials = await credentialsFor(options, key, now);
+    const credentials = await credentialsFor(cache, key, now);
     if (!verifySignature(credentials.secrets, timestamp, c.get("rawBody"), signature)) {
       throw unauthorized(
         AUTH_ERRORS.badSignature,
         "X-SVC-Signature does not match HMAC-SHA256(signing secret, X-SVC-Timestamp + body)",
       );
     }
-    if (!(await recordSignature(options.store, credentials.id, signature, timestampMs))) {
+    if (!(await admit(c, credentials, signature, timestampMs))) {
       throw unauthorized(
         AUTH_ERRORS.replay,
         "this signature was already used; sign each request with a fresh timestamp",

@@ -12,7 +12,7 @@ export async function recordSignature(
   signature: string,
   timestampMs: number,
 ): Promise<boolean> {
-  const rows = await store.query(
+  const rows = await store.queryAsyncCommit(
     `INSERT INTO auth_replay (key_id, signature, expires_at)
      VALUES ($1, $2, to_timestamp($3::double precision / 1000))
      ON CONFLICT DO NOTHING RETURNING 1`,

@@ -218,6 +218,24 @@ async function checkChainId(provider: JsonRpcProvider, name: string, url: string
   }
 }
 
+/** Fails unless every contract of the deployment has code on the chain (wrong RPC, reset node, ...). */
+async function checkDeployed(
+  provider: JsonRpcProvider,
+  name: string,
+  url: string,
+  deployment: Deployment,
+) {
+  const entries = Object.entries(deployment.contracts);
+  const codes = await Promise.all(entries.map(([, c]) => provider.getCode(c.address)));
+  const missing = entries.filter((_, i) => codes[i] === "0x").map(([key]) => key);
+  if (missing.length > 0) {
+    throw new Error(
+      `chain ${name} at ${url} does not hold its recorded deployment (no code for ${missing.join(", ")})` +
+        (deployment.extra.devnet ? ": start the devnet with `npm run devnet`" : ""),
+    );
+  }
+}
+
 export function defaultDevnetRpcUrl(name: DevnetChainName): string {
   return `http://127.0.0.1:${DEVNET_CHAINS[name].defaultPort}`;
 }
@@ -237,6 +255,7 @@ async function openDevnetRpc(cfg: Extract<ChainsConfig, { mode: "rpc" }>): Promi
           readDeployment(root, chainId),
           readAbis(root, chainId),
         ]);
+        await checkDeployed(provider, name, url, deployment);
         const eip1193 = {
           request: (a: { method: string; params?: unknown }) =>
             provider.send(a.method, (a.params as unknown[]) ?? []),
@@ -302,6 +321,7 @@ async function openChainsFile(file: string): Promise<ChainSet> {
           readDeployment(root, c.chainId),
           readAbis(root, c.chainId),
         ]);
+        await checkDeployed(provider, c.name, c.rpcUrl, deployment);
         return makeHandle({
           name: c.name,
           chainId: c.chainId,

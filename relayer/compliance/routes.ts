@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
 import { HMAC_SECURITY } from "../http/app.ts";
+import { ApiError } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
 import { errorSchema } from "../workflows/schemas.ts";
 import type { ComplianceResult } from "./check.ts";
@@ -36,10 +37,16 @@ export function complianceFor(ctx: AppContext): Promise<ComplianceService> {
       sanctionsFiles: process.env.VERIFLOW_SANCTIONS_FILES,
       chains: () => oracleChains(ctx),
       logger: ctx.logger,
+    }).catch((err: Error) => {
+      // Fail closed, and let the next request try again (the operator may have fixed the file).
+      ctx.logger.error({ error: err.message }, "sanctions lists failed to load");
+      services.delete(ctx);
+      throw new ApiError(
+        503,
+        "SANCTIONS_LIST_UNAVAILABLE",
+        "the sanctions lists could not be loaded; the relayer's log names the file and the reason",
+      );
     });
-    service.catch((err: Error) =>
-      ctx.logger.error({ error: err.message }, "sanctions lists failed to load"),
-    );
     services.set(ctx, service);
   }
   return service;

@@ -47,6 +47,16 @@ const envSchema = z
         .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
         .optional(),
     ),
+    /** Connections per process to PostgreSQL (plus a quarter as many for bookkeeping writes). */
+    DATABASE_POOL_SIZE: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number({ message: "must be a number" })
+        .int("must be an integer")
+        .min(2, "must be between 2 and 200")
+        .max(200, "must be between 2 and 200")
+        .default(16),
+    ),
     VERIFLOW_API_KEY: z.preprocess(
       emptyToUndefined,
       z
@@ -129,6 +139,7 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl?: string;
+  databasePoolSize: number;
   bootstrapKey?: BootstrapKey;
   /** From the environment; when absent (not production) the key file under dataDir is used. */
   masterKey?: Buffer;
@@ -172,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
     bootstrapKey:
       e.VERIFLOW_API_KEY && e.VERIFLOW_SIGNING_SECRET
         ? {

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, readdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,4 +74,25 @@ export async function hasHardhatArtifact(
   } catch {
     return false;
   }
+}
+
+/**
+ * Finds a compiled contract by name anywhere under `artifacts/contracts/` (core contracts live in
+ * `contracts/`, generated verifiers in `contracts/verifiers/`). Names must be unique.
+ */
+export async function hardhatArtifactByName(contractName: string): Promise<ContractArtifact> {
+  const root = path.join(PROJECT_ROOT, "artifacts", "contracts");
+  const entries = await readdir(root, { recursive: true });
+  const matches = entries.filter(
+    (entry) =>
+      path.basename(entry) === `${contractName}.json` && path.dirname(entry).endsWith(".sol"),
+  );
+  if (matches.length !== 1) {
+    throw new Error(
+      matches.length === 0
+        ? `no artifact for contract ${contractName}: run \`npx hardhat build\` first`
+        : `several artifacts named ${contractName}: ${matches.join(", ")}`,
+    );
+  }
+  return hardhatArtifact(path.join("contracts", path.dirname(matches[0]!)), contractName);
 }

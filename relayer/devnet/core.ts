@@ -82,9 +82,25 @@ export async function deployCoreWithIgnition(
       });
     }
     for (const [futureName, contract] of Object.entries(result)) {
-      const name = futureName[0]!.toUpperCase() + futureName.slice(1);
+      // Recorded under the contract's name (its ABI file name), not the module's result name.
+      const future = imported.default.results[futureName] as { contractName?: string } | undefined;
+      const name = future?.contractName ?? futureName[0]!.toUpperCase() + futureName.slice(1);
       deployed.push({ name, address: await contract.getAddress() });
     }
   }
   return deployed;
+}
+
+/** Names of the contracts the available core modules deploy (to check their artifacts exist). */
+export async function coreContractNames(): Promise<string[]> {
+  const names: string[] = [];
+  for (const module of await availableCoreModules()) {
+    const imported = (await import(pathToFileURL(path.join(PROJECT_ROOT, module.file)).href)) as {
+      default: { futures: Set<{ contractName?: string }> };
+    };
+    for (const future of imported.default.futures) {
+      if (future.contractName) names.push(future.contractName);
+    }
+  }
+  return names;
 }

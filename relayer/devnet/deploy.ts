@@ -1,5 +1,4 @@
 import {
-  Contract,
   ContractFactory,
   Interface,
   MaxUint256,
@@ -17,6 +16,7 @@ import type { Deployment } from "../chains/deployments.ts";
 import { DEVNET_DEPLOYER, DEVNET_FUNDED, DEVNET_OPERATOR, DEVNET_SANCTIONED } from "./accounts.ts";
 import {
   hardhatArtifact,
+  hardhatArtifactByName,
   uniswapArtifact,
   type ContractArtifact,
   type UniswapContractName,
@@ -526,9 +526,7 @@ const DEVNET_ABI_NAMES = new Set([
 /** Every ABI a devnet deployment references (plus the pair ABI for the pools and the core contracts'). */
 async function collectAbis(core: CoreContract[]): Promise<Record<string, unknown[]>> {
   const artifacts = await loadArtifacts();
-  const coreArtifacts = await Promise.all(
-    core.map((c) => hardhatArtifact(`contracts/${c.name}.sol`, c.name)),
-  );
+  const coreArtifacts = await Promise.all(core.map((c) => hardhatArtifactByName(c.name)));
   return Object.fromEntries(
     [...Object.values(artifacts), ...coreArtifacts].map((a) => [a.contractName, a.abi]),
   );
@@ -570,16 +568,4 @@ export function pairAddress(
 ): string {
   const salt = solidityPackedKeccak256(["address", "address"], [token0, token1]);
   return getCreate2Address(factory, salt, initCodeHash);
-}
-
-/** The ethers Contract for a contract of a deployment (helper for scripts and tests). */
-export function deployedContract(
-  deployment: Deployment,
-  abis: Record<string, unknown[]>,
-  key: string,
-  runner: Provider | Wallet,
-): Contract {
-  const entry = deployment.contracts[key];
-  if (!entry) throw new Error(`deployment of ${deployment.network} has no contract ${key}`);
-  return new Contract(entry.address, abis[entry.abi] as never, runner);
 }

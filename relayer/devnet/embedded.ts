@@ -1,8 +1,9 @@
 import { BrowserProvider } from "ethers";
 import { network } from "hardhat";
 import type { Deployment } from "../chains/deployments.ts";
+import { hardhatArtifactByName, hasHardhatArtifact } from "./artifacts.ts";
 import { DEVNET_CHAINS } from "./chains.ts";
-import { deployCoreWithIgnition } from "./core.ts";
+import { coreContractNames, deployCoreWithIgnition } from "./core.ts";
 import { deployDevnet } from "./deploy.ts";
 import { DevnetEip1193 } from "./eip1193.ts";
 import { inProcessFaults, type ChainFaults } from "./faults.ts";
@@ -67,10 +68,30 @@ export async function startInProcessChain(name: DevnetChainName): Promise<InProc
   }
 }
 
+/**
+ * Compiles the contracts when their artifacts are missing (a fresh clone running `npm start`):
+ * the devnet deploys from Hardhat's artifacts.
+ */
+async function ensureArtifacts(): Promise<void> {
+  const present = await Promise.all([
+    hasHardhatArtifact("contracts/devnet/LockMintBridge.sol", "LockMintBridge"),
+    ...(await coreContractNames()).map((name) =>
+      hardhatArtifactByName(name).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  ]);
+  if (present.every(Boolean)) return;
+  const hre = (await import("hardhat")).default;
+  await hre.tasks.getTask("build").run({ quiet: true });
+}
+
 /** Starts and deploys the devnet chains in process, concurrently. */
 export async function startEmbeddedDevnet(
   names: readonly DevnetChainName[] = DEVNET_CHAIN_NAMES,
 ): Promise<InProcessChain[]> {
+  await ensureArtifacts();
   const settled = await Promise.allSettled(names.map((name) => startInProcessChain(name)));
   const failed = settled.find((s) => s.status === "rejected");
   if (failed) {

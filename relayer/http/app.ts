@@ -9,8 +9,10 @@ import { artifactRoutes } from "../artifacts/routes.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { complianceRoutes } from "../compliance/routes.ts";
 import type { AppContext } from "../context.ts";
+import { admitSignedRequest } from "../limits/admission.ts";
 import { rateLimit } from "../limits/middleware.ts";
 import { simulationRoutes } from "../simulation/routes.ts";
+import { workflowRoutes } from "../workflows/routes.ts";
 import { readBody } from "./body.ts";
 import { docsRoutes } from "./docs.ts";
 import type { AppEnv } from "./env.ts";
@@ -78,6 +80,18 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
       masterKey: ctx.masterKey,
       clock: () => ctx.clock(),
       allowBearer: acceptsBearer,
+      // Replay record and rate count in one round trip; rateLimit() then uses the decision.
+      admit: async (c, credentials, signature, timestampMs) => {
+        const admission = await admitSignedRequest(ctx.store, {
+          keyId: credentials.id,
+          signature,
+          timestampMs,
+          limit: ctx.limits[credentials.tier].requestsPerMinute,
+          now: ctx.clock(),
+        });
+        if (admission.fresh) c.set("rateDecision", admission.rate);
+        return admission.fresh;
+      },
     }),
     rateLimit({ store: ctx.store, limits: ctx.limits, clock: () => ctx.clock() }),
   );
@@ -96,6 +110,7 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
   app.route("/", simulationRoutes(ctx));
   app.route("/", complianceRoutes(ctx));
   app.route("/", artifactRoutes(ctx));
+  app.route("/", workflowRoutes(ctx));
 
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
     app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { RateDecision } from "../limits/rate-limit.ts";
 import type { TierName } from "../limits/tiers.ts";
 
 /** The authenticated caller, set by the auth middleware (`c.get("apiKey")`). */
@@ -18,5 +19,7 @@ export interface AppEnv {
     apiKey: AuthenticatedKey;
     /** The raw request body bytes exactly as signed (empty for bodiless requests). */
     rawBody: Uint8Array;
+    /** Set when authentication already counted the request against the key's rate. */
+    rateDecision?: RateDecision;
   };
 }

@@ -17,7 +17,8 @@ export function rateLimit(options: {
   return createMiddleware<AppEnv>(async (c, next) => {
     const apiKey = c.get("apiKey");
     const limit = options.limits[apiKey.tier].requestsPerMinute;
-    const decision = await consumeRateLimit(options.store, apiKey.id, limit, clock());
+    const decision =
+      c.get("rateDecision") ?? (await consumeRateLimit(options.store, apiKey.id, limit, clock()));
     const headers = {
       "X-RateLimit-Limit": String(decision.limit),
       "X-RateLimit-Remaining": String(decision.remaining),

@@ -25,7 +25,7 @@ export async function consumeRateLimit(
   now = Date.now(),
 ): Promise<RateDecision> {
   const windowStart = now - (now % RATE_WINDOW_MS);
-  const rows = await store.query<{ count: number }>(
+  const rows = await store.queryAsyncCommit<{ count: number }>(
     `INSERT INTO rate_limit_counters AS c (key_id, window_start, count) VALUES ($1, $2, 1)
      ON CONFLICT (key_id, window_start) DO UPDATE SET count = c.count + 1 WHERE c.count < $3
      RETURNING c.count`,

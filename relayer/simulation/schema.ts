@@ -145,12 +145,12 @@ export const simulateResponseSchema = z
   .object({
     chain_id: z.number().int(),
     chain: z.string(),
-    /** `snapshot`: executed on a throw-away devnet snapshot; `call`: eth_call + eth_estimateGas. */
-    mode: z.enum(["snapshot", "call"]),
+    /** `trace`: debug_traceCall (callTracer, logs) on the current state; `call`: eth_call + eth_estimateGas. */
+    mode: z.enum(["trace", "call"]),
     block_number: z.number().int(),
     success: z.boolean(),
     revert: revertSchema.nullable(),
-    /** Exact in snapshot mode; eth_estimateGas (an upper bound) in call mode; null on revert. */
+    /** Exact in trace mode (also for a revert); eth_estimateGas (an upper bound) in call mode, null on revert. */
     gas_used: z.number().int().nullable(),
     return_data: z.string(),
     balance_changes: z.array(balanceChangeSchema),

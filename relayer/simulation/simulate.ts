@@ -6,6 +6,7 @@ import {
   getAddress,
   Interface,
   toQuantity,
+  ZeroAddress,
   type InterfaceAbi,
   type Provider,
 } from "ethers";
@@ -19,11 +20,13 @@ import type { BalanceChange, SimulateRequest, SimulateResult, SimulateTx } from 
 /**
  * Dry-run of one transaction; nothing is ever broadcast.
  *
- * Two modes, chosen per chain by what its node supports:
- * - `snapshot` (the devnet: EDR answers `hardhat_metadata`): under the chain's simulation lock,
- *   `evm_snapshot`, impersonate the sender, send the transaction, read its receipt (exact gas,
- *   every log) and the native balances around it, then `evm_revert`. The chain ends exactly as it was.
- * - `call` (real networks): `eth_call` for success, return data and the revert reason, and
+ * Two modes, chosen per chain by what its node supports (probed once):
+ * - `trace` (the devnet's EDR, and nodes with the debug namespace: geth, erigon, reth):
+ *   `debug_traceCall` with the `callTracer` and `withLog` at `latest` executes the transaction on
+ *   the current state without touching it and gives the exact gas (equal to the receipt's when it
+ *   is then sent: tested), every call frame with its value, and every log. Nothing is mined, so it
+ *   can run concurrently with real transactions. The revert data comes from `eth_call`.
+ * - `call` (nodes without it): `eth_call` for success, return data and the revert reason, and
  *   `eth_estimateGas` for gas (an upper bound of what it would use). Logs are not available from a
  *   call, so balance changes are derived from a decoded Uniswap-V2 router swap's return value.
  */
@@ -49,13 +52,13 @@ export function simulationChain<T extends RoutingChain>(chain: T): T & Simulatio
 }
 
 export interface SimulateOptions {
-  /** Force a mode (tests compare both); by default snapshot where supported. */
-  mode?: "snapshot" | "call";
+  /** Force a mode (tests compare both); by default trace where supported. */
+  mode?: "trace" | "call";
   now?: () => Date;
 }
 
 interface Execution {
-  mode: "snapshot" | "call";
+  mode: "trace" | "call";
   blockNumber: number;
   success: boolean;
   revert: DecodedRevert | null;
@@ -72,9 +75,8 @@ export async function simulateTransaction(
   options: SimulateOptions = {},
 ): Promise<SimulateResult> {
   const tx = request.tx_data;
-  const mode = options.mode ?? ((await supportsSnapshot(chain)) ? "snapshot" : "call");
-  const execution =
-    mode === "snapshot" ? await runOnSnapshot(chain, tx) : await runAsCall(chain, tx);
+  const mode = options.mode ?? ((await supportsTrace(chain)) ? "trace" : "call");
+  const execution = mode === "trace" ? await runTraced(chain, tx) : await runAsCall(chain, tx);
   const mev = await assessMev(chain, tx, {
     blockCount: request.block_count,
     blockNumber: execution.blockNumber,
@@ -100,41 +102,22 @@ export async function simulateTransaction(
 // ---------------------------------------------------------------------------------------------
 // Modes
 
-const snapshotSupport = new WeakMap<object, Promise<boolean>>();
+const traceSupport = new WeakMap<object, Promise<boolean>>();
 
-export function supportsSnapshot(chain: SimulationChain & { devnet?: boolean }): Promise<boolean> {
-  // Chains from `relayer/chains` say whether they are the devnet; others are probed once.
-  if (chain.devnet !== undefined) return Promise.resolve(chain.devnet);
-  let known = snapshotSupport.get(chain.provider);
+/** Whether the chain's node answers `debug_traceCall` with the `callTracer` (asked once per provider). */
+export function supportsTrace(chain: SimulationChain): Promise<boolean> {
+  let known = traceSupport.get(chain.provider);
   if (!known) {
-    known = chain.provider.send("hardhat_metadata", []).then(
-      () => true,
-      () => false,
-    );
-    snapshotSupport.set(chain.provider, known);
+    const probe = { from: ZeroAddress, to: ZeroAddress, data: "0x" };
+    known = chain.provider
+      .send("debug_traceCall", [probe, "latest", { tracer: "callTracer" }])
+      .then(
+        (frame) => typeof (frame as CallFrame | null)?.gasUsed === "string",
+        () => false,
+      );
+    traceSupport.set(chain.provider, known);
   }
   return known;
-}
-
-const chainLocks = new Map<number, Promise<unknown>>();
-
-/**
- * Serialises snapshot simulations per chain: two interleaved snapshot/revert pairs would revert
- * each other's state. Code that sends real transactions on a devnet chain while simulations may
- * run (the execution engine) takes the same lock so its transaction is never inside a snapshot.
- */
-export function withChainLock<T>(chainId: number, work: () => Promise<T>): Promise<T> {
-  const previous = chainLocks.get(chainId) ?? Promise.resolve();
-  const run = previous.then(work, work);
-  const settled = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  chainLocks.set(chainId, settled);
-  void settled.then(() => {
-    if (chainLocks.get(chainId) === settled) chainLocks.delete(chainId);
-  });
-  return run;
 }
 
 function rpcTx(tx: SimulateTx, gas?: bigint): Record<string, string> {
@@ -149,11 +132,12 @@ function rpcTx(tx: SimulateTx, gas?: bigint): Record<string, string> {
 async function call(
   chain: SimulationChain,
   tx: SimulateTx,
+  block = "latest",
 ): Promise<{ ok: true; data: string } | { ok: false; revert: DecodedRevert }> {
   try {
     return {
       ok: true,
-      data: (await chain.provider.send("eth_call", [rpcTx(tx), "latest"])) as string,
+      data: (await chain.provider.send("eth_call", [rpcTx(tx), block])) as string,
     };
   } catch (err) {
     const data = revertDataOf(err);
@@ -193,118 +177,80 @@ async function runAsCall(chain: SimulationChain, tx: SimulateTx): Promise<Execut
   };
 }
 
-async function runOnSnapshot(chain: SimulationChain, tx: SimulateTx): Promise<Execution> {
+/** The callTracer's frame (geth's format, which EDR follows). */
+interface CallFrame {
+  type: string;
+  from: string;
+  to?: string;
+  value?: string;
+  gasUsed: string;
+  output?: string;
+  error?: string;
+  logs?: RpcLog[];
+  calls?: CallFrame[];
+}
+
+async function runTraced(chain: SimulationChain, tx: SimulateTx): Promise<Execution> {
   const send = (method: string, params: unknown[]): Promise<unknown> =>
     chain.provider.send(method, params);
-  return withChainLock(chain.chainId, async () => {
-    const snapshot = await send("evm_snapshot", []);
-    const warnings: string[] = [];
-    let restored = false;
-    const execution = await (async (): Promise<Execution> => {
-      try {
-        const blockNumber = Number(BigInt((await send("eth_blockNumber", [])) as string));
-        const result = await call(chain, tx);
-        if (!result.ok) {
-          return {
-            mode: "snapshot" as const,
-            blockNumber,
-            success: false,
-            revert: result.revert,
-            gasUsed: null,
-            returnData: "0x",
-            changes: new Map(),
-            source: "unavailable" as const,
-            warnings,
-          };
-        }
-        await send("hardhat_impersonateAccount", [tx.from]);
-        const gasLimit = tx.gas ?? BigInt((await send("eth_estimateGas", [rpcTx(tx)])) as string);
-        // The sender may lack gas money (a dry run for an account not yet funded): top it up inside
-        // the snapshot and say so; the top-up is excluded from the reported native change.
-        const latest = (await send("eth_getBlockByNumber", ["latest", false])) as {
-          baseFeePerGas?: string;
-        };
-        const maxFee = BigInt(latest.baseFeePerGas ?? "0x0") * 2n + 10n ** 9n;
-        const balance = BigInt((await send("eth_getBalance", [tx.from, "latest"])) as string);
-        const needed = gasLimit * maxFee + (tx.value ?? 0n);
-        let topUp = 0n;
-        if (balance < needed) {
-          topUp = needed - balance;
-          await send("hardhat_setBalance", [tx.from, toQuantity(needed)]);
-          warnings.push(
-            "the sender's native balance does not cover value + gas; simulated with a temporary top-up",
-          );
-        }
-        const watched = [tx.from, tx.to];
-        const before = await balancesOf(send, watched);
-        const hash = (await send("eth_sendTransaction", [
-          {
-            ...rpcTx(tx, gasLimit),
-            maxFeePerGas: toQuantity(maxFee),
-            maxPriorityFeePerGas: toQuantity(10n ** 9n),
-          },
-        ])) as string;
-        let receipt = (await send("eth_getTransactionReceipt", [hash])) as RpcReceipt | null;
-        if (!receipt) {
-          await send("evm_mine", []); // interval mining: mine the pending transaction ourselves
-          receipt = (await send("eth_getTransactionReceipt", [hash])) as RpcReceipt | null;
-        }
-        if (!receipt) throw new Error("the simulated transaction was not mined");
-        const changes = transferChanges(receipt.logs);
-        const after = await balancesOf(send, watched);
-        const gasUsed = BigInt(receipt.gasUsed);
-        const fee = gasUsed * BigInt(receipt.effectiveGasPrice);
-        for (const who of new Set(watched.map((a) => a.toLowerCase()))) {
-          let delta = after.get(who)! - before.get(who)!;
-          if (who === tx.from.toLowerCase()) delta += fee;
-          if (delta !== 0n) addChange(changes, who, NATIVE, delta);
-        }
-        if (topUp > 0n) warnings.push(`temporary top-up: ${topUp} wei`);
-        return {
-          mode: "snapshot" as const,
-          blockNumber,
-          success: receipt.status === "0x1",
-          revert: null,
-          gasUsed,
-          returnData: result.data,
-          changes,
-          source: "logs" as const,
-          warnings,
-        };
-      } finally {
-        await send("hardhat_stopImpersonatingAccount", [tx.from]).catch(() => undefined);
-        restored = (await send("evm_revert", [snapshot])) === true;
-      }
-    })();
-    if (!restored) {
-      throw new Error(
-        `evm_revert(${String(snapshot)}) failed: the devnet state may include the simulated transaction`,
-      );
+  // Both at the same block: the number first, then the trace and the call pinned to it.
+  const blockNumber = Number(BigInt((await send("eth_blockNumber", [])) as string));
+  const block = toQuantity(blockNumber);
+  const root = (await send("debug_traceCall", [
+    rpcTx(tx),
+    block,
+    { tracer: "callTracer", tracerConfig: { withLog: true } },
+  ])) as CallFrame;
+  const gasUsed = BigInt(root.gasUsed);
+  if (root.error !== undefined) {
+    const failed = await call(chain, tx, block);
+    const revert = failed.ok ? decodeRevert(root.output ?? "0x", errorsOf(chain)) : failed.revert;
+    return {
+      mode: "trace",
+      blockNumber,
+      success: false,
+      revert,
+      gasUsed,
+      returnData: "0x",
+      changes: new Map(),
+      source: "unavailable",
+      warnings: root.error === "execution reverted" ? [] : [`execution failed: ${root.error}`],
+    };
+  }
+  const logs: RpcLog[] = [];
+  const changes = new Map<string, Map<string, bigint>>();
+  // Frames that failed (and everything under them) were rolled back: their logs and value did not happen.
+  const walk = (frame: CallFrame): void => {
+    if (frame.error !== undefined) return;
+    logs.push(...(frame.logs ?? []));
+    const value = BigInt(frame.value ?? "0x0");
+    if (value > 0n && frame.to && frame.type !== "DELEGATECALL" && frame.type !== "STATICCALL") {
+      addChange(changes, frame.from, NATIVE, -value);
+      addChange(changes, frame.to, NATIVE, value);
     }
-    return execution;
-  });
+    for (const child of frame.calls ?? []) walk(child);
+  };
+  walk(root);
+  for (const [holder, perToken] of transferChanges(logs)) {
+    for (const [token, delta] of perToken) addChange(changes, holder, token, delta);
+  }
+  return {
+    mode: "trace",
+    blockNumber,
+    success: true,
+    revert: null,
+    gasUsed,
+    returnData: root.output ?? "0x",
+    changes,
+    source: "logs",
+    warnings: [],
+  };
 }
 
 interface RpcLog {
   address: string;
   topics: string[];
   data: string;
-}
-interface RpcReceipt {
-  status: string;
-  gasUsed: string;
-  effectiveGasPrice: string;
-  logs: RpcLog[];
-}
-
-async function balancesOf(
-  send: (m: string, p: unknown[]) => Promise<unknown>,
-  addresses: readonly string[],
-): Promise<Map<string, bigint>> {
-  const out = new Map<string, bigint>();
-  for (const a of addresses)
-    out.set(a.toLowerCase(), BigInt((await send("eth_getBalance", [a, "latest"])) as string));
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -16,6 +16,14 @@ import pg from "pg";
 export interface Store {
   readonly kind: "pglite" | "postgres";
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * A single-statement write whose commit does not wait for the disk (PostgreSQL
+   * `synchronous_commit = off`): visible to every process at once, made durable by the next
+   * ordinary commit (WAL is sequential) or within a fraction of a second. For bookkeeping that may
+   * be lost in a crash without harm (rate-limit counters, replay records). Inside a transaction it
+   * is an ordinary query.
+   */
+  queryAsyncCommit<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   exec(sql: string): Promise<void>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** The same connection (or transaction) as pg-boss's `db` option: jobs sent with it commit atomically. */
@@ -38,7 +46,7 @@ export interface OpenStoreOptions {
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.maxConnections ?? 20);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.maxConnections ?? 16);
   return openPglite(options.dataDir);
 }
 
@@ -51,11 +59,16 @@ function postgresStore(
   db: Queryable,
   transaction: Store["transaction"],
   close: () => Promise<void>,
+  asyncCommitDb: Queryable = db,
 ): Store {
   const store: Store = {
     kind: "postgres",
     async query<T>(sql: string, params?: unknown[]) {
       const result = await db.query(sql, params as unknown[] | undefined);
+      return result.rows as T[];
+    },
+    async queryAsyncCommit<T>(sql: string, params?: unknown[]) {
+      const result = await asyncCommitDb.query(sql, params as unknown[] | undefined);
       return result.rows as T[];
     },
     async exec(sql: string) {
@@ -79,8 +92,15 @@ function postgresStore(
 
 async function openPostgres(databaseUrl: string, max: number): Promise<Store> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max, application_name: "veriflow" });
+  const asyncCommitPool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: Math.max(2, Math.ceil(max / 4)),
+    application_name: "veriflow-bookkeeping",
+    options: "-c synchronous_commit=off",
+  });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on("error", () => {});
+  asyncCommitPool.on("error", () => {});
   // Fail at start, with the server's message, rather than on the first request.
   const probe = await pool.connect();
   probe.release();
@@ -106,7 +126,14 @@ async function openPostgres(databaseUrl: string, max: number): Promise<Store> {
       client.release();
     }
   };
-  return postgresStore(pool, transaction, () => pool.end());
+  return postgresStore(
+    pool,
+    transaction,
+    async () => {
+      await Promise.all([pool.end(), asyncCommitPool.end()]);
+    },
+    asyncCommitPool,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -125,6 +152,9 @@ function pgliteStore(
   return {
     kind: "pglite",
     async query<T>(sql: string, params?: unknown[]) {
+      return (await db.query<T>(sql, params ?? [])).rows;
+    },
+    async queryAsyncCommit<T>(sql: string, params?: unknown[]) {
       return (await db.query<T>(sql, params ?? [])).rows;
     },
     async exec(sql: string) {

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { network } from "hardhat";
+import { interfaceId } from "./interface-ids.ts";
 
 const { ethers, networkHelpers } = await network.create();
 
@@ -51,6 +52,16 @@ describe("# CircuitBreakerGateway", function () {
       expect(await breaker.isOpen(gateway)).to.equal(false);
       expect(await breaker.failureCount(gateway)).to.equal(0n);
       expect(await breaker.resetAt(gateway)).to.equal(0n);
+    });
+
+    it("should report ICircuitBreakerGateway, IAccessControl and IERC165 through ERC-165", async function () {
+      const { breaker } = await networkHelpers.loadFixture(deployBreaker);
+      expect(
+        await breaker.supportsInterface(await interfaceId("ICircuitBreakerGateway", ["ISemver"])),
+      ).to.equal(true);
+      expect(await breaker.supportsInterface("0x7965db0b")).to.equal(true); // IAccessControl
+      expect(await breaker.supportsInterface("0x01ffc9a7")).to.equal(true); // IERC165
+      expect(await breaker.supportsInterface("0xffffffff")).to.equal(false);
     });
 
     it("should revert with CircuitBreakerInvalidCooldown for a zero or oversized cooldown", async function () {

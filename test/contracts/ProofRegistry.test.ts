@@ -10,6 +10,7 @@ import {
 } from "ethers";
 import type { Signer } from "ethers";
 import { network } from "hardhat";
+import { interfaceId } from "./interface-ids.ts";
 
 // Same-timestamp blocks let a test put two logs of one endpoint at the same block time.
 const { ethers, networkHelpers, provider } = await network.create({
@@ -56,6 +57,16 @@ describe("# ProofRegistry", function () {
       expect(await registry.hasRole(ethers.id("SIGNER_ROLE"), relayer.address)).to.equal(true);
       expect(await registry.version()).to.equal("1.0.0");
       expect(await registry.batchCount()).to.equal(0n);
+    });
+
+    it("should report IProofRegistry, IAccessControl and IERC165 through ERC-165", async function () {
+      const { registry } = await networkHelpers.loadFixture(deployRegistry);
+      expect(
+        await registry.supportsInterface(await interfaceId("IProofRegistry", ["ISemver"])),
+      ).to.equal(true);
+      expect(await registry.supportsInterface("0x7965db0b")).to.equal(true); // IAccessControl
+      expect(await registry.supportsInterface("0x01ffc9a7")).to.equal(true); // IERC165
+      expect(await registry.supportsInterface("0xffffffff")).to.equal(false);
     });
 
     it("should grant no operational role when the logger and signer are zero", async function () {

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { parseEther } from "ethers";
 import { network } from "hardhat";
+import { interfaceId } from "./interface-ids.ts";
 
 const { ethers, networkHelpers } = await network.create();
 
@@ -78,7 +79,7 @@ describe("# RevShareReceipt", function () {
       expect(await full.hasRole(ethers.id("ISSUER_ROLE"), ethers.ZeroAddress)).to.equal(false);
     });
 
-    it("should support the ERC-165 ids of ERC-7641, ERC-20 and AccessControl", async function () {
+    it("should support the ERC-165 ids of IRevShareReceipt, ERC-7641, ERC-20 and AccessControl", async function () {
       const { receipt } = await networkHelpers.loadFixture(deployReceipt);
       const selectorXor = (signatures: string[]) =>
         ethers.toBeHex(
@@ -101,6 +102,11 @@ describe("# RevShareReceipt", function () {
         "transferFrom(address,address,uint256)",
       ]);
       expect(await receipt.supportsInterface(erc7641)).to.equal(true);
+      expect(
+        await receipt.supportsInterface(
+          await interfaceId("IRevShareReceipt", ["IERC7641", "ISemver"]),
+        ),
+      ).to.equal(true);
       expect(await receipt.supportsInterface(erc20)).to.equal(true);
       expect(await receipt.supportsInterface("0x7965db0b")).to.equal(true); // IAccessControl
       expect(await receipt.supportsInterface("0x01ffc9a7")).to.equal(true); // IERC165

@@ -1,8 +1,10 @@
 import { expect } from "chai";
-import { ZeroAddress, parseUnits, type Contract } from "ethers";
+import { TypedDataEncoder, ZeroAddress, parseUnits, type Contract } from "ethers";
 import type { ChainHandle, ChainSet } from "../../relayer/chains/index.ts";
 import {
+  RELEASE_TYPES,
   lockMintInfo,
+  releaseDomain,
   releaseFromDepositReceipt,
   signRelease,
   type LockMintRelease,
@@ -90,6 +92,14 @@ describe("# lockmint bridge", function () {
     );
 
     const signature = await sign(arbitrum, release);
+    // The off-chain EIP-712 digest is the one the contract verifies.
+    const destination = {
+      chainId: arbitrum.chainId,
+      bridge: lockMintInfo(arbitrum.deployment)!.address,
+    };
+    expect(await bridgeOf(arbitrum).getFunction("hashRelease")(release)).to.equal(
+      TypedDataEncoder.hash(releaseDomain(destination), RELEASE_TYPES, release),
+    );
     const user = account(arbitrum, 6);
     const usdcArb = arbitrum.contract("USDC");
     const before = (await usdcArb.getFunction("balanceOf")(user.address)) as bigint;
@@ -183,6 +193,31 @@ describe("# lockmint bridge", function () {
     await expect(bridge.getFunction("release")(release, await sign(polygon, release)))
       .to.be.revertedWithCustomError(bridge, "LockMintBridgeInsufficientLiquidity")
       .withArgs(release.token, held, held + 1n);
+  });
+
+  it("should refuse a release without recipient, amount or a supported token", async function () {
+    const bridge = bridgeOf(arbitrum);
+    const base: LockMintRelease = {
+      sourceChainId: BigInt(ethereum.chainId),
+      sourceBridge: await bridgeOf(ethereum).getAddress(),
+      nonce: 2_000_000n,
+      token: arbitrum.deployment.tokens.USDC!.address,
+      recipient: account(arbitrum, 6).address,
+      amount: 1n,
+    };
+    const noRecipient = { ...base, recipient: ZeroAddress };
+    await expect(
+      bridge.getFunction("release")(noRecipient, await sign(arbitrum, noRecipient)),
+    ).to.be.revertedWithCustomError(bridge, "LockMintBridgeInvalidRecipient");
+    const noAmount = { ...base, amount: 0n };
+    await expect(bridge.getFunction("release")(noAmount, await sign(arbitrum, noAmount)))
+      .to.be.revertedWithCustomError(bridge, "LockMintBridgeInvalidAmount")
+      .withArgs(0);
+    const notAToken = { ...base, token: arbitrum.deployment.contracts.Multisend!.address };
+    await expect(bridge.getFunction("release")(notAToken, await sign(arbitrum, notAToken)))
+      .to.be.revertedWithCustomError(bridge, "LockMintBridgeUnsupportedToken")
+      .withArgs(notAToken.token);
+    expect(await bridge.getFunction("isReleased")(ethereum.chainId, base.nonce)).to.equal(false);
   });
 
   it("should refuse deposits over the fee cap, of unsupported tokens or routes, or without amount or recipient", async function () {

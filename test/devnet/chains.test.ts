@@ -7,6 +7,7 @@ import { network } from "hardhat";
 import { isChainUnavailable, openChains } from "../../relayer/chains/index.ts";
 import { writeDeployment } from "../../relayer/chains/deployments.ts";
 import { DEVNET_OPERATOR } from "../../relayer/devnet/accounts.ts";
+import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
 import { deployDevnetOverRpc } from "../../relayer/devnet/rpc.ts";
 
 async function openError(config: unknown): Promise<string> {
@@ -139,6 +140,30 @@ describe("# openChains", function () {
       expect(await openError({ mode: "file", file: path.join(dir, "nope.json") })).to.match(
         /^cannot read chains file/,
       );
+    });
+
+    it("should refuse a chain that does not hold the recorded deployment", async function () {
+      const fresh = await network.createServer("polygon", "127.0.0.1", 0);
+      const { address, port } = await fresh.listen();
+      try {
+        const file = path.join(dir, "fresh-chains.json");
+        const chains = [
+          {
+            name: "polygon-fresh",
+            chainId: 31339,
+            rpcUrl: `http://${address}:${port}`,
+            operatorKey: { env: "VERIFLOW_TEST_OPERATOR_KEY" },
+            deploymentsDir: path.join(PROJECT_ROOT, "deployments"),
+          },
+        ];
+        await writeFile(file, JSON.stringify({ chains }));
+        process.env.VERIFLOW_TEST_OPERATOR_KEY = DEVNET_OPERATOR.privateKey;
+        expect(await openError({ mode: "file", file })).to.match(
+          /^chain polygon-fresh at .* does not hold its recorded deployment \(no code for WETH, USDC.*start the devnet with `npm run devnet`$/,
+        );
+      } finally {
+        await fresh.close();
+      }
     });
 
     it("should recognise a refused connection as an unavailable chain", async function () {

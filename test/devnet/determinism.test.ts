@@ -5,6 +5,7 @@ import { readAbis } from "../../relayer/chains/index.ts";
 import { readDeployment } from "../../relayer/chains/deployments.ts";
 import { DEVNET_DEPLOYER } from "../../relayer/devnet/accounts.ts";
 import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
+import { DEVNET_CHAINS } from "../../relayer/devnet/chains.ts";
 import { deployDevnet } from "../../relayer/devnet/deploy.ts";
 import type { DevnetChainName } from "../../relayer/devnet/plan.ts";
 import { sharedDevnet } from "./fixture.ts";
@@ -39,6 +40,17 @@ describe("# devnet determinism", function () {
       }
       expect(other.pools.map((p) => p.pair)).to.deep.equal(first!.pools.map((p) => p.pair));
     }
+  });
+
+  it("should keep each chain at its own base fee level, ethereum expensive and arbitrum cheap", async function () {
+    const levels: Record<string, bigint> = {};
+    for (const chain of chains.list()) {
+      levels[chain.name] = (await chain.provider.getBlock("latest"))!.baseFeePerGas!;
+      expect(levels[chain.name]).to.equal(
+        DEVNET_CHAINS[chain.name as DevnetChainName].initialBaseFeePerGas,
+      );
+    }
+    expect(levels.ethereum! > levels.polygon! && levels.polygon! > levels.arbitrum!).to.equal(true);
   });
 
   it("should include the core contracts with the operator holding their roles", async function () {

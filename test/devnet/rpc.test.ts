@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -76,6 +77,38 @@ describe("# devnet over JSON-RPC (hardhat node processes)", function () {
     expect((await arbitrum.provider.getBlock("latest"))!.baseFeePerGas).to.equal(raised);
     await arbitrum.faults!.restoreBaseFee();
     expect((await arbitrum.provider.getBlock("latest"))!.baseFeePerGas).to.equal(100_000_000n);
+  });
+
+  it("should run `npm run devnet` (scripts/devnet.ts) against running nodes: reuse them, deploy nothing, leave them up", async function () {
+    const script = spawn(
+      process.execPath,
+      [
+        path.join(PROJECT_ROOT, "scripts", "devnet.ts"),
+        "--ports",
+        nodes.map((n) => new URL(n.url).port).join(","),
+        "--deployments-dir",
+        root,
+      ],
+      { cwd: PROJECT_ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let output = "";
+    script.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => script.once("exit", resolve));
+    await new Promise<void>((resolve, reject) => {
+      script.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes("Ctrl-C stops the devnet")) resolve();
+      });
+      script.once("exit", (code) =>
+        reject(new Error(`devnet script exited with ${code}: ${output}`)),
+      );
+    });
+    expect(output).to.include("ethereum: already deployed, nothing to do");
+    expect(output).to.match(/polygon +chainId 31339 +http:\/\/127\.0\.0\.1:\d+ +\(reused\)/);
+    expect(output).to.include("operator (account #1) 0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+    script.kill("SIGTERM");
+    expect(await exited).to.equal(0);
+    expect(nodes.every((n) => n.running())).to.equal(true);
   });
 
   it("should look down while its node process is stopped, and redeploy identically when restarted", async function () {

@@ -8,6 +8,8 @@ import { createComplianceChecker, parseAddress } from "../../../relayer/complian
 import { loadListFile } from "../../../relayer/compliance/lists.ts";
 import { parseSanctionsFiles, SanctionsLists } from "../../../relayer/compliance/sanctions.ts";
 import { listScreen } from "../../../relayer/compliance/screen.ts";
+import { complianceFor } from "../../../relayer/compliance/routes.ts";
+import type { AppContext } from "../../../relayer/context.ts";
 import { referenceDataFile } from "./reference-data.ts";
 
 const TORNADO_ROUTER = "0x8589427373D6D84E98730D7795D8f6f8731FDA16";
@@ -242,5 +244,25 @@ describe("# address checks", function () {
       sources: [],
       checked: ["ofac-sdn"],
     });
+  });
+
+  it("should answer 503 while the configured lists cannot be loaded, and load them on a later request", async function () {
+    const previous = process.env.VERIFLOW_SANCTIONS_FILES;
+    const errors: object[] = [];
+    const logger = { info: () => undefined, error: (o: object) => errors.push(o) };
+    const ctx = { chains: null, logger } as unknown as AppContext;
+    try {
+      process.env.VERIFLOW_SANCTIONS_FILES = path.join(tmpdir(), "veriflow-no-such-list.txt");
+      const err = await expectApiError(complianceFor(ctx), 503, "SANCTIONS_LIST_UNAVAILABLE");
+      expect(err.detail).to.not.include("veriflow-no-such-list"); // server paths stay in the log
+      expect(JSON.stringify(errors)).to.include("veriflow-no-such-list");
+      process.env.VERIFLOW_SANCTIONS_FILES = fixture("sdn-sample.xml");
+      const service = await complianceFor(ctx);
+      expect((await service.checkAddress(TORNADO_ROUTER)).sanctioned).to.equal(true);
+      service.close();
+    } finally {
+      if (previous === undefined) delete process.env.VERIFLOW_SANCTIONS_FILES;
+      else process.env.VERIFLOW_SANCTIONS_FILES = previous;
+    }
   });
 });

@@ -152,7 +152,7 @@ describe("# aux endpoints", function () {
         gas_used: number;
         mev: { risk: string; applicable: boolean; sandwich: { symbol: string } };
       };
-      expect(body).to.include({ success: true, mode: "snapshot" });
+      expect(body).to.include({ success: true, mode: "trace" });
       expect(body.gas_used).to.be.greaterThan(21_000);
       // No minimum output at all: the swap is fully sandwichable.
       expect(body.mev).to.include({ applicable: true, risk: "high" });

@@ -90,7 +90,7 @@ describe("# transaction simulation", function () {
 
   function simulate(
     txData: Record<string, unknown>,
-    mode?: "snapshot" | "call",
+    mode?: "trace" | "call",
     blockCount?: number,
   ): Promise<SimulateResult> {
     const parsed = simulateRequestSchema.parse({
@@ -113,7 +113,7 @@ describe("# transaction simulation", function () {
     const { request } = await victimSwap(parseUnits("10000", 6), 100n);
     const blockBefore = await chain.provider.getBlockNumber();
     const result = await simulate(request);
-    expect(result.mode).to.equal("snapshot");
+    expect(result.mode).to.equal("trace");
     expect(result.success).to.equal(true);
     expect(result.revert).to.equal(null);
     // The dry run left no trace.
@@ -153,7 +153,7 @@ describe("# transaction simulation", function () {
 
   it("should give the same outcome in call mode, with eth_estimateGas as an upper bound and router-derived changes", async function () {
     const { request } = await victimSwap(parseUnits("2000", 6), 100n);
-    const exact = await simulate(request, "snapshot");
+    const exact = await simulate(request, "trace");
     const called = await simulate(request, "call");
     expect(called.mode).to.equal("call");
     expect(called.success).to.equal(true);
@@ -178,12 +178,14 @@ describe("# transaction simulation", function () {
       args[3],
       args[4],
     ]);
-    for (const mode of ["snapshot", "call"] as const) {
+    for (const mode of ["trace", "call"] as const) {
       const result = await simulate({ ...request, data }, mode);
       expect(result.success).to.equal(false);
       expect(result.revert!.kind).to.equal("error");
       expect(result.revert!.reason).to.equal("UniswapV2Router: INSUFFICIENT_OUTPUT_AMOUNT");
-      expect(result.gas_used).to.equal(null);
+      // The trace measures the gas a reverting transaction burns; a plain call cannot.
+      if (mode === "trace") expect(result.gas_used).to.be.greaterThan(21_000);
+      else expect(result.gas_used).to.equal(null);
       expect(result.mev.applicable).to.equal(false);
     }
   });
@@ -370,6 +372,32 @@ describe("# transaction simulation", function () {
     expect(BigInt(result.mev.sandwich?.victim_loss ?? "0") * 10_000n).to.be.lessThanOrEqual(
       BigInt(result.mev.swap!.expected) * 1n,
     );
+  });
+
+  it("should report native value moved by the transaction and its internal calls", async function () {
+    const path = [await weth.getAddress(), await usdc.getAddress()];
+    const value = parseUnits("1", 18);
+    const data = router.interface.encodeFunctionData("swapExactETHForTokens", [
+      0n,
+      path,
+      await victim.getAddress(),
+      DEADLINE,
+    ]);
+    const result = await simulate({
+      from: await victim.getAddress(),
+      to: await router.getAddress(),
+      data,
+      value: value.toString(),
+    });
+    expect(result.success).to.equal(true);
+    // The router forwards the ether to WETH (an internal call): sender −1 ETH, WETH +1 ETH, router net 0.
+    expect(changeOf(result, await victim.getAddress(), "native")).to.equal(-value);
+    expect(changeOf(result, await weth.getAddress(), "native")).to.equal(value);
+    expect(changeOf(result, await router.getAddress(), "native")).to.equal(0n);
+    expect(changeOf(result, await victim.getAddress(), await usdc.getAddress()) > 0n).to.equal(
+      true,
+    );
+    expect(result.mev.swap!.function).to.equal("swapExactETHForTokens");
   });
 
   it("should mark a plain transfer as not applicable to MEV", async function () {

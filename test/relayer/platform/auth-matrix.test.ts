@@ -262,6 +262,22 @@ for (const backend of BACKENDS) {
       );
     });
 
+    it("should apply a revocation made by another process within the 1 s credentials cache", async () => {
+      expect((await signedRequest(svc, client, "POST", "/probe/submit", body)).status).to.equal(
+        202,
+      );
+      // Another process (the keys command) revokes: only the database changes.
+      await svc.ctx.store.query("UPDATE api_keys SET revoked_at = now() WHERE key = $1", [
+        client.key,
+      ]);
+      svc.clock.now += 1_000;
+      await expectRefused(
+        () => signedRequest(svc, client, "POST", "/probe/submit", body),
+        401,
+        "AUTH_KEY_REVOKED",
+      );
+    });
+
     it("should refuse a replayed signature", async () => {
       const headers = signedHeaders(client.key, client.secret, body, String(svc.clock.now));
       expect((await post(headers)).status).to.equal(202);
@@ -371,19 +387,18 @@ for (const backend of BACKENDS) {
       }
       svc.clock.now += 1;
       const before = await counts(svc);
-      const res = await signedRequest(svc, free, "POST", "/probe/submit", body);
+      const refusedHeaders = signedHeaders(free.key, free.secret, body, String(svc.clock.now));
+      const res = await post(refusedHeaders);
       expect(res.status).to.equal(429);
       const json = (await res.json()) as { error: string; detail: string; retry_in: number };
       expect(json.error).to.equal("RATE_LIMITED");
       expect(res.headers.get("retry-after")).to.equal("45");
       expect(json.retry_in).to.equal(45);
-      const after = await counts(svc);
-      expect(after.submissions).to.equal(before.submissions);
-      expect(after.jobs).to.equal(before.jobs);
-      expect(after.rate).to.equal(before.rate);
-      // The next window admits requests again.
+      // Nothing stored, queued or counted, and the signature was not used up.
+      expect(await counts(svc)).to.deep.equal(before);
+      // After Retry-After the same signed request is admitted (its timestamp is still in the window).
       svc.clock.now += 45_000;
-      expect((await signedRequest(svc, free, "POST", "/probe/submit", body)).status).to.equal(202);
+      expect((await post(refusedHeaders)).status).to.equal(202);
     });
 
     it("should answer a body failing the route schema with VALIDATION_FAILED and issues", async () => {

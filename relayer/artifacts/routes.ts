@@ -1,0 +1,158 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { AppContext } from "../context.ts";
+import { ApiError } from "../http/errors.ts";
+import { createRouter } from "../http/router.ts";
+import { errorSchema } from "../workflows/schemas.ts";
+import { openArtifactStore, parseCid, type ArtifactStore } from "./store.ts";
+
+/**
+ * The artifact store over HTTP: store (`POST /artifacts`), read (`GET /artifacts/{cid}`), and CAR
+ * export for pinning on any IPFS service (`GET /artifacts/{cid}/car`, `POST /artifacts/car`).
+ */
+
+const stores = new WeakMap<AppContext, ArtifactStore>();
+
+/** The process's artifact store under `DATA_DIR` (shared with the engine). */
+export function artifactsFor(ctx: AppContext): ArtifactStore {
+  let store = stores.get(ctx);
+  if (!store) {
+    store = openArtifactStore(ctx.config.dataDir);
+    stores.set(ctx, store);
+  }
+  return store;
+}
+
+const error = (description: string) => ({
+  description,
+  content: { "application/json": { schema: errorSchema } },
+});
+const CAR_TYPE = "application/vnd.ipld.car; version=1";
+
+export const cidParamSchema = z.object({
+  cid: z.string().openapi({ param: { name: "cid", in: "path" }, example: "bagaaiera…" }),
+});
+export const storedArtifactSchema = z
+  .object({
+    cid: z
+      .string()
+      .openapi({ example: "bagaaierazwvqm7u7hpvtfujfft6whzeslex6zp2zdmgqrsw3es5rp44gijda" }),
+  })
+  .openapi("StoredArtifact");
+export const carExportRequestSchema = z
+  .object({ cids: z.array(z.string()).min(1).max(1000) })
+  .openapi("CarExportRequest");
+
+export function artifactRoutes(ctx: AppContext) {
+  const app = createRouter();
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/artifacts",
+      tags: ["artifacts"],
+      summary:
+        "Store a JSON artifact; answers its CID (CIDv1, json codec, sha2-256 of the RFC 8785 canonical JSON)",
+      request: {
+        body: {
+          required: true,
+          content: { "application/json": { schema: z.unknown().openapi("ArtifactValue") } },
+        },
+      },
+      responses: {
+        201: {
+          description: "stored (idempotent)",
+          content: { "application/json": { schema: storedArtifactSchema } },
+        },
+        400: error("INVALID_ARTIFACT: not JSON (big integers must be decimal strings)"),
+      },
+    }),
+    async (c) => {
+      const value: unknown = c.req.valid("json");
+      return c.json({ cid: await artifactsFor(ctx).putArtifact(value) }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/artifacts/{cid}",
+      tags: ["artifacts"],
+      summary: "One stored artifact, as its canonical JSON bytes",
+      request: { params: cidParamSchema },
+      responses: {
+        200: {
+          description: "the artifact",
+          content: { "application/json": { schema: z.unknown() } },
+        },
+        400: error("INVALID_CID"),
+        404: error("ARTIFACT_NOT_FOUND"),
+      },
+    }),
+    async (c) => {
+      const { cid } = c.req.valid("param");
+      const stored = await artifactsFor(ctx).getArtifact(parseCid(cid).toString());
+      if (!stored) throw new ApiError(404, "ARTIFACT_NOT_FOUND", `no stored artifact ${cid}`);
+      // JSON.stringify of the decoded canonical JSON gives back the canonical bytes (RFC 8785 §3.2).
+      return c.json(stored.value, 200, {
+        ETag: `"${stored.cid}"`,
+        "Cache-Control": "public, max-age=31536000, immutable",
+      });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/artifacts/{cid}/car",
+      tags: ["artifacts"],
+      summary: "One artifact as a CARv1 file (root: the artifact), for pinning on an IPFS service",
+      request: { params: cidParamSchema },
+      responses: {
+        200: {
+          description: "CARv1 bytes",
+          content: { [CAR_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
+        },
+        400: error("INVALID_CID"),
+        404: error("ARTIFACT_NOT_FOUND"),
+      },
+    }),
+    async (c) => {
+      const { cid } = c.req.valid("param");
+      const car = await artifactsFor(ctx).exportCar([cid]);
+      return c.body(car as Uint8Array<ArrayBuffer>, 200, {
+        "Content-Type": CAR_TYPE,
+        "Content-Disposition": `attachment; filename="${cid}.car"`,
+      });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/artifacts/car",
+      tags: ["artifacts"],
+      summary: "Several artifacts as one CARv1 file (roots: the given CIDs, in order)",
+      request: {
+        body: {
+          required: true,
+          content: { "application/json": { schema: carExportRequestSchema } },
+        },
+      },
+      responses: {
+        200: {
+          description: "CARv1 bytes",
+          content: { [CAR_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
+        },
+        400: error("INVALID_CID naming the bad one"),
+        404: error("ARTIFACT_NOT_FOUND naming the missing one"),
+      },
+    }),
+    async (c) => {
+      const { cids } = c.req.valid("json");
+      const car = await artifactsFor(ctx).exportCar(cids);
+      return c.body(car as Uint8Array<ArrayBuffer>, 200, { "Content-Type": CAR_TYPE });
+    },
+  );
+
+  return app;
+}

@@ -683,13 +683,7 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         const listed = (await json(await alice.request("GET", "/v1/deployments"))) as {
           items: { name: string; latest_version: number }[];
         };
-        expect(listed.items).to.deep.include.members([
-          {
-            ...listed.items.find((d) => d.name === "payroll")!,
-            name: "payroll",
-            latest_version: 2,
-          },
-        ]);
+        expect(listed.items.find((d) => d.name === "payroll")?.latest_version).to.equal(2);
         const versions = (await json(await alice.request("GET", "/v1/deployments/payroll"))) as {
           versions: { version: number; workflow: Workflow }[];
         };

@@ -470,6 +470,29 @@ for (const backend of BACKENDS) {
       expect(json.checks.database.ok).to.equal(true);
     });
 
+    it("should publish an OpenAPI 3.1 document with the security schemes", async () => {
+      const doc = (await (await svc.app.request("/openapi.json")).json()) as {
+        openapi: string;
+        security: unknown[];
+        components: { securitySchemes: Record<string, { type: string; name?: string }> };
+        paths: Record<string, unknown>;
+      };
+      expect(doc.openapi).to.equal("3.1.0");
+      expect(doc.components.securitySchemes.ApiKey).to.include({
+        type: "apiKey",
+        name: "X-SVC-Key",
+      });
+      expect(doc.components.securitySchemes.Signature!.name).to.equal("X-SVC-Signature");
+      expect(doc.components.securitySchemes.Timestamp!.name).to.equal("X-SVC-Timestamp");
+      expect(doc.components.securitySchemes.BearerApiKey).to.include({ type: "http" });
+      expect(doc.security).to.deep.equal([{ ApiKey: [], Signature: [], Timestamp: [] }]);
+      expect(doc.paths).to.have.property("/readyz");
+      const page = await (await svc.app.request("/docs")).text();
+      expect(page)
+        .to.include("/docs/swagger-ui-bundle.js")
+        .and.not.match(/https?:\/\//);
+    });
+
     it("should require authentication on unknown paths and answer 404 once authenticated", async () => {
       await expectRefused(() => svc.app.request("/v1/nothing"), 401, "AUTH_MISSING_KEY");
       const res = await signedRequest(svc, client, "GET", "/v1/nothing");

@@ -5,6 +5,7 @@
  * setupRequest. Writes bench/results/api.json.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -22,12 +23,33 @@ const WARMUP_S = 3;
 const ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 const API_KEY = "vfk_bench_api_key";
 const SECRET = `vfs_${randomBytes(24).toString("hex")}`;
-const ROUTE = process.env.BENCH_ROUTE ?? "probe";
+/** POST /v1/workflows once the workflow routes exist; until then a signed stand-in route. */
+const ROUTE =
+  process.env.BENCH_ROUTE ??
+  (existsSync(path.join(HERE, "..", "relayer", "workflows", "routes.ts")) ? "workflows" : "probe");
 
-/** The submission the benchmark sends (POST /v1/workflows when BENCH_ROUTE=workflows). */
+/** The spec's JSON example (without its schedule): what a client submits. */
 const WORKFLOW = {
-  name: "bench-payroll",
-  actions: [{ type: "swap", from: "USDC", to: "WETH", amount: "10", slippage: 0.5 }],
+  name: "weekly-treasury-rebalance",
+  actions: [
+    {
+      type: "convert",
+      from: "ETH",
+      to: "USDC",
+      amount: "1.5",
+      route_optimizer: { priority: "cost" },
+    },
+    { type: "swap", from: "USDC", to: "DAI", amount: "1000", slippage: 0.5, dex: "uniswap" },
+    { type: "bridge", destination: "polygon", protocol: "lockmint" },
+    {
+      type: "multisend",
+      recipients: [
+        { address: "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc", amount: "250" },
+        { address: "0x976EA74026E726554dB657fA54763abd0C3a0aa9", amount: "50%" },
+      ],
+    },
+  ],
+  compliance: { jurisdictions: ["US"], tax_forms: ["1099-DA"] },
 };
 
 async function startServer(

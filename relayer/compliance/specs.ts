@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { ApiError } from "../http/errors.ts";
 
 /**
  * What Veriflow supports for `compliance` in workflows, served by `GET /v1/compliance/specs`
@@ -185,4 +186,25 @@ export function resolveCompliance(
       )
     : [...ALL_LISTS];
   return { value: { jurisdictions, taxForms, sanctionsLists: lists }, issues };
+}
+
+/**
+ * The sanctions list ids that apply to `jurisdictions` (all lists when none is given): the
+ * `JurisdictionResolver` of the sanctions checks (relayer/compliance/check.ts). An unknown region
+ * code is a 400 INVALID_COMPLIANCE_RULES pointing at the catalogue.
+ */
+export function sanctionsListsFor(jurisdictions: readonly string[]): string[] {
+  const { value, issues } = resolveCompliance(
+    { jurisdictions },
+    { jurisdictions: "jurisdictions", taxForms: "tax_forms" },
+  );
+  if (issues.length) {
+    throw new ApiError(
+      400,
+      INVALID_COMPLIANCE_RULES,
+      `${issues.map((i) => i.message).join("; ")}; supported jurisdictions are listed at GET ${COMPLIANCE_SPECS_PATH}`,
+      { specs: COMPLIANCE_SPECS_PATH, issues },
+    );
+  }
+  return value.sanctionsLists;
 }

@@ -12,6 +12,7 @@ import type { AppContext } from "../context.ts";
 import { admitSignedRequest } from "../limits/admission.ts";
 import { rateLimit } from "../limits/middleware.ts";
 import { simulationRoutes } from "../simulation/routes.ts";
+import { workflowRoutes } from "../workflows/routes.ts";
 import { readBody } from "./body.ts";
 import { docsRoutes } from "./docs.ts";
 import type { AppEnv } from "./env.ts";
@@ -109,6 +110,7 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
   app.route("/", simulationRoutes(ctx));
   app.route("/", complianceRoutes(ctx));
   app.route("/", artifactRoutes(ctx));
+  app.route("/", workflowRoutes(ctx));
 
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
     app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);

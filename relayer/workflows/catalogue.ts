@@ -35,7 +35,8 @@ export interface ChainDescription {
 
 /**
  * Where a deployment names its native coin and bridge protocols (in its free-form `extra`):
- * `extra.nativeAsset = {symbol, decimals}` (default ETH/18, true of every devnet chain) and
+ * `extra.nativeSymbol` (as routing reads it) or `extra.nativeAsset = {symbol, decimals}` (default
+ * ETH/18, true of every devnet chain) and
  * `extra.bridgeProtocols = ["lockmint", ...]` or `extra.bridges = {lockmint: {...}}`.
  */
 function nativeAssetOf(deployment: Deployment): CatalogueAsset {

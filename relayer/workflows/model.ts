@@ -34,7 +34,8 @@ export type ActionType = (typeof ACTION_TYPES)[number];
  * Route priority of swap/convert (`route_optimizer.priority`, YAML `params.priority`) and the
  * agents' gas strategies: the routing module defines and documents them (relayer/routing/select.ts,
  * fees.ts); the model accepts exactly those. Priorities: `cost` (spec, default: output net of gas in
- * USD), `output` (largest output), `gas` (cheapest transactions). Gas: `eco` (spec default), `fast`, `urgent`.
+ * USD), `output` (largest output), `speed` (fewest hops, then cheapest gas). Gas: `eco` (spec
+ * default), `standard`, `fast`.
  */
 export { ROUTE_PRIORITIES, type RoutePriority } from "../routing/select.ts";
 export { GAS_STRATEGIES, type GasStrategy } from "../routing/fees.ts";

@@ -243,12 +243,22 @@ export type ExecutionStage = (typeof EXECUTION_STAGES)[number];
 export const stepViewSchema = z
   .object({
     index: z.number().int(),
-    action: z.string(),
-    state: z.string(),
+    action: z.enum(ACTION_TYPES),
+    agent: z.string().nullable().openapi({ example: "SwapAgent" }),
+    state: z
+      .string()
+      .openapi({ description: "pending | running | completed | failed", example: "completed" }),
     chain: z.string().nullable(),
+    fallback_from: z
+      .string()
+      .nullable()
+      .openapi({ description: "The chain the action moved away from (503)." }),
     tx_hashes: z.array(z.string()),
+    result: z.unknown().nullable(),
+    risk: z.unknown().nullable(),
     error: z.unknown().nullable(),
-    detail: z.unknown().nullable(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
   })
   .openapi("ExecutionStep");
 
@@ -273,8 +283,15 @@ export const executionViewSchema = executionSummarySchema
   .extend({
     workflow: z.unknown(),
     steps: z.array(stepViewSchema),
+    compliance_alerts: z.array(z.unknown()),
     error: z.unknown().nullable(),
-    report: z.unknown().nullable(),
+    report: z
+      .object({ cid: z.string(), signer: z.string(), signature: z.string(), report: z.unknown() })
+      .nullable()
+      .openapi({
+        description:
+          "The final report when the execution is done, with its CID and the relayer's signature.",
+      }),
   })
   .openapi("Execution");
 

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {ISemver} from "./ISemver.sol";
+
+/// @title IExecutionAttestor
+/// @notice On-chain record that a workflow execution honoured the workflow it was submitted as.
+/// Each attestation carries a Groth16 proof of the execution circuit
+/// (`circuits/src/execution.circom`) whose two public signals are Poseidon commitments: one to
+/// the workflow's parameters as submitted, one to the execution's results and transaction
+/// hashes. Amounts stay private; whoever holds the execution record and its salt recomputes
+/// both commitments and compares them with the attestation.
+interface IExecutionAttestor is ISemver {
+    /// @notice A Groth16 proof in the generated verifier's layout.
+    /// @param a Point A.
+    /// @param b Point B, each coordinate pair in (imaginary, real) order.
+    /// @param c Point C.
+    struct Groth16Proof {
+        uint256[2] a;
+        uint256[2][2] b;
+        uint256[2] c;
+    }
+
+    /// @notice What is recorded for one execution.
+    /// @param workflowCommitment Public signal 0: Poseidon commitment to the workflow as submitted.
+    /// @param executionCommitment Public signal 1: Poseidon commitment to the execution's results.
+    /// @param attester The account that submitted the proof.
+    /// @param timestamp Block time of the attestation.
+    struct Attestation {
+        uint256 workflowCommitment;
+        uint256 executionCommitment;
+        address attester;
+        uint64 timestamp;
+    }
+
+    /// @notice The proof does not verify for these public signals.
+    /// @param executionId The execution the proof was submitted for.
+    error ExecutionAttestorInvalidProof(bytes32 executionId);
+
+    /// @notice The execution already has an attestation; attestations are final.
+    /// @param executionId The execution id.
+    error ExecutionAttestorAlreadyAttested(bytes32 executionId);
+
+    /// @notice The execution commitment is already attested under another execution id.
+    /// @param executionCommitment The commitment.
+    /// @param attestedAs The execution id it was attested under.
+    error ExecutionAttestorCommitmentReused(uint256 executionCommitment, bytes32 attestedAs);
+
+    /// @notice The zero execution id cannot be attested (it marks "not attested").
+    error ExecutionAttestorInvalidExecutionId();
+
+    /// @notice No attestation exists for the execution.
+    /// @param executionId The execution id.
+    error ExecutionAttestorNotAttested(bytes32 executionId);
+
+    /// @notice The verifier address given at deployment is not a contract.
+    /// @param verifier The address given.
+    error ExecutionAttestorInvalidVerifier(address verifier);
+
+    /// @notice Emitted when an execution is attested.
+    /// @param executionId The execution (keccak256 of the relayer's `wf_...` id).
+    /// @param workflowCommitment Commitment to the workflow as submitted.
+    /// @param executionCommitment Commitment to the execution's results.
+    /// @param attester The account that submitted the proof.
+    event ExecutionAttested(
+        bytes32 indexed executionId,
+        uint256 indexed workflowCommitment,
+        uint256 executionCommitment,
+        address indexed attester
+    );
+
+    /// @notice Verifies the proof and records the attestation of `executionId`.
+    /// @dev Only accounts with ATTESTER_ROLE: otherwise anyone could copy a pending proof from
+    /// the mempool and attest it first under another execution id.
+    /// @param executionId The execution id (keccak256 of the relayer's `wf_...` id).
+    /// @param proof The Groth16 proof.
+    /// @param publicSignals [workflowCommitment, executionCommitment].
+    function attest(
+        bytes32 executionId,
+        Groth16Proof calldata proof,
+        uint256[2] calldata publicSignals
+    ) external;
+
+    /// @notice Checks a proof without recording anything.
+    /// @param proof The Groth16 proof.
+    /// @param publicSignals [workflowCommitment, executionCommitment].
+    /// @return True when the proof is valid for these public signals.
+    function verifyExecution(
+        Groth16Proof calldata proof,
+        uint256[2] calldata publicSignals
+    ) external view returns (bool);
+
+    /// @notice The attestation of an execution; reverts with ExecutionAttestorNotAttested if none.
+    /// @param executionId The execution id.
+    /// @return The recorded attestation.
+    function getAttestation(bytes32 executionId) external view returns (Attestation memory);
+
+    /// @notice Whether an execution has been attested.
+    /// @param executionId The execution id.
+    /// @return True once attested.
+    function isAttested(bytes32 executionId) external view returns (bool);
+
+    /// @notice The execution id an execution commitment was attested under (zero if none).
+    /// @param executionCommitment The commitment.
+    /// @return The execution id, or zero.
+    function executionIdOf(uint256 executionCommitment) external view returns (bytes32);
+
+    /// @notice The Groth16 verifier of the execution circuit.
+    /// @return The verifier's address.
+    function verifier() external view returns (address);
+
+    /// @notice The role allowed to attest.
+    /// @return The role id, keccak256("ATTESTER_ROLE").
+    function ATTESTER_ROLE() external view returns (bytes32);
+}

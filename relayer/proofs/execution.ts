@@ -1,0 +1,128 @@
+import { Interface } from "ethers";
+import * as snarkjs from "snarkjs";
+import {
+  assertClaimHonoured,
+  encodeClaim,
+  executionCircuitInput,
+  type ExecutionClaim,
+} from "./claim.ts";
+import { commitmentsOfEncoded, type ExecutionCommitments } from "./commitments.ts";
+import { executionIdToBytes32 } from "./field.ts";
+import { loadCircuit, loadVerificationKey } from "./keys.ts";
+
+/** A Groth16 proof in the layout the generated Solidity verifiers take (G2 coordinates swapped). */
+export type SolidityProof = {
+  a: [bigint, bigint];
+  b: [[bigint, bigint], [bigint, bigint]];
+  c: [bigint, bigint];
+};
+
+/**
+ * Arguments of `ExecutionAttestor.attest(executionId, proof, publicSignals)`, in order:
+ * `attestor.attest(...calldata.args)`; `calldata.data` is the same call ABI-encoded.
+ */
+export type AttestCalldata = {
+  args: [executionId: string, proof: SolidityProof, publicSignals: [bigint, bigint]];
+  data: string;
+};
+
+export type ExecutionProof = {
+  /** snarkjs' proof object (what `verifyExecutionProof` and auditors' snarkjs take). */
+  proof: snarkjs.Groth16Proof;
+  /** [workflowCommitment, executionCommitment] as decimal strings. */
+  publicSignals: [string, string];
+  commitments: ExecutionCommitments;
+  /** The bytes32 the execution is attested under. */
+  executionId: string;
+  calldata: AttestCalldata;
+};
+
+/**
+ * The attest signature; a test compares it with the compiled ExecutionAttestor ABI so the two
+ * cannot drift.
+ */
+export const ATTEST_FUNCTION =
+  "function attest(bytes32 executionId, (uint256[2] a, uint256[2][2] b, uint256[2] c) proof, uint256[2] publicSignals)";
+const attestInterface = new Interface([ATTEST_FUNCTION]);
+
+/** snarkjs proof → the verifier's (a, b, c); b's coordinates are (imaginary, real) on chain. */
+export function toSolidityProof(proof: snarkjs.Groth16Proof): SolidityProof {
+  const n = (v: string | undefined) => BigInt(v!);
+  return {
+    a: [n(proof.pi_a[0]), n(proof.pi_a[1])],
+    b: [
+      [n(proof.pi_b[0]![1]), n(proof.pi_b[0]![0])],
+      [n(proof.pi_b[1]![1]), n(proof.pi_b[1]![0])],
+    ],
+    c: [n(proof.pi_c[0]), n(proof.pi_c[1])],
+  };
+}
+
+export function encodeAttestCalldata(
+  executionId: string,
+  proof: snarkjs.Groth16Proof,
+  publicSignals: readonly string[],
+): AttestCalldata {
+  const args: AttestCalldata["args"] = [
+    executionIdToBytes32(executionId),
+    toSolidityProof(proof),
+    [BigInt(publicSignals[0]!), BigInt(publicSignals[1]!)],
+  ];
+  return { args, data: attestInterface.encodeFunctionData("attest", args) };
+}
+
+/**
+ * Proves that an execution honoured its workflow. Checks every constraint family in TypeScript
+ * first (an `ExecutionClaimError` names the family and the action), then computes the witness
+ * and the Groth16 proof in process with the cached keys, and checks that the proof's public
+ * signals equal the TypeScript commitments.
+ */
+export async function proveExecution(claim: ExecutionClaim): Promise<ExecutionProof> {
+  const encoded = encodeClaim(claim);
+  assertClaimHonoured(encoded);
+  const [circuit, commitments] = await Promise.all([
+    loadCircuit("execution"),
+    commitmentsOfEncoded(encoded),
+  ]);
+  const witness = await circuit.calculateWitness(executionCircuitInput(encoded));
+  const { proof, publicSignals } = await snarkjs.groth16.prove(circuit.zkey, witness);
+  if (
+    publicSignals.length !== 2 ||
+    publicSignals[0] !== commitments.workflowCommitment.toString() ||
+    publicSignals[1] !== commitments.executionCommitment.toString()
+  ) {
+    // Only possible if circuits/src and relayer/proofs disagree: a bug, never user input.
+    throw new Error(
+      "execution circuit and relayer/proofs/commitments.ts disagree on the commitments",
+    );
+  }
+  const signals: [string, string] = [publicSignals[0], publicSignals[1]];
+  return {
+    proof,
+    publicSignals: signals,
+    commitments,
+    executionId: executionIdToBytes32(claim.executionId),
+    calldata: encodeAttestCalldata(claim.executionId, proof, signals),
+  };
+}
+
+/** Verifies an execution proof off chain against the committed verification key. */
+export async function verifyExecutionProof(
+  proof: snarkjs.Groth16Proof,
+  publicSignals: readonly string[],
+): Promise<boolean> {
+  if (publicSignals.length !== 2) return false;
+  try {
+    return await snarkjs.groth16.verify(
+      await loadVerificationKey("execution"),
+      publicSignals,
+      proof,
+      silent,
+    );
+  } catch {
+    // A malformed proof (not on the curve, wrong shape) is simply not a valid proof.
+    return false;
+  }
+}
+
+const silent = { info() {}, debug() {}, warn() {}, error() {} };

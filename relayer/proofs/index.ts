@@ -1,0 +1,58 @@
+/**
+ * The prover library: Groth16 proofs that an execution honoured its workflow (execution circuit)
+ * and that a Merkle root commits to a list of stored artifacts (artifact circuit). Usable without
+ * HTTP; see docs/zk.md.
+ */
+export {
+  ACTION_TYPE_CODES,
+  AMOUNT_BITS,
+  EXECUTION_SLOTS,
+  MAX_AMOUNT,
+  MULTISEND_RECIPIENTS,
+  minimumOut,
+  type ActionType,
+  type Amount,
+  type ExecutedAction,
+  type ExecutionClaim,
+} from "./claim.ts";
+export {
+  computeCommitments,
+  executionCommitment,
+  workflowCommitment,
+  type ExecutionCommitments,
+} from "./commitments.ts";
+export {
+  ATTEST_FUNCTION,
+  encodeAttestCalldata,
+  proveExecution,
+  toSolidityProof,
+  verifyExecutionProof,
+  type AttestCalldata,
+  type ExecutionProof,
+  type SolidityProof,
+} from "./execution.ts";
+export {
+  ARTIFACT_TREE_DEPTH,
+  MAX_ARTIFACTS,
+  artifactsRoot,
+  cidDigestLimbs,
+  proveArtifacts,
+  verifyArtifactInclusion,
+  verifyArtifactsProof,
+  type ArtifactInclusion,
+  type ArtifactsProof,
+} from "./artifacts.ts";
+export {
+  actionParamsDigest,
+  bytes32ToLimbs,
+  executionIdToBytes32,
+  FIELD_MODULUS,
+  randomSalt,
+} from "./field.ts";
+export {
+  ArtifactInputError,
+  ExecutionClaimError,
+  ProverUnavailableError,
+  type ConstraintFamily,
+} from "./errors.ts";
+export { closeProver, loadCircuit } from "./keys.ts";

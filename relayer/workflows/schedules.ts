@@ -1,0 +1,162 @@
+import { ApiError } from "../http/errors.ts";
+import type { Queue } from "../queue/index.ts";
+import { JOB_NAMES } from "../queue/index.ts";
+import type { Store } from "../store/index.ts";
+import { decodeCursor, encodeCursor } from "./executions.ts";
+import { isId, newScheduleId } from "./ids.ts";
+import type { Workflow, WorkflowSchedule } from "./model.ts";
+import { nextRun } from "./schedule-phrase.ts";
+
+/**
+ * Stored schedules (`workflow_schedules`) and their pg-boss cron entries. The table is the source
+ * of truth; the cron entry (queue `workflow.schedule`, key = schedule id, data `{scheduleId}`) is
+ * registered after the row commits and removed after it is deleted. A firing whose schedule is
+ * gone does nothing, and `reconcileSchedules` at start repairs any entry a crash left behind.
+ */
+
+export interface ScheduleRow {
+  id: string;
+  api_key_id: string;
+  name: string;
+  cron: string;
+  timezone: string;
+  phrase: string | null;
+  workflow: Workflow | string | null;
+  deployment_name: string | null;
+  deployment_version: number | null;
+  fire_count: number;
+  last_fired_at: Date | string | null;
+  created_at: Date | string;
+  deleted_at: Date | string | null;
+}
+
+export type ScheduleTarget =
+  { workflow: Workflow } | { deployment: { name: string; version: number } };
+
+export async function insertSchedule(
+  tx: Store,
+  apiKeyId: string,
+  name: string,
+  schedule: WorkflowSchedule,
+  target: ScheduleTarget,
+): Promise<ScheduleRow> {
+  const [row] = await tx.query<ScheduleRow>(
+    `INSERT INTO workflow_schedules
+       (id, api_key_id, name, cron, timezone, phrase, workflow, deployment_name, deployment_version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)
+     RETURNING *`,
+    [
+      newScheduleId(),
+      apiKeyId,
+      name,
+      schedule.cron,
+      schedule.timezone,
+      schedule.phrase ?? null,
+      "workflow" in target ? JSON.stringify(target.workflow) : null,
+      "deployment" in target ? target.deployment.name : null,
+      "deployment" in target ? target.deployment.version : null,
+    ],
+  );
+  return row!;
+}
+
+const iso = (value: Date | string | null): string | null =>
+  value === null ? null : new Date(value).toISOString();
+
+export function scheduleView(row: ScheduleRow, now = new Date()) {
+  return {
+    id: row.id,
+    name: row.name,
+    cron: row.cron,
+    timezone: row.timezone,
+    phrase: row.phrase,
+    deployment:
+      row.deployment_name === null
+        ? null
+        : {
+            name: row.deployment_name,
+            version: row.deployment_version === null ? null : Number(row.deployment_version),
+          },
+    next_run_at: row.deleted_at === null ? nextRun(row, now) : null,
+    last_fired_at: iso(row.last_fired_at),
+    fire_count: Number(row.fire_count),
+    created_at: iso(row.created_at)!,
+  };
+}
+
+export type ScheduleView = ReturnType<typeof scheduleView>;
+
+/** Adds (or updates) the pg-boss cron entry of a stored schedule. */
+export async function registerSchedule(
+  queue: Queue,
+  row: Pick<ScheduleRow, "id" | "cron" | "timezone">,
+): Promise<void> {
+  await queue.schedule(
+    JOB_NAMES.workflowSchedule,
+    row.cron,
+    { scheduleId: row.id },
+    { tz: row.timezone, key: row.id },
+  );
+}
+
+export async function unregisterSchedule(queue: Queue, id: string): Promise<void> {
+  await queue.unschedule(JOB_NAMES.workflowSchedule, id);
+}
+
+export async function listSchedules(
+  store: Store,
+  apiKeyId: string,
+  options: { limit?: number; cursor?: string },
+) {
+  const limit = options.limit ?? 20;
+  const after = options.cursor ? decodeCursor(options.cursor, "sch") : null;
+  const rows = await store.query<ScheduleRow>(
+    `SELECT * FROM workflow_schedules
+      WHERE api_key_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id < $2)
+      ORDER BY id DESC LIMIT $3`,
+    [apiKeyId, after, limit + 1],
+  );
+  const page = rows.slice(0, limit);
+  return {
+    items: page.map((r) => scheduleView(r)),
+    next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null,
+  };
+}
+
+/** Soft-deletes the schedule (executions keep their reference) and removes its cron entry. */
+export async function deleteSchedule(store: Store, queue: Queue, apiKeyId: string, id: string) {
+  const notFound = new ApiError(404, "SCHEDULE_NOT_FOUND", `no schedule ${id} for this API key`);
+  if (!isId("sch", id)) throw notFound;
+  const [row] = await store.query<ScheduleRow>(
+    `UPDATE workflow_schedules SET deleted_at = now()
+      WHERE id = $1 AND api_key_id = $2 AND deleted_at IS NULL RETURNING *`,
+    [id, apiKeyId],
+  );
+  if (!row) throw notFound;
+  await unregisterSchedule(queue, id);
+  return { id, deleted: true as const, deleted_at: iso(row.deleted_at)! };
+}
+
+/**
+ * Makes pg-boss's cron entries match the table: every live schedule registered, entries of
+ * deleted or unknown schedules removed. Run at start (a crash between commit and registration
+ * leaves at most one entry to repair).
+ */
+export async function reconcileSchedules(
+  store: Store,
+  queue: Queue,
+): Promise<{ registered: number; removed: number }> {
+  const live = await store.query<ScheduleRow>(
+    `SELECT id, cron, timezone FROM workflow_schedules WHERE deleted_at IS NULL`,
+  );
+  const liveIds = new Set(live.map((r) => r.id));
+  for (const row of live) await registerSchedule(queue, row);
+  let removed = 0;
+  for (const entry of await queue.boss.getSchedules(JOB_NAMES.workflowSchedule)) {
+    if (entry.key && !liveIds.has(entry.key)) {
+      await unregisterSchedule(queue, entry.key);
+      removed++;
+    }
+  }
+  return { registered: live.length, removed };
+}

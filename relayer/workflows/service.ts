@@ -1,0 +1,403 @@
+import type { Job } from "pg-boss";
+import type { AppContext } from "../context.ts";
+import { ApiError } from "../http/errors.ts";
+import { assertConcurrencyAvailable, lockKeyForSubmission } from "../limits/concurrency.ts";
+import { JOB_NAMES } from "../queue/index.ts";
+import { estimateCost, InsufficientLiquidityError, NoRouteError } from "../routing/index.ts";
+import type { RoutingChainSet } from "../routing/index.ts";
+import type { Store } from "../store/index.ts";
+import { buildCatalogue, type AssetCatalogue, type ChainDescription } from "./catalogue.ts";
+import { DEPLOYMENT_NAME, findDeployment, insertDeployment } from "./deployments.ts";
+import { countActiveExecutions, insertExecution } from "./executions.ts";
+import {
+  checkIdempotencyKey,
+  claimIdempotencyKey,
+  recordIdempotentResponse,
+  replayIdempotent,
+  requestHash,
+  type StoredResponse,
+} from "./idempotency.ts";
+import { newExecutionId } from "./ids.ts";
+import type { Workflow } from "./model.ts";
+import {
+  normaliseWorkflow,
+  parseBody,
+  validationFailed,
+  zodIssues,
+  type BodyFormat,
+} from "./normalise.ts";
+import {
+  insertSchedule,
+  reconcileSchedules,
+  registerSchedule,
+  scheduleView,
+  unregisterSchedule,
+  type ScheduleRow,
+} from "./schedules.ts";
+import { deploymentRunSchema, type SubmissionResult } from "./schemas.ts";
+
+/**
+ * The workflow use cases, callable without HTTP: submit (run now, by value or by deployment
+ * name), deploy, fire a schedule. Each stores what it creates and sends the `workflow.execute`
+ * job in ONE transaction, so no job exists without its execution row and no queued row lacks
+ * its job.
+ */
+
+export type WorkflowContext = Pick<AppContext, "store" | "queue" | "chains" | "limits" | "logger">;
+
+export interface Caller {
+  id: string;
+  tier: keyof AppContext["limits"];
+}
+
+export interface SubmittedRequest {
+  format: BodyFormat;
+  /** The body exactly as received (hashed for Idempotency-Key, kept for deployments). */
+  text: string;
+  mediaType: string;
+  path: string;
+  idempotencyKey?: string | undefined;
+}
+
+const catalogues = new WeakMap<object, AssetCatalogue>();
+
+/** Assets, chains, exchanges and bridge protocols from the open chains' deployments. */
+export function workflowCatalogue(ctx: WorkflowContext): AssetCatalogue {
+  if (!ctx.chains) {
+    throw new ApiError(
+      503,
+      "CHAINS_UNAVAILABLE",
+      "the relayer runs without chains; workflows cannot be accepted",
+      {},
+      { "Retry-After": "30" },
+    );
+  }
+  let catalogue = catalogues.get(ctx.chains);
+  if (!catalogue) {
+    catalogue = buildCatalogue(ctx.chains.list() as unknown as ChainDescription[]);
+    catalogues.set(ctx.chains, catalogue);
+  }
+  return catalogue;
+}
+
+/** The engine's estimate from the chains; routing failures become the spec's error bodies. */
+export async function estimateWorkflowCost(ctx: WorkflowContext, workflow: Workflow) {
+  try {
+    const { total_usd, gas_breakdown } = await estimateCost(
+      ctx.chains as unknown as RoutingChainSet,
+      workflow,
+    );
+    return { total_usd, gas_breakdown };
+  } catch (err) {
+    if (err instanceof InsufficientLiquidityError) {
+      throw new ApiError(422, err.code, err.detail, {
+        retry_in: err.retry_in,
+        alternative: err.alternative,
+      });
+    }
+    if (err instanceof NoRouteError) throw new ApiError(422, err.code, err.detail);
+    ctx.logger.error({ err }, "cost estimate failed");
+    throw new ApiError(
+      503,
+      "ESTIMATE_UNAVAILABLE",
+      "the chains could not be read to estimate the cost; retry later or give fallback_chains",
+      { retry_in: 30 },
+      { "Retry-After": "30" },
+    );
+  }
+}
+
+const warmed = new WeakMap<object, Set<string>>();
+
+/**
+ * pg-boss looks a queue up on its own connection the first time a process sends to it; inside a
+ * PGlite transaction (one connection) that lookup would wait for the transaction forever. One
+ * harmless read outside any transaction fills pg-boss's queue cache first.
+ */
+async function warmQueue(ctx: WorkflowContext, name: string): Promise<void> {
+  const names = warmed.get(ctx.queue) ?? new Set<string>();
+  if (names.has(name)) return;
+  await ctx.queue.ensureQueue(name);
+  await ctx.queue.boss.getJobById(name, "00000000-0000-0000-0000-000000000000");
+  names.add(name);
+  warmed.set(ctx.queue, names);
+}
+
+/** Replays the first response to an Idempotency-Key (or 409s) before any work is done. */
+async function idempotentReplay(
+  ctx: WorkflowContext,
+  caller: Caller,
+  request: SubmittedRequest,
+): Promise<{ hash: string; replay: StoredResponse | null }> {
+  const hash = requestHash("POST", request.path, request.mediaType, request.text);
+  if (!request.idempotencyKey) return { hash, replay: null };
+  checkIdempotencyKey(request.idempotencyKey);
+  return {
+    hash,
+    replay: await replayIdempotent(ctx.store, caller.id, request.idempotencyKey, hash),
+  };
+}
+
+/** Resolves the body to a workflow: by value (JSON or YAML form) or `{deployment, version?}`. */
+async function resolveWorkflow(ctx: WorkflowContext, caller: Caller, request: SubmittedRequest) {
+  const document = parseBody(request.format, request.text);
+  if (
+    request.format === "json" &&
+    document &&
+    typeof document === "object" &&
+    "deployment" in document
+  ) {
+    const parsed = deploymentRunSchema.safeParse(document);
+    if (!parsed.success) throw validationFailed(zodIssues(parsed.error));
+    const deployment = await findDeployment(
+      ctx.store,
+      caller.id,
+      parsed.data.deployment,
+      parsed.data.version,
+    );
+    return { workflow: deployment.workflow, deploymentId: deployment.id, byDeployment: true };
+  }
+  return {
+    workflow: normaliseWorkflow(request.format, document, workflowCatalogue(ctx)),
+    deploymentId: null,
+    byDeployment: false,
+  };
+}
+
+/**
+ * `POST /v1/workflows`: validate, estimate, then in one transaction check the concurrency limit,
+ * store the execution (and its schedule when the workflow has one), record the idempotent
+ * response and send `workflow.execute`. A workflow with a schedule runs now and on every firing.
+ */
+export async function submitWorkflow(
+  ctx: WorkflowContext,
+  caller: Caller,
+  request: SubmittedRequest,
+): Promise<StoredResponse & { body: SubmissionResult }> {
+  const { hash, replay } = await idempotentReplay(ctx, caller, request);
+  if (replay) return replay as StoredResponse & { body: SubmissionResult };
+
+  const { workflow, deploymentId, byDeployment } = await resolveWorkflow(ctx, caller, request);
+  const costEstimate = await estimateWorkflowCost(ctx, workflow);
+  const executionId = newExecutionId();
+  let schedule: ScheduleRow | null = null;
+  await warmQueue(ctx, JOB_NAMES.workflowExecute);
+
+  const response = await ctx.store.transaction(async (tx) => {
+    if (request.idempotencyKey) {
+      const earlier = await claimIdempotencyKey(tx, caller.id, request.idempotencyKey, hash);
+      if (earlier) return earlier;
+    }
+    await lockKeyForSubmission(tx, caller.id);
+    assertConcurrencyAvailable(ctx.limits[caller.tier], await countActiveExecutions(tx, caller.id));
+    if (workflow.schedule && !byDeployment) {
+      schedule = await insertSchedule(tx, caller.id, workflow.name, workflow.schedule, {
+        workflow,
+      });
+    }
+    await insertExecution(tx, {
+      id: executionId,
+      apiKeyId: caller.id,
+      workflow,
+      trigger: "api",
+      scheduleId: (schedule as ScheduleRow | null)?.id ?? null,
+      deploymentId,
+      costEstimate,
+    });
+    await ctx.queue.send(JOB_NAMES.workflowExecute, { executionId }, { tx });
+    const body: SubmissionResult = {
+      status: "queued",
+      execution_id: executionId,
+      cost_estimate: costEstimate,
+    };
+    if (schedule) body.schedule = scheduleView(schedule);
+    const stored = { status: 202, body };
+    if (request.idempotencyKey)
+      await recordIdempotentResponse(tx, caller.id, request.idempotencyKey, stored);
+    return stored;
+  });
+  if (schedule) await registerScheduleLogged(ctx, schedule);
+  return response as StoredResponse & { body: SubmissionResult };
+}
+
+async function registerScheduleLogged(ctx: WorkflowContext, row: ScheduleRow): Promise<void> {
+  try {
+    await registerSchedule(ctx.queue, row);
+  } catch (err) {
+    // The row is stored; reconcileSchedules at the next start registers it.
+    ctx.logger.error({ err, schedule: row.id }, "could not register the schedule with pg-boss");
+  }
+}
+
+/**
+ * `POST /workflows/deploy`: validates and stores the next version of the named configuration.
+ * Its schedule (if any) replaces the schedule of the name's earlier versions and fires this
+ * version; deploying a version without a schedule stops the name's schedule.
+ */
+export async function deployWorkflow(
+  ctx: WorkflowContext,
+  caller: Caller,
+  request: SubmittedRequest,
+) {
+  const { hash, replay } = await idempotentReplay(ctx, caller, request);
+  if (replay) return replay;
+  const workflow = normaliseWorkflow(
+    request.format,
+    parseBody(request.format, request.text),
+    workflowCatalogue(ctx),
+  );
+  if (!DEPLOYMENT_NAME.test(workflow.name)) {
+    throw validationFailed([
+      {
+        path: "name",
+        message:
+          "a deployment name is 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit",
+      },
+    ]);
+  }
+  let created: ScheduleRow | null = null;
+  let replaced: string[] = [];
+  const response = await ctx.store.transaction(async (tx) => {
+    if (request.idempotencyKey) {
+      const earlier = await claimIdempotencyKey(tx, caller.id, request.idempotencyKey, hash);
+      if (earlier) return earlier;
+    }
+    const deployment = await insertDeployment(tx, caller.id, workflow, {
+      format: request.format,
+      text: request.text,
+    });
+    replaced = (
+      await tx.query<{ id: string }>(
+        `UPDATE workflow_schedules SET deleted_at = now()
+          WHERE api_key_id = $1 AND deployment_name = $2 AND deleted_at IS NULL RETURNING id`,
+        [caller.id, workflow.name],
+      )
+    ).map((r) => r.id);
+    if (workflow.schedule) {
+      created = await insertSchedule(tx, caller.id, workflow.name, workflow.schedule, {
+        deployment: { name: workflow.name, version: Number(deployment.version) },
+      });
+    }
+    const stored = {
+      status: 201,
+      body: {
+        id: deployment.id,
+        name: deployment.name,
+        version: Number(deployment.version),
+        schedule: created ? scheduleView(created) : null,
+        created_at: new Date(deployment.created_at).toISOString(),
+      },
+    };
+    if (request.idempotencyKey)
+      await recordIdempotentResponse(tx, caller.id, request.idempotencyKey, stored);
+    return stored;
+  });
+  for (const id of replaced)
+    await unregisterSchedule(ctx.queue, id).catch((err) =>
+      ctx.logger.error({ err, schedule: id }, "could not remove a replaced schedule"),
+    );
+  if (created) await registerScheduleLogged(ctx, created);
+  return response;
+}
+
+export interface FiringResult {
+  outcome: "queued" | "refused" | "duplicate" | "schedule-gone";
+  executionId?: string;
+}
+
+/**
+ * A `workflow.schedule` firing: creates a new execution of the schedule's workflow (or of its
+ * deployment's version) and sends `workflow.execute`, in one transaction. A firing over the key's
+ * concurrency limit is recorded as a failed execution (visible in GET /v1/workflows) instead of
+ * being dropped silently; a retried job creates nothing twice (one execution per job id).
+ */
+export async function fireSchedule(
+  ctx: WorkflowContext,
+  scheduleId: string,
+  jobId: string,
+): Promise<FiringResult> {
+  const [row] = await ctx.store.query<ScheduleRow>(
+    `SELECT * FROM workflow_schedules WHERE id = $1 AND deleted_at IS NULL`,
+    [scheduleId],
+  );
+  if (!row) return { outcome: "schedule-gone" };
+  let workflow: Workflow;
+  let deploymentId: string | null = null;
+  if (row.deployment_name !== null) {
+    const deployment = await findDeployment(
+      ctx.store,
+      row.api_key_id,
+      row.deployment_name,
+      row.deployment_version,
+    );
+    workflow = deployment.workflow;
+    deploymentId = deployment.id;
+  } else {
+    workflow =
+      typeof row.workflow === "string" ? (JSON.parse(row.workflow) as Workflow) : row.workflow!;
+  }
+  // The estimate is informative for a firing: a chain hiccup must not drop the run.
+  const costEstimate = await estimateWorkflowCost(ctx, workflow).catch(() => null);
+  const [key] = await ctx.store.query<{ tier: string }>(`SELECT tier FROM api_keys WHERE id = $1`, [
+    row.api_key_id,
+  ]);
+  const limits = ctx.limits[(key?.tier ?? "free") as Caller["tier"]] ?? ctx.limits.free;
+  const executionId = newExecutionId();
+  await warmQueue(ctx, JOB_NAMES.workflowExecute);
+
+  return ctx.store.transaction(async (tx: Store): Promise<FiringResult> => {
+    await lockKeyForSubmission(tx, row.api_key_id);
+    let refused: { error: string; detail: string } | undefined;
+    try {
+      assertConcurrencyAvailable(limits, await countActiveExecutions(tx, row.api_key_id));
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      refused = { error: err.code, detail: `schedule firing refused: ${err.detail}` };
+    }
+    const inserted = await insertExecution(tx, {
+      id: executionId,
+      apiKeyId: row.api_key_id,
+      workflow,
+      trigger: "schedule",
+      scheduleId,
+      scheduleJobId: jobId,
+      deploymentId,
+      costEstimate,
+      failed: refused,
+    });
+    if (!inserted) return { outcome: "duplicate" };
+    await tx.query(
+      `UPDATE workflow_schedules SET fire_count = fire_count + 1, last_fired_at = now() WHERE id = $1`,
+      [scheduleId],
+    );
+    if (refused) return { outcome: "refused", executionId };
+    await ctx.queue.send(JOB_NAMES.workflowExecute, { executionId }, { tx });
+    return { outcome: "queued", executionId };
+  });
+}
+
+const started = new WeakMap<object, Promise<void>>();
+
+/**
+ * Starts this process's share of the workflow jobs: the `workflow.schedule` worker, and the
+ * reconciliation of pg-boss cron entries with the stored schedules. Idempotent per context.
+ */
+export function startWorkflowJobs(ctx: WorkflowContext): Promise<void> {
+  let running = started.get(ctx);
+  if (!running) {
+    running = (async () => {
+      await ctx.queue.work<{ scheduleId: string }>(
+        JOB_NAMES.workflowSchedule,
+        async (data, job: Job<{ scheduleId: string }>) => {
+          const result = await fireSchedule(ctx, data.scheduleId, job.id);
+          ctx.logger.info({ schedule: data.scheduleId, ...result }, "schedule fired");
+          return result;
+        },
+      );
+      const reconciled = await reconcileSchedules(ctx.store, ctx.queue);
+      if (reconciled.removed) ctx.logger.info(reconciled, "schedules reconciled with pg-boss");
+    })();
+    started.set(ctx, running);
+  }
+  return running;
+}

@@ -1,0 +1,342 @@
+/**
+ * Builds the circuits and their DEVELOPMENT Groth16 setup, reproducibly.
+ *
+ *   npm run circuits          compile, powers of tau, phase 2, export wasm/zkey/vkey/verifier,
+ *                             write circuits/manifest.json (reuses a cached ptau whose hash matches)
+ *   npm run circuits:check    regenerate everything from scratch and fail unless the committed
+ *                             verifiers, verification keys and manifest match byte for byte
+ *   npm run circuits:ensure   build only when circuits/build is missing or differs from the manifest
+ *
+ * INSECURE FOR PRODUCTION: every random contribution is replaced by a public beacon
+ * (DEV_BEACON_HASH), so anyone can recompute the toxic waste and forge proofs. That is what
+ * makes the setup reproducible for CI; production keys come from a ceremony (docs/zk.md).
+ */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import * as snarkjs from "snarkjs";
+import {
+  BUILD_DIR,
+  CIRCUIT_NAMES,
+  KEYS_DIR,
+  MANIFEST_PATH,
+  REPO_ROOT,
+  VERIFIERS_DIR,
+  circuitFiles,
+  type CircuitName,
+} from "../relayer/proofs/circuits.ts";
+
+const require = createRequire(import.meta.url);
+
+/** 2^14 constraints fit both circuits (about 15.5k each); see circuits/src/execution.circom. */
+const PTAU_POWER = 14;
+const BEACON_ITERATIONS_EXP = 10;
+const DEV_BEACON_TEXT =
+  "veriflow development setup - INSECURE - never use these keys in production";
+/** sha-256 of DEV_BEACON_TEXT: the public "randomness" of every development contribution. */
+const DEV_BEACON_HASH = createHash("sha256").update(DEV_BEACON_TEXT).digest("hex");
+
+type Manifest = {
+  warning: string;
+  beacon: { text: string; sha256: string; iterationsExp: number };
+  tools: { circom2: string; snarkjs: string };
+  ptau: { power: number; sha256: string };
+  circuits: Record<
+    CircuitName,
+    {
+      constraints: number;
+      publicSignals: number;
+      sha256: { r1cs: string; wasm: string; zkey: string; vkey: string; verifier: string };
+    }
+  >;
+};
+
+const quietLogger = { info() {}, debug() {}, warn: console.warn, error: console.error };
+
+/** Read from node_modules directly: snarkjs' `exports` hides its package.json and templates. */
+function packagePath(name: string, ...rest: string[]): string {
+  return path.join(REPO_ROOT, "node_modules", name, ...rest);
+}
+
+function packageVersion(name: string): string {
+  return (require(packagePath(name, "package.json")) as { version: string }).version;
+}
+
+async function sha256File(file: string): Promise<string> {
+  return createHash("sha256")
+    .update(await readFile(file))
+    .digest("hex");
+}
+
+function log(message: string): void {
+  process.stdout.write(`[circuits] ${message}\n`);
+}
+
+async function readManifest(): Promise<Manifest | null> {
+  if (!existsSync(MANIFEST_PATH)) return null;
+  return JSON.parse(await readFile(MANIFEST_PATH, "utf8")) as Manifest;
+}
+
+function ptauPath(buildDir: string): string {
+  return path.join(buildDir, "ptau", `dev_${PTAU_POWER}.ptau`);
+}
+
+/**
+ * Phase 1: a fresh accumulator, one beacon contribution, then the Lagrange-basis preparation.
+ * With `reuse`, an existing ptau is kept when it matches the manifest (or there is no manifest
+ * yet); `check` never reuses, and compares the fresh hash with the manifest.
+ */
+async function buildPtau(
+  buildDir: string,
+  reuse: boolean,
+  expectedSha256?: string,
+): Promise<string> {
+  const final = ptauPath(buildDir);
+  if (
+    reuse &&
+    existsSync(final) &&
+    (expectedSha256 === undefined || (await sha256File(final)) === expectedSha256)
+  ) {
+    log(`reusing ${path.relative(REPO_ROOT, final)}`);
+    return final;
+  }
+  await mkdir(path.dirname(final), { recursive: true });
+  const initial = `${final}.0`;
+  const contributed = `${final}.1`;
+  log(`powers of tau 2^${PTAU_POWER} (development beacon; takes a few minutes)`);
+  const curve = await snarkjs.curves.getCurveFromName("bn128");
+  await snarkjs.powersOfTau.newAccumulator(curve, PTAU_POWER, initial, quietLogger);
+  await snarkjs.powersOfTau.beacon(
+    initial,
+    contributed,
+    "veriflow-dev-beacon",
+    DEV_BEACON_HASH,
+    BEACON_ITERATIONS_EXP,
+    quietLogger,
+  );
+  await snarkjs.powersOfTau.preparePhase2(contributed, final, quietLogger);
+  await rm(initial);
+  await rm(contributed);
+  return final;
+}
+
+function compile(name: CircuitName, buildDir: string): void {
+  const files = circuitFiles(name, buildDir);
+  const outDir = path.dirname(files.r1cs);
+  const circomCli = require.resolve("circom2/cli.js");
+  const args = [
+    circomCli,
+    path.relative(REPO_ROOT, files.source),
+    "--r1cs",
+    "--wasm",
+    "--O2",
+    "-l",
+    "node_modules",
+    "-o",
+    path.relative(REPO_ROOT, outDir),
+  ];
+  const result = spawnSync(process.execPath, args, { cwd: REPO_ROOT, encoding: "utf8" });
+  if (result.status !== 0) {
+    throw new Error(`circom failed for ${name}:\n${result.stdout}\n${result.stderr}`);
+  }
+}
+
+function renderVerifier(name: CircuitName, solidity: string, contractName: string): string {
+  const header =
+    `// GENERATED by scripts/circuits.ts from circuits/src/${name}.circom (snarkjs ` +
+    `${packageVersion("snarkjs")}); DO NOT EDIT.\n` +
+    "// Keys from the INSECURE development setup unless replaced by a ceremony (docs/zk.md).\n";
+  const renamed = solidity.replace("contract Groth16Verifier", `contract ${contractName}`);
+  if (renamed === solidity)
+    throw new Error("snarkjs verifier template changed: contract name not found");
+  return header + renamed;
+}
+
+/** Compiles, runs phase 2 and exports every output of one circuit; returns its manifest entry. */
+async function buildCircuit(name: CircuitName, buildDir: string, ptau: string) {
+  const files = circuitFiles(name, buildDir);
+  await rm(path.dirname(files.r1cs), { recursive: true, force: true });
+  await mkdir(path.dirname(files.r1cs), { recursive: true });
+  log(`compiling ${name}`);
+  compile(name, buildDir);
+  const info = await snarkjs.r1cs.info(files.r1cs, quietLogger);
+  if (info.nConstraints + info.nOutputs + info.nPubInputs + 1 > 2 ** PTAU_POWER) {
+    throw new Error(`${name}: ${info.nConstraints} constraints do not fit 2^${PTAU_POWER}`);
+  }
+  log(`${name}: ${info.nConstraints} constraints; phase 2 setup`);
+  const initialZkey = `${files.zkey}.0`;
+  await snarkjs.zKey.newZKey(files.r1cs, ptau, initialZkey, quietLogger);
+  await snarkjs.zKey.beacon(
+    initialZkey,
+    files.zkey,
+    `veriflow-dev-${name}`,
+    DEV_BEACON_HASH,
+    BEACON_ITERATIONS_EXP,
+    quietLogger,
+  );
+  await rm(initialZkey);
+
+  const vkey = await snarkjs.zKey.exportVerificationKey(files.zkey, quietLogger);
+  const template = await readFile(
+    packagePath("snarkjs", "templates", "verifier_groth16.sol.ejs"),
+    "utf8",
+  );
+  const solidity = await snarkjs.zKey.exportSolidityVerifier(
+    files.zkey,
+    { groth16: template },
+    quietLogger,
+  );
+  const vkeyText = JSON.stringify(vkey, null, 2) + "\n";
+  const verifierText = renderVerifier(name, solidity, files.verifierContract);
+  const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+  return {
+    entry: {
+      constraints: info.nConstraints,
+      publicSignals: info.nOutputs + info.nPubInputs,
+      sha256: {
+        r1cs: await sha256File(files.r1cs),
+        wasm: await sha256File(files.wasm),
+        zkey: await sha256File(files.zkey),
+        vkey: sha(vkeyText),
+        verifier: sha(verifierText),
+      },
+    },
+    vkeyText,
+    verifierText,
+  };
+}
+
+async function buildAll(options: { reusePtau: boolean }) {
+  const previous = await readManifest();
+  const ptau = await buildPtau(BUILD_DIR, options.reusePtau, previous?.ptau.sha256);
+  const manifest: Manifest = {
+    warning:
+      "DEVELOPMENT SETUP, INSECURE: every contribution is the public beacon below. " +
+      "Production keys must come from a ceremony (docs/zk.md).",
+    beacon: {
+      text: DEV_BEACON_TEXT,
+      sha256: DEV_BEACON_HASH,
+      iterationsExp: BEACON_ITERATIONS_EXP,
+    },
+    tools: { circom2: packageVersion("circom2"), snarkjs: packageVersion("snarkjs") },
+    ptau: { power: PTAU_POWER, sha256: await sha256File(ptau) },
+    circuits: {} as Manifest["circuits"],
+  };
+  const outputs: Record<string, { vkeyText: string; verifierText: string }> = {};
+  for (const name of CIRCUIT_NAMES) {
+    const built = await buildCircuit(name, BUILD_DIR, ptau);
+    manifest.circuits[name] = built.entry;
+    outputs[name] = built;
+  }
+  return { manifest, outputs };
+}
+
+async function writeOutputs(built: Awaited<ReturnType<typeof buildAll>>): Promise<void> {
+  await mkdir(KEYS_DIR, { recursive: true });
+  await mkdir(VERIFIERS_DIR, { recursive: true });
+  for (const name of CIRCUIT_NAMES) {
+    const files = circuitFiles(name);
+    const out = built.outputs[name]!;
+    await writeFile(files.vkey, out.vkeyText);
+    await writeFile(files.verifier, out.verifierText);
+  }
+  await writeFile(MANIFEST_PATH, JSON.stringify(built.manifest, null, 2) + "\n");
+}
+
+/** Lists every difference between a fresh build and what is committed. */
+async function compareWithCommitted(
+  built: Awaited<ReturnType<typeof buildAll>>,
+): Promise<string[]> {
+  const problems: string[] = [];
+  const committed = await readManifest();
+  if (!committed) return ["circuits/manifest.json is missing"];
+  const fresh = built.manifest;
+  if (committed.ptau.sha256 !== fresh.ptau.sha256) problems.push("ptau hash differs from manifest");
+  for (const name of CIRCUIT_NAMES) {
+    const files = circuitFiles(name);
+    const was = committed.circuits[name];
+    const now = fresh.circuits[name];
+    if (!was) {
+      problems.push(`${name}: missing from manifest`);
+      continue;
+    }
+    for (const key of Object.keys(now.sha256) as (keyof typeof now.sha256)[]) {
+      if (was.sha256[key] !== now.sha256[key])
+        problems.push(`${name}: ${key} differs from manifest`);
+    }
+    const out = built.outputs[name]!;
+    const committedVkey = existsSync(files.vkey) ? await readFile(files.vkey, "utf8") : "";
+    const committedVerifier = existsSync(files.verifier)
+      ? await readFile(files.verifier, "utf8")
+      : "";
+    if (committedVkey !== out.vkeyText) {
+      problems.push(`${path.relative(REPO_ROOT, files.vkey)} does not match the circuit`);
+    }
+    if (committedVerifier !== out.verifierText) {
+      problems.push(`${path.relative(REPO_ROOT, files.verifier)} does not match the circuit`);
+    }
+  }
+  return problems;
+}
+
+/** True when circuits/build holds exactly the outputs the manifest describes. */
+async function buildIsCurrent(): Promise<boolean> {
+  const manifest = await readManifest();
+  if (!manifest) return false;
+  for (const name of CIRCUIT_NAMES) {
+    const files = circuitFiles(name);
+    const entry = manifest.circuits[name];
+    if (!entry) return false;
+    for (const [file, expected] of [
+      [files.r1cs, entry.sha256.r1cs],
+      [files.wasm, entry.sha256.wasm],
+      [files.zkey, entry.sha256.zkey],
+    ] as const) {
+      if (!existsSync(file) || (await sha256File(file)) !== expected) return false;
+    }
+  }
+  return true;
+}
+
+async function main(): Promise<void> {
+  const command = process.argv[2] ?? "build";
+  const started = Date.now();
+  if (command === "build") {
+    await writeOutputs(await buildAll({ reusePtau: true }));
+    log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  } else if (command === "check") {
+    await rm(BUILD_DIR, { recursive: true, force: true });
+    const problems = await compareWithCommitted(await buildAll({ reusePtau: false }));
+    if (problems.length > 0) {
+      for (const p of problems) console.error(`[circuits] MISMATCH ${p}`);
+      console.error("[circuits] run `npm run circuits` and commit the regenerated files");
+      process.exitCode = 1;
+    } else {
+      log(
+        `committed verifiers, keys and manifest match the circuits (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      );
+    }
+  } else if (command === "ensure") {
+    if (await buildIsCurrent()) {
+      log("build is current");
+    } else {
+      const built = await buildAll({ reusePtau: true });
+      const problems = await compareWithCommitted(built);
+      if (problems.length > 0) {
+        // The sources changed without a rebuild being committed: leave the committed files alone.
+        for (const p of problems) console.error(`[circuits] MISMATCH ${p}`);
+        console.error("[circuits] run `npm run circuits` and commit the regenerated files");
+        process.exitCode = 1;
+      }
+    }
+  } else {
+    throw new Error(`unknown command ${command} (build | check | ensure)`);
+  }
+}
+
+await main();
+// snarkjs keeps worker threads alive.
+process.exit(process.exitCode ?? 0);

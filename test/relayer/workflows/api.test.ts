@@ -1,0 +1,681 @@
+import { expect } from "chai";
+import type { ChainSet } from "../../../relayer/chains/index.ts";
+import type { Workflow } from "../../../relayer/workflows/model.ts";
+import { fireSchedule } from "../../../relayer/workflows/service.ts";
+import { RECIPIENT_A, SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "./fixtures.ts";
+import {
+  createTestDatabase,
+  newClient,
+  openDevnetChains,
+  rowCounts,
+  startWorkflowService,
+  type Client,
+  type TestDatabase,
+  type WorkflowService,
+} from "./service-fixture.ts";
+
+const YAML = "application/yaml";
+
+/** A JSON workflow without a schedule (most tests must not register schedules). */
+function plainWorkflow(name = "treasury-run", amount = "1.5"): string {
+  const { schedule: _s, timezone: _t, ...rest } = structuredClone(SPEC_JSON_WORKFLOW);
+  rest.name = name;
+  rest.actions[0]!.amount = amount;
+  return JSON.stringify(rest);
+}
+
+async function json(res: Response): Promise<Record<string, unknown>> {
+  return (await res.json()) as Record<string, unknown>;
+}
+
+async function storedWorkflow(svc: WorkflowService, id: string): Promise<Workflow> {
+  const [row] = await svc.ctx.store.query<{ workflow: Workflow | string }>(
+    "SELECT workflow FROM workflow_executions WHERE id = $1",
+    [id],
+  );
+  return typeof row!.workflow === "string" ? JSON.parse(row!.workflow) : row!.workflow;
+}
+
+for (const backend of ["PGlite", "PostgreSQL"] as const) {
+  describe(`# workflow API (real app, HMAC-signed, embedded devnet, ${backend})`, function () {
+    this.timeout(120_000);
+    let chains: ChainSet;
+    let svc: WorkflowService;
+    let database: TestDatabase | undefined;
+    let alice: Client;
+    let bob: Client;
+
+    before(async () => {
+      chains = await openDevnetChains();
+      if (backend === "PostgreSQL") database = await createTestDatabase("workflows");
+      svc = await startWorkflowService(chains, database?.url);
+      alice = await newClient(svc);
+      bob = await newClient(svc);
+    });
+    after(async () => {
+      await svc?.close();
+      await chains?.close();
+      await database?.drop();
+    });
+
+    describe("## submission", () => {
+      it("should queue the spec's JSON example with a cost estimate from the chains, storing the execution and its job together", async () => {
+        const before = await rowCounts(svc);
+        const res = await alice.request("POST", "/v1/workflows", plainWorkflow());
+        expect(res.status).to.equal(202);
+        const body = await json(res);
+        expect(body.status).to.equal("queued");
+        expect(body.execution_id).to.match(/^wf_[0-9A-Z]{26}$/);
+        const estimate = body.cost_estimate as {
+          total_usd: number;
+          gas_breakdown: Record<string, number>;
+        };
+        expect(estimate.total_usd).to.be.a("number").greaterThan(0);
+        expect(Object.keys(estimate.gas_breakdown).length).to.be.greaterThan(0);
+        for (const [chain, usd] of Object.entries(estimate.gas_breakdown)) {
+          expect(chains.has(chain), chain).to.equal(true);
+          expect(usd).to.be.a("number").at.least(0);
+        }
+        const after = await rowCounts(svc);
+        expect(after.executions).to.equal(before.executions + 1);
+        expect(after.executeJobs).to.equal(before.executeJobs + 1);
+        const [job] = await svc.ctx.store.query<{ data: { executionId: string } }>(
+          "SELECT data FROM pgboss.job WHERE name = 'workflow.execute' AND data->>'executionId' = $1",
+          [body.execution_id],
+        );
+        expect(job?.data.executionId).to.equal(body.execution_id);
+      });
+
+      it("should store the same model for the spec's YAML example as for the JSON one", async () => {
+        const fromJson = await json(
+          await alice.request("POST", "/v1/workflows", JSON.stringify(SPEC_JSON_WORKFLOW)),
+        );
+        const fromYaml = await json(
+          await alice.request("POST", "/v1/workflows", SPEC_YAML_WORKFLOW, { contentType: YAML }),
+        );
+        expect(fromYaml.status).to.equal("queued");
+        const a = await storedWorkflow(svc, fromJson.execution_id as string);
+        const b = await storedWorkflow(svc, fromYaml.execution_id as string);
+        expect(b.format).to.equal("yaml");
+        expect({
+          ...b,
+          format: "json",
+          schedule: { ...b.schedule, phrase: undefined },
+        }).to.deep.equal({
+          ...a,
+          schedule: { ...a.schedule, phrase: undefined },
+        });
+        expect(b.schedule).to.deep.equal({
+          cron: "0 9 * * 1",
+          timezone: "America/New_York",
+          phrase: "every Monday at 09:00 EST",
+        });
+      });
+    });
+
+    describe("## refusals change nothing", () => {
+      const refusals: {
+        name: string;
+        body: string;
+        contentType?: string;
+        status: number;
+        error: string;
+        path?: string;
+      }[] = [
+        {
+          name: "slippage above 50",
+          body: plainWorkflow().replace('"slippage":0.5', '"slippage":51'),
+          status: 400,
+          error: "VALIDATION_FAILED",
+          path: "actions.1.slippage",
+        },
+        {
+          name: "an amount beyond the asset's decimals",
+          body: plainWorkflow().replace('"amount":"1000"', '"amount":"1000.0000001"'),
+          status: 400,
+          error: "VALIDATION_FAILED",
+          path: "actions.1.amount",
+        },
+        {
+          name: "an unknown asset",
+          body: plainWorkflow().replace('"to":"DAI"', '"to":"DOGE"'),
+          status: 400,
+          error: "VALIDATION_FAILED",
+          path: "actions.1.to",
+        },
+        {
+          name: "a bad recipient checksum",
+          body: plainWorkflow().replace(RECIPIENT_A, RECIPIENT_A.replace("E7", "e7")),
+          status: 400,
+          error: "VALIDATION_FAILED",
+          path: "actions.3.recipients.0.address",
+        },
+        {
+          name: "percentages above 100",
+          body: plainWorkflow().replace('"250"', '"60%"'),
+          status: 400,
+          error: "VALIDATION_FAILED",
+          path: "actions.3.recipients",
+        },
+        {
+          name: "an invalid cron",
+          body: JSON.stringify({ ...JSON.parse(plainWorkflow()), schedule: "0 25 * * *" }),
+          status: 400,
+          error: "VALIDATION_FAILED",
+          path: "schedule",
+        },
+        {
+          name: "an unknown schedule phrase",
+          body: SPEC_YAML_WORKFLOW.replace(
+            "every Monday at 09:00 EST",
+            "every full moon at 9am UTC",
+          ),
+          contentType: YAML,
+          status: 400,
+          error: "VALIDATION_FAILED",
+          path: "trigger.frequency",
+        },
+        {
+          name: "malformed JSON",
+          body: '{"name": ',
+          status: 400,
+          error: "VALIDATION_FAILED",
+          path: "",
+        },
+        {
+          name: "malformed YAML",
+          body: "name: [",
+          contentType: YAML,
+          status: 400,
+          error: "VALIDATION_FAILED",
+          path: "",
+        },
+        {
+          name: "an unsupported jurisdiction",
+          body: plainWorkflow().replace('["US"]', '["XX"]'),
+          status: 400,
+          error: "INVALID_COMPLIANCE_RULES",
+        },
+        {
+          name: "an unsupported tax form",
+          body: SPEC_YAML_WORKFLOW.replace("[1099-DA]", "[W-8BEN]"),
+          contentType: YAML,
+          status: 400,
+          error: "INVALID_COMPLIANCE_RULES",
+        },
+        {
+          name: "a deployment that does not exist",
+          body: JSON.stringify({ deployment: "nope" }),
+          status: 404,
+          error: "DEPLOYMENT_NOT_FOUND",
+        },
+      ];
+      for (const r of refusals) {
+        it(`should answer ${r.status} ${r.error} for ${r.name}`, async () => {
+          const before = await rowCounts(svc);
+          const res = await alice.request("POST", "/v1/workflows", r.body, {
+            contentType: r.contentType,
+          });
+          expect(res.status).to.equal(r.status);
+          const body = await json(res);
+          expect(body.error).to.equal(r.error);
+          expect(body.detail).to.be.a("string").and.not.equal("");
+          if (r.error === "VALIDATION_FAILED") {
+            const issues = body.issues as { path: string; message: string }[];
+            expect(issues.map((i) => i.path)).to.include(r.path);
+          }
+          if (r.error === "INVALID_COMPLIANCE_RULES") {
+            expect(body.detail).to.contain("/v1/compliance/specs");
+            expect(body.specs).to.equal("/v1/compliance/specs");
+          }
+          expect(await rowCounts(svc)).to.deep.equal(before);
+        });
+      }
+
+      it("should answer 400 for an empty body and change nothing", async () => {
+        const before = await rowCounts(svc);
+        const res = await alice.request("POST", "/v1/workflows", "");
+        expect(res.status).to.equal(400);
+        expect((await json(res)).error).to.equal("VALIDATION_FAILED");
+        expect(await rowCounts(svc)).to.deep.equal(before);
+      });
+
+      it("should answer 429 CONCURRENCY_LIMIT_EXCEEDED past the tier's concurrent workflows and store nothing", async () => {
+        const free = await newClient(svc, "free");
+        for (let i = 0; i < 5; i++) {
+          expect(
+            (await free.request("POST", "/v1/workflows", plainWorkflow(`limit-${i}`))).status,
+          ).to.equal(202);
+        }
+        const before = await rowCounts(svc);
+        const res = await free.request("POST", "/v1/workflows", plainWorkflow("limit-6"));
+        expect(res.status).to.equal(429);
+        const body = await json(res);
+        expect(body.error).to.equal("CONCURRENCY_LIMIT_EXCEEDED");
+        expect(await rowCounts(svc)).to.deep.equal(before);
+        // Cancelling one frees a slot.
+        const { items } = (await json(await free.request("GET", "/v1/workflows?limit=1"))) as {
+          items: { execution_id: string }[];
+        };
+        await free.request("POST", `/v1/workflows/${items[0]!.execution_id}/cancel`);
+        expect(
+          (await free.request("POST", "/v1/workflows", plainWorkflow("limit-6"))).status,
+        ).to.equal(202);
+      });
+    });
+
+    describe("## idempotency", () => {
+      it("should return the first response for the same key and body, and store one execution", async () => {
+        const body = plainWorkflow("idempotent");
+        const headers = { "Idempotency-Key": "order-7781" };
+        const first = await alice.request("POST", "/v1/workflows", body, { headers });
+        expect(first.status).to.equal(202);
+        const firstBody = await json(first);
+        const before = await rowCounts(svc);
+        const second = await alice.request("POST", "/v1/workflows", body, { headers });
+        expect(second.status).to.equal(202);
+        expect(await json(second)).to.deep.equal(firstBody);
+        expect(await rowCounts(svc)).to.deep.equal(before);
+      });
+
+      it("should answer 409 for the same key with another body and change nothing", async () => {
+        const headers = { "Idempotency-Key": "order-7782" };
+        expect(
+          (await alice.request("POST", "/v1/workflows", plainWorkflow("first"), { headers }))
+            .status,
+        ).to.equal(202);
+        const before = await rowCounts(svc);
+        const res = await alice.request("POST", "/v1/workflows", plainWorkflow("second"), {
+          headers,
+        });
+        expect(res.status).to.equal(409);
+        expect((await json(res)).error).to.equal("IDEMPOTENCY_KEY_REUSED");
+        expect(await rowCounts(svc)).to.deep.equal(before);
+      });
+
+      it("should create one execution when two requests race with the same key and body", async () => {
+        const body = plainWorkflow("race");
+        const headers = { "Idempotency-Key": "race-1" };
+        const before = await rowCounts(svc);
+        const [a, b] = await Promise.all([
+          alice.request("POST", "/v1/workflows", body, { headers }),
+          alice.request("POST", "/v1/workflows", body, { headers }),
+        ]);
+        expect([a.status, b.status]).to.deep.equal([202, 202]);
+        expect(await json(a)).to.deep.equal(await json(b));
+        const after = await rowCounts(svc);
+        expect(after.executions).to.equal(before.executions + 1);
+        expect(after.executeJobs).to.equal(before.executeJobs + 1);
+      });
+
+      it("should scope keys to the API key", async () => {
+        const headers = { "Idempotency-Key": "shared-name" };
+        const a = await json(
+          await alice.request("POST", "/v1/workflows", plainWorkflow("a"), { headers }),
+        );
+        const b = await json(
+          await bob.request("POST", "/v1/workflows", plainWorkflow("a"), { headers }),
+        );
+        expect(b.execution_id).to.not.equal(a.execution_id);
+      });
+
+      it("should refuse a malformed Idempotency-Key", async () => {
+        const before = await rowCounts(svc);
+        const res = await alice.request("POST", "/v1/workflows", plainWorkflow(), {
+          headers: { "Idempotency-Key": "x".repeat(256) },
+        });
+        expect(res.status).to.equal(400);
+        expect(await rowCounts(svc)).to.deep.equal(before);
+      });
+    });
+
+    describe("## status, list and cancel", () => {
+      it("should show a queued execution with one pending step per action, to its owner only", async () => {
+        const { execution_id } = await json(
+          await alice.request("POST", "/v1/workflows", plainWorkflow("status")),
+        );
+        const res = await alice.request("GET", `/v1/workflows/${execution_id}`);
+        expect(res.status).to.equal(200);
+        const view = await json(res);
+        expect(view).to.include({
+          execution_id,
+          name: "status",
+          state: "queued",
+          stage: "validate",
+          trigger: "api",
+          cancel_requested: false,
+          error: null,
+          report: null,
+        });
+        const steps = view.steps as {
+          index: number;
+          action: string;
+          state: string;
+          tx_hashes: string[];
+        }[];
+        expect(steps.every((s) => s.state === "pending" && s.tx_hashes.length === 0)).to.equal(
+          true,
+        );
+        expect(steps.map((s) => s.action)).to.deep.equal([
+          "convert",
+          "swap",
+          "bridge",
+          "multisend",
+        ]);
+        expect((view.workflow as Workflow).actions).to.have.length(4);
+
+        const other = await bob.request("GET", `/v1/workflows/${execution_id}`);
+        expect(other.status).to.equal(404);
+        expect((await json(other)).error).to.equal("EXECUTION_NOT_FOUND");
+        expect((await alice.request("GET", "/v1/workflows/wf_nope")).status).to.equal(404);
+      });
+
+      it("should cancel a queued execution once, and 404 for another key", async () => {
+        const { execution_id } = await json(
+          await alice.request("POST", "/v1/workflows", plainWorkflow("to-cancel")),
+        );
+        expect((await bob.request("POST", `/v1/workflows/${execution_id}/cancel`)).status).to.equal(
+          404,
+        );
+        const res = await alice.request("POST", `/v1/workflows/${execution_id}/cancel`);
+        expect(res.status).to.equal(200);
+        expect(await json(res)).to.deep.equal({
+          execution_id,
+          state: "cancelled",
+          cancel_requested: true,
+        });
+        const again = await alice.request("POST", `/v1/workflows/${execution_id}/cancel`);
+        expect(again.status).to.equal(409);
+        expect(await json(again)).to.include({ error: "EXECUTION_FINISHED", state: "cancelled" });
+        const view = await json(await alice.request("GET", `/v1/workflows/${execution_id}`));
+        expect(view.cancel_requested).to.equal(true);
+      });
+
+      it("should answer 409 EXECUTION_FINISHED when cancelling a finished execution", async () => {
+        const { execution_id } = await json(
+          await alice.request("POST", "/v1/workflows", plainWorkflow("done")),
+        );
+        await svc.ctx.store.query(
+          "UPDATE workflow_executions SET state = 'completed', finished_at = now() WHERE id = $1",
+          [execution_id],
+        );
+        const res = await alice.request("POST", `/v1/workflows/${execution_id}/cancel`);
+        expect(res.status).to.equal(409);
+        expect(await json(res)).to.include({ error: "EXECUTION_FINISHED", state: "completed" });
+      });
+
+      it("should page through a key's executions newest first with a cursor, and filter by state", async () => {
+        const carol = await newClient(svc);
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          ids.push(
+            (await json(await carol.request("POST", "/v1/workflows", plainWorkflow(`page-${i}`))))
+              .execution_id as string,
+          );
+        }
+        await carol.request("POST", `/v1/workflows/${ids[1]}/cancel`);
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const page = (await json(
+            await carol.request("GET", `/v1/workflows?limit=2${cursor ? `&cursor=${cursor}` : ""}`),
+          )) as { items: { execution_id: string }[]; next_cursor: string | null };
+          expect(page.items.length).to.be.at.most(2);
+          seen.push(...page.items.map((i) => i.execution_id));
+          cursor = page.next_cursor;
+        } while (cursor);
+        expect(seen).to.deep.equal([...ids].reverse());
+
+        const cancelled = (await json(
+          await carol.request("GET", "/v1/workflows?state=cancelled"),
+        )) as { items: { execution_id: string; state: string }[] };
+        expect(cancelled.items.map((i) => i.execution_id)).to.include(ids[1]);
+        expect(cancelled.items.every((i) => i.state === "cancelled")).to.equal(true);
+
+        const bad = await carol.request("GET", "/v1/workflows?cursor=not-a-cursor");
+        expect(bad.status).to.equal(400);
+        const badState = await carol.request("GET", "/v1/workflows?state=sleeping");
+        expect(badState.status).to.equal(400);
+        expect((await json(badState)).error).to.equal("VALIDATION_FAILED");
+      });
+    });
+
+    describe("## schedules", () => {
+      it("should register a submitted workflow's schedule with pg-boss, list it, and fire new executions", async () => {
+        const res = await alice.request(
+          "POST",
+          "/v1/workflows",
+          SPEC_YAML_WORKFLOW.replace("weekly-treasury-rebalance", "scheduled"),
+          { contentType: YAML },
+        );
+        expect(res.status).to.equal(202);
+        const body = await json(res);
+        const schedule = body.schedule as {
+          id: string;
+          cron: string;
+          timezone: string;
+          next_run_at: string;
+        };
+        expect(schedule).to.include({ cron: "0 9 * * 1", timezone: "America/New_York" });
+        expect(new Date(schedule.next_run_at).getUTCDay()).to.equal(1);
+
+        const entries = await svc.ctx.queue.boss.getSchedules("workflow.schedule", schedule.id);
+        expect(entries).to.have.length(1);
+        expect(entries[0]).to.include({ cron: "0 9 * * 1", timezone: "America/New_York" });
+
+        const listed = (await json(await alice.request("GET", "/v1/schedules"))) as {
+          items: { id: string }[];
+        };
+        expect(listed.items.map((s) => s.id)).to.include(schedule.id);
+        expect(
+          ((await json(await bob.request("GET", "/v1/schedules"))) as { items: unknown[] }).items,
+        ).to.have.length(0);
+
+        // A firing as pg-boss cron sends it: the worker creates a new execution and queues it.
+        const before = await rowCounts(svc);
+        await svc.ctx.queue.send("workflow.schedule", { scheduleId: schedule.id });
+        let fired: { id: string }[] = [];
+        while (fired.length === 0) {
+          fired = await svc.ctx.store.query<{ id: string }>(
+            "SELECT id FROM workflow_executions WHERE schedule_id = $1 AND trigger = 'schedule'",
+            [schedule.id],
+          );
+          if (fired.length === 0) await new Promise((r) => setTimeout(r, 50));
+        }
+        const after = await rowCounts(svc);
+        expect(after.executions).to.equal(before.executions + 1);
+        expect(after.executeJobs).to.equal(before.executeJobs + 1);
+        const view = await json(await alice.request("GET", `/v1/workflows/${fired[0]!.id}`));
+        expect(view).to.include({ trigger: "schedule", schedule_id: schedule.id });
+        const again = (await json(await alice.request("GET", "/v1/schedules"))) as {
+          items: { id: string; fire_count: number }[];
+        };
+        expect(again.items.find((s) => s.id === schedule.id)!.fire_count).to.equal(1);
+      });
+
+      it("should create one execution per firing even when the job is retried, and none once deleted", async () => {
+        const body = await json(
+          await alice.request(
+            "POST",
+            "/v1/workflows",
+            JSON.stringify({ ...JSON.parse(plainWorkflow("daily")), schedule: "30 17 * * *" }),
+          ),
+        );
+        const scheduleId = (body.schedule as { id: string }).id;
+        const first = await fireSchedule(svc.ctx, scheduleId, "job-1");
+        expect(first.outcome).to.equal("queued");
+        const before = await rowCounts(svc);
+        expect((await fireSchedule(svc.ctx, scheduleId, "job-1")).outcome).to.equal("duplicate");
+        expect(await rowCounts(svc)).to.deep.equal(before);
+
+        expect((await bob.request("DELETE", `/v1/schedules/${scheduleId}`)).status).to.equal(404);
+        const res = await alice.request("DELETE", `/v1/schedules/${scheduleId}`);
+        expect(res.status).to.equal(200);
+        expect(await json(res)).to.include({ id: scheduleId, deleted: true });
+        expect(
+          await svc.ctx.queue.boss.getSchedules("workflow.schedule", scheduleId),
+        ).to.have.length(0);
+        expect((await alice.request("DELETE", `/v1/schedules/${scheduleId}`)).status).to.equal(404);
+        expect((await fireSchedule(svc.ctx, scheduleId, "job-2")).outcome).to.equal(
+          "schedule-gone",
+        );
+        expect(await rowCounts(svc)).to.deep.equal(before);
+      });
+    });
+
+    describe("## deployments", () => {
+      it("should deploy versions, run one by name (latest or pinned), and fire the latest version's schedule", async () => {
+        const yaml = SPEC_YAML_WORKFLOW.replace("weekly-treasury-rebalance", "payroll");
+        const before = await rowCounts(svc);
+        const v1 = await alice.request("POST", "/workflows/deploy", yaml, { contentType: YAML });
+        expect(v1.status).to.equal(201);
+        const d1 = await json(v1);
+        expect(d1).to.include({ name: "payroll", version: 1 });
+        expect(d1.id).to.match(/^dep_/);
+        const after = await rowCounts(svc);
+        expect(after.executions).to.equal(before.executions); // deploying runs nothing
+        expect(after.deployments).to.equal(before.deployments + 1);
+
+        const v2 = await json(
+          await alice.request(
+            "POST",
+            "/workflows/deploy",
+            yaml.replace("amount: 1.5", "amount: 2"),
+            {
+              contentType: YAML,
+            },
+          ),
+        );
+        expect(v2).to.include({ name: "payroll", version: 2 });
+        const oldSchedule = (d1.schedule as { id: string }).id;
+        const newSchedule = v2.schedule as { id: string; deployment: { version: number } };
+        expect(newSchedule.deployment).to.deep.equal({ name: "payroll", version: 2 });
+        expect(
+          await svc.ctx.queue.boss.getSchedules("workflow.schedule", oldSchedule),
+        ).to.have.length(0);
+        expect((await fireSchedule(svc.ctx, oldSchedule, "old-firing")).outcome).to.equal(
+          "schedule-gone",
+        );
+
+        const latest = await json(
+          await alice.request("POST", "/v1/workflows", JSON.stringify({ deployment: "payroll" })),
+        );
+        expect(latest.status).to.equal("queued");
+        const latestView = await json(
+          await alice.request("GET", `/v1/workflows/${latest.execution_id}`),
+        );
+        expect(latestView.deployment).to.deep.equal({ name: "payroll", version: 2 });
+        expect((latestView.workflow as Workflow).actions[0]!.amount).to.equal("2");
+
+        const pinned = await json(
+          await alice.request(
+            "POST",
+            "/v1/workflows",
+            JSON.stringify({ deployment: "payroll", version: 1 }),
+          ),
+        );
+        const pinnedView = await json(
+          await alice.request("GET", `/v1/workflows/${pinned.execution_id}`),
+        );
+        expect(pinnedView.deployment).to.deep.equal({ name: "payroll", version: 1 });
+        expect((pinnedView.workflow as Workflow).actions[0]!.amount).to.equal("1.5");
+
+        const firing = await fireSchedule(
+          svc.ctx,
+          (v2.schedule as { id: string }).id,
+          "deploy-firing",
+        );
+        expect(firing.outcome).to.equal("queued");
+        const firedView = await json(
+          await alice.request("GET", `/v1/workflows/${firing.executionId}`),
+        );
+        expect(firedView).to.deep.include({
+          trigger: "schedule",
+          deployment: { name: "payroll", version: 2 },
+        });
+
+        // Another key does not see the deployment.
+        const other = await bob.request(
+          "POST",
+          "/v1/workflows",
+          JSON.stringify({ deployment: "payroll" }),
+        );
+        expect(other.status).to.equal(404);
+        const missing = await alice.request(
+          "POST",
+          "/v1/workflows",
+          JSON.stringify({ deployment: "payroll", version: 9 }),
+        );
+        expect(missing.status).to.equal(404);
+      });
+
+      it("should refuse an invalid configuration or name and store nothing", async () => {
+        const before = await rowCounts(svc);
+        const bad = await alice.request(
+          "POST",
+          "/workflows/deploy",
+          plainWorkflow("bad").replace('"slippage":0.5', '"slippage":0'),
+        );
+        expect(bad.status).to.equal(400);
+        const badName = await alice.request(
+          "POST",
+          "/workflows/deploy",
+          plainWorkflow("has spaces"),
+        );
+        expect(badName.status).to.equal(400);
+        expect((await json(badName)).issues).to.deep.include({
+          path: "name",
+          message:
+            "a deployment name is 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit",
+        });
+        expect(await rowCounts(svc)).to.deep.equal(before);
+      });
+    });
+
+    describe("## compliance specs", () => {
+      it("should list jurisdictions with sanctions lists and tax forms, over HMAC and over Bearer", async () => {
+        const res = await alice.request("GET", "/v1/compliance/specs");
+        expect(res.status).to.equal(200);
+        const specs = (await json(res)) as {
+          jurisdictions: { code: string; sanctions_lists: string[]; tax_forms: string[] }[];
+          tax_forms: { id: string }[];
+        };
+        const us = specs.jurisdictions.find((j) => j.code === "US")!;
+        expect(us.sanctions_lists).to.include.members(["ofac-sdn", "chainalysis-oracle"]);
+        expect(us.tax_forms).to.include.members(["1099-B", "1099-DA", "8949"]);
+        expect(specs.tax_forms.map((f) => f.id)).to.include.members(["DAC8", "CARF"]);
+
+        const bearer = await svc.app.request("/v1/compliance/specs", {
+          headers: { Authorization: `Bearer ${alice.key}` },
+        });
+        expect(bearer.status).to.equal(200);
+        expect(await bearer.json()).to.deep.equal(specs);
+        const anonymous = await svc.app.request("/v1/compliance/specs");
+        expect(anonymous.status).to.equal(401);
+      });
+    });
+
+    describe("## OpenAPI", () => {
+      it("should document the workflow endpoints with both body forms", async () => {
+        const doc = (await (await svc.app.request("/openapi.json")).json()) as {
+          paths: Record<
+            string,
+            Record<string, { requestBody?: { content: Record<string, unknown> } }>
+          >;
+        };
+        expect(doc.paths["/v1/workflows"]!.post!.requestBody!.content).to.have.keys(
+          "application/json",
+          "application/yaml",
+        );
+        expect(doc.paths).to.include.keys(
+          "/v1/workflows/{id}",
+          "/v1/workflows/{id}/cancel",
+          "/v1/schedules",
+          "/v1/schedules/{id}",
+          "/workflows/deploy",
+          "/v1/compliance/specs",
+        );
+      });
+    });
+  });
+}

@@ -1,0 +1,362 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { expect } from "chai";
+import { WitnessCalculatorBuilder, type WitnessCalculator } from "circom_runtime";
+import * as snarkjs from "snarkjs";
+import { CIRCUITS_DIR, circuitFiles } from "../../relayer/proofs/circuits.ts";
+import {
+  MAX_AMOUNT,
+  encodeClaim,
+  executionCircuitInput,
+  minimumOut,
+  type ExecutionClaim,
+} from "../../relayer/proofs/claim.ts";
+import { FIELD_MODULUS } from "../../relayer/proofs/field.ts";
+import {
+  artifactsRoot,
+  cidDigestLimbs,
+  closeProver,
+  computeCommitments,
+} from "../../relayer/proofs/index.ts";
+import { jsonCid, sampleClaim } from "./fixtures.ts";
+
+type Input = Record<string, unknown>;
+const silent = { info() {}, debug() {}, warn() {}, error() {} };
+type Grid = string[][];
+
+/** The circuit input of a claim, WITHOUT the TypeScript honour checks: lets a test lie. */
+function rawInput(claim: ExecutionClaim): Input {
+  return executionCircuitInput(encodeClaim(claim));
+}
+
+function withAction(claim: ExecutionClaim, index: number, patch: object): ExecutionClaim {
+  const actions = claim.actions.map((a, i) => (i === index ? { ...a, ...patch } : a));
+  return { ...claim, actions } as ExecutionClaim;
+}
+
+describe("# circuits", function () {
+  this.timeout(120_000);
+  let execution: WitnessCalculator;
+  let artifacts: WitnessCalculator;
+  const wasm: Record<string, Uint8Array> = {};
+
+  before(async () => {
+    wasm.execution = await readFile(circuitFiles("execution").wasm);
+    wasm.artifacts = await readFile(circuitFiles("artifacts").wasm);
+    execution = await WitnessCalculatorBuilder(wasm.execution);
+    artifacts = await WitnessCalculatorBuilder(wasm.artifacts);
+  });
+  after(closeProver);
+
+  /**
+   * Expects the circuit to reject `input` at the constraint written `constraint` in template
+   * `template` of `file`, so the failure is the one the test means and not another. A fresh
+   * calculator per case: circom_runtime accumulates error messages across calls.
+   */
+  async function expectRejected(
+    circuit: "execution" | "artifacts",
+    input: Input,
+    [file, template, constraint]: [string, string, string],
+  ): Promise<void> {
+    const source = (await readFile(path.join(CIRCUITS_DIR, "src", file), "utf8")).split("\n");
+    const line = source.findIndex((l) => l.trim() === constraint) + 1;
+    expect(line, `constraint not found in ${file}: ${constraint}`).to.be.greaterThan(0);
+    const calculator = await WitnessCalculatorBuilder(wasm[circuit]!);
+    let error: unknown;
+    const consoleError = console.error;
+    console.error = () => {}; // the calculator prints every failure before throwing it
+    try {
+      await calculator.calculateWitness(input, true);
+    } catch (err) {
+      error = err;
+    } finally {
+      console.error = consoleError;
+    }
+    expect(error, "the circuit accepted a witness it must reject").to.be.instanceOf(Error);
+    const message = (error as Error).message;
+    expect(message).to.match(/Assert Failed/);
+    expect(message).to.match(new RegExp(`template ${template}_\\d+ line: ${line}\\b`));
+  }
+  const slot = (constraint: string): [string, string, string] => [
+    "action.circom",
+    "ActionSlot",
+    constraint,
+  ];
+  const top = (constraint: string): [string, string, string] => [
+    "execution.circom",
+    "Execution",
+    constraint,
+  ];
+  const tree = (constraint: string): [string, string, string] => [
+    "artifacts.circom",
+    "Artifacts",
+    constraint,
+  ];
+
+  describe("# execution circuit", () => {
+    it("should output the commitments the TypeScript helpers compute", async () => {
+      const claim = sampleClaim();
+      const witness = await execution.calculateWitness(rawInput(claim), true);
+      const expected = await computeCommitments(claim);
+      // wire 0 is the constant 1; the two outputs follow
+      expect(witness[1]).to.equal(expected.workflowCommitment);
+      expect(witness[2]).to.equal(expected.executionCommitment);
+    });
+
+    it("should accept an execution using all 8 slots and 4 recipients at the range limit", async () => {
+      const base = sampleClaim();
+      const full: ExecutionClaim = {
+        ...base,
+        actions: [
+          ...base.actions,
+          ...base.actions.slice(0, 3),
+          {
+            type: "multisend",
+            amountIn: MAX_AMOUNT,
+            recipientAmounts: [MAX_AMOUNT - 3n, 1n, 1n, 1n],
+            txHashes: ["0x" + "ff".repeat(32)],
+          },
+        ],
+      };
+      const witness = await execution.calculateWitness(rawInput(full), true);
+      expect(witness[2]).to.equal((await computeCommitments(full)).executionCommitment);
+    });
+
+    it("should change both commitments when the salt changes", async () => {
+      const a = await computeCommitments(sampleClaim());
+      const b = await computeCommitments({ ...sampleClaim(), salt: 1n });
+      expect(a.workflowCommitment).to.not.equal(b.workflowCommitment);
+      expect(a.executionCommitment).to.not.equal(b.executionCommitment);
+    });
+
+    it("should bind the execution id into the execution commitment only", async () => {
+      const a = await computeCommitments(sampleClaim("wf_a"));
+      const b = await computeCommitments(sampleClaim("wf_b"));
+      expect(a.workflowCommitment).to.equal(b.workflowCommitment);
+      expect(a.executionCommitment).to.not.equal(b.executionCommitment);
+    });
+
+    describe("# slippage", () => {
+      const swap = sampleClaim().actions[0]!;
+      const least = minimumOut(BigInt(swap.quotedOut!), BigInt(swap.slippageBps!));
+
+      it("should accept amount out exactly at floor(quoted * (10000 - bps) / 10000)", async () => {
+        await execution.calculateWitness(
+          rawInput(withAction(sampleClaim(), 0, { amountOut: least })),
+          true,
+        );
+      });
+
+      it("should reject amount out one unit below the minimum", async () => {
+        await expectRejected(
+          "execution",
+          rawInput(withAction(sampleClaim(), 0, { amountOut: least - 1n })),
+          slot("slippageHonoured.out === 1;"),
+        );
+      });
+
+      it("should round the minimum down (a non-integer bound is not rounded up)", async () => {
+        // 999 * 9999 / 10000 = 998.9001 -> minimum 998
+        const claim = withAction(sampleClaim(), 0, {
+          quotedOut: 999n,
+          slippageBps: 1,
+          amountOut: 998n,
+        });
+        await execution.calculateWitness(rawInput(claim), true);
+        await expectRejected(
+          "execution",
+          rawInput(withAction(claim, 0, { amountOut: 997n })),
+          slot("slippageHonoured.out === 1;"),
+        );
+      });
+
+      it("should reject slippage above 10000 bps", async () => {
+        const input = rawInput(withAction(sampleClaim(), 0, { slippageBps: 10_000 }));
+        (input.slippageBps as string[])[0] = "10001";
+        await expectRejected("execution", input, slot("slippageMax.out === 1;"));
+      });
+    });
+
+    describe("# multisend", () => {
+      it("should reject recipient amounts summing to amount in plus one", async () => {
+        const claim = withAction(sampleClaim(), 3, {
+          recipientAmounts: [1_500_001n, 1_000_000n, 500_000n],
+        });
+        await expectRejected(
+          "execution",
+          rawInput(claim),
+          slot("isMultisend * (recipientSum - amountIn) === 0;"),
+        );
+      });
+
+      it("should reject recipient amounts summing to amount in minus one", async () => {
+        const claim = withAction(sampleClaim(), 3, {
+          recipientAmounts: [1_499_999n, 1_000_000n, 500_000n],
+        });
+        await expectRejected(
+          "execution",
+          rawInput(claim),
+          slot("isMultisend * (recipientSum - amountIn) === 0;"),
+        );
+      });
+    });
+
+    describe("# bridge", () => {
+      it("should accept received exactly amount in minus the fee cap", async () => {
+        const claim = withAction(sampleClaim(), 2, { amountOut: 4_000_000n - 20_000n });
+        await execution.calculateWitness(rawInput(claim), true);
+      });
+
+      it("should reject received one unit below amount in minus the fee cap", async () => {
+        const claim = withAction(sampleClaim(), 2, { amountOut: 4_000_000n - 20_000n - 1n });
+        await expectRejected(
+          "execution",
+          rawInput(claim),
+          slot("isBridge * (1 - bridgeHonoured.out) === 0;"),
+        );
+      });
+    });
+
+    describe("# range", () => {
+      it("should reject an amount one bit wider than the range check", async () => {
+        // amountIn = 2^96 = the recipients' sum: only the range check can catch it
+        const input = rawInput(
+          withAction(sampleClaim(), 3, { recipientAmounts: [MAX_AMOUNT, 1n] }),
+        );
+        (input.amountIn as string[])[3] = (MAX_AMOUNT + 1n).toString();
+        await expectRejected("execution", input, slot("amountInRange.in <== amountIn;"));
+      });
+
+      it("should reject a 'negative' recipient amount that wraps the field", async () => {
+        // (p - 1) + 3_000_001 = 3_000_000 (mod p): the sum holds, the range check must not
+        const input = rawInput(sampleClaim());
+        (input.recipients as Grid)[3] = [(FIELD_MODULUS - 1n).toString(), "3000001", "0", "0"];
+        await expectRejected("execution", input, slot("recipientRange[r].in <== recipients[r];"));
+      });
+
+      it("should reject a swap amount out that wraps the field", async () => {
+        const input = rawInput(sampleClaim());
+        (input.amountOut as string[])[0] = (FIELD_MODULUS - 1n).toString();
+        await expectRejected("execution", input, slot("amountOutRange.in <== amountOut;"));
+      });
+    });
+
+    describe("# unused slots and fields", () => {
+      it("should reject a non-zero amount in an unused slot", async () => {
+        const input = rawInput(sampleClaim());
+        (input.amountIn as string[])[6] = "1";
+        await expectRejected("execution", input, slot("isEmpty * amountIn === 0;"));
+      });
+
+      it("should reject a transaction hash in an unused slot", async () => {
+        const input = rawInput(sampleClaim());
+        (input.txHashes as Grid[])[7]![0] = ["0", "1"];
+        await expectRejected("execution", input, slot("isEmpty * txHashes[k][1] === 0;"));
+      });
+
+      it("should reject an action after an empty slot", async () => {
+        const input = rawInput(sampleClaim());
+        (input.actionType as string[])[1] = "0";
+        for (const key of ["amountIn", "amountOut", "quoted", "slippageBps"])
+          (input[key] as string[])[1] = "0";
+        (input.txHashes as Grid[])[1] = [
+          ["0", "0"],
+          ["0", "0"],
+        ];
+        await expectRejected(
+          "execution",
+          input,
+          top("slots[i].isEmpty * (1 - slots[i + 1].isEmpty) === 0;"),
+        );
+      });
+
+      it("should reject an execution without any action", async () => {
+        const input = rawInput(sampleClaim());
+        for (const key of [
+          "actionType",
+          "amountIn",
+          "amountOut",
+          "quoted",
+          "slippageBps",
+          "feeCap",
+        ]) {
+          input[key] = Array(8).fill("0");
+        }
+        input.recipients = Array.from({ length: 8 }, () => ["0", "0", "0", "0"]);
+        input.paramsDigest = Array.from({ length: 8 }, () => ["0", "0"]);
+        input.txHashes = Array.from({ length: 8 }, () => [
+          ["0", "0"],
+          ["0", "0"],
+        ]);
+        await expectRejected("execution", input, top("slots[0].isEmpty === 0;"));
+      });
+
+      it("should reject a fee cap on a swap", async () => {
+        const input = rawInput(sampleClaim());
+        (input.feeCap as string[])[0] = "1";
+        await expectRejected("execution", input, slot("(1 - isBridge) * feeCap === 0;"));
+      });
+
+      it("should reject an unknown action type", async () => {
+        const input = rawInput(sampleClaim());
+        (input.actionType as string[])[3] = "5";
+        await expectRejected("execution", input, slot("typeSum === 1;"));
+      });
+    });
+
+    describe("# commitments", () => {
+      it("should fail the R1CS check when an output commitment is replaced", async () => {
+        const files = circuitFiles("execution");
+        const good = await execution.calculateWTNSBin(rawInput(sampleClaim()), true);
+        expect(await snarkjs.wtns.check(files.r1cs, good, silent)).to.equal(true);
+        // wtns layout: 12-byte file header, section 1 (12-byte header + 40 bytes), section 2 header (12
+        // bytes): witness values follow, 32 bytes little-endian each; wire 1 = workflowCommitment.
+        const tampered = Uint8Array.from(good);
+        const wire1 = 12 + 12 + 40 + 12 + 32;
+        tampered[wire1] = tampered[wire1]! ^ 1;
+        expect(await snarkjs.wtns.check(files.r1cs, tampered, silent)).to.equal(false);
+      });
+    });
+  });
+
+  describe("# artifacts circuit", () => {
+    async function cids(n: number): Promise<string[]> {
+      return Promise.all(Array.from({ length: n }, (_, i) => jsonCid({ artifact: i })));
+    }
+    function input(list: string[], count = list.length): Input {
+      const digests = Array.from({ length: 32 }, (_, i) =>
+        i < list.length ? cidDigestLimbs(list[i]!).map(String) : ["0", "0"],
+      );
+      return { count: String(count), digests };
+    }
+
+    it("should output the root the TypeScript tree computes", async () => {
+      const list = await cids(5);
+      const witness = await artifacts.calculateWitness(input(list), true);
+      expect(witness[1]).to.equal(await artifactsRoot(list));
+      expect(witness[2]).to.equal(5n);
+    });
+
+    it("should accept the full 32 artifacts", async () => {
+      const list = await cids(32);
+      const witness = await artifacts.calculateWitness(input(list), true);
+      expect(witness[1]).to.equal(await artifactsRoot(list));
+    });
+
+    it("should reject a digest beyond the count", async () => {
+      await expectRejected(
+        "artifacts",
+        input(await cids(3), 2),
+        tree("(1 - used[i].out) * digests[i][0] === 0;"),
+      );
+    });
+
+    it("should reject a count of zero", async () => {
+      await expectRejected("artifacts", input([], 0), tree("countZero.out === 0;"));
+    });
+
+    it("should reject a count above 32", async () => {
+      await expectRejected("artifacts", input(await cids(2), 33), tree("countMax.out === 1;"));
+    });
+  });
+});

@@ -1,0 +1,229 @@
+import { expect } from "chai";
+import { Interface } from "ethers";
+import {
+  ATTEST_FUNCTION,
+  ArtifactInputError,
+  ExecutionClaimError,
+  artifactsRoot,
+  closeProver,
+  computeCommitments,
+  executionIdToBytes32,
+  proveArtifacts,
+  proveExecution,
+  verifyArtifactInclusion,
+  verifyArtifactsProof,
+  verifyExecutionProof,
+  type ExecutionClaim,
+  type ExecutionProof,
+} from "../../relayer/proofs/index.ts";
+import { identityCid, jsonCid, sampleClaim } from "./fixtures.ts";
+
+function withAction(claim: ExecutionClaim, index: number, patch: object): ExecutionClaim {
+  const actions = claim.actions.map((a, i) => (i === index ? { ...a, ...patch } : a));
+  return { ...claim, actions } as ExecutionClaim;
+}
+
+async function expectClaimError(
+  claim: ExecutionClaim,
+  family: string,
+  actionIndex: number | null,
+): Promise<ExecutionClaimError> {
+  let error: unknown;
+  try {
+    await proveExecution(claim);
+  } catch (err) {
+    error = err;
+  }
+  expect(error).to.be.instanceOf(ExecutionClaimError);
+  const claimError = error as ExecutionClaimError;
+  expect(claimError.family).to.equal(family);
+  expect(claimError.actionIndex).to.equal(actionIndex);
+  expect(claimError.status).to.equal(422);
+  expect(claimError.toBody()).to.include({ error: "EXECUTION_CLAIM_INVALID", family });
+  return claimError;
+}
+
+async function expectArtifactError(cids: string[], pattern: RegExp): Promise<void> {
+  let error: unknown;
+  try {
+    await proveArtifacts(cids);
+  } catch (err) {
+    error = err;
+  }
+  expect(error).to.be.instanceOf(ArtifactInputError);
+  expect((error as ArtifactInputError).status).to.equal(400);
+  expect((error as ArtifactInputError).detail).to.match(pattern);
+}
+
+describe("# prover library", function () {
+  this.timeout(120_000);
+  after(closeProver);
+
+  describe("# proveExecution", () => {
+    let proved: ExecutionProof;
+    before(async () => {
+      proved = await proveExecution(sampleClaim());
+    });
+
+    it("should prove an honoured execution with the TypeScript commitments as public signals", async () => {
+      const expected = await computeCommitments(sampleClaim());
+      expect(proved.publicSignals).to.deep.equal([
+        expected.workflowCommitment.toString(),
+        expected.executionCommitment.toString(),
+      ]);
+      expect(proved.commitments).to.deep.equal(expected);
+      expect(await verifyExecutionProof(proved.proof, proved.publicSignals)).to.equal(true);
+    });
+
+    it("should reject the proof off chain when one public signal changes", async () => {
+      const changed = [proved.publicSignals[0], (BigInt(proved.publicSignals[1]) + 1n).toString()];
+      expect(await verifyExecutionProof(proved.proof, changed)).to.equal(false);
+      expect(await verifyExecutionProof(proved.proof, [proved.publicSignals[0]])).to.equal(false);
+    });
+
+    it("should encode attest calldata that decodes to the same arguments", () => {
+      const decoded = new Interface([ATTEST_FUNCTION]).decodeFunctionData(
+        "attest",
+        proved.calldata.data,
+      );
+      expect(decoded[0]).to.equal(executionIdToBytes32("wf_sample_0001"));
+      expect(proved.calldata.args[0]).to.equal(proved.executionId);
+      expect(decoded[2].map(String)).to.deep.equal(proved.publicSignals);
+      expect(BigInt(decoded[1].a[0])).to.equal(BigInt(proved.proof.pi_a[0]!));
+      // G2 coordinates are swapped for the EVM pairing precompile
+      expect(BigInt(decoded[1].b[0][0])).to.equal(BigInt(proved.proof.pi_b[0]![1]!));
+    });
+
+    it("should prove again with the cached keys", async () => {
+      const other = await proveExecution(sampleClaim("wf_sample_0002"));
+      expect(other.publicSignals[0]).to.equal(proved.publicSignals[0]);
+      expect(other.publicSignals[1]).to.not.equal(proved.publicSignals[1]);
+      expect(await verifyExecutionProof(other.proof, other.publicSignals)).to.equal(true);
+    });
+  });
+
+  describe("# claim errors name the constraint family and the action", () => {
+    it("should report slippage one unit beyond the tolerance", async () => {
+      const error = await expectClaimError(
+        withAction(sampleClaim(), 0, { amountOut: 2_487_499_999n }),
+        "slippage",
+        0,
+      );
+      expect(error.detail).to.match(
+        /action 0: slippage: amount out 2487499999 is below the minimum 2487500000/,
+      );
+    });
+
+    it("should report a multisend whose recipients do not sum to amount in", async () => {
+      await expectClaimError(
+        withAction(sampleClaim(), 3, { recipientAmounts: [1n, 2n] }),
+        "multisend",
+        3,
+      );
+    });
+
+    it("should report a bridge that received less than amount in minus the fee cap", async () => {
+      await expectClaimError(withAction(sampleClaim(), 2, { amountOut: 3_979_999n }), "bridge", 2);
+    });
+
+    it("should report an amount wider than 96 bits", async () => {
+      await expectClaimError(withAction(sampleClaim(), 1, { amountOut: 1n << 96n }), "range", 1);
+    });
+
+    it("should report a negative amount", async () => {
+      await expectClaimError(withAction(sampleClaim(), 0, { amountIn: -1n }), "range", 0);
+    });
+
+    it("should report slippage above 10000 bps", async () => {
+      await expectClaimError(withAction(sampleClaim(), 0, { slippageBps: 10_001 }), "range", 0);
+    });
+
+    it("should report a field the action type does not use", async () => {
+      await expectClaimError(withAction(sampleClaim(), 0, { feeCap: 5n }), "unused", 0);
+    });
+
+    it("should report an unknown action type", async () => {
+      await expectClaimError(withAction(sampleClaim(), 1, { type: "stake" }), "type", 1);
+    });
+
+    it("should report a missing required field", async () => {
+      await expectClaimError(withAction(sampleClaim(), 2, { feeCap: undefined }), "shape", 2);
+    });
+
+    it("should report a malformed transaction hash", async () => {
+      await expectClaimError(withAction(sampleClaim(), 3, { txHashes: ["0x1234"] }), "shape", 3);
+    });
+
+    it("should report more actions than slots", async () => {
+      const claim = sampleClaim();
+      await expectClaimError(
+        { ...claim, actions: [...claim.actions, ...claim.actions, claim.actions[0]!] },
+        "capacity",
+        null,
+      );
+    });
+
+    it("should report an empty execution", async () => {
+      await expectClaimError({ ...sampleClaim(), actions: [] }, "capacity", null);
+    });
+
+    it("should report more multisend recipients than the circuit holds", async () => {
+      const claim = withAction(sampleClaim(), 3, {
+        recipientAmounts: [1n, 1n, 1n, 1n, 2_999_996n],
+      });
+      await expectClaimError(claim, "capacity", 3);
+    });
+
+    it("should report a salt outside the field", async () => {
+      await expectClaimError({ ...sampleClaim(), salt: 1n << 254n }, "range", null);
+    });
+  });
+
+  describe("# proveArtifacts", () => {
+    it("should prove a root over the CIDs with an inclusion path per CID", async () => {
+      const cids = await Promise.all([0, 1, 2].map((i) => jsonCid({ report: i })));
+      const proved = await proveArtifacts(cids);
+      expect(proved.count).to.equal(3);
+      expect(proved.root).to.equal((await artifactsRoot(cids)).toString());
+      expect(proved.publicSignals).to.deep.equal([proved.root, "3"]);
+      expect(await verifyArtifactsProof(proved.proof, proved.publicSignals)).to.equal(true);
+      expect(await verifyArtifactsProof(proved.proof, [proved.root, "2"])).to.equal(false);
+      expect(proved.inclusions.map((i) => i.cid)).to.deep.equal(cids);
+      for (const inclusion of proved.inclusions) {
+        expect(inclusion.siblings).to.have.length(5);
+        expect(await verifyArtifactInclusion(proved.root, inclusion)).to.equal(true);
+      }
+      const moved = { ...proved.inclusions[1]!, index: 2 };
+      expect(await verifyArtifactInclusion(proved.root, moved)).to.equal(false);
+      const outsider = { ...proved.inclusions[0]!, cid: await jsonCid({ report: 99 }) };
+      expect(await verifyArtifactInclusion(proved.root, outsider)).to.equal(false);
+    });
+
+    it("should commit to the order of the artifacts", async () => {
+      const cids = await Promise.all([0, 1].map((i) => jsonCid({ report: i })));
+      expect(await artifactsRoot(cids)).to.not.equal(await artifactsRoot([...cids].reverse()));
+    });
+
+    it("should reject an empty list", async () => {
+      await expectArtifactError([], /at least one/);
+    });
+
+    it("should reject more than 32 CIDs", async () => {
+      const cids = await Promise.all(Array.from({ length: 33 }, (_, i) => jsonCid({ i })));
+      await expectArtifactError(cids, /at most 32/);
+    });
+
+    it("should reject a duplicate CID", async () => {
+      const cid = await jsonCid({ same: true });
+      await expectArtifactError([cid, cid], /listed twice/);
+    });
+
+    it("should reject a string that is not a CID", async () => {
+      await expectArtifactError(["not-a-cid"], /not a CID/);
+    });
+
+    it("should reject a CID that is not sha2-256", async () => {
+      await expectArtifactError([identityCid()], /not sha2-256/);
+    });
+  });
+});

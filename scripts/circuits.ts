@@ -14,7 +14,7 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import * as snarkjs from "snarkjs";
@@ -38,6 +38,8 @@ const DEV_BEACON_TEXT =
   "veriflow development setup - INSECURE - never use these keys in production";
 /** sha-256 of DEV_BEACON_TEXT: the public "randomness" of every development contribution. */
 const DEV_BEACON_HASH = createHash("sha256").update(DEV_BEACON_TEXT).digest("hex");
+/** Where `check` builds from scratch (inside circuits/build, so every ignore file covers it). */
+const CHECK_DIR = path.join(BUILD_DIR, "check");
 
 type Manifest = {
   warning: string;
@@ -209,9 +211,9 @@ async function buildCircuit(name: CircuitName, buildDir: string, ptau: string) {
   };
 }
 
-async function buildAll(options: { reusePtau: boolean }) {
+async function buildAll(options: { reusePtau: boolean; buildDir: string }) {
   const previous = await readManifest();
-  const ptau = await buildPtau(BUILD_DIR, options.reusePtau, previous?.ptau.sha256);
+  const ptau = await buildPtau(options.buildDir, options.reusePtau, previous?.ptau.sha256);
   const manifest: Manifest = {
     warning:
       "DEVELOPMENT SETUP, INSECURE: every contribution is the public beacon below. " +
@@ -227,7 +229,7 @@ async function buildAll(options: { reusePtau: boolean }) {
   };
   const outputs: Record<string, { vkeyText: string; verifierText: string }> = {};
   for (const name of CIRCUIT_NAMES) {
-    const built = await buildCircuit(name, BUILD_DIR, ptau);
+    const built = await buildCircuit(name, options.buildDir, ptau);
     manifest.circuits[name] = built.entry;
     outputs[name] = built;
   }
@@ -305,11 +307,22 @@ async function main(): Promise<void> {
   const command = process.argv[2] ?? "build";
   const started = Date.now();
   if (command === "build") {
-    await writeOutputs(await buildAll({ reusePtau: true }));
+    await writeOutputs(await buildAll({ reusePtau: true, buildDir: BUILD_DIR }));
     log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } else if (command === "check") {
-    await rm(BUILD_DIR, { recursive: true, force: true });
-    const problems = await compareWithCommitted(await buildAll({ reusePtau: false }));
+    // Built from scratch beside the working build (which stays usable meanwhile); on success it
+    // replaces it, so `npm test` after the check in CI finds a current build.
+    await rm(CHECK_DIR, { recursive: true, force: true });
+    const problems = await compareWithCommitted(
+      await buildAll({ reusePtau: false, buildDir: CHECK_DIR }),
+    );
+    if (problems.length === 0) {
+      for (const entry of ["ptau", ...CIRCUIT_NAMES]) {
+        await rm(path.join(BUILD_DIR, entry), { recursive: true, force: true });
+        await rename(path.join(CHECK_DIR, entry), path.join(BUILD_DIR, entry));
+      }
+      await rm(CHECK_DIR, { recursive: true, force: true });
+    }
     if (problems.length > 0) {
       for (const p of problems) console.error(`[circuits] MISMATCH ${p}`);
       console.error("[circuits] run `npm run circuits` and commit the regenerated files");
@@ -323,7 +336,7 @@ async function main(): Promise<void> {
     if (await buildIsCurrent()) {
       log("build is current");
     } else {
-      const built = await buildAll({ reusePtau: true });
+      const built = await buildAll({ reusePtau: true, buildDir: BUILD_DIR });
       const problems = await compareWithCommitted(built);
       if (problems.length > 0) {
         // The sources changed without a rebuild being committed: leave the committed files alone.

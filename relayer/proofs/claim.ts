@@ -1,3 +1,4 @@
+import { concat, keccak256, ZeroHash as ZERO_BYTES32 } from "ethers";
 import { ExecutionClaimError } from "./errors.ts";
 import { FIELD_MODULUS, bytes32ToLimbs, executionIdToBytes32, isBytes32 } from "./field.ts";
 
@@ -7,6 +8,7 @@ export const MULTISEND_RECIPIENTS = 4;
 export const AMOUNT_BITS = 96;
 export const MAX_AMOUNT = (1n << BigInt(AMOUNT_BITS)) - 1n;
 export const BPS_DENOMINATOR = 10_000n;
+export const MAX_TX_HASHES = 16;
 
 export type ActionType = "swap" | "convert" | "bridge" | "multisend";
 
@@ -33,7 +35,7 @@ export type Amount = bigint | string;
  * | `slippageBps`      | tolerated slippage, basis points       | -                               | -                             |
  * | `feeCap`           | -                                      | maximum bridge fee (workflow)   | -                             |
  * | `recipientAmounts` | -                                      | -                               | per-recipient amounts, <= 4   |
- * | `txHashes`         | [swap tx] (or [approve, swap])         | [source tx, destination tx]     | [multisend tx]                |
+ * | `txHashes`         | [approve?, swap]                       | [approve?, source, destination] | [approve?, multisend]         |
  *
  * Fields marked "-" must be omitted (or zero). Workflow fields go into the workflow commitment,
  * execution fields and transaction hashes into the execution commitment.
@@ -52,7 +54,11 @@ export type ExecutedAction = {
    * addresses): use `actionParamsDigest(action)`. Omitted means zero.
    */
   paramsDigest?: string;
-  /** One or two 32-byte transaction hashes. */
+  /**
+   * The action's transaction hashes in order (1 to MAX_TX_HASHES). The circuit holds two 32-byte
+   * values per action: the first hash, and the second hash (two transactions) or keccak256 of
+   * hashes 2..n concatenated (more than two); see `committedTxHashes`.
+   */
   txHashes: readonly string[];
 };
 
@@ -137,6 +143,17 @@ function isZeroValue(value: unknown): boolean {
   return Array.isArray(value) && value.every((v) => isZeroValue(v));
 }
 
+/**
+ * The two 32-byte values an action's transactions are committed as: [first, second] for one or
+ * two transactions (zero when there is no second), [first, keccak256(second ‖ ... ‖ last)] for more.
+ */
+export function committedTxHashes(txHashes: readonly string[]): [string, string] {
+  const first = txHashes[0]!;
+  if (txHashes.length === 1) return [first, ZERO_BYTES32];
+  if (txHashes.length === 2) return [first, txHashes[1]!];
+  return [first, keccak256(concat(txHashes.slice(1)))];
+}
+
 /** floor(quoted * (10000 - bps) / 10000): the least a swap may return. */
 export function minimumOut(quoted: bigint, slippageBps: bigint): bigint {
   return (quoted * (BPS_DENOMINATOR - slippageBps)) / BPS_DENOMINATOR;
@@ -185,11 +202,11 @@ function encodeAction(action: ExecutedAction, index: number): EncodedSlot {
     throw new ExecutionClaimError("shape", index, "multisend needs at least one recipient amount");
   }
   const txHashes = action.txHashes ?? [];
-  if (txHashes.length < 1 || txHashes.length > 2) {
+  if (txHashes.length < 1 || txHashes.length > MAX_TX_HASHES) {
     throw new ExecutionClaimError(
       "shape",
       index,
-      `expected 1 or 2 txHashes, got ${txHashes.length}`,
+      `expected 1 to ${MAX_TX_HASHES} txHashes, got ${txHashes.length}`,
     );
   }
   for (const hash of txHashes) {
@@ -214,10 +231,7 @@ function encodeAction(action: ExecutedAction, index: number): EncodedSlot {
     feeCap: parseAmount(action.feeCap, "feeCap", index),
     recipients,
     paramsDigest: bytes32ToLimbs(digest),
-    txHashes: [
-      bytes32ToLimbs(txHashes[0]!),
-      txHashes[1] === undefined ? [0n, 0n] : bytes32ToLimbs(txHashes[1]),
-    ],
+    txHashes: committedTxHashes(txHashes).map(bytes32ToLimbs) as EncodedSlot["txHashes"],
   };
 }
 

@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { Interface } from "ethers";
+import { Interface, ZeroHash, concat, keccak256 } from "ethers";
+import { committedTxHashes } from "../../relayer/proofs/claim.ts";
 import {
   ATTEST_FUNCTION,
   ArtifactInputError,
@@ -102,6 +103,34 @@ describe("# prover library", function () {
     });
   });
 
+  describe("# transaction hashes", () => {
+    const tx = (n: number) => "0x" + n.toString(16).padStart(64, "0");
+
+    it("should commit one, two or more hashes per action, each list differently", async () => {
+      const lists = [[tx(1)], [tx(1), tx(2)], [tx(1), tx(2), tx(3)], [tx(1), tx(3), tx(2)]];
+      const commitments = await Promise.all(
+        lists.map(
+          async (txHashes) =>
+            (await computeCommitments(withAction(sampleClaim(), 2, { txHashes })))
+              .executionCommitment,
+        ),
+      );
+      expect(new Set(commitments).size).to.equal(lists.length);
+      expect(committedTxHashes([tx(1), tx(2), tx(3)])).to.deep.equal([
+        tx(1),
+        keccak256(concat([tx(2), tx(3)])),
+      ]);
+      expect(committedTxHashes([tx(1)])).to.deep.equal([tx(1), ZeroHash]);
+    });
+
+    it("should prove a bridge with approve, source and destination transactions", async () => {
+      const claim = withAction(sampleClaim("wf_three_txs"), 2, { txHashes: [tx(7), tx(8), tx(9)] });
+      const proved = await proveExecution(claim);
+      expect(proved.commitments).to.deep.equal(await computeCommitments(claim));
+      expect(await verifyExecutionProof(proved.proof, proved.publicSignals)).to.equal(true);
+    });
+  });
+
   describe("# claim errors name the constraint family and the action", () => {
     it("should report slippage one unit beyond the tolerance", async () => {
       const error = await expectClaimError(
@@ -152,6 +181,14 @@ describe("# prover library", function () {
 
     it("should report a malformed transaction hash", async () => {
       await expectClaimError(withAction(sampleClaim(), 3, { txHashes: ["0x1234"] }), "shape", 3);
+    });
+
+    it("should report more transaction hashes than an action may carry", async () => {
+      const hashes = Array.from(
+        { length: 17 },
+        (_, i) => "0x" + (i + 1).toString(16).padStart(64, "0"),
+      );
+      await expectClaimError(withAction(sampleClaim(), 0, { txHashes: hashes }), "shape", 0);
     });
 
     it("should report more actions than slots", async () => {

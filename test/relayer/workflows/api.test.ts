@@ -370,6 +370,73 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         expect((await alice.request("GET", "/v1/workflows/wf_nope")).status).to.equal(404);
       });
 
+      it("should show the engine's record: steps with their broadcast hashes, alerts, error and report", async () => {
+        const { execution_id } = await json(
+          await alice.request("POST", "/v1/workflows", plainWorkflow("engine-record")),
+        );
+        // Rows as the engine writes them (migration 200_engine.sql): two actions done, one failed.
+        const store = svc.ctx.store;
+        const hash = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
+        await store.query(
+          `UPDATE workflow_executions SET state = 'failed', stage = 'report', finished_at = now(),
+                  error = '{"error":"SANCTIONED_ADDRESS","detail":"recipient is sanctioned"}'::jsonb WHERE id = $1`,
+          [execution_id],
+        );
+        await store.query(
+          `INSERT INTO engine_steps (execution_id, action_index, agent, state, chain, result, risk, finished_at)
+           VALUES ($1, 0, 'ConvertAgent', 'completed', 'arbitrum', '{"amount_out":"4500"}', '{"score":0.1}', now()),
+                  ($1, 1, 'SwapAgent', 'failed', 'arbitrum', NULL, NULL, now())`,
+          [execution_id],
+        );
+        await store.query(
+          `INSERT INTO engine_txs (execution_id, action_index, slot, kind, chain_id, sender, nonce, hash, gas_limit, state)
+           VALUES ($1, 0, 'approve', 'approve', 31338, '0xabc', 900001, $2, 60000, 'confirmed'),
+                  ($1, 0, 'swap', 'swap', 31338, '0xabc', 900002, $3, 200000, 'confirmed'),
+                  ($1, 1, 'swap', 'swap', 31338, '0xabc', 900003, $4, 200000, 'released')`,
+          [execution_id, hash(1), hash(2), hash(3)],
+        );
+        await store.query(
+          `INSERT INTO engine_compliance_alerts (execution_id, action_index, address, role, sources)
+           VALUES ($1, 3, $2, 'recipient', '["ofac-sdn"]')`,
+          [execution_id, RECIPIENT_A],
+        );
+        await store.query(
+          `INSERT INTO engine_reports (execution_id, cid, report, signer, signature)
+           VALUES ($1, 'bagaaiera-test', '{"tx_hashes":[]}', '0xsigner', '0xsig')`,
+          [execution_id],
+        );
+        const view = await json(await alice.request("GET", `/v1/workflows/${execution_id}`));
+        expect(view).to.deep.include({
+          state: "failed",
+          stage: "report",
+          error: { error: "SANCTIONED_ADDRESS", detail: "recipient is sanctioned" },
+          report: {
+            cid: "bagaaiera-test",
+            signer: "0xsigner",
+            signature: "0xsig",
+            report: { tx_hashes: [] },
+          },
+        });
+        const steps = view.steps as {
+          agent: string | null;
+          state: string;
+          chain: string | null;
+          tx_hashes: string[];
+          risk: unknown;
+        }[];
+        expect(steps[0]).to.deep.include({
+          agent: "ConvertAgent",
+          state: "completed",
+          chain: "arbitrum",
+          tx_hashes: [hash(1), hash(2)],
+          risk: { score: 0.1 },
+        });
+        expect(steps[1]).to.deep.include({ agent: "SwapAgent", state: "failed", tx_hashes: [] }); // released: never broadcast
+        expect(steps[2]).to.deep.include({ agent: null, state: "pending", tx_hashes: [] });
+        expect(view.compliance_alerts).to.have.length(1);
+        expect((view.compliance_alerts as { address: string }[])[0]!.address).to.equal(RECIPIENT_A);
+      });
+
       it("should cancel a queued execution once, and 404 for another key", async () => {
         const { execution_id } = await json(
           await alice.request("POST", "/v1/workflows", plainWorkflow("to-cancel")),

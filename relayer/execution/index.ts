@@ -2,7 +2,7 @@ import { DEVNET_FAUCET, type SecretCipher } from "../accounts/index.ts";
 import { decryptSecret, encryptSecret } from "../auth/secrets.ts";
 import type { AppContext } from "../context.ts";
 import type { EngineDeps } from "./orchestrator.ts";
-import { startEngineWorker } from "./worker.ts";
+import { startEngineWorker, type EngineWorker } from "./worker.ts";
 
 export { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
 export { startEngineWorker, WORKFLOW_EXECUTE_JOB } from "./worker.ts";
@@ -33,6 +33,12 @@ export function engineDeps(ctx: AppContext): EngineDeps {
 }
 
 const started = new WeakSet<object>();
+const workers = new WeakMap<object, EngineWorker>();
+
+/** Stops the recovery sweep (the queue itself is stopped by the platform's closeContext). */
+export function stopEngine(ctx: AppContext): void {
+  workers.get(ctx)?.stop();
+}
 
 /**
  * Starts the `workflow.execute` worker once per context (unless VERIFLOW_ENGINE_WORKER=off: an

@@ -301,7 +301,7 @@ export async function deployWorkflow(
 }
 
 export interface FiringResult {
-  outcome: "queued" | "refused" | "duplicate" | "schedule-gone";
+  outcome: "queued" | "refused" | "duplicate" | "schedule-gone" | "key-revoked";
   executionId?: string;
 }
 
@@ -321,6 +321,12 @@ export async function fireSchedule(
     [scheduleId],
   );
   if (!row) return { outcome: "schedule-gone" };
+  const [key] = await ctx.store.query<{ tier: string; revoked_at: Date | string | null }>(
+    `SELECT tier, revoked_at FROM api_keys WHERE id = $1`,
+    [row.api_key_id],
+  );
+  // A revoked key's schedules stop: nothing runs on behalf of a key its owner disabled.
+  if (!key || key.revoked_at !== null) return { outcome: "key-revoked" };
   let workflow: Workflow;
   let deploymentId: string | null = null;
   if (row.deployment_name !== null) {
@@ -338,10 +344,7 @@ export async function fireSchedule(
   }
   // The estimate is informative for a firing: a chain hiccup must not drop the run.
   const costEstimate = await estimateWorkflowCost(ctx, workflow).catch(() => null);
-  const [key] = await ctx.store.query<{ tier: string }>(`SELECT tier FROM api_keys WHERE id = $1`, [
-    row.api_key_id,
-  ]);
-  const limits = ctx.limits[(key?.tier ?? "free") as Caller["tier"]] ?? ctx.limits.free;
+  const limits = ctx.limits[key.tier as Caller["tier"]] ?? ctx.limits.free;
   const executionId = newExecutionId();
   await warmQueue(ctx, JOB_NAMES.workflowExecute);
 

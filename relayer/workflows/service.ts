@@ -141,13 +141,14 @@ async function idempotentReplay(
 /** Resolves the body to a workflow: by value (JSON or YAML form) or `{deployment, version?}`. */
 async function resolveWorkflow(ctx: WorkflowContext, caller: Caller, request: SubmittedRequest) {
   const document = parseBody(request.format, request.text);
-  if (
-    request.format === "json" &&
-    document &&
-    typeof document === "object" &&
-    "deployment" in document
-  ) {
-    const parsed = deploymentRunSchema.safeParse(document);
+  if (document && typeof document === "object" && "deployment" in document) {
+    // YAML scalars arrive as text (failsafe schema): `version: 2` is "2" there.
+    const version = (document as { version?: unknown }).version;
+    const run =
+      request.format === "yaml" && typeof version === "string"
+        ? { ...document, version: /^\d+$/.test(version) ? Number(version) : version }
+        : document;
+    const parsed = deploymentRunSchema.safeParse(run);
     if (!parsed.success) throw validationFailed(zodIssues(parsed.error));
     const deployment = await findDeployment(
       ctx.store,

@@ -469,6 +469,11 @@ for (const backend of BACKENDS) {
         const res = await svc.app.request(path);
         expect(res.status, path).to.equal(200);
       }
+      const metrics = await (await svc.app.request("/metrics")).text();
+      expect(metrics).to.include('veriflow_queue_jobs{queue="workflow.execute",state="ready"}');
+      expect(metrics).to.match(
+        /veriflow_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/,
+      );
       const ready = await svc.app.request("/readyz");
       expect(ready.status).to.equal(503); // no chains in this service
       const json = (await ready.json()) as { checks: { database: { ok: boolean } } };

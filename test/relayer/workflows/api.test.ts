@@ -666,6 +666,16 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         expect(pinnedView.deployment).to.deep.equal({ name: "payroll", version: 1 });
         expect((pinnedView.workflow as Workflow).actions[0]!.amount).to.equal("1.5");
 
+        const yamlRun = await json(
+          await alice.request("POST", "/v1/workflows", "deployment: payroll\nversion: 1\n", {
+            contentType: YAML,
+          }),
+        );
+        const yamlRunView = await json(
+          await alice.request("GET", `/v1/workflows/${yamlRun.execution_id}`),
+        );
+        expect(yamlRunView.deployment).to.deep.equal({ name: "payroll", version: 1 });
+
         const firing = await fireSchedule(
           svc.ctx,
           (v2.schedule as { id: string }).id,

@@ -46,10 +46,18 @@ async function load(name: CircuitName): Promise<LoadedCircuit> {
       `circuits/build/${name} does not match circuits/manifest.json: run \`npm run circuits\``,
     );
   }
-  const calculator: WitnessCalculator = await WitnessCalculatorBuilder(wasm);
+  let calculator: WitnessCalculator = await WitnessCalculatorBuilder(wasm);
   let queue: Promise<unknown> = Promise.resolve();
   const calculateWitness = (input: Record<string, unknown>) => {
-    const run = queue.then(() => calculator.calculateWTNSBin(input, true));
+    const run = queue.then(async () => {
+      try {
+        return await calculator.calculateWTNSBin(input, true);
+      } catch (err) {
+        // circom_runtime keeps appending every failure's message to the next ones: start afresh.
+        calculator = await WitnessCalculatorBuilder(wasm);
+        throw err;
+      }
+    });
     queue = run.catch(() => undefined);
     return run;
   };

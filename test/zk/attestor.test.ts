@@ -136,6 +136,34 @@ describe("# ExecutionAttestor", function () {
     await expect(asOutsider.attest(...proved.calldata.args)).to.emit(attestor, "ExecutionAttested");
   });
 
+  it("should grant ATTESTER_ROLE to the module's relayer parameter and admin to its admin", async () => {
+    const deployed = await ignition.deploy(ExecutionAttestorModule, {
+      parameters: {
+        ExecutionAttestor: {
+          relayer: outsider.address,
+          admin: outsider.address,
+          adminTransferDelay: 3600,
+        },
+      },
+    });
+    const custom = await ethers.getContractAt("ExecutionAttestor", deployed.executionAttestor);
+    const role = await custom.ATTESTER_ROLE();
+    expect(role).to.equal(ethers.id("ATTESTER_ROLE"));
+    expect(await custom.hasRole(role, outsider.address)).to.equal(true);
+    expect(await custom.hasRole(role, deployer.address)).to.equal(false);
+    expect(await custom.defaultAdmin()).to.equal(outsider.address);
+    expect(await custom.defaultAdminDelay()).to.equal(3600n);
+    expect(await custom.verifier()).to.equal(await deployed.executionVerifier.getAddress());
+    await expect(custom.attest(...proved.calldata.args)).to.be.revertedWithCustomError(
+      custom,
+      "AccessControlUnauthorizedAccount",
+    );
+    await expect(custom.connect(outsider).attest(...proved.calldata.args)).to.emit(
+      custom,
+      "ExecutionAttested",
+    );
+  });
+
   it("should revert reads of an execution never attested", async () => {
     const id = ethers.id("wf_unknown");
     await expect(attestor.getAttestation(id))

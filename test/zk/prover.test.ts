@@ -1,6 +1,10 @@
 import { expect } from "chai";
 import { Interface, ZeroHash, concat, keccak256 } from "ethers";
-import { committedTxHashes } from "../../relayer/proofs/claim.ts";
+import {
+  committedTxHashes,
+  encodeClaim,
+  executionCircuitInput,
+} from "../../relayer/proofs/claim.ts";
 import {
   ATTEST_FUNCTION,
   ArtifactInputError,
@@ -9,6 +13,7 @@ import {
   closeProver,
   computeCommitments,
   executionIdToBytes32,
+  loadCircuit,
   proveArtifacts,
   proveExecution,
   verifyArtifactInclusion,
@@ -100,6 +105,34 @@ describe("# prover library", function () {
       expect(other.publicSignals[0]).to.equal(proved.publicSignals[0]);
       expect(other.publicSignals[1]).to.not.equal(proved.publicSignals[1]);
       expect(await verifyExecutionProof(other.proof, other.publicSignals)).to.equal(true);
+    });
+  });
+
+  describe("# cached witness calculator", () => {
+    it("should report each witness failure on its own and keep working afterwards", async () => {
+      const circuit = await loadCircuit("execution");
+      const failure = async (claim: ExecutionClaim) => {
+        const consoleError = console.error;
+        console.error = () => {}; // the calculator prints failures before throwing them
+        try {
+          await circuit.calculateWitness(executionCircuitInput(encodeClaim(claim)));
+        } catch (err) {
+          return (err as Error).message;
+        } finally {
+          console.error = consoleError;
+        }
+        throw new Error("the circuit accepted a dishonest witness");
+      };
+      const slippage = await failure(withAction(sampleClaim(), 0, { amountOut: 1n }));
+      const bridge = await failure(withAction(sampleClaim(), 2, { amountOut: 1n }));
+      const slippageLine = /ActionSlot_\d+ line: (\d+)/.exec(slippage)![1];
+      const bridgeLine = /ActionSlot_\d+ line: (\d+)/.exec(bridge)![1];
+      expect(slippageLine).to.not.equal(bridgeLine);
+      expect(bridge).to.not.include(`line: ${slippageLine}\n`);
+      const witness = await circuit.calculateWitness(
+        executionCircuitInput(encodeClaim(sampleClaim())),
+      );
+      expect(witness.length).to.be.greaterThan(0);
     });
   });
 

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { network } from "hardhat";
 import {
   ATTEST_FUNCTION,
+  checkAttestation,
   closeProver,
   proveArtifacts,
   proveExecution,
@@ -60,6 +61,31 @@ describe("# ExecutionAttestor", function () {
     expect(attestation.timestamp).to.equal(BigInt(block!.timestamp));
     expect(await attestor.isAttested(proved.executionId)).to.equal(true);
     expect(await attestor.executionIdOf(proved.publicSignals[1])).to.equal(proved.executionId);
+  });
+
+  it("should let an auditor match the attestation with the execution record and salt", async () => {
+    const claim = sampleClaim("wf_attest_1");
+    expect((await checkAttestation(attestor, claim)).attested).to.equal(false);
+    await (await attestor.attest(...proved.calldata.args)).wait();
+    const check = await checkAttestation(attestor, claim);
+    expect(check).to.deep.include({
+      attested: true,
+      matches: true,
+      executionId: proved.executionId,
+    });
+    expect(check.recorded?.attester).to.equal(deployer.address);
+    const tamperedAmount = {
+      ...claim,
+      actions: claim.actions.map((a, i) => (i === 0 ? { ...a, amountOut: 2_487_500_001n } : a)),
+    };
+    const mismatch = await checkAttestation(attestor, tamperedAmount);
+    expect(mismatch.matches).to.equal(false);
+    expect(mismatch.recorded?.workflowCommitment).to.equal(mismatch.expected.workflowCommitment);
+    expect(mismatch.recorded?.executionCommitment).to.not.equal(
+      mismatch.expected.executionCommitment,
+    );
+    const wrongSalt = await checkAttestation(attestor, { ...claim, salt: 42n });
+    expect(wrongSalt.matches).to.equal(false);
   });
 
   it("should accept the prover's ABI-encoded calldata as a raw transaction", async () => {

@@ -136,6 +136,23 @@ describe("# prover library", function () {
     });
   });
 
+  describe("# wide multisend", () => {
+    it("should prove a multisend with more recipients than one slot holds", async () => {
+      const recipients = [600_000n, 500_000n, 400_000n, 300_000n, 700_000n, 250_000n, 250_000n];
+      const claim = withAction(sampleClaim("wf_wide"), 3, { recipientAmounts: recipients });
+      const proved = await proveExecution(claim);
+      expect(await verifyExecutionProof(proved.proof, proved.publicSignals)).to.equal(true);
+      expect(proved.commitments).to.deep.equal(await computeCommitments(claim));
+      // every recipient amount is committed: moving one unit between recipients changes it
+      const moved = withAction(claim, 3, {
+        recipientAmounts: [600_001n, 499_999n, 400_000n, 300_000n, 700_000n, 250_000n, 250_000n],
+      });
+      expect((await computeCommitments(moved)).workflowCommitment).to.not.equal(
+        proved.commitments.workflowCommitment,
+      );
+    });
+  });
+
   describe("# transaction hashes", () => {
     const tx = (n: number) => "0x" + n.toString(16).padStart(64, "0");
 
@@ -237,11 +254,24 @@ describe("# prover library", function () {
       await expectClaimError({ ...sampleClaim(), actions: [] }, "capacity", null);
     });
 
-    it("should report more multisend recipients than the circuit holds", async () => {
+    it("should report a wide multisend that would exceed the slots", async () => {
+      const claim = sampleClaim();
+      const wide = { ...claim.actions[3]!, recipientAmounts: [1n, 1n, 1n, 1n, 2_999_996n] };
+      // 3 actions + the 2-slot multisend + 3 more actions = 8 actions in 9 slots
+      const actions = [
+        ...claim.actions.slice(0, 3),
+        wide,
+        ...claim.actions.slice(0, 3),
+        claim.actions[3]!,
+      ];
+      await expectClaimError({ ...claim, actions }, "capacity", null);
+    });
+
+    it("should report a wide multisend whose recipients do not sum to amount in", async () => {
       const claim = withAction(sampleClaim(), 3, {
-        recipientAmounts: [1n, 1n, 1n, 1n, 2_999_996n],
+        recipientAmounts: [1n, 1n, 1n, 1n, 2_999_995n],
       });
-      await expectClaimError(claim, "capacity", 3);
+      await expectClaimError(claim, "multisend", 3);
     });
 
     it("should report a salt outside the field", async () => {

@@ -19,12 +19,12 @@ describe("# routing reads per block", function () {
 
   before(async function () {
     const conn = await network.create("ethereum");
-    [trader] = await conn.ethers.getSigners();
+    trader = (await conn.ethers.getSigners())[0]!;
     const provider = conn.ethers.provider;
     chain = await deployUniswapWorld(
       "ethereum",
       31337,
-      trader!,
+      trader,
       provider,
       ["USDC", "DAI"],
       [

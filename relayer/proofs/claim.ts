@@ -34,9 +34,10 @@ export type Amount = bigint | string;
  * | `quotedOut`        | quote at execution (e.g. getAmountsOut)| -                               | -                             |
  * | `slippageBps`      | tolerated slippage, basis points       | -                               | -                             |
  * | `feeCap`           | -                                      | maximum bridge fee (workflow)   | -                             |
- * | `recipientAmounts` | -                                      | -                               | per-recipient amounts, <= 4   |
+ * | `recipientAmounts` | -                                      | -                               | per-recipient amounts (*)     |
  * | `txHashes`         | [approve?, swap]                       | [approve?, source, destination] | [approve?, multisend]         |
  *
+ * (*) A multisend takes one circuit slot per 4 recipients (8 slots in all); see `encodeClaim`.
  * Fields marked "-" must be omitted (or zero). Workflow fields go into the workflow commitment,
  * execution fields and transaction hashes into the execution commitment.
  */
@@ -91,6 +92,8 @@ export type EncodedExecution = {
   salt: bigint;
   executionId: [bigint, bigint];
   slots: EncodedSlot[];
+  /** Index in `claim.actions` of each used slot (a wide multisend spans several slots). */
+  actionOfSlot: number[];
 };
 
 const EMPTY_SLOT: EncodedSlot = {
@@ -159,7 +162,7 @@ export function minimumOut(quoted: bigint, slippageBps: bigint): bigint {
   return (quoted * (BPS_DENOMINATOR - slippageBps)) / BPS_DENOMINATOR;
 }
 
-function encodeAction(action: ExecutedAction, index: number): EncodedSlot {
+function encodeAction(action: ExecutedAction, index: number): EncodedSlot[] {
   const code = ACTION_TYPE_CODES[action.type];
   if (code === undefined) {
     throw new ExecutionClaimError(
@@ -191,13 +194,6 @@ function encodeAction(action: ExecutedAction, index: number): EncodedSlot {
     );
   }
   const recipientAmounts = action.recipientAmounts ?? [];
-  if (recipientAmounts.length > MULTISEND_RECIPIENTS) {
-    throw new ExecutionClaimError(
-      "capacity",
-      index,
-      `multisend has ${recipientAmounts.length} recipients; the circuit proves at most ${MULTISEND_RECIPIENTS} per action (split it into several multisend actions)`,
-    );
-  }
   if (action.type === "multisend" && recipientAmounts.length === 0) {
     throw new ExecutionClaimError("shape", index, "multisend needs at least one recipient amount");
   }
@@ -221,18 +217,46 @@ function encodeAction(action: ExecutedAction, index: number): EncodedSlot {
   const recipients = recipientAmounts.map((a, r) =>
     parseAmount(a, `recipientAmounts[${r}]`, index),
   );
-  while (recipients.length < MULTISEND_RECIPIENTS) recipients.push(0n);
-  return {
+  const slot: EncodedSlot = {
     actionType: BigInt(code),
     amountIn: parseAmount(action.amountIn, "amountIn", index),
     amountOut: parseAmount(action.amountOut, "amountOut", index),
     quoted: parseAmount(action.quotedOut, "quotedOut", index),
     slippageBps: BigInt(slippage),
     feeCap: parseAmount(action.feeCap, "feeCap", index),
-    recipients,
+    recipients: padRecipients(recipients),
     paramsDigest: bytes32ToLimbs(digest),
     txHashes: committedTxHashes(txHashes).map(bytes32ToLimbs) as EncodedSlot["txHashes"],
   };
+  if (recipients.length <= MULTISEND_RECIPIENTS) return [slot];
+
+  // A multisend wider than one slot takes one slot per MULTISEND_RECIPIENTS recipients, in order,
+  // each with amount in = its recipients' sum. The circuit then proves each part; the whole
+  // action's total, which no single slot holds, is checked here.
+  const total = recipients.reduce((a, b) => a + b, 0n);
+  if (total !== slot.amountIn) {
+    throw new ExecutionClaimError(
+      "multisend",
+      index,
+      `recipient amounts sum to ${total}, not to amount in ${slot.amountIn}`,
+    );
+  }
+  const parts: EncodedSlot[] = [];
+  for (let r = 0; r < recipients.length; r += MULTISEND_RECIPIENTS) {
+    const part = recipients.slice(r, r + MULTISEND_RECIPIENTS);
+    parts.push({
+      ...slot,
+      amountIn: part.reduce((a, b) => a + b, 0n),
+      recipients: padRecipients(part),
+    });
+  }
+  return parts;
+}
+
+function padRecipients(recipients: readonly bigint[]): bigint[] {
+  const padded = [...recipients];
+  while (padded.length < MULTISEND_RECIPIENTS) padded.push(0n);
+  return padded;
 }
 
 /**
@@ -268,9 +292,23 @@ export function encodeClaim(claim: ExecutionClaim): EncodedExecution {
   } catch (err) {
     throw new ExecutionClaimError("shape", null, (err as Error).message);
   }
-  const slots = claim.actions.map((action, i) => encodeAction(action, i));
+  const slots: EncodedSlot[] = [];
+  const actionOfSlot: number[] = [];
+  claim.actions.forEach((action, i) => {
+    for (const slot of encodeAction(action, i)) {
+      slots.push(slot);
+      actionOfSlot.push(i);
+    }
+  });
+  if (slots.length > EXECUTION_SLOTS) {
+    throw new ExecutionClaimError(
+      "capacity",
+      null,
+      `the actions need ${slots.length} slots (a multisend takes one per ${MULTISEND_RECIPIENTS} recipients); the circuit has ${EXECUTION_SLOTS}`,
+    );
+  }
   while (slots.length < EXECUTION_SLOTS) slots.push(EMPTY_SLOT);
-  return { salt, executionId, slots };
+  return { salt, executionId, slots, actionOfSlot };
 }
 
 /**
@@ -278,7 +316,8 @@ export function encodeClaim(claim: ExecutionClaim): EncodedExecution {
  * `ExecutionClaimError` naming the family and the action for the first one violated.
  */
 export function assertClaimHonoured(encoded: EncodedExecution): void {
-  encoded.slots.forEach((slot, index) => {
+  encoded.slots.forEach((slot, slotIndex) => {
+    const index = encoded.actionOfSlot[slotIndex] ?? slotIndex;
     const type = Number(slot.actionType);
     if (type === ACTION_TYPE_CODES.swap || type === ACTION_TYPE_CODES.convert) {
       const least = minimumOut(slot.quoted, slot.slippageBps);

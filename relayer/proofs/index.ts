@@ -58,3 +58,4 @@ export {
   type ConstraintFamily,
 } from "./errors.ts";
 export { closeProver, loadCircuit } from "./keys.ts";
+export { checkAttestation, type AttestationCheck, type AttestorReader } from "./audit.ts";

@@ -141,13 +141,14 @@ async function idempotentReplay(
 /** Resolves the body to a workflow: by value (JSON or YAML form) or `{deployment, version?}`. */
 async function resolveWorkflow(ctx: WorkflowContext, caller: Caller, request: SubmittedRequest) {
   const document = parseBody(request.format, request.text);
-  if (
-    request.format === "json" &&
-    document &&
-    typeof document === "object" &&
-    "deployment" in document
-  ) {
-    const parsed = deploymentRunSchema.safeParse(document);
+  if (document && typeof document === "object" && "deployment" in document) {
+    // YAML scalars arrive as text (failsafe schema): `version: 2` is "2" there.
+    const version = (document as { version?: unknown }).version;
+    const run =
+      request.format === "yaml" && typeof version === "string"
+        ? { ...document, version: /^\d+$/.test(version) ? Number(version) : version }
+        : document;
+    const parsed = deploymentRunSchema.safeParse(run);
     if (!parsed.success) throw validationFailed(zodIssues(parsed.error));
     const deployment = await findDeployment(
       ctx.store,
@@ -301,7 +302,7 @@ export async function deployWorkflow(
 }
 
 export interface FiringResult {
-  outcome: "queued" | "refused" | "duplicate" | "schedule-gone";
+  outcome: "queued" | "refused" | "duplicate" | "schedule-gone" | "key-revoked";
   executionId?: string;
 }
 
@@ -321,6 +322,12 @@ export async function fireSchedule(
     [scheduleId],
   );
   if (!row) return { outcome: "schedule-gone" };
+  const [key] = await ctx.store.query<{ tier: string; revoked_at: Date | string | null }>(
+    `SELECT tier, revoked_at FROM api_keys WHERE id = $1`,
+    [row.api_key_id],
+  );
+  // A revoked key's schedules stop: nothing runs on behalf of a key its owner disabled.
+  if (!key || key.revoked_at !== null) return { outcome: "key-revoked" };
   let workflow: Workflow;
   let deploymentId: string | null = null;
   if (row.deployment_name !== null) {
@@ -338,10 +345,7 @@ export async function fireSchedule(
   }
   // The estimate is informative for a firing: a chain hiccup must not drop the run.
   const costEstimate = await estimateWorkflowCost(ctx, workflow).catch(() => null);
-  const [key] = await ctx.store.query<{ tier: string }>(`SELECT tier FROM api_keys WHERE id = $1`, [
-    row.api_key_id,
-  ]);
-  const limits = ctx.limits[(key?.tier ?? "free") as Caller["tier"]] ?? ctx.limits.free;
+  const limits = ctx.limits[key.tier as Caller["tier"]] ?? ctx.limits.free;
   const executionId = newExecutionId();
   await warmQueue(ctx, JOB_NAMES.workflowExecute);
 

@@ -3,6 +3,7 @@ import { decryptSecret, encryptSecret } from "../auth/secrets.ts";
 import type { AppContext } from "../context.ts";
 import type { EngineDeps } from "./orchestrator.ts";
 import { startEngineWorker, type EngineWorker } from "./worker.ts";
+import { groth16Prover } from "./proof.ts";
 
 export { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
 export { startEngineWorker, WORKFLOW_EXECUTE_JOB } from "./worker.ts";
@@ -26,6 +27,7 @@ export function engineDeps(ctx: AppContext): EngineDeps {
     chains: ctx.chains,
     logger: ctx.logger.child({ area: "engine" }),
     faucet: ctx.chains.list().every((c) => c.devnet) ? DEVNET_FAUCET : null,
+    prover: groth16Prover(ctx.chains),
     baseFeeCapGwei: process.env.VERIFLOW_BASE_FEE_CAP_GWEI
       ? Number(process.env.VERIFLOW_BASE_FEE_CAP_GWEI)
       : undefined,

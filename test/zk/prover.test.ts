@@ -1,5 +1,10 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { expect } from "chai";
 import { Interface, ZeroHash, concat, keccak256 } from "ethers";
+import { REPO_ROOT } from "../../relayer/proofs/circuits.ts";
 import {
   committedTxHashes,
   encodeClaim,
@@ -105,6 +110,26 @@ describe("# prover library", function () {
       expect(other.publicSignals[0]).to.equal(proved.publicSignals[0]);
       expect(other.publicSignals[1]).to.not.equal(proved.publicSignals[1]);
       expect(await verifyExecutionProof(other.proof, other.publicSignals)).to.equal(true);
+    });
+  });
+
+  describe("# process lifetime", () => {
+    it("should let a process that proved exit without closeProver", async () => {
+      const index = pathToFileURL(path.join(REPO_ROOT, "relayer/proofs/index.ts")).href;
+      const fixtures = pathToFileURL(path.join(REPO_ROOT, "test/zk/fixtures.ts")).href;
+      const script = [
+        `import { proveExecution, verifyExecutionProof } from ${JSON.stringify(index)};`,
+        `import { sampleClaim } from ${JSON.stringify(fixtures)};`,
+        `const p = await proveExecution(sampleClaim("wf_exit"));`,
+        `console.log(await verifyExecutionProof(p.proof, p.publicSignals));`,
+      ].join("\n");
+      // If snarkjs' idle worker threads held the process open, this would never resolve.
+      const { stdout } = await promisify(execFile)(process.execPath, [
+        "--input-type=module",
+        "-e",
+        script,
+      ]);
+      expect(stdout.trim()).to.equal("true");
     });
   });
 

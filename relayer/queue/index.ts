@@ -42,6 +42,12 @@ export interface Queue {
   /** Creates the queue if needed (idempotent; defaults: 3 attempts, exponential backoff). */
   ensureQueue(name: string, options?: Parameters<PgBoss["createQueue"]>[1]): Promise<void>;
   send<T extends object>(name: string, data: T, options?: SendJobOptions): Promise<string | null>;
+  /** Several jobs of one queue in one statement (queue defaults for retries); their ids. */
+  sendMany<T extends object>(
+    name: string,
+    data: readonly T[],
+    options?: { tx?: Store },
+  ): Promise<string[]>;
   /** Works jobs one at a time per worker; a throw fails the job, which pg-boss retries. */
   work<T extends object>(
     name: string,
@@ -138,6 +144,12 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
   };
   for (const name of Object.values(JOB_NAMES)) await ensureQueue(name);
 
+  /** Runs `fn` with the transaction's pg-boss `db` (on PGlite, pg-boss's own lookups included). */
+  const inTransaction = <T>(tx: Store, fn: (txDb: QueueDb) => Promise<T>): Promise<T> => {
+    const txDb = tx.queueDb();
+    return store.kind === "pglite" ? sendingIn.run(txDb, () => fn(txDb)) : fn(txDb);
+  };
+
   return {
     boss,
     ensureQueue,
@@ -147,12 +159,23 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
         await ensureQueue(name);
         return boss.send(name, data, rest);
       }
-      const txDb = tx.queueDb();
-      const sendInTransaction = async () => {
+      return inTransaction(tx, async (txDb) => {
         await ensureQueue(name);
         return boss.send(name, data, { ...rest, db: txDb });
+      });
+    },
+    async sendMany(name, data, sendOptions = {}) {
+      if (data.length === 0) return [];
+      const jobs = data.map((d) => ({ data: d as object }));
+      const insert = async (txDb?: QueueDb) => {
+        await ensureQueue(name);
+        const ids = await boss.insert(name, jobs, {
+          returnId: true,
+          ...(txDb ? { db: txDb } : {}),
+        });
+        return ids ?? [];
       };
-      return store.kind === "pglite" ? sendingIn.run(txDb, sendInTransaction) : sendInTransaction();
+      return sendOptions.tx ? inTransaction(sendOptions.tx, insert) : insert();
     },
     async work(name, handler, workOptions = {}) {
       await ensureQueue(name);

@@ -58,6 +58,49 @@ export async function insertExecution(tx: Store, row: NewExecution): Promise<boo
   return inserted.length === 1;
 }
 
+/**
+ * Inserts several API-submitted executions in one statement (the group-committed submission path:
+ * no schedule firings, so no conflicts to skip).
+ */
+export async function insertExecutions(tx: Store, rows: readonly NewExecution[]): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = 8;
+  const params: unknown[] = [];
+  const values = rows.map((row, i) => {
+    params.push(
+      row.id,
+      row.apiKeyId,
+      row.workflow.name,
+      JSON.stringify(row.workflow),
+      row.trigger,
+      row.scheduleId ?? null,
+      row.deploymentId ?? null,
+      row.costEstimate === null ? null : JSON.stringify(row.costEstimate),
+    );
+    const n = i * columns;
+    return `($${n + 1}, $${n + 2}, $${n + 3}, 'queued', $${n + 4}::jsonb, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}::jsonb)`;
+  });
+  await tx.query(
+    `INSERT INTO workflow_executions
+       (id, api_key_id, name, state, workflow, trigger, schedule_id, deployment_id, cost_estimate)
+     VALUES ${values.join(", ")}`,
+    params,
+  );
+}
+
+/** Active executions per key, for keys locked with `lockKeyForSubmission` in this transaction. */
+export async function countActiveExecutionsByKey(
+  tx: Store,
+  apiKeyIds: readonly string[],
+): Promise<Map<string, number>> {
+  const rows = await tx.query<{ api_key_id: string; n: string | number }>(
+    `SELECT api_key_id, count(*) AS n FROM workflow_executions
+      WHERE api_key_id = ANY($1::text[]) AND state = ANY($2::text[]) GROUP BY api_key_id`,
+    [apiKeyIds, ACTIVE_STATES],
+  );
+  return new Map(rows.map((r) => [r.api_key_id, Number(r.n)]));
+}
+
 /** Active executions of a key; call after `lockKeyForSubmission` in the same transaction. */
 export async function countActiveExecutions(tx: Store, apiKeyId: string): Promise<number> {
   const [row] = await tx.query<{ n: string | number }>(

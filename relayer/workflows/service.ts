@@ -5,10 +5,17 @@ import { assertConcurrencyAvailable, lockKeyForSubmission } from "../limits/conc
 import { JOB_NAMES } from "../queue/index.ts";
 import { estimateCost, InsufficientLiquidityError, NoRouteError } from "../routing/index.ts";
 import type { RoutingChainSet } from "../routing/index.ts";
+import { GroupCommit, type Outcome } from "../store/group-commit.ts";
 import type { Store } from "../store/index.ts";
 import { buildCatalogue, type AssetCatalogue, type ChainDescription } from "./catalogue.ts";
 import { DEPLOYMENT_NAME, findDeployment, insertDeployment } from "./deployments.ts";
-import { countActiveExecutions, insertExecution } from "./executions.ts";
+import {
+  countActiveExecutions,
+  countActiveExecutionsByKey,
+  insertExecution,
+  insertExecutions,
+  type NewExecution,
+} from "./executions.ts";
 import {
   checkIdempotencyKey,
   claimIdempotencyKey,
@@ -166,6 +173,22 @@ export async function submitWorkflow(
   const costEstimate = await estimateWorkflowCost(ctx, workflow);
   const executionId = newExecutionId();
   let schedule: ScheduleRow | null = null;
+  if (!request.idempotencyKey && !(workflow.schedule && !byDeployment)) {
+    // The common case (no idempotency key, no schedule to create): group-committed with the
+    // submissions arriving meanwhile.
+    return submissionsOf(ctx).submit({
+      caller,
+      execution: {
+        id: executionId,
+        apiKeyId: caller.id,
+        workflow,
+        trigger: "api",
+        scheduleId: null,
+        deploymentId,
+        costEstimate,
+      },
+    });
+  }
 
   const response = await ctx.store.transaction(async (tx) => {
     if (request.idempotencyKey) {
@@ -202,6 +225,64 @@ export async function submitWorkflow(
   });
   if (schedule) await registerScheduleLogged(ctx, schedule);
   return response as StoredResponse & { body: SubmissionResult };
+}
+
+interface PendingSubmission {
+  caller: Caller;
+  execution: NewExecution;
+}
+type Accepted = StoredResponse & { body: SubmissionResult };
+
+const groupCommits = new WeakMap<object, GroupCommit<PendingSubmission, Accepted>>();
+
+/**
+ * Submissions without an idempotency key or a schedule, written together: the transaction locks
+ * each key (sorted, so processes cannot deadlock), counts its active executions once, admits
+ * submissions in arrival order up to the tier's limit (the others get their 429 alone), inserts
+ * the admitted executions and their `workflow.execute` jobs in two statements, and commits once.
+ * Exactly what the single-submission transaction guarantees, for many at the cost of one commit.
+ */
+function submissionsOf(ctx: WorkflowContext): GroupCommit<PendingSubmission, Accepted> {
+  let group = groupCommits.get(ctx.store);
+  if (!group) {
+    group = new GroupCommit(ctx.store, (tx, items) => storeSubmissions(ctx, tx, items));
+    groupCommits.set(ctx.store, group);
+  }
+  return group;
+}
+
+async function storeSubmissions(
+  ctx: WorkflowContext,
+  tx: Store,
+  items: PendingSubmission[],
+): Promise<Outcome<Accepted>[]> {
+  const keyIds = [...new Set(items.map((i) => i.caller.id))].sort();
+  for (const keyId of keyIds) await lockKeyForSubmission(tx, keyId);
+  const active = await countActiveExecutionsByKey(tx, keyIds);
+  const admitted: NewExecution[] = [];
+  const outcomes = items.map((item): Outcome<Accepted> => {
+    const count = active.get(item.caller.id) ?? 0;
+    try {
+      assertConcurrencyAvailable(ctx.limits[item.caller.tier], count);
+    } catch (error) {
+      return { ok: false, error };
+    }
+    active.set(item.caller.id, count + 1);
+    admitted.push(item.execution);
+    const body: SubmissionResult = {
+      status: "queued",
+      execution_id: item.execution.id,
+      cost_estimate: item.execution.costEstimate as SubmissionResult["cost_estimate"],
+    };
+    return { ok: true, value: { status: 202, body } };
+  });
+  await insertExecutions(tx, admitted);
+  await ctx.queue.sendMany(
+    JOB_NAMES.workflowExecute,
+    admitted.map((e) => ({ executionId: e.id })),
+    { tx },
+  );
+  return outcomes;
 }
 
 async function registerScheduleLogged(ctx: WorkflowContext, row: ScheduleRow): Promise<void> {

@@ -263,6 +263,30 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           (await free.request("POST", "/v1/workflows", plainWorkflow("limit-6"))).status,
         ).to.equal(202);
       });
+      it("should admit concurrent submissions up to the concurrency limit exactly, each with its job", async () => {
+        const free = await newClient(svc, "free");
+        const responses = await Promise.all(
+          Array.from({ length: 9 }, (_, i) =>
+            free.request("POST", "/v1/workflows", plainWorkflow(`burst-${i}`)),
+          ),
+        );
+        const statuses = responses.map((r) => r.status).sort();
+        expect(statuses).to.deep.equal([202, 202, 202, 202, 202, 429, 429, 429, 429]);
+        const accepted = await Promise.all(
+          responses.filter((r) => r.status === 202).map(async (r) => (await json(r)).execution_id),
+        );
+        const stored = await svc.ctx.store.query<{ id: string }>(
+          "SELECT id FROM workflow_executions WHERE api_key_id = $1 ORDER BY id",
+          [free.id],
+        );
+        expect(stored.map((r) => r.id)).to.deep.equal([...accepted].sort());
+        const jobs = await svc.ctx.store.query<{ execution_id: string }>(
+          `SELECT data->>'executionId' AS execution_id FROM pgboss.job
+            WHERE name = 'workflow.execute' AND data->>'executionId' = ANY($1::text[])`,
+          [accepted],
+        );
+        expect(jobs.map((j) => j.execution_id).sort()).to.deep.equal([...accepted].sort());
+      });
     });
 
     describe("## idempotency", () => {

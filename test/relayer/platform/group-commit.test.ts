@@ -1,0 +1,70 @@
+import { expect } from "chai";
+import { GroupCommit, type Outcome } from "../../../relayer/store/group-commit.ts";
+import { openStore, type Store } from "../../../relayer/store/index.ts";
+
+describe("# group commit", function () {
+  this.timeout(60_000);
+  let store: Store;
+
+  before(async () => {
+    store = await openStore({ dataDir: "memory://" });
+    await store.exec("CREATE TABLE gc_items (n int PRIMARY KEY)");
+  });
+  after(async () => {
+    await store?.close();
+  });
+
+  const rows = async () =>
+    (await store.query<{ n: number }>("SELECT n FROM gc_items ORDER BY n")).map((r) => r.n);
+
+  it("should write the items arriving during a commit together, each resolved after its commit", async () => {
+    const batches: number[][] = [];
+    const group = new GroupCommit<number, number>(store, async (tx, items) => {
+      batches.push(items);
+      for (const n of items) await tx.query("INSERT INTO gc_items VALUES ($1)", [n]);
+      return items.map((n): Outcome<number> => ({ ok: true, value: n * 10 }));
+    });
+    const results = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => group.submit(n)));
+    expect(results).to.deep.equal([10, 20, 30, 40, 50, 60]);
+    // The first starts at once; the five arriving while it commits share the next transaction.
+    expect(batches).to.deep.equal([[1], [2, 3, 4, 5, 6]]);
+    expect(await rows()).to.deep.equal([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("should refuse one item alone and keep the others of its batch", async () => {
+    const group = new GroupCommit<number, number>(store, async (tx, items) =>
+      Promise.all(
+        items.map(async (n): Promise<Outcome<number>> => {
+          if (n === 13) return { ok: false, error: new Error("refused 13") };
+          await tx.query("INSERT INTO gc_items VALUES ($1)", [n]);
+          return { ok: true, value: n };
+        }),
+      ),
+    );
+    const settled = await Promise.allSettled([11, 12, 13, 14].map((n) => group.submit(n)));
+    expect(settled.map((s) => s.status)).to.deep.equal([
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    expect((settled[2] as PromiseRejectedResult).reason.message).to.equal("refused 13");
+    expect(await rows()).to.deep.equal([1, 2, 3, 4, 5, 6, 11, 12, 14]);
+  });
+
+  it("should retry each item alone when its batch's transaction fails, so one bad item fails alone", async () => {
+    const group = new GroupCommit<number, number>(store, async (tx, items) => {
+      for (const n of items) await tx.query("INSERT INTO gc_items VALUES ($1)", [n]);
+      return items.map((n): Outcome<number> => ({ ok: true, value: n }));
+    });
+    // 1 already exists: its insert fails the batch [21, 1, 22] (after 20 committed alone).
+    const settled = await Promise.allSettled([20, 21, 1, 22].map((n) => group.submit(n)));
+    expect(settled.map((s) => s.status)).to.deep.equal([
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    expect(await rows()).to.deep.equal([1, 2, 3, 4, 5, 6, 11, 12, 14, 20, 21, 22]);
+  });
+});

@@ -26,6 +26,12 @@ export const GAS_PER_EXTRA_HOP = 60_000n;
 export const GAS_PER_RECIPIENT = 32_000n;
 
 const observed = new Map<string, bigint>();
+let observations = 0;
+
+/** Changes whenever an observed gas figure replaces a baseline (memoised estimates depend on them). */
+export function observedGasVersion(): number {
+  return observations;
+}
 
 function key(chainId: number, kind: TxKind, units: number): string {
   return `${chainId}:${kind}:${units}`;
@@ -38,7 +44,9 @@ export function recordObservedGas(
   units: number,
   gasUsed: bigint,
 ): void {
-  observed.set(key(chainId, kind, units), gasUsed);
+  const k = key(chainId, kind, units);
+  if (observed.get(k) !== gasUsed) observations++;
+  observed.set(k, gasUsed);
 }
 
 export function baselineGas(chainId: number, kind: TxKind, units = 1): bigint {

@@ -4,7 +4,7 @@ import type { RoutingChain } from "./chain.ts";
 import { hasAsset, tokenOf } from "./chain.ts";
 import type { GasStrategy } from "./fees.ts";
 import { isGasStrategy } from "./fees.ts";
-import { baselineGas, estimateTxGas, type TxKind } from "./gas.ts";
+import { baselineGas, estimateTxGas, observedGasVersion, type TxKind } from "./gas.ts";
 import { ReserveReader } from "./pools.ts";
 import { nativeUsdPrice } from "./prices.ts";
 import { quoteSwapCandidates, type SwapCandidate } from "./quote.ts";
@@ -348,6 +348,48 @@ export async function estimateCost(
     (isGasStrategy(workflow.gasStrategy ?? "") ? (workflow.gasStrategy as GasStrategy) : "eco");
   const reader = options.reader ?? new ReserveReader();
   options = { ...options, gasStrategy, reader };
+  // An estimate is a function of the chains' state (their latest blocks), their fee histories,
+  // the gas figures observed on receipts and the workflow: with all of them equal, the same
+  // estimate is served again (and identical concurrent estimates are computed once) instead of
+  // planning the same workflow on the same blocks for every request.
+  const [snapshots, histories] = await Promise.all([
+    Promise.all(list.map((c) => reader.snapshot(c))),
+    Promise.all(list.map((c) => reader.feeHistory(c))),
+  ]);
+  const key = JSON.stringify(
+    {
+      chains: list.map((c, i) => [c.chainId, snapshots[i]!.head.hash, histories[i]]),
+      actions: workflow.actions,
+      gasStrategy,
+      account: options.account ?? null,
+      observedGas: observedGasVersion(),
+    },
+    (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v),
+  );
+  let pending = estimates.get(key);
+  if (!pending) {
+    pending = computeEstimate(list, workflow, options, reader);
+    const started = pending;
+    if (estimates.size >= MAX_MEMOISED_ESTIMATES) estimates.delete(estimates.keys().next().value!);
+    estimates.set(key, started);
+    started.catch(() => {
+      if (estimates.get(key) === started) estimates.delete(key);
+    });
+  }
+  // Each caller gets its own copy of the plan.
+  return structuredClone(await pending);
+}
+
+/** Estimates by everything they depend on (see estimateCost), most recent last. */
+const estimates = new Map<string, Promise<CostEstimate & { plan: PlannedAction[] }>>();
+const MAX_MEMOISED_ESTIMATES = 256;
+
+async function computeEstimate(
+  list: readonly RoutingChain[],
+  workflow: RoutableWorkflow,
+  options: PlanOptions,
+  reader: ReserveReader,
+): Promise<CostEstimate & { plan: PlannedAction[] }> {
   const plan = await planWorkflow(list, workflow, options);
   const attestation = list.find((c) => contractAddress(c, ATTESTOR_CONTRACT));
   const extra: PlannedTx[] = attestation

@@ -47,15 +47,20 @@ export class ReserveReader {
     return (await this.snapshot(chain)).view(iface, address, fn, args);
   }
 
-  /** The fee quote of a gas strategy from the chain's latest fee history (read once per decision). */
-  async feeQuote(chain: RoutingChain, strategy: GasStrategy = "eco"): Promise<FeeQuote> {
+  /** The chain's latest fee history, read once per decision. */
+  feeHistory(chain: RoutingChain): Promise<FeeHistory> {
     let history = this.feeHistories.get(chain.chainId);
     if (!history) {
       history = feeHistory(chain.provider);
       this.feeHistories.set(chain.chainId, history);
       history.catch(() => this.feeHistories.delete(chain.chainId));
     }
-    return feeQuoteFromHistory(await history, strategy);
+    return history;
+  }
+
+  /** The fee quote of a gas strategy from the chain's latest fee history (read once per decision). */
+  async feeQuote(chain: RoutingChain, strategy: GasStrategy = "eco"): Promise<FeeQuote> {
+    return feeQuoteFromHistory(await this.feeHistory(chain), strategy);
   }
 
   /** Reserves of `exchange`'s pool for (tokenIn, tokenOut), or null when the pool does not exist. */

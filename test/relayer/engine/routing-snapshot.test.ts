@@ -1,7 +1,11 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 import { Contract, MaxUint256, parseUnits, type Signer, type TransactionRequest } from "ethers";
-import { quoteSwapCandidates, ReserveReader } from "../../../relayer/routing/index.ts";
+import {
+  estimateCost,
+  quoteSwapCandidates,
+  ReserveReader,
+} from "../../../relayer/routing/index.ts";
 import { ROUTER_ABI } from "../../../relayer/routing/abis.ts";
 import type { RoutingChain } from "../../../relayer/routing/chain.ts";
 import { deployUniswapWorld } from "./uniswap-fixture.ts";
@@ -77,6 +81,29 @@ describe("# routing reads per block", function () {
     calls = 0;
     await quote();
     expect(concurrent).to.equal(calls);
+  });
+
+  it("should serve an identical estimate again on the same state, and recompute when fees change", async function () {
+    const workflow = {
+      actions: [{ type: "swap", from: "USDC", to: "DAI", amount: "250", slippageBps: 50 }],
+    };
+    await mine();
+    const first = await estimateCost([chain], workflow);
+    calls = 0;
+    const again = await Promise.all([
+      estimateCost([chain], workflow),
+      estimateCost([chain], workflow),
+    ]);
+    expect(calls).to.equal(0);
+    for (const e of again) expect(e).to.deep.equal(first);
+    // The next block's base fee changes without a block (Hardhat): the estimate follows it.
+    const send = (chain.provider as unknown as { send(m: string, p: unknown[]): Promise<unknown> })
+      .send;
+    await send.call(chain.provider, "hardhat_setNextBlockBaseFeePerGas", [
+      "0x" + (50n * 10n ** 9n).toString(16),
+    ]);
+    const pricier = await estimateCost([chain], workflow);
+    expect(pricier.total_usd).to.be.greaterThan(first.total_usd);
   });
 
   it("should quote a new block's reserves once a transaction changed them", async function () {

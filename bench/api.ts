@@ -55,7 +55,10 @@ const WORKFLOW = {
 async function startServer(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [path.join(HERE, "api-server.ts")], {
+  const profile = process.env.BENCH_CPU_PROF
+    ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, path.join(HERE, "api-server.ts")], {
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -188,7 +191,19 @@ async function measureRelayer(
   }
 }
 
+/**
+ * BENCH_ONLY=route:backend[,...] (e.g. `workflows:postgres`): measure just those, print the
+ * figures and write nothing (for profiling with BENCH_CPU_PROF=dir).
+ */
+async function only(spec: string): Promise<void> {
+  for (const item of spec.split(",")) {
+    const [route, backend] = item.split(":") as ["workflows" | "probe", "pglite" | "postgres"];
+    await measureRelayer(route, backend);
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_ONLY) return only(process.env.BENCH_ONLY);
   const ceilingServer = await startServer({ BENCH_TARGET: "ceiling" });
   const ceiling = await measure(ceilingServer.url, "/echo", false);
   await stopServer(ceilingServer.child);

@@ -107,22 +107,6 @@ export async function estimateWorkflowCost(ctx: WorkflowContext, workflow: Workf
   }
 }
 
-const warmed = new WeakMap<object, Set<string>>();
-
-/**
- * pg-boss looks a queue up on its own connection the first time a process sends to it; inside a
- * PGlite transaction (one connection) that lookup would wait for the transaction forever. One
- * harmless read outside any transaction fills pg-boss's queue cache first.
- */
-async function warmQueue(ctx: WorkflowContext, name: string): Promise<void> {
-  const names = warmed.get(ctx.queue) ?? new Set<string>();
-  if (names.has(name)) return;
-  await ctx.queue.ensureQueue(name);
-  await ctx.queue.boss.getJobById(name, "00000000-0000-0000-0000-000000000000");
-  names.add(name);
-  warmed.set(ctx.queue, names);
-}
-
 /** Replays the first response to an Idempotency-Key (or 409s) before any work is done. */
 async function idempotentReplay(
   ctx: WorkflowContext,
@@ -182,7 +166,6 @@ export async function submitWorkflow(
   const costEstimate = await estimateWorkflowCost(ctx, workflow);
   const executionId = newExecutionId();
   let schedule: ScheduleRow | null = null;
-  await warmQueue(ctx, JOB_NAMES.workflowExecute);
 
   const response = await ctx.store.transaction(async (tx) => {
     if (request.idempotencyKey) {
@@ -347,7 +330,6 @@ export async function fireSchedule(
   const costEstimate = await estimateWorkflowCost(ctx, workflow).catch(() => null);
   const limits = ctx.limits[key.tier as Caller["tier"]] ?? ctx.limits.free;
   const executionId = newExecutionId();
-  await warmQueue(ctx, JOB_NAMES.workflowExecute);
 
   return ctx.store.transaction(async (tx: Store): Promise<FiringResult> => {
     await lockKeyForSubmission(tx, row.api_key_id);

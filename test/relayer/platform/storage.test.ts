@@ -174,6 +174,32 @@ for (const backend of BACKENDS) {
       expect(await count()).to.equal(1);
     });
 
+    it("should send inside a transaction to a queue this process has not used yet", async () => {
+      // On PGlite the transaction holds the only connection: pg-boss must not look the new queue
+      // up on its own connection (it used to wait for the transaction forever).
+      const count = async (name: string) =>
+        (
+          await store.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1",
+            [name],
+          )
+        )[0]!.n;
+      await store
+        .transaction(async (tx) => {
+          await queue.send("test.fresh", { id: 1 }, { tx });
+          throw new Error("abandon");
+        })
+        .catch(() => {});
+      expect(await count("test.fresh")).to.equal(0);
+      const id = await store.transaction((tx) => queue.send("test.fresh", { id: 2 }, { tx }));
+      expect(await count("test.fresh")).to.equal(1);
+      const [job] = await queue.boss.findJobs<{ id: number }>("test.fresh", { id: id! });
+      expect(job?.data).to.deep.equal({ id: 2 });
+      // And outside a transaction afterwards (the queue exists, pg-boss's cache knows it).
+      await queue.send("test.fresh", { id: 3 });
+      expect(await count("test.fresh")).to.equal(2);
+    });
+
     it("should work a job, retry it after a failure and record its output", async () => {
       const attempts: number[] = [];
       await queue.ensureQueue("test.retry", { retryLimit: 2, retryDelay: 0, retryBackoff: false });

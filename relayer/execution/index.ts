@@ -4,6 +4,9 @@ import type { AppContext } from "../context.ts";
 import type { EngineDeps } from "./orchestrator.ts";
 import { startEngineWorker, type EngineWorker } from "./worker.ts";
 import { groth16Prover } from "./proof.ts";
+import { combineScreens, oracleScreen } from "../agents/compliance.ts";
+import { complianceFor } from "../compliance/routes.ts";
+import { listScreen } from "../compliance/screen.ts";
 
 export { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
 export { startEngineWorker, WORKFLOW_EXECUTE_JOB } from "./worker.ts";
@@ -28,6 +31,12 @@ export function engineDeps(ctx: AppContext): EngineDeps {
     logger: ctx.logger.child({ area: "engine" }),
     faucet: ctx.chains.list().every((c) => c.devnet) ? DEVNET_FAUCET : null,
     prover: groth16Prover(ctx.chains),
+    // Every counterparty and recipient: the chain's sanctions oracle and the configured list files
+    // (ofac-sdn, ...). Fails closed: a list that cannot be loaded stops the action (retried).
+    screen: async (address, chain) => {
+      const compliance = await complianceFor(ctx);
+      return combineScreens(oracleScreen, listScreen(compliance.lists))(address, chain);
+    },
     baseFeeCapGwei: process.env.VERIFLOW_BASE_FEE_CAP_GWEI
       ? Number(process.env.VERIFLOW_BASE_FEE_CAP_GWEI)
       : undefined,

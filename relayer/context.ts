@@ -5,7 +5,7 @@ import { purgeExpiredSignatures } from "./auth/replay.ts";
 import type { Config } from "./config/index.ts";
 import { resolveMasterKey } from "./config/master-key.ts";
 import { createLogger } from "./http/logging.ts";
-import { createMetrics, type Metrics } from "./http/metrics.ts";
+import { createMetrics, registerQueueMetrics, type Metrics } from "./http/metrics.ts";
 import { purgeRateLimitWindows } from "./limits/rate-limit.ts";
 import { resolveTierLimits, type TierLimits, type TierName } from "./limits/tiers.ts";
 import { JOB_NAMES, openQueue, type Queue } from "./queue/index.ts";
@@ -83,6 +83,7 @@ export async function createContext(
       return { signatures, windows };
     });
     await queue.schedule(JOB_NAMES.platformMaintenance, "*/5 * * * *", {});
+    registerQueueMetrics(ctx);
     return ctx;
   } catch (err) {
     await store.close().catch(() => {});

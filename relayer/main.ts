@@ -27,10 +27,14 @@ async function main(): Promise<void> {
         `  X-SVC-Key:       ${service.apiKey}\n  signing secret:  ${service.createdSecret}\n\n`,
     );
   }
+  const keys = service.apiKey
+    ? `API key ${service.apiKey}`
+    : service.activeKeys.length === 0
+      ? "no active API key: create one with npm run keys -- create"
+      : `API key${service.activeKeys.length > 1 ? "s" : ""} ${service.activeKeys.slice(0, 3).join(", ")}` +
+        (service.activeKeys.length > 3 ? ` and ${service.activeKeys.length - 3} more` : "");
   process.stdout.write(
-    `Veriflow relayer listening on ${service.server.url}` +
-      (service.apiKey ? ` (API key ${service.apiKey})` : "") +
-      `; docs at ${service.server.url}/docs\n`,
+    `Veriflow relayer listening on ${service.server.url} (${keys}); docs at ${service.server.url}/docs\n`,
   );
 
   const shutdown = (signal: string) => {

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { countApiKeys, createApiKey } from "./auth/keys.ts";
+import { countApiKeys, createApiKey, listApiKeys } from "./auth/keys.ts";
 import { openChains, type ChainSet } from "./chains/index.ts";
 import type { Config } from "./config/index.ts";
 import { closeContext, createContext, type AppContext } from "./context.ts";
@@ -17,6 +17,8 @@ export interface RunningService {
   server: RunningServer;
   /** The API key announced at start (bootstrap, or the development key created on first run). */
   apiKey?: string;
+  /** Active (not revoked) API keys in the database, for the start banner; never secrets. */
+  activeKeys: string[];
   /** Set only when a development key was created by this start: shown once. */
   createdSecret?: string;
   /** Graceful: stop accepting, finish in-flight requests and running jobs, close everything. */
@@ -56,6 +58,8 @@ export async function startService(
     createdSecret = created.secret;
   }
 
+  const activeKeys = (await listApiKeys(ctx.store)).filter((k) => !k.revokedAt).map((k) => k.key);
+
   const app = createApp(ctx);
   // Areas start their background workers here, one line each (they run in every process;
   // pg-boss hands each job to one of them).
@@ -67,7 +71,7 @@ export async function startService(
       url: server.url,
       database: config.databaseUrl ? "postgresql" : `pglite (${config.dataDir})`,
       chains: ctx.chains?.list().map((c) => `${c.name} (${c.chainId})`) ?? [],
-      api_key: apiKey ?? "(see npm run keys -- list)",
+      api_key: apiKey ?? activeKeys.slice(0, 5),
     },
     "relayer listening",
   );
@@ -77,6 +81,7 @@ export async function startService(
     ctx,
     server,
     apiKey,
+    activeKeys,
     createdSecret,
     stop() {
       stopping ??= (async () => {

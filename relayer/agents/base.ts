@@ -1,4 +1,4 @@
-import { Contract, Interface, type Signer, type TransactionRequest } from "ethers";
+import { Contract, Interface, MaxUint256, type Signer, type TransactionRequest } from "ethers";
 import { ERC20_ABI } from "../routing/abis.ts";
 import type { RoutingChain } from "../routing/chain.ts";
 import { feeQuote, isGasStrategy, type FeeQuote, type GasStrategy } from "../routing/fees.ts";
@@ -163,8 +163,17 @@ export abstract class Agent {
     const chain = options.chain ?? this.chain;
     const signer = options.signer ?? this.signerOn(chain);
     const from = await signer.getAddress();
+    // A journalled slot (a resumed run) is awaited as signed: no estimate (the state it would be
+    // estimated against has moved on: the transaction itself may already be mined).
+    const journalled = await this.env.journal.find({
+      executionId: this.env.executionId,
+      actionIndex: this.env.actionIndex,
+      slot,
+    });
     let gasLimit =
-      options.gasLimit ?? (await this.estimate(chain, { ...request, from }, options.decode));
+      journalled && journalled.state !== "released"
+        ? BigInt(journalled.gas_limit)
+        : (options.gasLimit ?? (await this.estimate(chain, { ...request, from }, options.decode)));
     const maxRetries = this.env.maxGasRetries ?? 3;
     for (let attempt = 0; ; attempt++) {
       const name = attempt === 0 ? slot : `${slot}.retry${attempt}`;
@@ -303,7 +312,13 @@ export abstract class Agent {
       )) as bigint;
       if (allowance >= amount) return;
     }
-    const request = await erc20.getFunction("approve").populateTransaction(spender, amount);
+    // Spenders of our own deployment (routers, bridge, multisend) get an unlimited allowance: with
+    // exact approvals, concurrent workflows of one account overwrite each other's allowance (approve
+    // sets, it does not add) and a swap fails with TRANSFER_FROM_FAILED. Anything else: the amount.
+    const trusted = trustedSpenders(chain).has(spender.toLowerCase());
+    const request = await erc20
+      .getFunction("approve")
+      .populateTransaction(spender, trusted ? MaxUint256 : amount);
     await this.send(slot, "approve", request, { chain, signer });
   }
 
@@ -340,6 +355,18 @@ export abstract class Agent {
       ...extra,
     };
   }
+}
+
+/** The deployment's own contracts that may hold an unlimited allowance of the account's tokens. */
+export function trustedSpenders(chain: RoutingChain): Set<string> {
+  const spenders = new Set<string>();
+  for (const exchange of Object.values(chain.deployment.exchanges))
+    spenders.add(exchange.router.toLowerCase());
+  for (const name of ["LockMintBridge", "Multisend"]) {
+    const address = chain.deployment.contracts[name]?.address;
+    if (address) spenders.add(address.toLowerCase());
+  }
+  return spenders;
 }
 
 /** Decodes revert data: `Error(string)`, `Panic(uint256)`, or one of the contract's custom errors. */

@@ -2,6 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import {
   Contract,
+  Interface,
   JsonRpcProvider,
   Wallet,
   type AbstractProvider,
@@ -110,6 +111,17 @@ function makeHandle(args: {
     if (!found) throw new Error(`chain ${name}: no ABI ${abiName} in its deployment`);
     return found as InterfaceAbi;
   };
+  // Parsing an ABI into an ethers Interface is by far the costliest part of building a Contract
+  // (every fragment and parameter becomes an object); build each once per chain and reuse it.
+  const interfaces = new Map<unknown, Interface>();
+  const interfaceOf = (source: unknown): Interface => {
+    let iface = interfaces.get(source);
+    if (!iface) {
+      iface = Interface.from(source as InterfaceAbi);
+      interfaces.set(source, iface);
+    }
+    return iface;
+  };
   return {
     name,
     chainId: args.chainId,
@@ -121,12 +133,13 @@ function makeHandle(args: {
     abi,
     contract(contractName, runner) {
       const entry = deployment.contracts[contractName];
-      if (entry) return new Contract(entry.address, abi(entry.abi), runner ?? provider);
+      if (entry)
+        return new Contract(entry.address, interfaceOf(abi(entry.abi)), runner ?? provider);
       const token = deployment.tokens[contractName];
       if (token) {
         const tokenAbi = abis.TestToken ?? abis.IERC20 ?? abis.ERC20;
         if (!tokenAbi) throw new Error(`chain ${name}: no ERC-20 ABI in its deployment`);
-        return new Contract(token.address, tokenAbi as never, runner ?? provider);
+        return new Contract(token.address, interfaceOf(tokenAbi), runner ?? provider);
       }
       throw new Error(
         `chain ${name}: no contract or token named ${contractName} in its deployment`,

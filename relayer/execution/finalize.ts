@@ -14,6 +14,7 @@ import {
 } from "./report.ts";
 import { loadSteps, startStep, stepMemo, finishStep } from "./steps.ts";
 import { TxJournal } from "./transactions.ts";
+import { ExecutionClaimError, ProverUnavailableError } from "../proofs/errors.ts";
 
 /** Proves an execution and returns the arguments of `ExecutionAttestor.attest` after the id. */
 export interface ExecutionProver {
@@ -22,6 +23,9 @@ export interface ExecutionProver {
     publicSignals: string[];
     /** `attest(executionId, ...attestArgs)`. */
     attestArgs: unknown[];
+    /** The commitments' blinding salt, published in the report. */
+    salt?: string;
+    commitments?: { workflow: string; execution: string };
   }>;
 }
 
@@ -87,23 +91,40 @@ export async function finalizeExecution(
     public_signals: null,
     attestation: null,
   };
-  if (input.state === "completed" && deps.prover) {
+  const canProve = Boolean(deps.prover && home.deployment.contracts[ATTESTOR_CONTRACT]);
+  if (input.state === "completed" && canProve) {
     await setStage(store, input.id, "prove");
     await startStep(store, input.id, FINAL_STEP, "Finalizer", home.name, null, {}).catch(() => {});
     const memo = stepMemo(store, input.id, FINAL_STEP);
-    const proved = await memo("proof", () =>
-      deps.prover!.prove({ executionId: input.id, workflow: input.workflow, results }),
-    );
-    const attestation = await attest(deps, home, input.id, proved.attestArgs);
-    crashPoint("proof.attested");
-    proof = {
-      zk_proof: JSON.stringify(proved.proof),
-      public_signals: proved.publicSignals,
-      attestation,
-    };
-    await finishStep(store, input.id, FINAL_STEP, "completed", { result: { attestation } });
+    let proved: Awaited<ReturnType<ExecutionProver["prove"]>> | null = null;
+    try {
+      proved = await memo("proof", () =>
+        deps.prover!.prove({ executionId: input.id, workflow: input.workflow, results }),
+      );
+    } catch (err) {
+      // The claim does not fit the circuit (e.g. more multisend recipients than its slots) or the
+      // keys are not installed: the execution stands, the report says why it carries no proof.
+      if (!(err instanceof ExecutionClaimError) && !(err instanceof ProverUnavailableError))
+        throw err;
+      proof.proof_note = `no execution proof: ${(err as Error).message}`;
+      log.warn({ err: (err as Error).message }, "execution not provable");
+    }
+    if (proved) {
+      const attestation = await attest(deps, home, input.id, proved.attestArgs);
+      crashPoint("proof.attested");
+      proof = {
+        zk_proof: JSON.stringify(proved.proof),
+        public_signals: proved.publicSignals,
+        attestation: {
+          ...attestation,
+          salt: proved.salt ?? null,
+          commitments: proved.commitments ?? null,
+        },
+      };
+      await finishStep(store, input.id, FINAL_STEP, "completed", { result: { attestation } });
+    }
   } else if (input.state === "completed") {
-    proof.proof_note = "no prover configured on this relayer";
+    proof.proof_note = "no prover or ExecutionAttestor configured on this relayer";
   } else {
     proof.proof_note = `no execution proof: the execution ${input.state} before completing`;
   }

@@ -2,7 +2,11 @@ import { DEVNET_FAUCET, type SecretCipher } from "../accounts/index.ts";
 import { decryptSecret, encryptSecret } from "../auth/secrets.ts";
 import type { AppContext } from "../context.ts";
 import type { EngineDeps } from "./orchestrator.ts";
-import { startEngineWorker } from "./worker.ts";
+import { startEngineWorker, type EngineWorker } from "./worker.ts";
+import { groth16Prover } from "./proof.ts";
+import { combineScreens, oracleScreen } from "../agents/compliance.ts";
+import { complianceFor } from "../compliance/routes.ts";
+import { listScreen } from "../compliance/screen.ts";
 
 export { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
 export { startEngineWorker, WORKFLOW_EXECUTE_JOB } from "./worker.ts";
@@ -26,6 +30,13 @@ export function engineDeps(ctx: AppContext): EngineDeps {
     chains: ctx.chains,
     logger: ctx.logger.child({ area: "engine" }),
     faucet: ctx.chains.list().every((c) => c.devnet) ? DEVNET_FAUCET : null,
+    prover: groth16Prover(ctx.chains),
+    // Every counterparty and recipient: the chain's sanctions oracle and the configured list files
+    // (ofac-sdn, ...). Fails closed: a list that cannot be loaded stops the action (retried).
+    screen: async (address, chain) => {
+      const compliance = await complianceFor(ctx);
+      return combineScreens(oracleScreen, listScreen(compliance.lists))(address, chain);
+    },
     baseFeeCapGwei: process.env.VERIFLOW_BASE_FEE_CAP_GWEI
       ? Number(process.env.VERIFLOW_BASE_FEE_CAP_GWEI)
       : undefined,
@@ -33,6 +44,12 @@ export function engineDeps(ctx: AppContext): EngineDeps {
 }
 
 const started = new WeakSet<object>();
+const workers = new WeakMap<object, EngineWorker>();
+
+/** Stops the recovery sweep (the queue itself is stopped by the platform's closeContext). */
+export function stopEngine(ctx: AppContext): void {
+  workers.get(ctx)?.stop();
+}
 
 /**
  * Starts the `workflow.execute` worker once per context (unless VERIFLOW_ENGINE_WORKER=off: an

@@ -87,11 +87,18 @@ export function stepMemo(store: EngineStore, executionId: string, index: number)
     );
     if (row && row.value !== null && row.value !== undefined) return parse<T>(row.value);
     const value = await compute();
+    // First writer wins: a concurrent resume that computed another value reads the stored one.
     await store.query(
       `UPDATE engine_steps SET input = jsonb_set(input, '{memo}', COALESCE(input -> 'memo', '{}'::jsonb) || jsonb_build_object($3::text, $4::jsonb))
-        WHERE execution_id = $1 AND action_index = $2`,
+        WHERE execution_id = $1 AND action_index = $2 AND NOT COALESCE(input -> 'memo' ? $3::text, false)`,
       [executionId, index, key, JSON.stringify(value)],
     );
-    return value;
+    const [stored] = await store.query<{ value: unknown }>(
+      "SELECT input -> 'memo' -> $3::text AS value FROM engine_steps WHERE execution_id = $1 AND action_index = $2",
+      [executionId, index, key],
+    );
+    return stored && stored.value !== null && stored.value !== undefined
+      ? parse<T>(stored.value)
+      : value;
   };
 }

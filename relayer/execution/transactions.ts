@@ -38,7 +38,7 @@ export interface SentTx {
   resumed: boolean;
 }
 
-interface TxRow {
+export interface TxRow {
   hash: string;
   raw: string | null;
   nonce: string | number;

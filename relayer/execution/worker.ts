@@ -1,7 +1,13 @@
 import type { Logger } from "pino";
 import type { EngineStore } from "../accounts/store.ts";
-import { runExecution, setExecution, type EngineDeps } from "./orchestrator.ts";
+import {
+  runExecution,
+  setExecution,
+  type EngineDeps,
+  type ExecutionState,
+} from "./orchestrator.ts";
 import { finalizeExecution } from "./finalize.ts";
+import { DEFAULT_LEASE_SECONDS, orphanedExecutions, withLease } from "./lease.ts";
 import type { Workflow } from "../workflows/model.ts";
 
 /** Job sent by the intake for every execution (common.md). */
@@ -24,23 +30,38 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Idle poll interval, seconds. */
   pollingIntervalSeconds?: number;
+  /** Execution lease: how long a dead worker blocks its executions before another resumes them. */
+  leaseSeconds?: number;
+}
+
+export interface EngineWorker {
+  /** Resumes the executions dead workers left running (also runs periodically). */
+  recover(): Promise<number>;
+  stop(): void;
 }
 
 /**
- * Works `workflow.execute` jobs. A final failure (agent error, risk) ends the execution inside
- * `runExecution`; a transient one (RPC outage without fallback, database) throws so pg-boss retries
- * and the retry resumes; on the last attempt the execution is marked failed with a partial report.
+ * Works `workflow.execute` jobs under an execution lease. A final failure (agent error, risk) ends
+ * the execution inside `runExecution`; a transient one (RPC outage without fallback, database)
+ * throws so pg-boss retries and the retry resumes; on the last attempt the execution is marked
+ * failed with a partial report. Executions a killed worker left behind are resumed by the
+ * recovery sweep once their lease expired.
  */
 export async function startEngineWorker(
   queue: EngineQueue,
   deps: EngineDeps,
   options: WorkerOptions = {},
-): Promise<string> {
-  return queue.work<{ executionId: string }>(
+): Promise<EngineWorker> {
+  const leaseSeconds = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+  const run = async (executionId: string): Promise<ExecutionState | null> =>
+    withLease(deps.store, executionId, leaseSeconds, () => runExecution(deps, executionId));
+
+  await queue.work<{ executionId: string }>(
     WORKFLOW_EXECUTE_JOB,
     async (data, job) => {
       try {
-        return { state: await runExecution(deps, data.executionId) };
+        // Null: another live worker holds the execution; it finishes it.
+        return { state: await run(data.executionId) };
       } catch (err) {
         const last = job.retryLimit !== undefined && (job.retryCount ?? 0) >= job.retryLimit;
         deps.logger.error(
@@ -57,6 +78,34 @@ export async function startEngineWorker(
       includeMetadata: true,
     },
   );
+
+  let sweeping = false;
+  const recover = async (): Promise<number> => {
+    if (sweeping) return 0;
+    sweeping = true;
+    try {
+      const orphans = await orphanedExecutions(deps.store);
+      for (const id of orphans) {
+        deps.logger.warn(
+          { executionId: id },
+          "resuming an execution a stopped worker left running",
+        );
+        void run(id).catch((err: unknown) =>
+          deps.logger.error(
+            { executionId: id, err: (err as Error).message },
+            "resume failed; will retry",
+          ),
+        );
+      }
+      return orphans.length;
+    } finally {
+      sweeping = false;
+    }
+  };
+  await recover();
+  const timer = setInterval(() => void recover().catch(() => {}), (leaseSeconds * 1000) / 2);
+  timer.unref();
+  return { recover, stop: () => clearInterval(timer) };
 }
 
 async function failExecution(

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Queue } from "../queue/index.ts";
 
 /** Prometheus metrics of one relayer process; areas register theirs on `registry`. */
 export interface Metrics {
@@ -26,4 +27,28 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       registers: [registry],
     }),
   };
+}
+
+/**
+ * Queue depth per queue and state, read from pg-boss's queue statistics at scrape time (pg-boss
+ * refreshes them about once a minute): `ready` (runnable now), `deferred`, `active`, `failed`.
+ */
+export function registerQueueMetrics(ctx: { metrics: Metrics; queue: Queue }): void {
+  const name = "veriflow_queue_jobs";
+  if (ctx.metrics.registry.getSingleMetric(name)) return;
+  new Gauge({
+    name,
+    help: "Jobs per pg-boss queue and state (from pg-boss's periodically refreshed statistics)",
+    labelNames: ["queue", "state"],
+    registers: [ctx.metrics.registry],
+    async collect() {
+      const queues = await ctx.queue.boss.getQueues().catch(() => []);
+      for (const q of queues) {
+        this.set({ queue: q.name, state: "ready" }, q.readyCount ?? 0);
+        this.set({ queue: q.name, state: "deferred" }, q.deferredCount ?? 0);
+        this.set({ queue: q.name, state: "active" }, q.activeCount ?? 0);
+        this.set({ queue: q.name, state: "failed" }, q.failedCount ?? 0);
+      }
+    },
+  });
 }

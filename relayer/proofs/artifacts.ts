@@ -4,7 +4,7 @@ import * as snarkjs from "snarkjs";
 import { ArtifactInputError } from "./errors.ts";
 import { toSolidityProof, type SolidityProof } from "./execution.ts";
 import { loadPoseidon } from "./field.ts";
-import { loadCircuit, loadVerificationKey } from "./keys.ts";
+import { loadCircuit, loadVerificationKey, withProverThreads } from "./keys.ts";
 
 /** Dimensions of `circuits/src/artifacts.circom` (`Artifacts(5)`). */
 export const ARTIFACT_TREE_DEPTH = 5;
@@ -135,7 +135,9 @@ export async function proveArtifacts(cids: readonly string[]): Promise<Artifacts
     i < cids.length ? cidDigestLimbs(cids[i]!).map(String) : ["0", "0"],
   );
   const witness = await circuit.calculateWitness({ count: String(cids.length), digests });
-  const { proof, publicSignals } = await snarkjs.groth16.prove(circuit.zkey, witness);
+  const { proof, publicSignals } = await withProverThreads(() =>
+    snarkjs.groth16.prove(circuit.zkey, witness),
+  );
   const root = levels[levels.length - 1]![0]!.toString();
   if (publicSignals[0] !== root || publicSignals[1] !== String(cids.length)) {
     throw new Error("artifact circuit and relayer/proofs/artifacts.ts disagree on the root");
@@ -163,11 +165,9 @@ export async function verifyArtifactsProof(
 ): Promise<boolean> {
   if (publicSignals.length !== 2) return false;
   try {
-    return await snarkjs.groth16.verify(
-      await loadVerificationKey("artifacts"),
-      publicSignals,
-      proof,
-      silent,
+    const vkey = await loadVerificationKey("artifacts");
+    return await withProverThreads(() =>
+      snarkjs.groth16.verify(vkey, publicSignals, proof, silent),
     );
   } catch {
     return false;

@@ -1,3 +1,4 @@
+import { concat, keccak256, ZeroHash as ZERO_BYTES32 } from "ethers";
 import { ExecutionClaimError } from "./errors.ts";
 import { FIELD_MODULUS, bytes32ToLimbs, executionIdToBytes32, isBytes32 } from "./field.ts";
 
@@ -7,6 +8,7 @@ export const MULTISEND_RECIPIENTS = 4;
 export const AMOUNT_BITS = 96;
 export const MAX_AMOUNT = (1n << BigInt(AMOUNT_BITS)) - 1n;
 export const BPS_DENOMINATOR = 10_000n;
+export const MAX_TX_HASHES = 16;
 
 export type ActionType = "swap" | "convert" | "bridge" | "multisend";
 
@@ -32,9 +34,10 @@ export type Amount = bigint | string;
  * | `quotedOut`        | quote at execution (e.g. getAmountsOut)| -                               | -                             |
  * | `slippageBps`      | tolerated slippage, basis points       | -                               | -                             |
  * | `feeCap`           | -                                      | maximum bridge fee (workflow)   | -                             |
- * | `recipientAmounts` | -                                      | -                               | per-recipient amounts, <= 4   |
- * | `txHashes`         | [swap tx] (or [approve, swap])         | [source tx, destination tx]     | [multisend tx]                |
+ * | `recipientAmounts` | -                                      | -                               | per-recipient amounts (*)     |
+ * | `txHashes`         | [approve?, swap]                       | [approve?, source, destination] | [approve?, multisend]         |
  *
+ * (*) A multisend takes one circuit slot per 4 recipients (8 slots in all); see `encodeClaim`.
  * Fields marked "-" must be omitted (or zero). Workflow fields go into the workflow commitment,
  * execution fields and transaction hashes into the execution commitment.
  */
@@ -52,7 +55,11 @@ export type ExecutedAction = {
    * addresses): use `actionParamsDigest(action)`. Omitted means zero.
    */
   paramsDigest?: string;
-  /** One or two 32-byte transaction hashes. */
+  /**
+   * The action's transaction hashes in order (1 to MAX_TX_HASHES). The circuit holds two 32-byte
+   * values per action: the first hash, and the second hash (two transactions) or keccak256 of
+   * hashes 2..n concatenated (more than two); see `committedTxHashes`.
+   */
   txHashes: readonly string[];
 };
 
@@ -85,6 +92,8 @@ export type EncodedExecution = {
   salt: bigint;
   executionId: [bigint, bigint];
   slots: EncodedSlot[];
+  /** Index in `claim.actions` of each used slot (a wide multisend spans several slots). */
+  actionOfSlot: number[];
 };
 
 const EMPTY_SLOT: EncodedSlot = {
@@ -137,12 +146,23 @@ function isZeroValue(value: unknown): boolean {
   return Array.isArray(value) && value.every((v) => isZeroValue(v));
 }
 
+/**
+ * The two 32-byte values an action's transactions are committed as: [first, second] for one or
+ * two transactions (zero when there is no second), [first, keccak256(second ‖ ... ‖ last)] for more.
+ */
+export function committedTxHashes(txHashes: readonly string[]): [string, string] {
+  const first = txHashes[0]!;
+  if (txHashes.length === 1) return [first, ZERO_BYTES32];
+  if (txHashes.length === 2) return [first, txHashes[1]!];
+  return [first, keccak256(concat(txHashes.slice(1)))];
+}
+
 /** floor(quoted * (10000 - bps) / 10000): the least a swap may return. */
 export function minimumOut(quoted: bigint, slippageBps: bigint): bigint {
   return (quoted * (BPS_DENOMINATOR - slippageBps)) / BPS_DENOMINATOR;
 }
 
-function encodeAction(action: ExecutedAction, index: number): EncodedSlot {
+function encodeAction(action: ExecutedAction, index: number): EncodedSlot[] {
   const code = ACTION_TYPE_CODES[action.type];
   if (code === undefined) {
     throw new ExecutionClaimError(
@@ -174,22 +194,15 @@ function encodeAction(action: ExecutedAction, index: number): EncodedSlot {
     );
   }
   const recipientAmounts = action.recipientAmounts ?? [];
-  if (recipientAmounts.length > MULTISEND_RECIPIENTS) {
-    throw new ExecutionClaimError(
-      "capacity",
-      index,
-      `multisend has ${recipientAmounts.length} recipients; the circuit proves at most ${MULTISEND_RECIPIENTS} per action (split it into several multisend actions)`,
-    );
-  }
   if (action.type === "multisend" && recipientAmounts.length === 0) {
     throw new ExecutionClaimError("shape", index, "multisend needs at least one recipient amount");
   }
   const txHashes = action.txHashes ?? [];
-  if (txHashes.length < 1 || txHashes.length > 2) {
+  if (txHashes.length < 1 || txHashes.length > MAX_TX_HASHES) {
     throw new ExecutionClaimError(
       "shape",
       index,
-      `expected 1 or 2 txHashes, got ${txHashes.length}`,
+      `expected 1 to ${MAX_TX_HASHES} txHashes, got ${txHashes.length}`,
     );
   }
   for (const hash of txHashes) {
@@ -204,21 +217,46 @@ function encodeAction(action: ExecutedAction, index: number): EncodedSlot {
   const recipients = recipientAmounts.map((a, r) =>
     parseAmount(a, `recipientAmounts[${r}]`, index),
   );
-  while (recipients.length < MULTISEND_RECIPIENTS) recipients.push(0n);
-  return {
+  const slot: EncodedSlot = {
     actionType: BigInt(code),
     amountIn: parseAmount(action.amountIn, "amountIn", index),
     amountOut: parseAmount(action.amountOut, "amountOut", index),
     quoted: parseAmount(action.quotedOut, "quotedOut", index),
     slippageBps: BigInt(slippage),
     feeCap: parseAmount(action.feeCap, "feeCap", index),
-    recipients,
+    recipients: padRecipients(recipients),
     paramsDigest: bytes32ToLimbs(digest),
-    txHashes: [
-      bytes32ToLimbs(txHashes[0]!),
-      txHashes[1] === undefined ? [0n, 0n] : bytes32ToLimbs(txHashes[1]),
-    ],
+    txHashes: committedTxHashes(txHashes).map(bytes32ToLimbs) as EncodedSlot["txHashes"],
   };
+  if (recipients.length <= MULTISEND_RECIPIENTS) return [slot];
+
+  // A multisend wider than one slot takes one slot per MULTISEND_RECIPIENTS recipients, in order,
+  // each with amount in = its recipients' sum. The circuit then proves each part; the whole
+  // action's total, which no single slot holds, is checked here.
+  const total = recipients.reduce((a, b) => a + b, 0n);
+  if (total !== slot.amountIn) {
+    throw new ExecutionClaimError(
+      "multisend",
+      index,
+      `recipient amounts sum to ${total}, not to amount in ${slot.amountIn}`,
+    );
+  }
+  const parts: EncodedSlot[] = [];
+  for (let r = 0; r < recipients.length; r += MULTISEND_RECIPIENTS) {
+    const part = recipients.slice(r, r + MULTISEND_RECIPIENTS);
+    parts.push({
+      ...slot,
+      amountIn: part.reduce((a, b) => a + b, 0n),
+      recipients: padRecipients(part),
+    });
+  }
+  return parts;
+}
+
+function padRecipients(recipients: readonly bigint[]): bigint[] {
+  const padded = [...recipients];
+  while (padded.length < MULTISEND_RECIPIENTS) padded.push(0n);
+  return padded;
 }
 
 /**
@@ -254,9 +292,23 @@ export function encodeClaim(claim: ExecutionClaim): EncodedExecution {
   } catch (err) {
     throw new ExecutionClaimError("shape", null, (err as Error).message);
   }
-  const slots = claim.actions.map((action, i) => encodeAction(action, i));
+  const slots: EncodedSlot[] = [];
+  const actionOfSlot: number[] = [];
+  claim.actions.forEach((action, i) => {
+    for (const slot of encodeAction(action, i)) {
+      slots.push(slot);
+      actionOfSlot.push(i);
+    }
+  });
+  if (slots.length > EXECUTION_SLOTS) {
+    throw new ExecutionClaimError(
+      "capacity",
+      null,
+      `the actions need ${slots.length} slots (a multisend takes one per ${MULTISEND_RECIPIENTS} recipients); the circuit has ${EXECUTION_SLOTS}`,
+    );
+  }
   while (slots.length < EXECUTION_SLOTS) slots.push(EMPTY_SLOT);
-  return { salt, executionId, slots };
+  return { salt, executionId, slots, actionOfSlot };
 }
 
 /**
@@ -264,7 +316,8 @@ export function encodeClaim(claim: ExecutionClaim): EncodedExecution {
  * `ExecutionClaimError` naming the family and the action for the first one violated.
  */
 export function assertClaimHonoured(encoded: EncodedExecution): void {
-  encoded.slots.forEach((slot, index) => {
+  encoded.slots.forEach((slot, slotIndex) => {
+    const index = encoded.actionOfSlot[slotIndex] ?? slotIndex;
     const type = Number(slot.actionType);
     if (type === ACTION_TYPE_CODES.swap || type === ACTION_TYPE_CODES.convert) {
       const least = minimumOut(slot.quoted, slot.slippageBps);

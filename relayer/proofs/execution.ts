@@ -8,7 +8,7 @@ import {
 } from "./claim.ts";
 import { commitmentsOfEncoded, type ExecutionCommitments } from "./commitments.ts";
 import { executionIdToBytes32 } from "./field.ts";
-import { loadCircuit, loadVerificationKey } from "./keys.ts";
+import { loadCircuit, loadVerificationKey, withProverThreads } from "./keys.ts";
 
 /** A Groth16 proof in the layout the generated Solidity verifiers take (G2 coordinates swapped). */
 export type SolidityProof = {
@@ -85,7 +85,9 @@ export async function proveExecution(claim: ExecutionClaim): Promise<ExecutionPr
     commitmentsOfEncoded(encoded),
   ]);
   const witness = await circuit.calculateWitness(executionCircuitInput(encoded));
-  const { proof, publicSignals } = await snarkjs.groth16.prove(circuit.zkey, witness);
+  const { proof, publicSignals } = await withProverThreads(() =>
+    snarkjs.groth16.prove(circuit.zkey, witness),
+  );
   if (
     publicSignals.length !== 2 ||
     publicSignals[0] !== commitments.workflowCommitment.toString() ||
@@ -113,11 +115,9 @@ export async function verifyExecutionProof(
 ): Promise<boolean> {
   if (publicSignals.length !== 2) return false;
   try {
-    return await snarkjs.groth16.verify(
-      await loadVerificationKey("execution"),
-      publicSignals,
-      proof,
-      silent,
+    const vkey = await loadVerificationKey("execution");
+    return await withProverThreads(() =>
+      snarkjs.groth16.verify(vkey, publicSignals, proof, silent),
     );
   } catch {
     // A malformed proof (not on the curve, wrong shape) is simply not a valid proof.

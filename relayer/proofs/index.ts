@@ -8,7 +8,9 @@ export {
   AMOUNT_BITS,
   EXECUTION_SLOTS,
   MAX_AMOUNT,
+  MAX_TX_HASHES,
   MULTISEND_RECIPIENTS,
+  committedTxHashes,
   minimumOut,
   type ActionType,
   type Amount,
@@ -56,3 +58,4 @@ export {
   type ConstraintFamily,
 } from "./errors.ts";
 export { closeProver, loadCircuit } from "./keys.ts";
+export { checkAttestation, type AttestationCheck, type AttestorReader } from "./audit.ts";

@@ -46,10 +46,18 @@ async function load(name: CircuitName): Promise<LoadedCircuit> {
       `circuits/build/${name} does not match circuits/manifest.json: run \`npm run circuits\``,
     );
   }
-  const calculator: WitnessCalculator = await WitnessCalculatorBuilder(wasm);
+  let calculator: WitnessCalculator = await WitnessCalculatorBuilder(wasm);
   let queue: Promise<unknown> = Promise.resolve();
   const calculateWitness = (input: Record<string, unknown>) => {
-    const run = queue.then(() => calculator.calculateWTNSBin(input, true));
+    const run = queue.then(async () => {
+      try {
+        return await calculator.calculateWTNSBin(input, true);
+      } catch (err) {
+        // circom_runtime keeps appending every failure's message to the next ones: start afresh.
+        calculator = await WitnessCalculatorBuilder(wasm);
+        throw err;
+      }
+    });
     queue = run.catch(() => undefined);
     return run;
   };
@@ -80,9 +88,36 @@ export function loadVerificationKey(name: CircuitName): Promise<snarkjs.Verifica
   return vkey;
 }
 
+type ThreadHandle = { ref(): void; unref(): void };
+let busy = 0;
+
+/** snarkjs' worker threads (ffjavascript's thread manager over `web-worker`'s Node Worker). */
+function proverThreads(): ThreadHandle[] {
+  const holder = globalThis as { curve_bn128?: { tm?: { workers?: unknown[] } } | null };
+  const workers = holder.curve_bn128?.tm?.workers ?? [];
+  return workers
+    .map((w) => (w as Record<symbol, ThreadHandle | undefined>)[Symbol.for("worker")])
+    .filter((t): t is ThreadHandle => t !== undefined);
+}
+
 /**
- * Stops snarkjs' worker threads so the process can exit; the next proof starts them again.
- * Call it at shutdown (and in test `after` hooks).
+ * Runs snarkjs work with its worker threads holding the process open, then lets the idle threads
+ * stop holding it: a script or test that proves can exit without calling `closeProver`.
+ */
+export async function withProverThreads<T>(work: () => Promise<T>): Promise<T> {
+  busy++;
+  for (const thread of proverThreads()) thread.ref();
+  try {
+    return await work();
+  } finally {
+    busy--;
+    if (busy === 0) for (const thread of proverThreads()) thread.unref();
+  }
+}
+
+/**
+ * Stops snarkjs' worker threads (they are restarted by the next proof). Optional since idle
+ * threads no longer keep the process alive; frees their memory at shutdown.
  */
 export async function closeProver(): Promise<void> {
   const holder = globalThis as { curve_bn128?: { terminate(): Promise<void> } | null };

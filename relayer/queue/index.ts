@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
   PgBoss,
   type Job,
@@ -6,7 +7,7 @@ import {
   type WorkOptions,
 } from "pg-boss";
 import type { Logger } from "pino";
-import type { Store } from "../store/index.ts";
+import type { QueueDb, Store } from "../store/index.ts";
 
 /**
  * Jobs on pg-boss, in the same database as everything else (PostgreSQL or PGlite): a job sent
@@ -63,12 +64,25 @@ const DEFAULT_QUEUE_OPTIONS = {
 
 const QUEUE_START_LOCK_ID = 7_261_830_416;
 const NIL_UUID = "00000000-0000-0000-0000-000000000000";
+/** pg-boss's schema (its default; we do not configure another). */
+const PGBOSS_SCHEMA = "pgboss";
 
 export async function openQueue(options: QueueOptions): Promise<Queue> {
   const { store, logger } = options;
   const schedule = options.schedule ?? true;
+  // PGlite has ONE connection, which an open transaction holds. pg-boss runs its own lookups (the
+  // queue's table and policy, the first time this process uses a queue, or after its queue cache
+  // was refreshed) on its `db`: during a `send(…, {tx})` such a lookup would wait for the very
+  // transaction that waits for it, forever. While such a send runs, pg-boss's `db` is that
+  // transaction (AsyncLocalStorage: only the calls made on behalf of that send).
+  const outerDb = store.queueDb();
+  const sendingIn = new AsyncLocalStorage<QueueDb>();
+  const db: QueueDb =
+    store.kind === "pglite"
+      ? { executeSql: (text, values) => (sendingIn.getStore() ?? outerDb).executeSql(text, values) }
+      : outerDb;
   const boss = new PgBoss({
-    db: store.queueDb(),
+    db,
     backend: store.kind === "pglite" ? "pglite" : "postgres",
     schedule,
     supervise: schedule,
@@ -92,21 +106,35 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
   const known = new Set<string>();
   const ensureQueue: Queue["ensureQueue"] = async (name, queueOptions) => {
     if (known.has(name)) return;
+    const merged = { ...DEFAULT_QUEUE_OPTIONS, ...queueOptions };
+    // pg-boss accepts a maximum delay only with backoff.
+    if (!merged.retryBackoff) delete (merged as { retryDelayMax?: number }).retryDelayMax;
+    // Sending inside a PGlite transaction (see above): lookups run in that transaction.
+    const tx = sendingIn.getStore();
     if (!(await boss.getQueue(name))) {
-      try {
-        const merged = { ...DEFAULT_QUEUE_OPTIONS, ...queueOptions };
-        // pg-boss accepts a maximum delay only with backoff.
-        if (!merged.retryBackoff) delete (merged as { retryDelayMax?: number }).retryDelayMax;
-        await boss.createQueue(name, merged);
-      } catch (err) {
-        // Another process created it between our check and create.
-        if (!(await boss.getQueue(name))) throw err;
+      if (tx) {
+        // pg-boss's createQueue script commits (it carries its own BEGIN/COMMIT), which would
+        // end the caller's transaction half-way: call the function it installs instead, so the
+        // queue is created with the caller's transaction or not at all. (One connection: no
+        // other process to serialise with.)
+        await tx.executeSql(`SELECT ${PGBOSS_SCHEMA}.create_queue($1, $2::jsonb)`, [
+          name,
+          JSON.stringify({ policy: "standard", ...merged }),
+        ]);
+      } else {
+        try {
+          await boss.createQueue(name, merged);
+        } catch (err) {
+          // Another process created it between our check and create.
+          if (!(await boss.getQueue(name))) throw err;
+        }
       }
     }
-    // Warm pg-boss's queue cache outside any transaction: a send inside a PGlite transaction
-    // must not make pg-boss look the queue up on the (then busy) single connection.
+    // Fill pg-boss's queue cache, so later sends do not look the queue up at all.
     await boss.deleteJob(name, NIL_UUID);
-    known.add(name);
+    // A queue created inside a transaction is remembered only once seen outside one: if the
+    // transaction rolls back, the next send creates it again (and refreshes pg-boss's cache).
+    if (!tx) known.add(name);
   };
   for (const name of Object.values(JOB_NAMES)) await ensureQueue(name);
 
@@ -114,9 +142,17 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
     boss,
     ensureQueue,
     async send(name, data, sendOptions = {}) {
-      await ensureQueue(name);
       const { tx, ...rest } = sendOptions;
-      return boss.send(name, data, tx ? { ...rest, db: tx.queueDb() } : rest);
+      if (!tx) {
+        await ensureQueue(name);
+        return boss.send(name, data, rest);
+      }
+      const txDb = tx.queueDb();
+      const sendInTransaction = async () => {
+        await ensureQueue(name);
+        return boss.send(name, data, { ...rest, db: txDb });
+      };
+      return store.kind === "pglite" ? sendingIn.run(txDb, sendInTransaction) : sendInTransaction();
     },
     async work(name, handler, workOptions = {}) {
       await ensureQueue(name);

@@ -11,7 +11,8 @@ import type { Provider } from "ethers";
 export const GAS_STRATEGIES = ["eco", "standard", "fast"] as const;
 export type GasStrategy = (typeof GAS_STRATEGIES)[number];
 export const FEE_HISTORY_BLOCKS = 10;
-const PERCENTILES = [10, 50, 90];
+/** Tip percentiles read for the eco, standard and fast strategies. */
+export const FEE_PERCENTILES: readonly number[] = [10, 50, 90];
 
 export interface FeeQuote {
   strategy: GasStrategy;
@@ -24,7 +25,7 @@ export interface FeeQuote {
   expectedPricePerGas: bigint;
 }
 
-interface FeeHistory {
+export interface FeeHistory {
   baseFeePerGas: string[];
   reward?: string[][];
 }
@@ -39,30 +40,43 @@ export function isGasStrategy(value: string): value is GasStrategy {
   return (GAS_STRATEGIES as readonly string[]).includes(value);
 }
 
-/** `eth_feeHistory` through the provider's JSON-RPC `send` (every provider the chain set builds has one). */
-async function feeHistory(provider: Provider): Promise<FeeHistory> {
+/**
+ * `eth_feeHistory` over `blocks` blocks ending at `newest`, through the provider's JSON-RPC `send`
+ * (every provider the chain set builds has one).
+ */
+export async function feeHistory(
+  provider: Provider,
+  blocks: number = FEE_HISTORY_BLOCKS,
+  percentiles: readonly number[] = FEE_PERCENTILES,
+  newest: number | "latest" = "latest",
+): Promise<FeeHistory> {
   const rpc = provider as Provider & {
     send?: (method: string, params: unknown[]) => Promise<unknown>;
   };
   if (typeof rpc.send === "function") {
     return (await rpc.send("eth_feeHistory", [
-      `0x${FEE_HISTORY_BLOCKS.toString(16)}`,
-      "latest",
-      PERCENTILES,
+      `0x${blocks.toString(16)}`,
+      newest === "latest" ? newest : `0x${newest.toString(16)}`,
+      percentiles,
     ])) as FeeHistory;
   }
-  // A provider without raw JSON-RPC: the latest block's base fee and the provider's tip suggestion.
-  const [block, data] = await Promise.all([provider.getBlock("latest"), provider.getFeeData()]);
+  // A provider without raw JSON-RPC: the block's base fee and the provider's tip suggestion.
+  const [block, data] = await Promise.all([provider.getBlock(newest), provider.getFeeData()]);
   const base = `0x${(block?.baseFeePerGas ?? 0n).toString(16)}`;
   const tip = `0x${(data.maxPriorityFeePerGas ?? 0n).toString(16)}`;
   return { baseFeePerGas: [base, base], reward: [[tip, tip, tip]] };
 }
 
+/** The fee quote of a strategy from the latest blocks' fee history. */
 export async function feeQuote(
   provider: Provider,
   strategy: GasStrategy = "eco",
 ): Promise<FeeQuote> {
-  const history = await feeHistory(provider);
+  return feeQuoteFromHistory(await feeHistory(provider), strategy);
+}
+
+/** The fee quote of a strategy from a fee history (`FEE_HISTORY_BLOCKS` blocks, `FEE_PERCENTILES`). */
+export function feeQuoteFromHistory(history: FeeHistory, strategy: GasStrategy = "eco"): FeeQuote {
   const baseFees = history.baseFeePerGas.map((v) => BigInt(v));
   // The last entry is the base fee of the next block.
   const nextBaseFeePerGas = baseFees[baseFees.length - 1] ?? 0n;

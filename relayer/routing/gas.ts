@@ -1,5 +1,6 @@
 import type { TransactionRequest } from "ethers";
 import type { RoutingChain } from "./chain.ts";
+import type { ChainSnapshot } from "./snapshot.ts";
 
 /** The kinds of transaction the engine sends. */
 export type TxKind =
@@ -55,16 +56,23 @@ export interface GasEstimate {
   source: "estimateGas" | "baseline";
 }
 
-/** `eth_estimateGas` of the planned transaction; the baseline when it cannot execute on the current state. */
+/**
+ * `eth_estimateGas` of the planned transaction; the baseline when it cannot execute on the current
+ * state. With a `snapshot`, an identical transaction is estimated once while that block is the latest.
+ */
 export async function estimateTxGas(
   chain: RoutingChain,
   kind: TxKind,
   request: TransactionRequest | null,
   units = 1,
+  snapshot?: ChainSnapshot,
 ): Promise<GasEstimate> {
   if (request) {
     try {
-      return { gas: await chain.provider.estimateGas(request), source: "estimateGas" };
+      const gas = snapshot
+        ? await snapshot.estimateGas(request)
+        : await chain.provider.estimateGas(request);
+      return { gas, source: "estimateGas" };
     } catch {
       // Reverts on the current state (missing balance or allowance that an earlier step provides).
     }

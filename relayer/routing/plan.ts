@@ -1,9 +1,9 @@
-import { Contract, formatUnits, parseUnits } from "ethers";
-import { ERC20_ABI } from "./abis.ts";
+import { formatUnits, parseUnits } from "ethers";
+import { ERC20_INTERFACE } from "./abis.ts";
 import type { RoutingChain } from "./chain.ts";
 import { hasAsset, tokenOf } from "./chain.ts";
 import type { GasStrategy } from "./fees.ts";
-import { feeQuote, isGasStrategy } from "./fees.ts";
+import { isGasStrategy } from "./fees.ts";
 import { baselineGas, estimateTxGas, type TxKind } from "./gas.ts";
 import { ReserveReader } from "./pools.ts";
 import { nativeUsdPrice } from "./prices.ts";
@@ -69,6 +69,11 @@ export interface PlanOptions {
   /** The account that will send the transactions (gas estimated from it when it can execute now). */
   account?: string;
   gasStrategy?: GasStrategy;
+  /**
+   * The chain reads of this decision (one block per chain); a new one by default. Planning and
+   * costing with the same reader prices the plan at the blocks it was planned on.
+   */
+  reader?: ReserveReader;
 }
 
 export function actionPriority(action: RoutableAction): RoutePriority {
@@ -110,13 +115,20 @@ async function approveGas(
   spender: string,
   amount: bigint,
   account: string | undefined,
+  reader: ReserveReader,
 ): Promise<PlannedTx | null> {
   if (account) {
-    const erc20 = new Contract(token, ERC20_ABI, chain.provider);
-    const allowance = (await erc20.getFunction("allowance")(account, spender)) as bigint;
+    const [allowance] = (await reader.view(chain, ERC20_INTERFACE, token, "allowance", [
+      account,
+      spender,
+    ])) as unknown as [bigint];
     if (allowance >= amount) return null;
-    const tx = await erc20.getFunction("approve").populateTransaction(spender, amount);
-    const est = await estimateTxGas(chain, "approve", { ...tx, from: account });
+    const tx = {
+      to: token,
+      from: account,
+      data: ERC20_INTERFACE.encodeFunctionData("approve", [spender, amount]),
+    };
+    const est = await estimateTxGas(chain, "approve", tx, 1, await reader.snapshot(chain));
     return { chain: chain.name, kind: "approve", gas: est.gas, gasSource: est.source };
   }
   const est = await estimateTxGas(chain, "approve", null);
@@ -134,7 +146,7 @@ export async function planWorkflow(
   workflow: RoutableWorkflow,
   options: PlanOptions = {},
 ): Promise<PlannedAction[]> {
-  const reader = new ReserveReader();
+  const reader = options.reader ?? new ReserveReader();
   const planned: PlannedAction[] = [];
   let previous: { asset: string; amount: string; chain: string } | null = null;
   for (const [index, action] of workflow.actions.entries()) {
@@ -175,6 +187,7 @@ export async function planWorkflow(
         route.router,
         route.amountIn,
         options.account,
+        reader,
       );
       step = {
         index,
@@ -208,14 +221,20 @@ export async function planWorkflow(
         );
       const token = tokenOf(source, asset);
       const gross = parseUnits(amount, token.decimals);
-      const bridge = source.contract(BRIDGE_CONTRACT);
-      const fee = (await bridge.getFunction("quoteFee")(gross)) as bigint;
+      const [fee] = (await reader.view(
+        source,
+        source.contract(BRIDGE_CONTRACT).interface,
+        bridgeAddress,
+        "quoteFee",
+        [gross],
+      )) as unknown as [bigint];
       const approve = await approveGas(
         source,
         token.address,
         bridgeAddress,
         gross,
         options.account,
+        reader,
       );
       const deposit = await estimateTxGas(source, "bridge-deposit", null);
       const release = await estimateTxGas(destination, "bridge-release", null);
@@ -263,7 +282,14 @@ export async function planWorkflow(
       const total = parseUnits(amount, token.decimals);
       const resolved = resolveRecipients(recipients, total, token.decimals);
       const sent = resolved.reduce((s, r) => s + r.amount, 0n);
-      const approve = await approveGas(chain, token.address, multisend, sent, options.account);
+      const approve = await approveGas(
+        chain,
+        token.address,
+        multisend,
+        sent,
+        options.account,
+        reader,
+      );
       const send = await estimateTxGas(chain, "multisend", null, resolved.length);
       step = {
         index,
@@ -320,7 +346,8 @@ export async function estimateCost(
   const gasStrategy =
     options.gasStrategy ??
     (isGasStrategy(workflow.gasStrategy ?? "") ? (workflow.gasStrategy as GasStrategy) : "eco");
-  options = { ...options, gasStrategy };
+  const reader = options.reader ?? new ReserveReader();
+  options = { ...options, gasStrategy, reader };
   const plan = await planWorkflow(list, workflow, options);
   const attestation = list.find((c) => contractAddress(c, ATTESTOR_CONTRACT));
   const extra: PlannedTx[] = attestation
@@ -333,7 +360,7 @@ export async function estimateCost(
         },
       ]
     : [];
-  return { ...(await costOfPlan(list, plan, options.gasStrategy, extra)), plan };
+  return { ...(await costOfPlan(list, plan, options.gasStrategy, extra, reader)), plan };
 }
 
 export async function costOfPlan(
@@ -341,8 +368,8 @@ export async function costOfPlan(
   plan: readonly PlannedAction[],
   gasStrategy: GasStrategy = "eco",
   extra: readonly PlannedTx[] = [],
+  reader: ReserveReader = new ReserveReader(),
 ): Promise<CostEstimate> {
-  const reader = new ReserveReader();
   const gasByChain = new Map<string, bigint>();
   for (const tx of [...plan.flatMap((a) => a.txs), ...extra])
     gasByChain.set(tx.chain, (gasByChain.get(tx.chain) ?? 0n) + tx.gas);
@@ -350,7 +377,7 @@ export async function costOfPlan(
   let total = 0;
   for (const [name, gas] of gasByChain) {
     const chain = chainByName(list, name);
-    const fees = await feeQuote(chain.provider, gasStrategy);
+    const fees = await reader.feeQuote(chain, gasStrategy);
     const usd =
       (Number(gas * fees.expectedPricePerGas) / 1e18) * (await nativeUsdPrice(chain, reader));
     breakdown[name] = roundUsd(usd);

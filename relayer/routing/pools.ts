@@ -1,7 +1,10 @@
-import { Contract, ZeroAddress } from "ethers";
-import { FACTORY_ABI, PAIR_ABI } from "./abis.ts";
+import { ZeroAddress, type Interface, type Result } from "ethers";
+import { FACTORY_INTERFACE, PAIR_INTERFACE } from "./abis.ts";
 import type { RoutingChain } from "./chain.ts";
 import type { Hop } from "./amm.ts";
+import { feeHistory, feeQuoteFromHistory } from "./fees.ts";
+import type { FeeHistory, FeeQuote, GasStrategy } from "./fees.ts";
+import { chainSnapshot, type ChainSnapshot } from "./snapshot.ts";
 
 export interface PoolReserves {
   exchange: string;
@@ -12,11 +15,48 @@ export interface PoolReserves {
 }
 
 /**
- * Reads pool reserves on chain, at most once per pair per reader (one reader per routing
- * decision, so every candidate of that decision is quoted against the same snapshot).
+ * The chain reads of one routing decision: pool reserves, contract views and fee quotes, each
+ * chain read at ONE block (its latest when the decision first reads it), so every candidate of
+ * the decision is quoted against the same state. The reads themselves are shared with every other
+ * decision on the same block (`ChainSnapshot`): a pool is read once per block, not per request.
  */
 export class ReserveReader {
-  private readonly cache = new Map<string, Promise<[bigint, bigint] | null>>();
+  private readonly snapshots = new Map<number, Promise<ChainSnapshot>>();
+  private readonly feeHistories = new Map<number, Promise<FeeHistory>>();
+
+  /** The block this decision reads `chain` at. */
+  snapshot(chain: RoutingChain): Promise<ChainSnapshot> {
+    let pending = this.snapshots.get(chain.chainId);
+    if (!pending) {
+      pending = chainSnapshot(chain);
+      this.snapshots.set(chain.chainId, pending);
+      // A failed head read is retried by the next read of this decision.
+      pending.catch(() => this.snapshots.delete(chain.chainId));
+    }
+    return pending;
+  }
+
+  /** A view function of a contract, at this decision's block of `chain`. */
+  async view(
+    chain: RoutingChain,
+    iface: Interface,
+    address: string,
+    fn: string,
+    args: readonly unknown[] = [],
+  ): Promise<Result> {
+    return (await this.snapshot(chain)).view(iface, address, fn, args);
+  }
+
+  /** The fee quote of a gas strategy from the chain's latest fee history (read once per decision). */
+  async feeQuote(chain: RoutingChain, strategy: GasStrategy = "eco"): Promise<FeeQuote> {
+    let history = this.feeHistories.get(chain.chainId);
+    if (!history) {
+      history = feeHistory(chain.provider);
+      this.feeHistories.set(chain.chainId, history);
+      history.catch(() => this.feeHistories.delete(chain.chainId));
+    }
+    return feeQuoteFromHistory(await history, strategy);
+  }
 
   /** Reserves of `exchange`'s pool for (tokenIn, tokenOut), or null when the pool does not exist. */
   async reserves(
@@ -27,17 +67,10 @@ export class ReserveReader {
   ): Promise<PoolReserves | null> {
     const pair = await this.pairAddress(chain, exchange, tokenIn, tokenOut);
     if (!pair) return null;
-    const key = `${chain.chainId}:${pair}`;
-    let pending = this.cache.get(key);
-    if (!pending) {
-      const contract = new Contract(pair, PAIR_ABI, chain.provider);
-      pending = (contract.getFunction("getReserves")() as Promise<[bigint, bigint, bigint]>).then(
-        ([r0, r1]) => [r0, r1] as [bigint, bigint],
-        () => null,
-      );
-      this.cache.set(key, pending);
-    }
-    const raw = await pending;
+    const raw = await this.view(chain, PAIR_INTERFACE, pair, "getReserves").then(
+      ([r0, r1]) => [r0 as bigint, r1 as bigint] as const,
+      () => null,
+    );
     if (!raw) return null;
     const inIsToken0 = tokenIn.toLowerCase() < tokenOut.toLowerCase();
     return {
@@ -69,11 +102,9 @@ export class ReserveReader {
     tokenA: string,
     tokenB: string,
   ): Promise<string | null> {
-    const byAddress = new Map(
-      Object.entries(chain.deployment.tokens).map(([sym, t]) => [t.address.toLowerCase(), sym]),
-    );
-    const symA = byAddress.get(tokenA.toLowerCase());
-    const symB = byAddress.get(tokenB.toLowerCase());
+    const symbols = symbolsByAddress(chain);
+    const symA = symbols.get(tokenA.toLowerCase());
+    const symB = symbols.get(tokenB.toLowerCase());
     const listed = chain.deployment.pools.find(
       (p) =>
         p.exchange === exchange &&
@@ -85,8 +116,24 @@ export class ReserveReader {
     const ex = chain.deployment.exchanges[exchange];
     if (!ex) return null;
     // Not in the published pool list: ask the factory (pools created after deployment).
-    const factory = new Contract(ex.factory, FACTORY_ABI, chain.provider);
-    const pair = (await factory.getFunction("getPair")(tokenA, tokenB)) as string;
+    const [pair] = (await this.view(chain, FACTORY_INTERFACE, ex.factory, "getPair", [
+      tokenA,
+      tokenB,
+    ])) as unknown as [string];
     return pair === ZeroAddress ? null : pair;
   }
+}
+
+const symbolIndex = new WeakMap<object, Map<string, string>>();
+
+/** Token symbols by lower-case address, built once per deployment. */
+function symbolsByAddress(chain: RoutingChain): Map<string, string> {
+  let index = symbolIndex.get(chain.deployment);
+  if (!index) {
+    index = new Map(
+      Object.entries(chain.deployment.tokens).map(([sym, t]) => [t.address.toLowerCase(), sym]),
+    );
+    symbolIndex.set(chain.deployment, index);
+  }
+  return index;
 }

@@ -1,11 +1,10 @@
-import { Contract, formatUnits, parseUnits } from "ethers";
-import { ROUTER_ABI } from "./abis.ts";
+import { formatUnits, parseUnits } from "ethers";
+import { ROUTER_INTERFACE } from "./abis.ts";
 import { quotePath } from "./amm.ts";
 import type { RoutingChain } from "./chain.ts";
 import { hasAsset, normaliseAsset, tokenOf, wrappedNativeSymbol } from "./chain.ts";
 import { estimateTxGas } from "./gas.ts";
 import type { FeeQuote, GasStrategy } from "./fees.ts";
-import { feeQuote } from "./fees.ts";
 import type { ReserveReader } from "./pools.ts";
 import { nativeUsdPrice, usdPrice } from "./prices.ts";
 
@@ -89,23 +88,30 @@ export async function quoteSwapCandidates(
             poolShare = Math.max(poolShare, Number(hopIn) / Number(hop.reserveIn || 1n));
             hopIn = quotePath(hopIn, [hop]).amountOut;
           }
-          fees ??= await feeQuote(chain.provider, request.gasStrategy ?? "eco");
+          fees ??= await reader.feeQuote(chain, request.gasStrategy ?? "eco");
           if (!nativeUsd) nativeUsd = await nativeUsdPrice(chain, reader);
           outUsd ??= (await usdPrice(chain, to, reader)) ?? 0;
           const router = chain.deployment.exchanges[exchange]!.router;
           const swapRequest = request.account
-            ? await new Contract(router, ROUTER_ABI, chain.provider)
-                .getFunction("swapExactTokensForTokens")
-                .populateTransaction(
+            ? {
+                to: router,
+                from: request.account,
+                data: ROUTER_INTERFACE.encodeFunctionData("swapExactTokensForTokens", [
                   amountIn,
                   0n,
                   addresses,
                   request.account,
                   BigInt(Math.floor(Date.now() / 1000) + 600),
-                )
-                .then((tx) => ({ ...tx, from: request.account }))
+                ]),
+              }
             : null;
-          const gas = await estimateTxGas(chain, "swap", swapRequest, hops.length);
+          const gas = await estimateTxGas(
+            chain,
+            "swap",
+            swapRequest,
+            hops.length,
+            await reader.snapshot(chain),
+          );
           const gasUsd = (Number(gas.gas * fees.expectedPricePerGas) / 1e18) * nativeUsd;
           const amountOutDecimal = formatUnits(amountOut, tokenOut.decimals);
           const outputUsd = Number(amountOutDecimal) * outUsd;

@@ -73,3 +73,62 @@ export async function findDeployment(
     typeof row.workflow === "string" ? (JSON.parse(row.workflow) as Workflow) : row.workflow;
   return { ...row, version: Number(row.version), workflow };
 }
+
+interface DeploymentSummaryRow {
+  name: string;
+  latest_version: number;
+  latest_id: string;
+  updated_at: Date | string;
+}
+
+/** This key's deployment names with their latest version, by name; cursor = last name. */
+export async function listDeployments(
+  store: Store,
+  apiKeyId: string,
+  options: { limit?: number; cursor?: string },
+) {
+  const limit = options.limit ?? 20;
+  const after = options.cursor ? Buffer.from(options.cursor, "base64url").toString("utf8") : null;
+  const rows = await store.query<DeploymentSummaryRow>(
+    `SELECT DISTINCT ON (name) name, version AS latest_version, id AS latest_id, created_at AS updated_at
+       FROM workflow_deployments
+      WHERE api_key_id = $1 AND ($2::text IS NULL OR name > $2)
+      ORDER BY name, version DESC
+      LIMIT $3`,
+    [apiKeyId, after, limit + 1],
+  );
+  const page = rows.slice(0, limit);
+  return {
+    items: page.map((r) => ({
+      name: r.name,
+      latest_version: Number(r.latest_version),
+      latest_id: r.latest_id,
+      updated_at: new Date(r.updated_at).toISOString(),
+    })),
+    next_cursor:
+      rows.length > limit
+        ? Buffer.from(page[page.length - 1]!.name, "utf8").toString("base64url")
+        : null,
+  };
+}
+
+/** Every version of a named deployment, newest first, with the stored model of each. */
+export async function getDeploymentVersions(store: Store, apiKeyId: string, name: string) {
+  const rows = await store.query<DeploymentRow>(
+    `SELECT id, name, version, workflow, created_at FROM workflow_deployments
+      WHERE api_key_id = $1 AND name = $2 ORDER BY version DESC`,
+    [apiKeyId, name],
+  );
+  if (rows.length === 0) {
+    throw new ApiError(404, "DEPLOYMENT_NOT_FOUND", `no deployment "${name}" for this API key`);
+  }
+  return {
+    name,
+    versions: rows.map((r) => ({
+      id: r.id,
+      version: Number(r.version),
+      created_at: new Date(r.created_at).toISOString(),
+      workflow: typeof r.workflow === "string" ? (JSON.parse(r.workflow) as Workflow) : r.workflow,
+    })),
+  };
+}

@@ -380,6 +380,19 @@ function buildWorkflow(raw: RawWorkflow, catalogue: AssetCatalogue): Workflow {
             : "required: the previous action has no output to take it from",
       });
     }
+    // A chained amount is the previous action's output, so its asset is that output's asset.
+    if (
+      a.amount === undefined &&
+      a.from !== undefined &&
+      from &&
+      flow.asset &&
+      from !== flow.asset
+    ) {
+      issues.push({
+        path: a.path("from"),
+        message: `without an amount this action takes the previous output (${flow.asset}); give an amount to use ${from}`,
+      });
+    }
     if (from && chain && !catalogue.chains.get(chain)!.assets.has(from.toUpperCase())) {
       issues.push({
         path: a.path(a.from !== undefined ? "from" : "chain"),

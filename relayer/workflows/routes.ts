@@ -7,12 +7,16 @@ import { mediaType } from "../http/body.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
+import { getDeploymentVersions, listDeployments } from "./deployments.ts";
 import { cancelExecution, getExecution, listExecutions } from "./executions.ts";
 import { bodyFormat, validationFailed } from "./normalise.ts";
 import { deleteSchedule, listSchedules } from "./schedules.ts";
 import {
   cancelResultSchema,
   deployResultSchema,
+  deploymentListSchema,
+  deploymentNameParamSchema,
+  deploymentVersionsSchema,
   deploymentRunSchema,
   errorSchema,
   executionIdParamSchema,
@@ -258,6 +262,45 @@ export function workflowRoutes(ctx: AppContext) {
         await deleteSchedule(ctx.store, ctx.queue, caller(c).id, c.req.valid("param").id),
         200,
       ),
+  );
+
+  router.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/deployments",
+      summary: "List this key's deployed workflow names with their latest version",
+      tags: ["workflows"],
+      security: HMAC_SECURITY,
+      request: { query: listQuerySchema },
+      responses: {
+        200: {
+          description: "A page of deployments, by name",
+          content: { "application/json": { schema: deploymentListSchema } },
+        },
+        400: validationError,
+      },
+    }),
+    async (c) => c.json(await listDeployments(ctx.store, caller(c).id, c.req.valid("query")), 200),
+  );
+
+  router.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/deployments/{name}",
+      summary: "Every version of a deployed workflow, newest first",
+      tags: ["workflows"],
+      security: HMAC_SECURITY,
+      request: { params: deploymentNameParamSchema },
+      responses: {
+        200: {
+          description: "The versions",
+          content: { "application/json": { schema: deploymentVersionsSchema } },
+        },
+        404: error("DEPLOYMENT_NOT_FOUND"),
+      },
+    }),
+    async (c) =>
+      c.json(await getDeploymentVersions(ctx.store, caller(c).id, c.req.valid("param").name), 200),
   );
 
   router.openapi(

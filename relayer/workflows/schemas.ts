@@ -346,3 +346,38 @@ export const deployResultSchema = z
     created_at: z.string(),
   })
   .openapi("DeployResult");
+
+export const deploymentListSchema = z
+  .object({
+    items: z.array(
+      z.object({
+        name: z.string(),
+        latest_version: z.number().int(),
+        latest_id: z.string(),
+        updated_at: z.string(),
+      }),
+    ),
+    next_cursor: z.string().nullable(),
+  })
+  .openapi("DeploymentList");
+
+export const deploymentVersionsSchema = z
+  .object({
+    name: z.string(),
+    versions: z.array(
+      z.object({
+        id: z.string(),
+        version: z.number().int(),
+        created_at: z.string(),
+        workflow: z.unknown(),
+      }),
+    ),
+  })
+  .openapi("DeploymentVersions");
+
+export const deploymentNameParamSchema = z.object({
+  name: z
+    .string()
+    .max(128)
+    .openapi({ param: { name: "name", in: "path" }, example: "payroll" }),
+});

@@ -107,22 +107,6 @@ export async function estimateWorkflowCost(ctx: WorkflowContext, workflow: Workf
   }
 }
 
-const warmed = new WeakMap<object, Set<string>>();
-
-/**
- * pg-boss looks a queue up on its own connection the first time a process sends to it; inside a
- * PGlite transaction (one connection) that lookup would wait for the transaction forever. One
- * harmless read outside any transaction fills pg-boss's queue cache first.
- */
-async function warmQueue(ctx: WorkflowContext, name: string): Promise<void> {
-  const names = warmed.get(ctx.queue) ?? new Set<string>();
-  if (names.has(name)) return;
-  await ctx.queue.ensureQueue(name);
-  await ctx.queue.boss.getJobById(name, "00000000-0000-0000-0000-000000000000");
-  names.add(name);
-  warmed.set(ctx.queue, names);
-}
-
 /** Replays the first response to an Idempotency-Key (or 409s) before any work is done. */
 async function idempotentReplay(
   ctx: WorkflowContext,
@@ -141,13 +125,14 @@ async function idempotentReplay(
 /** Resolves the body to a workflow: by value (JSON or YAML form) or `{deployment, version?}`. */
 async function resolveWorkflow(ctx: WorkflowContext, caller: Caller, request: SubmittedRequest) {
   const document = parseBody(request.format, request.text);
-  if (
-    request.format === "json" &&
-    document &&
-    typeof document === "object" &&
-    "deployment" in document
-  ) {
-    const parsed = deploymentRunSchema.safeParse(document);
+  if (document && typeof document === "object" && "deployment" in document) {
+    // YAML scalars arrive as text (failsafe schema): `version: 2` is "2" there.
+    const version = (document as { version?: unknown }).version;
+    const run =
+      request.format === "yaml" && typeof version === "string"
+        ? { ...document, version: /^\d+$/.test(version) ? Number(version) : version }
+        : document;
+    const parsed = deploymentRunSchema.safeParse(run);
     if (!parsed.success) throw validationFailed(zodIssues(parsed.error));
     const deployment = await findDeployment(
       ctx.store,
@@ -181,7 +166,6 @@ export async function submitWorkflow(
   const costEstimate = await estimateWorkflowCost(ctx, workflow);
   const executionId = newExecutionId();
   let schedule: ScheduleRow | null = null;
-  await warmQueue(ctx, JOB_NAMES.workflowExecute);
 
   const response = await ctx.store.transaction(async (tx) => {
     if (request.idempotencyKey) {
@@ -301,7 +285,7 @@ export async function deployWorkflow(
 }
 
 export interface FiringResult {
-  outcome: "queued" | "refused" | "duplicate" | "schedule-gone";
+  outcome: "queued" | "refused" | "duplicate" | "schedule-gone" | "key-revoked";
   executionId?: string;
 }
 
@@ -321,6 +305,12 @@ export async function fireSchedule(
     [scheduleId],
   );
   if (!row) return { outcome: "schedule-gone" };
+  const [key] = await ctx.store.query<{ tier: string; revoked_at: Date | string | null }>(
+    `SELECT tier, revoked_at FROM api_keys WHERE id = $1`,
+    [row.api_key_id],
+  );
+  // A revoked key's schedules stop: nothing runs on behalf of a key its owner disabled.
+  if (!key || key.revoked_at !== null) return { outcome: "key-revoked" };
   let workflow: Workflow;
   let deploymentId: string | null = null;
   if (row.deployment_name !== null) {
@@ -338,12 +328,8 @@ export async function fireSchedule(
   }
   // The estimate is informative for a firing: a chain hiccup must not drop the run.
   const costEstimate = await estimateWorkflowCost(ctx, workflow).catch(() => null);
-  const [key] = await ctx.store.query<{ tier: string }>(`SELECT tier FROM api_keys WHERE id = $1`, [
-    row.api_key_id,
-  ]);
-  const limits = ctx.limits[(key?.tier ?? "free") as Caller["tier"]] ?? ctx.limits.free;
+  const limits = ctx.limits[key.tier as Caller["tier"]] ?? ctx.limits.free;
   const executionId = newExecutionId();
-  await warmQueue(ctx, JOB_NAMES.workflowExecute);
 
   return ctx.store.transaction(async (tx: Store): Promise<FiringResult> => {
     await lockKeyForSubmission(tx, row.api_key_id);

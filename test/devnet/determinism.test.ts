@@ -59,7 +59,17 @@ describe("# devnet determinism", function () {
     const operator = await chain.operator.getAddress();
     const loggerRole = await registry.getFunction("LOGGER_ROLE")();
     expect(await registry.getFunction("hasRole")(loggerRole, operator)).to.equal(true);
-    for (const name of ["ProofRegistry", "CircuitBreakerGateway", "RevShareReceipt"]) {
+    const attestor = chain.contract("ExecutionAttestor");
+    const attesterRole = await attestor.getFunction("ATTESTER_ROLE")();
+    expect(await attestor.getFunction("hasRole")(attesterRole, operator)).to.equal(true);
+    for (const name of [
+      "ProofRegistry",
+      "CircuitBreakerGateway",
+      "RevShareReceipt",
+      "ExecutionAttestor",
+      "ExecutionGroth16Verifier",
+      "ArtifactsGroth16Verifier",
+    ]) {
       expect(
         await chain.provider.getCode(chain.deployment.contracts[name]!.address),
         name,

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { network } from "hardhat";
 import {
   ATTEST_FUNCTION,
+  checkAttestation,
   closeProver,
   proveArtifacts,
   proveExecution,
@@ -60,6 +61,31 @@ describe("# ExecutionAttestor", function () {
     expect(attestation.timestamp).to.equal(BigInt(block!.timestamp));
     expect(await attestor.isAttested(proved.executionId)).to.equal(true);
     expect(await attestor.executionIdOf(proved.publicSignals[1])).to.equal(proved.executionId);
+  });
+
+  it("should let an auditor match the attestation with the execution record and salt", async () => {
+    const claim = sampleClaim("wf_attest_1");
+    expect((await checkAttestation(attestor, claim)).attested).to.equal(false);
+    await (await attestor.attest(...proved.calldata.args)).wait();
+    const check = await checkAttestation(attestor, claim);
+    expect(check).to.deep.include({
+      attested: true,
+      matches: true,
+      executionId: proved.executionId,
+    });
+    expect(check.recorded?.attester).to.equal(deployer.address);
+    const tamperedAmount = {
+      ...claim,
+      actions: claim.actions.map((a, i) => (i === 0 ? { ...a, amountOut: 2_487_500_001n } : a)),
+    };
+    const mismatch = await checkAttestation(attestor, tamperedAmount);
+    expect(mismatch.matches).to.equal(false);
+    expect(mismatch.recorded?.workflowCommitment).to.equal(mismatch.expected.workflowCommitment);
+    expect(mismatch.recorded?.executionCommitment).to.not.equal(
+      mismatch.expected.executionCommitment,
+    );
+    const wrongSalt = await checkAttestation(attestor, { ...claim, salt: 42n });
+    expect(wrongSalt.matches).to.equal(false);
   });
 
   it("should accept the prover's ABI-encoded calldata as a raw transaction", async () => {
@@ -134,6 +160,34 @@ describe("# ExecutionAttestor", function () {
       .withArgs(outsider.address, await attestor.ATTESTER_ROLE());
     await (await attestor.grantRole(await attestor.ATTESTER_ROLE(), outsider.address)).wait();
     await expect(asOutsider.attest(...proved.calldata.args)).to.emit(attestor, "ExecutionAttested");
+  });
+
+  it("should grant ATTESTER_ROLE to the module's relayer parameter and admin to its admin", async () => {
+    const deployed = await ignition.deploy(ExecutionAttestorModule, {
+      parameters: {
+        ExecutionAttestor: {
+          relayer: outsider.address,
+          admin: outsider.address,
+          adminTransferDelay: 3600,
+        },
+      },
+    });
+    const custom = await ethers.getContractAt("ExecutionAttestor", deployed.executionAttestor);
+    const role = await custom.ATTESTER_ROLE();
+    expect(role).to.equal(ethers.id("ATTESTER_ROLE"));
+    expect(await custom.hasRole(role, outsider.address)).to.equal(true);
+    expect(await custom.hasRole(role, deployer.address)).to.equal(false);
+    expect(await custom.defaultAdmin()).to.equal(outsider.address);
+    expect(await custom.defaultAdminDelay()).to.equal(3600n);
+    expect(await custom.verifier()).to.equal(await deployed.executionVerifier.getAddress());
+    await expect(custom.attest(...proved.calldata.args)).to.be.revertedWithCustomError(
+      custom,
+      "AccessControlUnauthorizedAccount",
+    );
+    await expect(custom.connect(outsider).attest(...proved.calldata.args)).to.emit(
+      custom,
+      "ExecutionAttested",
+    );
   });
 
   it("should revert reads of an execution never attested", async () => {

@@ -1,5 +1,15 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { expect } from "chai";
-import { Interface } from "ethers";
+import { Interface, ZeroHash, concat, keccak256 } from "ethers";
+import { REPO_ROOT } from "../../relayer/proofs/circuits.ts";
+import {
+  committedTxHashes,
+  encodeClaim,
+  executionCircuitInput,
+} from "../../relayer/proofs/claim.ts";
 import {
   ATTEST_FUNCTION,
   ArtifactInputError,
@@ -8,6 +18,7 @@ import {
   closeProver,
   computeCommitments,
   executionIdToBytes32,
+  loadCircuit,
   proveArtifacts,
   proveExecution,
   verifyArtifactInclusion,
@@ -102,6 +113,99 @@ describe("# prover library", function () {
     });
   });
 
+  describe("# process lifetime", () => {
+    it("should let a process that proved exit without closeProver", async () => {
+      const index = pathToFileURL(path.join(REPO_ROOT, "relayer/proofs/index.ts")).href;
+      const fixtures = pathToFileURL(path.join(REPO_ROOT, "test/zk/fixtures.ts")).href;
+      const script = [
+        `import { proveExecution, verifyExecutionProof } from ${JSON.stringify(index)};`,
+        `import { sampleClaim } from ${JSON.stringify(fixtures)};`,
+        `const p = await proveExecution(sampleClaim("wf_exit"));`,
+        `console.log(await verifyExecutionProof(p.proof, p.publicSignals));`,
+      ].join("\n");
+      // If snarkjs' idle worker threads held the process open, this would never resolve.
+      const { stdout } = await promisify(execFile)(process.execPath, [
+        "--input-type=module",
+        "-e",
+        script,
+      ]);
+      expect(stdout.trim()).to.equal("true");
+    });
+  });
+
+  describe("# cached witness calculator", () => {
+    it("should report each witness failure on its own and keep working afterwards", async () => {
+      const circuit = await loadCircuit("execution");
+      const failure = async (claim: ExecutionClaim) => {
+        const consoleError = console.error;
+        console.error = () => {}; // the calculator prints failures before throwing them
+        try {
+          await circuit.calculateWitness(executionCircuitInput(encodeClaim(claim)));
+        } catch (err) {
+          return (err as Error).message;
+        } finally {
+          console.error = consoleError;
+        }
+        throw new Error("the circuit accepted a dishonest witness");
+      };
+      const slippage = await failure(withAction(sampleClaim(), 0, { amountOut: 1n }));
+      const bridge = await failure(withAction(sampleClaim(), 2, { amountOut: 1n }));
+      const slippageLine = /ActionSlot_\d+ line: (\d+)/.exec(slippage)![1];
+      const bridgeLine = /ActionSlot_\d+ line: (\d+)/.exec(bridge)![1];
+      expect(slippageLine).to.not.equal(bridgeLine);
+      expect(bridge).to.not.include(`line: ${slippageLine}\n`);
+      const witness = await circuit.calculateWitness(
+        executionCircuitInput(encodeClaim(sampleClaim())),
+      );
+      expect(witness.length).to.be.greaterThan(0);
+    });
+  });
+
+  describe("# wide multisend", () => {
+    it("should prove a multisend with more recipients than one slot holds", async () => {
+      const recipients = [600_000n, 500_000n, 400_000n, 300_000n, 700_000n, 250_000n, 250_000n];
+      const claim = withAction(sampleClaim("wf_wide"), 3, { recipientAmounts: recipients });
+      const proved = await proveExecution(claim);
+      expect(await verifyExecutionProof(proved.proof, proved.publicSignals)).to.equal(true);
+      expect(proved.commitments).to.deep.equal(await computeCommitments(claim));
+      // every recipient amount is committed: moving one unit between recipients changes it
+      const moved = withAction(claim, 3, {
+        recipientAmounts: [600_001n, 499_999n, 400_000n, 300_000n, 700_000n, 250_000n, 250_000n],
+      });
+      expect((await computeCommitments(moved)).workflowCommitment).to.not.equal(
+        proved.commitments.workflowCommitment,
+      );
+    });
+  });
+
+  describe("# transaction hashes", () => {
+    const tx = (n: number) => "0x" + n.toString(16).padStart(64, "0");
+
+    it("should commit one, two or more hashes per action, each list differently", async () => {
+      const lists = [[tx(1)], [tx(1), tx(2)], [tx(1), tx(2), tx(3)], [tx(1), tx(3), tx(2)]];
+      const commitments = await Promise.all(
+        lists.map(
+          async (txHashes) =>
+            (await computeCommitments(withAction(sampleClaim(), 2, { txHashes })))
+              .executionCommitment,
+        ),
+      );
+      expect(new Set(commitments).size).to.equal(lists.length);
+      expect(committedTxHashes([tx(1), tx(2), tx(3)])).to.deep.equal([
+        tx(1),
+        keccak256(concat([tx(2), tx(3)])),
+      ]);
+      expect(committedTxHashes([tx(1)])).to.deep.equal([tx(1), ZeroHash]);
+    });
+
+    it("should prove a bridge with approve, source and destination transactions", async () => {
+      const claim = withAction(sampleClaim("wf_three_txs"), 2, { txHashes: [tx(7), tx(8), tx(9)] });
+      const proved = await proveExecution(claim);
+      expect(proved.commitments).to.deep.equal(await computeCommitments(claim));
+      expect(await verifyExecutionProof(proved.proof, proved.publicSignals)).to.equal(true);
+    });
+  });
+
   describe("# claim errors name the constraint family and the action", () => {
     it("should report slippage one unit beyond the tolerance", async () => {
       const error = await expectClaimError(
@@ -154,6 +258,14 @@ describe("# prover library", function () {
       await expectClaimError(withAction(sampleClaim(), 3, { txHashes: ["0x1234"] }), "shape", 3);
     });
 
+    it("should report more transaction hashes than an action may carry", async () => {
+      const hashes = Array.from(
+        { length: 17 },
+        (_, i) => "0x" + (i + 1).toString(16).padStart(64, "0"),
+      );
+      await expectClaimError(withAction(sampleClaim(), 0, { txHashes: hashes }), "shape", 0);
+    });
+
     it("should report more actions than slots", async () => {
       const claim = sampleClaim();
       await expectClaimError(
@@ -167,11 +279,24 @@ describe("# prover library", function () {
       await expectClaimError({ ...sampleClaim(), actions: [] }, "capacity", null);
     });
 
-    it("should report more multisend recipients than the circuit holds", async () => {
+    it("should report a wide multisend that would exceed the slots", async () => {
+      const claim = sampleClaim();
+      const wide = { ...claim.actions[3]!, recipientAmounts: [1n, 1n, 1n, 1n, 2_999_996n] };
+      // 3 actions + the 2-slot multisend + 3 more actions = 8 actions in 9 slots
+      const actions = [
+        ...claim.actions.slice(0, 3),
+        wide,
+        ...claim.actions.slice(0, 3),
+        claim.actions[3]!,
+      ];
+      await expectClaimError({ ...claim, actions }, "capacity", null);
+    });
+
+    it("should report a wide multisend whose recipients do not sum to amount in", async () => {
       const claim = withAction(sampleClaim(), 3, {
-        recipientAmounts: [1n, 1n, 1n, 1n, 2_999_996n],
+        recipientAmounts: [1n, 1n, 1n, 1n, 2_999_995n],
       });
-      await expectClaimError(claim, "capacity", 3);
+      await expectClaimError(claim, "multisend", 3);
     });
 
     it("should report a salt outside the field", async () => {

@@ -7,7 +7,12 @@ import { stepMemo } from "../../../relayer/execution/steps.ts";
 import { accountWallet } from "../../../relayer/accounts/index.ts";
 import { DEVNET_ACCOUNTS } from "../../../relayer/devnet/accounts.ts";
 import { TxJournal } from "../../../relayer/execution/transactions.ts";
-import { reportCid, type ReportBody } from "../../../relayer/execution/report.ts";
+import {
+  DeFiTransactionArtifact,
+  reportCid,
+  type ReportBody,
+  type SignedReport,
+} from "../../../relayer/execution/report.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
 import { quoteSwapCandidates, ReserveReader, selectRoute } from "../../../relayer/routing/index.ts";
 import {
@@ -121,6 +126,38 @@ describe("# execution engine (embedded devnet)", function () {
     expect(report!.report.tx_hashes).to.be.an("array").with.length.greaterThan(5);
     expect(Object.keys(report!.report.gas_metrics as object).length).to.be.at.least(2);
     expect(report!.report.liquidation_protection).to.equal(true);
+
+    // The Groth16 proof is attested on chain under the execution id, with the report's signals.
+    const attestation = report!.report.attestation as {
+      chain: string;
+      contract: string;
+      execution_key: string;
+      tx_hash: string;
+    };
+    const home = world.chains.byName(attestation.chain);
+    const attestor = home.contract("ExecutionAttestor");
+    expect(await attestor.getFunction("isAttested")(attestation.execution_key)).to.equal(true);
+    const onChain = (await attestor.getFunction("getAttestation")(attestation.execution_key)) as {
+      workflowCommitment: bigint;
+      executionCommitment: bigint;
+    };
+    const signals = report!.report.public_signals as string[];
+    expect(onChain.workflowCommitment.toString()).to.equal(signals[0]);
+    expect(onChain.executionCommitment.toString()).to.equal(signals[1]);
+    expect((await home.provider.getTransactionReceipt(attestation.tx_hash))!.status).to.equal(1);
+
+    // Spec artifact operations.
+    const artifact = new DeFiTransactionArtifact(report!.report as unknown as SignedReport);
+    const audit = JSON.parse(artifact.to_audit_json()) as { proof: string; cid: string };
+    expect(audit.cid).to.equal(report!.cid);
+    expect(JSON.parse(audit.proof).protocol).to.equal("groth16");
+    expect(artifact.operations.map((o) => o.action)).to.deep.equal([
+      "convert",
+      "swap",
+      "bridge",
+      "multisend",
+    ]);
+    expect(artifact.simulate_liquidation(0.5)).to.equal(false);
   });
 });
 

@@ -27,6 +27,7 @@ import {
 import type { Workflow } from "../../../relayer/workflows/model.ts";
 import { newExecutionId } from "../../../relayer/workflows/ids.ts";
 import type { EngineDeps } from "../../../relayer/execution/orchestrator.ts";
+import { groth16Prover } from "../../../relayer/execution/proof.ts";
 
 /**
  * Fixtures of the engine tests: the embedded devnet, a migrated PGlite database, an AES-256-GCM
@@ -92,7 +93,14 @@ export async function openEngineWorld(overrides: Partial<EngineDeps> = {}): Prom
   const chains = await openChains({ mode: "embedded" });
   const store = await openTestStore();
   const cipher = testCipher();
-  const deps: EngineDeps = { store, cipher, chains, logger: silentLogger, ...overrides };
+  const deps: EngineDeps = {
+    store,
+    cipher,
+    chains,
+    logger: silentLogger,
+    prover: groth16Prover(chains),
+    ...overrides,
+  };
   return {
     chains,
     store,

@@ -54,6 +54,11 @@ async function counts(svc: TestService) {
     jobs: await q(`SELECT count(*) AS n FROM pgboss.job WHERE name = '${TEST_QUEUE}'`),
     replay: await q("SELECT count(*) AS n FROM auth_replay"),
     rate: await q("SELECT coalesce(sum(count), 0) AS n FROM rate_limit_counters"),
+    executions: await q("SELECT count(*) AS n FROM workflow_executions"),
+    executeJobs: await q("SELECT count(*) AS n FROM pgboss.job WHERE name = 'workflow.execute'"),
+    deployments: await q("SELECT count(*) AS n FROM workflow_deployments"),
+    schedules: await q("SELECT count(*) AS n FROM workflow_schedules"),
+    idempotency: await q("SELECT count(*) AS n FROM workflow_idempotency"),
   };
 }
 
@@ -464,10 +469,167 @@ for (const backend of BACKENDS) {
         const res = await svc.app.request(path);
         expect(res.status, path).to.equal(200);
       }
+      const metrics = await (await svc.app.request("/metrics")).text();
+      expect(metrics).to.include('veriflow_queue_jobs{queue="workflow.execute",state="ready"}');
+      expect(metrics).to.match(
+        /veriflow_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/,
+      );
       const ready = await svc.app.request("/readyz");
       expect(ready.status).to.equal(503); // no chains in this service
       const json = (await ready.json()) as { checks: { database: { ok: boolean } } };
       expect(json.checks.database.ok).to.equal(true);
+    });
+
+    describe("## on the real submission routes", () => {
+      const workflow = JSON.stringify({
+        name: "matrix",
+        schedule: "0 9 * * 1",
+        actions: [{ type: "swap", from: "USDC", to: "DAI", amount: "10", slippage: 0.5 }],
+      });
+      const yaml =
+        "name: matrix\nactions:\n  - action: swap\n    params: {from: USDC, to: DAI, amount: 10}\n";
+      const cases: Array<{
+        name: string;
+        status: number;
+        error: string;
+        send: (path: string, body: string, type: string) => Response | Promise<Response>;
+      }> = [
+        {
+          name: "no signature headers",
+          status: 401,
+          error: "AUTH_MISSING_KEY",
+          send: (path, body, type) =>
+            svc.app.request(path, { method: "POST", headers: { "Content-Type": type }, body }),
+        },
+        {
+          name: "a bad signature",
+          status: 401,
+          error: "AUTH_BAD_SIGNATURE",
+          send: (path, body, type) =>
+            signedRequest(
+              svc,
+              { key: client.key, secret: "vfs_wrong_secret_value" },
+              "POST",
+              path,
+              body,
+              {
+                "Content-Type": type,
+              },
+            ),
+        },
+        {
+          name: "a stale timestamp",
+          status: 401,
+          error: "AUTH_TIMESTAMP_EXPIRED",
+          send: (path, body, type) =>
+            signedRequest(
+              svc,
+              client,
+              "POST",
+              path,
+              body,
+              { "Content-Type": type },
+              String(svc.clock.now - 301_000),
+            ),
+        },
+        {
+          name: "a revoked key",
+          status: 401,
+          error: "AUTH_KEY_REVOKED",
+          send: async (path, body, type) => {
+            const revoked = await newKey(svc, "enterprise");
+            await revokeApiKey(svc.ctx.store, revoked.key);
+            return signedRequest(svc, revoked, "POST", path, body, { "Content-Type": type });
+          },
+        },
+        {
+          name: "a body over 1 MiB",
+          status: 413,
+          error: "PAYLOAD_TOO_LARGE",
+          send: (path, _body, type) =>
+            signedRequest(svc, client, "POST", path, " ".repeat(MAX_BODY_BYTES + 1), {
+              "Content-Type": type,
+            }),
+        },
+        {
+          name: "a text/plain body",
+          status: 415,
+          error: "UNSUPPORTED_MEDIA_TYPE",
+          send: (path, body) =>
+            signedRequest(svc, client, "POST", path, body, { "Content-Type": "text/plain" }),
+        },
+      ];
+      for (const target of ["/v1/workflows", "/workflows/deploy"]) {
+        for (const form of ["application/json", "application/yaml"]) {
+          for (const c of cases) {
+            it(`should refuse ${c.name} on POST ${target} (${form}) and store nothing`, async () => {
+              await expectRefused(
+                () => c.send(target, form === "application/json" ? workflow : yaml, form),
+                c.status,
+                c.error,
+              );
+            });
+          }
+        }
+      }
+
+      it("should refuse a submission over the rate with 429 and store nothing", async () => {
+        const free = await newKey(svc, "free");
+        svc.clock.now = Math.floor(Date.now() / 60_000) * 60_000 + 1_000;
+        for (let i = 0; i < 20; i++) {
+          svc.clock.now += 1;
+          expect((await signedRequest(svc, free, "GET", "/v1/nothing")).status).to.equal(404);
+        }
+        svc.clock.now += 1;
+        const res = await expectRefused(
+          () => signedRequest(svc, free, "POST", "/v1/workflows", workflow),
+          429,
+          "RATE_LIMITED",
+        );
+        expect(res.headers.get("retry-after")).to.equal("59");
+      });
+
+      it("should refuse a replayed submission and store nothing", async () => {
+        const headers = signedHeaders(client.key, client.secret, workflow, String(svc.clock.now));
+        await svc.app.request("/v1/workflows", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", ...headers },
+          body: workflow,
+        });
+        await expectRefused(
+          () =>
+            svc.app.request("/v1/workflows", {
+              method: "POST",
+              headers: { "Content-Type": "application/json", ...headers },
+              body: workflow,
+            }),
+          401,
+          "AUTH_REPLAYED_SIGNATURE",
+        );
+      });
+    });
+
+    it("should publish an OpenAPI 3.1 document with the security schemes", async () => {
+      const doc = (await (await svc.app.request("/openapi.json")).json()) as {
+        openapi: string;
+        security: unknown[];
+        components: { securitySchemes: Record<string, { type: string; name?: string }> };
+        paths: Record<string, unknown>;
+      };
+      expect(doc.openapi).to.equal("3.1.0");
+      expect(doc.components.securitySchemes.ApiKey).to.include({
+        type: "apiKey",
+        name: "X-SVC-Key",
+      });
+      expect(doc.components.securitySchemes.Signature!.name).to.equal("X-SVC-Signature");
+      expect(doc.components.securitySchemes.Timestamp!.name).to.equal("X-SVC-Timestamp");
+      expect(doc.components.securitySchemes.BearerApiKey).to.include({ type: "http" });
+      expect(doc.security).to.deep.equal([{ ApiKey: [], Signature: [], Timestamp: [] }]);
+      expect(doc.paths).to.have.property("/readyz");
+      const page = await (await svc.app.request("/docs")).text();
+      expect(page)
+        .to.include("/docs/swagger-ui-bundle.js")
+        .and.not.match(/https?:\/\//);
     });
 
     it("should require authentication on unknown paths and answer 404 once authenticated", async () => {

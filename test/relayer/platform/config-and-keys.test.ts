@@ -17,6 +17,7 @@ import { openStore } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";
 import { newKey, signedRequest, startTestService } from "./fixtures.ts";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
+import { startService } from "../../../relayer/service.ts";
 
 const run = promisify(execFile);
 
@@ -290,5 +291,55 @@ describe("# logs and shutdown", function () {
     expect(await res.json()).to.deep.equal({ finished: true });
     await closed;
     await svc.close();
+  });
+});
+
+describe("# first start", function () {
+  this.timeout(60_000);
+
+  it("should create a development key on the very first start only, its secret shown once", async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-first-"));
+    const config = loadConfig({ DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "silent" });
+    const first = await startService(config, { chains: null, logger: createLogger("silent") });
+    expect(first.apiKey).to.match(/^vfk_/);
+    expect(first.createdSecret).to.match(/^vfs_/);
+    const credentials = await loadCredentials(first.ctx.store, first.ctx.masterKey, first.apiKey!);
+    expect(credentials!.secrets).to.deep.equal([first.createdSecret]);
+    await first.stop();
+
+    const second = await startService(config, { chains: null, logger: createLogger("silent") });
+    expect(second.createdSecret).to.equal(undefined);
+    expect(second.apiKey).to.equal(undefined);
+    expect(second.activeKeys).to.deep.equal([first.apiKey]);
+    await second.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("should accept the bootstrap key from the environment from the first start", async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-bootstrap-"));
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      PORT: "0",
+      LOG_LEVEL: "silent",
+      VERIFLOW_API_KEY: "vfk_from_environment",
+      VERIFLOW_SIGNING_SECRET: "vfs_environment_secret_0001",
+      VERIFLOW_TIER: "pro",
+    });
+    const service = await startService(config, { chains: null, logger: createLogger("silent") });
+    expect(service.apiKey).to.equal("vfk_from_environment");
+    expect(service.createdSecret).to.equal(undefined);
+    const body = JSON.stringify({ name: "x" });
+    const res = await fetch(`${service.server.url}/v1/nothing`, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        ...signedHeaders("vfk_from_environment", "vfs_environment_secret_0001", body),
+      },
+      body,
+    });
+    expect(res.status).to.equal(404); // authenticated, then no such route
+    expect(res.headers.get("x-ratelimit-limit")).to.equal("300");
+    await service.stop();
+    await rm(dataDir, { recursive: true, force: true });
   });
 });

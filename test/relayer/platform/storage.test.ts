@@ -6,6 +6,8 @@ import { createLogger } from "../../../relayer/http/logging.ts";
 import { openQueue, type Queue } from "../../../relayer/queue/index.ts";
 import { openStore, type Store } from "../../../relayer/store/index.ts";
 import { MIGRATIONS_DIR, migrate, readMigrations } from "../../../relayer/store/migrate.ts";
+import { purgeExpiredSignatures, recordSignature } from "../../../relayer/auth/replay.ts";
+import { consumeRateLimit, purgeRateLimitWindows } from "../../../relayer/limits/rate-limit.ts";
 import { createTestDatabase } from "./fixtures.ts";
 
 const BACKENDS = ["pglite", "postgres"] as const;
@@ -172,6 +174,32 @@ for (const backend of BACKENDS) {
       expect(await count()).to.equal(1);
     });
 
+    it("should send inside a transaction to a queue this process has not used yet", async () => {
+      // On PGlite the transaction holds the only connection: pg-boss must not look the new queue
+      // up on its own connection (it used to wait for the transaction forever).
+      const count = async (name: string) =>
+        (
+          await store.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1",
+            [name],
+          )
+        )[0]!.n;
+      await store
+        .transaction(async (tx) => {
+          await queue.send("test.fresh", { id: 1 }, { tx });
+          throw new Error("abandon");
+        })
+        .catch(() => {});
+      expect(await count("test.fresh")).to.equal(0);
+      const id = await store.transaction((tx) => queue.send("test.fresh", { id: 2 }, { tx }));
+      expect(await count("test.fresh")).to.equal(1);
+      const [job] = await queue.boss.findJobs<{ id: number }>("test.fresh", { id: id! });
+      expect(job?.data).to.deep.equal({ id: 2 });
+      // And outside a transaction afterwards (the queue exists, pg-boss's cache knows it).
+      await queue.send("test.fresh", { id: 3 });
+      expect(await count("test.fresh")).to.equal(2);
+    });
+
     it("should work a job, retry it after a failure and record its output", async () => {
       const attempts: number[] = [];
       await queue.ensureQueue("test.retry", { retryLimit: 2, retryDelay: 0, retryBackoff: false });
@@ -192,6 +220,24 @@ for (const backend of BACKENDS) {
       expect(attempts).to.deep.equal([21, 21]);
       expect(job.retryCount).to.equal(1);
       expect(job.output).to.deep.equal({ doubled: 42 });
+    });
+
+    it("should purge replay records past their window and rate windows older than the last", async () => {
+      const now = Date.UTC(2030, 0, 1, 12, 0, 30);
+      expect(await recordSignature(store, "key_purge", "a".repeat(64), now - 400_000)).to.equal(
+        true,
+      );
+      expect(await recordSignature(store, "key_purge", "b".repeat(64), now)).to.equal(true);
+      expect(await recordSignature(store, "key_purge", "b".repeat(64), now)).to.equal(false);
+      await consumeRateLimit(store, "key_purge", 10, now - 120_000);
+      await consumeRateLimit(store, "key_purge", 10, now - 60_000);
+      await consumeRateLimit(store, "key_purge", 10, now);
+      expect(await purgeExpiredSignatures(store, now)).to.equal(1);
+      expect(await purgeRateLimitWindows(store, now)).to.equal(1);
+      const left = await store.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM rate_limit_counters WHERE key_id = 'key_purge'",
+      );
+      expect(left[0]!.n).to.equal(2);
     });
 
     it("should keep a cron schedule in the database", async () => {

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { revokeApiKey } from "../../../relayer/auth/keys.ts";
 import type { ChainSet } from "../../../relayer/chains/index.ts";
 import type { Workflow } from "../../../relayer/workflows/model.ts";
 import { fireSchedule } from "../../../relayer/workflows/service.ts";
@@ -588,6 +589,24 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         );
         expect(await rowCounts(svc)).to.deep.equal(before);
       });
+
+      it("should stop firing the schedules of a revoked API key", async () => {
+        const dave = await newClient(svc);
+        const body = await json(
+          await dave.request(
+            "POST",
+            "/v1/workflows",
+            JSON.stringify({ ...JSON.parse(plainWorkflow("revoked")), schedule: "0 * * * *" }),
+          ),
+        );
+        const scheduleId = (body.schedule as { id: string }).id;
+        await revokeApiKey(svc.ctx.store, dave.key);
+        const before = await rowCounts(svc);
+        expect((await fireSchedule(svc.ctx, scheduleId, "after-revoke")).outcome).to.equal(
+          "key-revoked",
+        );
+        expect(await rowCounts(svc)).to.deep.equal(before);
+      });
     });
 
     describe("## deployments", () => {
@@ -647,6 +666,16 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         expect(pinnedView.deployment).to.deep.equal({ name: "payroll", version: 1 });
         expect((pinnedView.workflow as Workflow).actions[0]!.amount).to.equal("1.5");
 
+        const yamlRun = await json(
+          await alice.request("POST", "/v1/workflows", "deployment: payroll\nversion: 1\n", {
+            contentType: YAML,
+          }),
+        );
+        const yamlRunView = await json(
+          await alice.request("GET", `/v1/workflows/${yamlRun.execution_id}`),
+        );
+        expect(yamlRunView.deployment).to.deep.equal({ name: "payroll", version: 1 });
+
         const firing = await fireSchedule(
           svc.ctx,
           (v2.schedule as { id: string }).id,
@@ -660,6 +689,20 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           trigger: "schedule",
           deployment: { name: "payroll", version: 2 },
         });
+
+        const listed = (await json(await alice.request("GET", "/v1/deployments"))) as {
+          items: { name: string; latest_version: number }[];
+        };
+        expect(listed.items.find((d) => d.name === "payroll")?.latest_version).to.equal(2);
+        const versions = (await json(await alice.request("GET", "/v1/deployments/payroll"))) as {
+          versions: { version: number; workflow: Workflow }[];
+        };
+        expect(versions.versions.map((v) => v.version)).to.deep.equal([2, 1]);
+        expect(versions.versions[1]!.workflow.actions[0]!.amount).to.equal("1.5");
+        expect((await bob.request("GET", "/v1/deployments/payroll")).status).to.equal(404);
+        expect(
+          ((await json(await bob.request("GET", "/v1/deployments"))) as { items: unknown[] }).items,
+        ).to.have.length(0);
 
         // Another key does not see the deployment.
         const other = await bob.request(
@@ -735,6 +778,8 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           "application/yaml",
         );
         expect(doc.paths).to.include.keys(
+          "/v1/deployments",
+          "/v1/deployments/{name}",
           "/v1/workflows/{id}",
           "/v1/workflows/{id}/cancel",
           "/v1/schedules",

@@ -419,6 +419,12 @@ actions:
         text: "unknown chain",
       },
       {
+        name: "a chained action naming another asset than the previous output",
+        body: () => jsonWith((b) => Object.assign(b.actions[2]!, { from: "USDC" })),
+        path: "actions.2.from",
+        text: "previous output (DAI)",
+      },
+      {
         name: "an asset absent from the pinned chain",
         body: () => jsonWith((b) => Object.assign(b.actions[1]!, { chain: "ethereum", to: "ARB" })),
         path: "actions.1.to",

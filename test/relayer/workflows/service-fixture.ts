@@ -28,6 +28,7 @@ export interface WorkflowService {
 export async function startWorkflowService(
   chains: ChainSet,
   databaseUrl?: string,
+  options: { engine?: boolean } = {},
 ): Promise<WorkflowService> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-workflows-"));
   const config = loadConfig({
@@ -42,10 +43,10 @@ export async function startWorkflowService(
     metrics: createMetrics({ defaultMetrics: false }),
     queueSchedule: false,
   });
-  // The engine's workflow.execute worker stays off: these tests observe executions as intake
-  // leaves them (queued), without an engine racing to run them.
+  // Unless asked for, the engine's workflow.execute worker stays off: most tests observe
+  // executions as intake leaves them (queued), without an engine racing to run them.
   const engineWorker = process.env.VERIFLOW_ENGINE_WORKER;
-  process.env.VERIFLOW_ENGINE_WORKER = "off";
+  if (!options.engine) process.env.VERIFLOW_ENGINE_WORKER = "off";
   let app: ReturnType<typeof createApp>;
   try {
     app = createApp(ctx);

@@ -1,0 +1,50 @@
+/**
+ * `npm run worker`: an execution worker without the HTTP API. It works `workflow.execute` jobs and
+ * resumes executions that a stopped worker left running, on the same configuration as `npm start`
+ * (DATABASE_URL, VERIFLOW_CHAINS, VERIFLOW_MASTER_KEY, ...). Run several next to the API processes
+ * on one PostgreSQL to scale execution separately from intake.
+ */
+import { openChains } from "../chains/index.ts";
+import { ConfigError, loadConfig } from "../config/index.ts";
+import { closeContext, createContext } from "../context.ts";
+import { createLogger } from "../http/logging.ts";
+import { startEngine, stopEngine } from "./index.ts";
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  const chains = await openChains(config.chains);
+  const ctx = await createContext(config, { logger, chains });
+  await startEngine(ctx);
+  process.stdout.write(
+    `Veriflow execution worker ready (${chains
+      .list()
+      .map((c) => c.name)
+      .join(", ")})\n`,
+  );
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "worker stopping: finishing running executions");
+    stopEngine(ctx);
+    await closeContext(ctx);
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((err) => {
+  process.stderr.write(`worker failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,58 @@
+import type { ExecutionClaim } from "./claim.ts";
+import { computeCommitments, type ExecutionCommitments } from "./commitments.ts";
+import { executionIdToBytes32 } from "./field.ts";
+
+/** The read side of ExecutionAttestor this check needs (an ethers Contract from the ABI fits). */
+export type AttestorReader = {
+  isAttested(executionId: string): Promise<boolean>;
+  getAttestation(executionId: string): Promise<{
+    workflowCommitment: bigint;
+    executionCommitment: bigint;
+    attester: string;
+    timestamp: bigint;
+  }>;
+};
+
+export type AttestationCheck = {
+  /** The bytes32 the execution is attested under. */
+  executionId: string;
+  /** What the claim commits to (recomputed here). */
+  expected: ExecutionCommitments;
+  attested: boolean;
+  /** What the chain recorded; absent when not attested. */
+  recorded?: ExecutionCommitments & { attester: string; timestamp: number };
+  /** True when attested and both recorded commitments equal the recomputed ones. */
+  matches: boolean;
+};
+
+/**
+ * The auditor's check: recomputes both commitments from an execution record (its claim, with the
+ * salt from the final report) and compares them with what ExecutionAttestor recorded for it. The
+ * proof itself was verified on chain when it was attested.
+ */
+export async function checkAttestation(
+  attestor: AttestorReader,
+  claim: ExecutionClaim,
+): Promise<AttestationCheck> {
+  const executionId = executionIdToBytes32(claim.executionId);
+  const expected = await computeCommitments(claim);
+  if (!(await attestor.isAttested(executionId))) {
+    return { executionId, expected, attested: false, matches: false };
+  }
+  const onChain = await attestor.getAttestation(executionId);
+  const recorded = {
+    workflowCommitment: BigInt(onChain.workflowCommitment),
+    executionCommitment: BigInt(onChain.executionCommitment),
+    attester: onChain.attester,
+    timestamp: Number(onChain.timestamp),
+  };
+  return {
+    executionId,
+    expected,
+    attested: true,
+    recorded,
+    matches:
+      recorded.workflowCommitment === expected.workflowCommitment &&
+      recorded.executionCommitment === expected.executionCommitment,
+  };
+}

@@ -217,6 +217,15 @@ const results = Object.fromEntries([
   ),
   await measure("GET /artifacts/{cid}", 200, () => call("GET", `/artifacts/${cid}`)),
   await measure("GET /artifacts/{cid}/car", 200, () => call("GET", `/artifacts/${cid}/car`)),
+  // Each run proves four fresh artifacts and anchors a new root (Groth16 proof + on-chain anchor).
+  await measure("POST /zk/generate (4 artifacts)", 5, async () => {
+    const fresh: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await call("POST", "/artifacts", { bench: "zk", run: ++counter, i });
+      fresh.push(((await res.json()) as { cid: string }).cid);
+    }
+    return call("POST", "/zk/generate", { artifacts: fresh });
+  }),
 ]);
 
 const output = {

@@ -3,11 +3,13 @@ import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
 import { errorSchema } from "../workflows/schemas.ts";
+import { generateArtifactBatch, registryChain } from "./batch.ts";
 import { openArtifactStore, parseCid, type ArtifactStore } from "./store.ts";
 
 /**
  * The artifact store over HTTP: store (`POST /artifacts`), read (`GET /artifacts/{cid}`), and CAR
  * export for pinning on any IPFS service (`GET /artifacts/{cid}/car`, `POST /artifacts/car`).
+ * and `POST /zk/generate`: a Groth16 proof over stored artifacts with the root anchored on chain.
  */
 
 const stores = new WeakMap<AppContext, ArtifactStore>();
@@ -41,6 +43,64 @@ export const storedArtifactSchema = z
 export const carExportRequestSchema = z
   .object({ cids: z.array(z.string()).min(1).max(1000) })
   .openapi("CarExportRequest");
+
+export const zkGenerateRequestSchema = z
+  .object({
+    artifacts: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: "CIDs of stored artifacts (at most 32)" }),
+    cids: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: "Alias of `artifacts` (the spec's sample body)" }),
+    chain_id: z.number().int().positive().optional().openapi({
+      description:
+        "Chain whose ProofRegistry anchors the root (default: the first chain that has one)",
+    }),
+  })
+  .refine((v) => v.artifacts !== undefined || v.cids !== undefined, {
+    message: "give `artifacts` (or `cids`): the CIDs of the stored artifacts to prove",
+  })
+  .refine(
+    (v) =>
+      v.artifacts === undefined ||
+      v.cids === undefined ||
+      JSON.stringify(v.artifacts) === JSON.stringify(v.cids),
+    { message: "`artifacts` and `cids` name the same list; give one of them" },
+  )
+  .openapi("ZkGenerateRequest");
+
+const inclusionSchema = z.object({
+  index: z.number().int(),
+  leaf: z.string(),
+  siblings: z.array(z.string()),
+});
+
+export const zkGenerateResultSchema = z
+  .object({
+    root: z
+      .string()
+      .openapi({ description: "Poseidon Merkle root, as the bytes32 anchored on chain" }),
+    count: z.number().int(),
+    proof: z.unknown().openapi({ description: "snarkjs Groth16 proof object" }),
+    public_signals: z.array(z.string()).openapi({ description: "[root, count], decimal" }),
+    verified_on_chain: z.boolean().nullable(),
+    anchor_tx: z.object({
+      chain_id: z.number().int(),
+      chain: z.string(),
+      registry: z.string(),
+      hash: z.string(),
+      block_number: z.number().int(),
+      batch_id: z.number().int(),
+      uri: z.string(),
+    }),
+    inclusion: z
+      .record(z.string(), inclusionSchema)
+      .openapi({ description: "per CID: leaf index, leaf, siblings up to the root" }),
+    manifest: z.string().openapi({ description: "CID of the stored batch manifest" }),
+  })
+  .openapi("ZkGenerateResult");
 
 export function artifactRoutes(ctx: AppContext) {
   const app = createRouter();
@@ -151,6 +211,43 @@ export function artifactRoutes(ctx: AppContext) {
       const { cids } = c.req.valid("json");
       const car = await artifactsFor(ctx).exportCar(cids);
       return c.body(car as Uint8Array<ArrayBuffer>, 200, { "Content-Type": CAR_TYPE });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/zk/generate",
+      tags: ["artifacts"],
+      summary:
+        "Prove a batch of stored artifacts (Poseidon Merkle root, Groth16) and anchor the root on chain",
+      request: {
+        body: {
+          required: true,
+          content: { "application/json": { schema: zkGenerateRequestSchema } },
+        },
+      },
+      responses: {
+        200: {
+          description: "proof, anchor and inclusion paths",
+          content: { "application/json": { schema: zkGenerateResultSchema } },
+        },
+        400: error("VALIDATION_FAILED, INVALID_CID or INVALID_ARTIFACTS, naming the bad entry"),
+        404: error("ARTIFACT_NOT_FOUND naming the CID the relayer does not store"),
+        502: error("ANCHOR_FAILED"),
+        503: error("PROVER_UNAVAILABLE or REGISTRY_UNAVAILABLE"),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const field = body.artifacts !== undefined ? "artifacts" : "cids";
+      const chain = registryChain(ctx.chains?.list() ?? [], body.chain_id);
+      const result = await generateArtifactBatch(
+        { store: artifactsFor(ctx), engineStore: ctx.store, chain },
+        (body.artifacts ?? body.cids)!,
+        field,
+      );
+      return c.json(result, 200);
     },
   );
 

@@ -10,8 +10,16 @@ export interface ScreenResult {
   checked: string[];
 }
 
-/** Screens an address (as a counterparty or recipient on `chain`). */
-export type ComplianceScreen = (address: string, chain: RoutingChain) => Promise<ScreenResult>;
+/**
+ * Screens an address (as a counterparty or recipient on `chain`). `required` is the list ids the
+ * workflow's jurisdictions require (undefined: the workflow declared none, screen with every
+ * source available); a screen that cannot consult one of them must throw, never skip it.
+ */
+export type ComplianceScreen = (
+  address: string,
+  chain: RoutingChain,
+  required?: readonly string[],
+) => Promise<ScreenResult>;
 
 export const ORACLE_CONTRACT = "SanctionsOracle";
 
@@ -34,8 +42,8 @@ export const oracleScreen: ComplianceScreen = async (address, chain) => {
 };
 
 export function combineScreens(...screens: ComplianceScreen[]): ComplianceScreen {
-  return async (address, chain) => {
-    const results = await Promise.all(screens.map((s) => s(address, chain)));
+  return async (address, chain, required) => {
+    const results = await Promise.all(screens.map((s) => s(address, chain, required)));
     return {
       address,
       sanctioned: results.some((r) => r.sanctioned),

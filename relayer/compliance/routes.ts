@@ -15,10 +15,10 @@ import { openCompliance, type ComplianceService } from "./service.ts";
  * is accepted on these paths by the platform's authentication, as are the HMAC headers).
  */
 
-const services = new WeakMap<AppContext, Promise<ComplianceService>>();
+const services = new WeakMap<object, Promise<ComplianceService>>();
 
 /** Chains with a deployment (the `relayer/chains` ChainSet behind `ctx.chains`). */
-function oracleChains(ctx: AppContext): OracleChain[] {
+function oracleChains(ctx: Pick<AppContext, "chains">): OracleChain[] {
   const list = (ctx.chains?.list() ?? []) as unknown[];
   return list.filter(
     (c): c is OracleChain =>
@@ -30,7 +30,9 @@ function oracleChains(ctx: AppContext): OracleChain[] {
  * The process's compliance service, started once per context: lists from
  * `VERIFLOW_SANCTIONS_FILES`, watched and reloaded on SIGHUP. The engine calls this too.
  */
-export function complianceFor(ctx: AppContext): Promise<ComplianceService> {
+export function complianceFor(
+  ctx: Pick<AppContext, "chains" | "logger">,
+): Promise<ComplianceService> {
   let service = services.get(ctx);
   if (!service) {
     service = openCompliance({

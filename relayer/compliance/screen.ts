@@ -1,6 +1,8 @@
 import type { ComplianceScreen } from "../agents/compliance.ts";
+import { AgentError } from "../agents/errors.ts";
 import { parseAddress } from "./check.ts";
 import type { SanctionsLists } from "./sanctions.ts";
+import { SANCTIONS_LISTS } from "./specs.ts";
 
 /**
  * The engine's screening hook for the list files (`ofac-sdn` and any other configured id); combine
@@ -8,8 +10,9 @@ import type { SanctionsLists } from "./sanctions.ts";
  * restricts it to the lists a workflow's jurisdictions require (`resolveJurisdictions`).
  */
 export function listScreen(lists: SanctionsLists, listIds?: readonly string[]): ComplianceScreen {
-  const wanted = listIds ? new Set(listIds) : undefined;
-  return async (address) => {
+  return async (address, _chain, required) => {
+    const ids = listIds ?? required;
+    const wanted = ids ? new Set(ids) : undefined;
     const checked = lists.listIds().filter((id) => !wanted || wanted.has(id));
     const matches = lists.lookup(parseAddress(address), wanted);
     return {
@@ -19,4 +22,45 @@ export function listScreen(lists: SanctionsLists, listIds?: readonly string[]): 
       checked,
     };
   };
+}
+
+/**
+ * Fails closed on the lists a workflow's jurisdictions require: every id in `required` must be
+ * among the sources `screen` actually consulted for the address (a list file not configured, a
+ * chain without its sanctions oracle), otherwise COMPLIANCE_LIST_UNAVAILABLE is thrown before
+ * anything is signed. Without `required` (no jurisdictions declared) the result passes as is.
+ */
+export function requireConsulted(screen: ComplianceScreen): ComplianceScreen {
+  return async (address, chain, required) => {
+    const result = await screen(address, chain, required);
+    const missing = (required ?? []).filter((id) => !result.checked.includes(id));
+    if (missing.length > 0) {
+      throw new AgentError(
+        "COMPLIANCE_LIST_UNAVAILABLE",
+        `the workflow's jurisdictions require sanctions list ${missing.join(", ")}, which could not be consulted on ${chain.name} (${missing.map(howToConfigure).join("; ")}); nothing was sent`,
+        { lists: missing },
+      );
+    }
+    return result;
+  };
+}
+
+/** What an operator does to make a list available (named in errors). */
+export function howToConfigure(listId: string): string {
+  return listId === "chainalysis-oracle"
+    ? "chainalysis-oracle is the SanctionsOracle contract of the chain's deployment"
+    : `load ${listId} with VERIFLOW_SANCTIONS_FILES=${listId}=/path/to/list`;
+}
+
+/**
+ * The list files (source `files` in the catalogue) among `required` that `lists` has not loaded;
+ * intake refuses a submission needing one of them (the on-chain oracle is checked per chain when
+ * the action runs).
+ */
+export function missingListFiles(lists: SanctionsLists, required: readonly string[]): string[] {
+  const loaded = new Set(lists.listIds());
+  const fileLists = new Set<string>(
+    SANCTIONS_LISTS.filter((l) => l.source === "files").map((l) => l.id),
+  );
+  return required.filter((id) => fileLists.has(id) && !loaded.has(id));
 }

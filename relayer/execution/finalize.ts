@@ -292,20 +292,39 @@ async function buildReport(
       by_agent: riskByAgent,
     },
     liquidation_protection: true,
-    compliance: {
-      lists: input.workflow.compliance?.sanctionsLists ?? [],
-      screened: actions.flatMap((a) =>
-        ((a.result?.compliance as unknown[]) ?? []).map((c) => ({
-          action_index: a.index,
-          ...(c as object),
-        })),
-      ),
-      alerts,
-    },
+    compliance: complianceSection(input.workflow, actions, alerts),
     zk_proof: proof.zk_proof,
     public_signals: proof.public_signals,
     attestation: proof.attestation,
     ...(proof.proof_note ? { proof_note: proof.proof_note } : {}),
     relayer: { chain: home.name, chain_id: home.chainId },
+  };
+}
+
+/**
+ * The report's compliance section: the lists the workflow's jurisdictions require (`required`,
+ * null when it declared none: every available source was used), the lists actually consulted
+ * for its counterparties and recipients (`consulted`, from every screening result), each
+ * screening, and the alerts raised.
+ */
+function complianceSection(
+  workflow: Workflow,
+  actions: ReadonlyArray<{ index: number; result: Record<string, unknown> | null }>,
+  alerts: unknown[],
+) {
+  const screened = actions.flatMap((a) =>
+    ((a.result?.compliance as Array<{ checked?: string[] }> | undefined) ?? []).map((c) => ({
+      action_index: a.index,
+      ...c,
+    })),
+  );
+  const jurisdictions = workflow.compliance?.jurisdictions ?? [];
+  return {
+    lists: workflow.compliance?.sanctionsLists ?? [],
+    jurisdictions,
+    required: jurisdictions.length ? (workflow.compliance?.sanctionsLists ?? []) : null,
+    consulted: [...new Set(screened.flatMap((s) => s.checked ?? []))].sort(),
+    screened,
+    alerts,
   };
 }

@@ -6,7 +6,7 @@ import { startEngineWorker, type EngineWorker } from "./worker.ts";
 import { groth16Prover } from "./proof.ts";
 import { combineScreens, oracleScreen } from "../agents/compliance.ts";
 import { complianceFor } from "../compliance/routes.ts";
-import { listScreen } from "../compliance/screen.ts";
+import { listScreen, requireConsulted } from "../compliance/screen.ts";
 
 export { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
 export { startEngineWorker, WORKFLOW_EXECUTE_JOB } from "./worker.ts";
@@ -31,11 +31,14 @@ export function engineDeps(ctx: AppContext): EngineDeps {
     logger: ctx.logger.child({ area: "engine" }),
     faucet: ctx.chains.list().every((c) => c.devnet) ? DEVNET_FAUCET : null,
     prover: groth16Prover(ctx.chains),
-    // Every counterparty and recipient: the chain's sanctions oracle and the configured list files
-    // (ofac-sdn, ...). Fails closed: a list that cannot be loaded stops the action (retried).
-    screen: async (address, chain) => {
+    // Every counterparty and recipient. A workflow with jurisdictions: exactly the lists they
+    // require (`required`), each of which must be consulted or the action stops before anything
+    // is signed (COMPLIANCE_LIST_UNAVAILABLE). Without jurisdictions: the chain's sanctions oracle
+    // and every configured list file. A list file that cannot be loaded stops the action (retried).
+    screen: async (address, chain, required) => {
       const compliance = await complianceFor(ctx);
-      return combineScreens(oracleScreen, listScreen(compliance.lists))(address, chain);
+      const screen = requireConsulted(combineScreens(oracleScreen, listScreen(compliance.lists)));
+      return screen(address, chain, required);
     },
     baseFeeCapGwei: process.env.VERIFLOW_BASE_FEE_CAP_GWEI
       ? Number(process.env.VERIFLOW_BASE_FEE_CAP_GWEI)

@@ -142,6 +142,25 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
   ) as Workflow;
   const log = deps.logger.child({ executionId });
 
+  // queued → running only if it is still queued (or running: a resumed job). A cancel that landed
+  // after the SELECT above made it `cancelled`; overwriting that would run a cancelled workflow.
+  const [started] = await store.query<{ state: ExecutionState }>(
+    `UPDATE workflow_executions
+        SET state = 'running', stage = 'execute', started_at = COALESCE(started_at, now()),
+            updated_at = now()
+      WHERE id = $1 AND state IN ('queued', 'running')
+      RETURNING state`,
+    [executionId],
+  );
+  if (!started) {
+    const [now] = await store.query<{ state: ExecutionState }>(
+      "SELECT state FROM workflow_executions WHERE id = $1",
+      [executionId],
+    );
+    log.info({ state: now?.state }, "execution no longer queued (cancelled meanwhile); not run");
+    return now?.state ?? "cancelled";
+  }
+
   await ensureFundedAccount(
     store,
     deps.cipher,
@@ -156,7 +175,6 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
   const risks: Record<number, RiskEvaluation> = {};
   let previous: Output | null = null;
 
-  await setExecution(store, executionId, { state: "running", stage: "execute" });
   for (const action of workflow.actions) {
     const agentName = CLASS_NAMES[action.type]!;
     const step = steps.get(action.index);
@@ -308,7 +326,15 @@ async function runAction(
         journal,
         executionId,
         actionIndex: action.index,
-        screen: deps.screen ?? oracleScreen,
+        // A workflow with jurisdictions is screened against exactly the lists they require.
+        screen: (address, screenChain) =>
+          (deps.screen ?? oracleScreen)(
+            address,
+            screenChain,
+            workflow.compliance?.jurisdictions?.length
+              ? workflow.compliance.sanctionsLists
+              : undefined,
+          ),
         onSanctioned: (result: ScreenResult, role: string) =>
           recordAlert(deps.store, executionId, action.index, result, role),
         memo: stepMemo(deps.store, executionId, action.index),

@@ -118,6 +118,9 @@ export function workflowRoutes(ctx: AppContext) {
       409: error("IDEMPOTENCY_KEY_REUSED"),
       422: error("INSUFFICIENT_LIQUIDITY (with retry_in) or NO_ROUTE"),
       429: error("RATE_LIMITED or CONCURRENCY_LIMIT_EXCEEDED"),
+      503: error(
+        "COMPLIANCE_LIST_UNAVAILABLE: a sanctions list the workflow's jurisdictions require is not loaded",
+      ),
     },
   });
   router.post("/v1/workflows", async (c) => {
@@ -148,6 +151,9 @@ export function workflowRoutes(ctx: AppContext) {
       },
       400: validationError,
       409: error("IDEMPOTENCY_KEY_REUSED"),
+      503: error(
+        "COMPLIANCE_LIST_UNAVAILABLE: a sanctions list the workflow's jurisdictions require is not loaded",
+      ),
     },
   });
   router.post("/workflows/deploy", async (c) => {

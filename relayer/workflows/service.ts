@@ -1,4 +1,6 @@
 import type { Job } from "pg-boss";
+import { complianceFor } from "../compliance/routes.ts";
+import { howToConfigure, missingListFiles } from "../compliance/screen.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { assertConcurrencyAvailable, lockKeyForSubmission } from "../limits/concurrency.ts";
@@ -170,6 +172,7 @@ export async function submitWorkflow(
   if (replay) return replay as StoredResponse & { body: SubmissionResult };
 
   const { workflow, deploymentId, byDeployment } = await resolveWorkflow(ctx, caller, request);
+  await assertComplianceListsLoaded(ctx, workflow);
   const costEstimate = await estimateWorkflowCost(ctx, workflow);
   const executionId = newExecutionId();
   let schedule: ScheduleRow | null = null;
@@ -225,6 +228,28 @@ export async function submitWorkflow(
   });
   if (schedule) await registerScheduleLogged(ctx, schedule);
   return response as StoredResponse & { body: SubmissionResult };
+}
+
+/**
+ * Fails closed on the workflow's jurisdictions: every sanctions list file they require
+ * (`sanctionsListsFor`) must be loaded by this relayer, or the submission is refused with 503
+ * COMPLIANCE_LIST_UNAVAILABLE naming the list and how to configure it, before anything is stored
+ * or queued. A workflow without jurisdictions is screened with whatever sources are available.
+ */
+export async function assertComplianceListsLoaded(
+  ctx: WorkflowContext,
+  workflow: Workflow,
+): Promise<void> {
+  if (!workflow.compliance?.jurisdictions?.length) return;
+  const compliance = await complianceFor(ctx);
+  const missing = missingListFiles(compliance.lists, workflow.compliance.sanctionsLists);
+  if (missing.length === 0) return;
+  throw new ApiError(
+    503,
+    "COMPLIANCE_LIST_UNAVAILABLE",
+    `compliance.jurisdictions ${workflow.compliance.jurisdictions.join(", ")} require sanctions list ${missing.join(", ")}, which this relayer has not loaded; nothing was stored. The operator configures it (${missing.map(howToConfigure).join("; ")}) and restarts or sends SIGHUP`,
+    { lists: missing, jurisdictions: workflow.compliance.jurisdictions },
+  );
 }
 
 interface PendingSubmission {
@@ -311,6 +336,7 @@ export async function deployWorkflow(
     parseBody(request.format, request.text),
     workflowCatalogue(ctx),
   );
+  await assertComplianceListsLoaded(ctx, workflow);
   if (!DEPLOYMENT_NAME.test(workflow.name)) {
     throw validationFailed([
       {

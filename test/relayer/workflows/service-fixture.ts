@@ -12,6 +12,10 @@ import { createLogger } from "../../../relayer/http/logging.ts";
 import { createMetrics } from "../../../relayer/http/metrics.ts";
 import type { TierName } from "../../../relayer/limits/tiers.ts";
 import { startWorkflowJobs } from "../../../relayer/workflows/service.ts";
+import { complianceFor } from "../../../relayer/compliance/routes.ts";
+
+/** The published OFAC SDN ETH addresses (test/fixtures/reference/README.md), as list `ofac-sdn`. */
+export const OFAC_LIST = `ofac-sdn=${path.resolve(import.meta.dirname, "../../fixtures/reference/ofac-sanctioned-eth.txt")}`;
 
 /**
  * The real relayer for workflow tests: the embedded devnet chains (deployed in process), PGlite
@@ -28,7 +32,11 @@ export interface WorkflowService {
 export async function startWorkflowService(
   chains: ChainSet,
   databaseUrl?: string,
-  options: { engine?: boolean } = {},
+  options: {
+    engine?: boolean;
+    /** `VERIFLOW_SANCTIONS_FILES` for this relayer (default: the published OFAC ETH list; null: none). */
+    sanctionsFiles?: string | null;
+  } = {},
 ): Promise<WorkflowService> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-workflows-"));
   const config = loadConfig({
@@ -43,6 +51,17 @@ export async function startWorkflowService(
     metrics: createMetrics({ defaultMetrics: false }),
     queueSchedule: false,
   });
+  // Load the sanctions lists now, under this relayer's own setting (read once per context).
+  const sanctionsFiles = process.env.VERIFLOW_SANCTIONS_FILES;
+  const wanted = options.sanctionsFiles === undefined ? OFAC_LIST : options.sanctionsFiles;
+  if (wanted === null) delete process.env.VERIFLOW_SANCTIONS_FILES;
+  else process.env.VERIFLOW_SANCTIONS_FILES = wanted;
+  try {
+    await complianceFor(ctx);
+  } finally {
+    if (sanctionsFiles === undefined) delete process.env.VERIFLOW_SANCTIONS_FILES;
+    else process.env.VERIFLOW_SANCTIONS_FILES = sanctionsFiles;
+  }
   // Unless asked for, the engine's workflow.execute worker stays off: most tests observe
   // executions as intake leaves them (queued), without an engine racing to run them.
   const engineWorker = process.env.VERIFLOW_ENGINE_WORKER;

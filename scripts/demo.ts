@@ -17,6 +17,17 @@ import { loadConfig } from "../relayer/config/index.ts";
 import { reportCid, type ReportBody, type SignedReport } from "../relayer/execution/report.ts";
 import { startService } from "../relayer/service.ts";
 
+/**
+ * The workflow below declares `jurisdictions: ["US"]`, which requires the OFAC SDN list
+ * (`ofac-sdn`): without it loaded the relayer refuses the submission (fail closed). Unless the
+ * environment names its own lists, the demo loads the published OFAC ETH addresses kept in the
+ * repository (test/fixtures/reference/README.md).
+ */
+const PUBLISHED_OFAC_LIST = path.resolve(
+  import.meta.dirname,
+  "../test/fixtures/reference/ofac-sanctioned-eth.txt",
+);
+
 const POLL_MS = 250;
 const TIMEOUT_MS = 10 * 60_000;
 
@@ -56,7 +67,10 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
   });
 
+  process.env.VERIFLOW_SANCTIONS_FILES ||= `ofac-sdn=${PUBLISHED_OFAC_LIST}`;
+
   say("Starting the relayer: three in-process devnet chains, PGlite in " + dataDir);
+  say(`Sanctions lists (VERIFLOW_SANCTIONS_FILES): ${process.env.VERIFLOW_SANCTIONS_FILES}`);
   const service = await startService(config);
   const base = service.server.url;
   say(`Relayer listening on ${base}`);
@@ -147,6 +161,14 @@ async function main(): Promise<void> {
     );
     say(`  signed by the relayer key ${signer}: ${recovered === signer ? "yes" : "NO"}`);
     say(`  gas_metrics: ${JSON.stringify(report.gas_metrics)}`);
+    const compliance = report.compliance as { required: string[] | null; consulted: string[] };
+    const unconsulted = (compliance.required ?? []).filter(
+      (id) => !compliance.consulted.includes(id),
+    );
+    say(
+      `  compliance: required ${JSON.stringify(compliance.required)}, consulted ` +
+        `${JSON.stringify(compliance.consulted)}${unconsulted.length ? ` (NOT CONSULTED: ${unconsulted.join(", ")})` : ""}`,
+    );
 
     const attestation = report.attestation as
       { chain: string; tx_hash: string; execution_key: string } | undefined;
@@ -162,7 +184,8 @@ async function main(): Promise<void> {
       `  Groth16 proof attested on ${attestation.chain} (ExecutionAttestor, tx ${attestation.tx_hash}): ` +
         `commitments on chain ${matches ? "match the report" : "DO NOT MATCH"}`,
     );
-    if (cid !== artifact_id || recovered !== signer || !matches) process.exitCode = 1;
+    if (cid !== artifact_id || recovered !== signer || !matches || unconsulted.length > 0)
+      process.exitCode = 1;
   } finally {
     await service.stop();
     await rm(dataDir, { recursive: true, force: true });

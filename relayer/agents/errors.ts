@@ -9,7 +9,7 @@
  *   moves the action to the next fallback chain).
  * - `TX_REVERTED`: any other on-chain revert (the reason is in `detail`).
  * - `NO_ROUTE`: the assets or contracts needed do not exist on the chain.
- * - `COMPLIANCE_LIST_UNAVAILABLE`: a sanctions list the workflow's jurisdictions require could not
+ * - `SANCTIONS_LIST_UNAVAILABLE`: a sanctions list the workflow's jurisdictions require could not
  *   be consulted (not configured, or no oracle on the chain); nothing was sent.
  */
 export type AgentErrorCode =
@@ -20,7 +20,7 @@ export type AgentErrorCode =
   | "CHAIN_UNAVAILABLE"
   | "TX_REVERTED"
   | "NO_ROUTE"
-  | "COMPLIANCE_LIST_UNAVAILABLE";
+  | "SANCTIONS_LIST_UNAVAILABLE";
 
 export class AgentError extends Error {
   readonly code: AgentErrorCode;

@@ -27,7 +27,7 @@ export function listScreen(lists: SanctionsLists, listIds?: readonly string[]): 
 /**
  * Fails closed on the lists a workflow's jurisdictions require: every id in `required` must be
  * among the sources `screen` actually consulted for the address (a list file not configured, a
- * chain without its sanctions oracle), otherwise COMPLIANCE_LIST_UNAVAILABLE is thrown before
+ * chain without its sanctions oracle), otherwise SANCTIONS_LIST_UNAVAILABLE is thrown before
  * anything is signed. Without `required` (no jurisdictions declared) the result passes as is.
  */
 export function requireConsulted(screen: ComplianceScreen): ComplianceScreen {
@@ -36,7 +36,7 @@ export function requireConsulted(screen: ComplianceScreen): ComplianceScreen {
     const missing = (required ?? []).filter((id) => !result.checked.includes(id));
     if (missing.length > 0) {
       throw new AgentError(
-        "COMPLIANCE_LIST_UNAVAILABLE",
+        "SANCTIONS_LIST_UNAVAILABLE",
         `the workflow's jurisdictions require sanctions list ${missing.join(", ")}, which could not be consulted on ${chain.name} (${missing.map(howToConfigure).join("; ")}); nothing was sent`,
         { lists: missing },
       );

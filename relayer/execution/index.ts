@@ -33,7 +33,7 @@ export function engineDeps(ctx: AppContext): EngineDeps {
     prover: groth16Prover(ctx.chains),
     // Every counterparty and recipient. A workflow with jurisdictions: exactly the lists they
     // require (`required`), each of which must be consulted or the action stops before anything
-    // is signed (COMPLIANCE_LIST_UNAVAILABLE). Without jurisdictions: the chain's sanctions oracle
+    // is signed (SANCTIONS_LIST_UNAVAILABLE). Without jurisdictions: the chain's sanctions oracle
     // and every configured list file. A list file that cannot be loaded stops the action (retried).
     screen: async (address, chain, required) => {
       const compliance = await complianceFor(ctx);

@@ -119,7 +119,7 @@ export function workflowRoutes(ctx: AppContext) {
       422: error("INSUFFICIENT_LIQUIDITY (with retry_in) or NO_ROUTE"),
       429: error("RATE_LIMITED or CONCURRENCY_LIMIT_EXCEEDED"),
       503: error(
-        "COMPLIANCE_LIST_UNAVAILABLE: a sanctions list the workflow's jurisdictions require is not loaded",
+        "SANCTIONS_LIST_UNAVAILABLE: a sanctions list the workflow's jurisdictions require is not loaded",
       ),
     },
   });
@@ -152,7 +152,7 @@ export function workflowRoutes(ctx: AppContext) {
       400: validationError,
       409: error("IDEMPOTENCY_KEY_REUSED"),
       503: error(
-        "COMPLIANCE_LIST_UNAVAILABLE: a sanctions list the workflow's jurisdictions require is not loaded",
+        "SANCTIONS_LIST_UNAVAILABLE: a sanctions list the workflow's jurisdictions require is not loaded",
       ),
     },
   });

@@ -233,7 +233,7 @@ export async function submitWorkflow(
 /**
  * Fails closed on the workflow's jurisdictions: every sanctions list file they require
  * (`sanctionsListsFor`) must be loaded by this relayer, or the submission is refused with 503
- * COMPLIANCE_LIST_UNAVAILABLE naming the list and how to configure it, before anything is stored
+ * SANCTIONS_LIST_UNAVAILABLE naming the list and how to configure it, before anything is stored
  * or queued. A workflow without jurisdictions is screened with whatever sources are available.
  */
 export async function assertComplianceListsLoaded(
@@ -246,7 +246,7 @@ export async function assertComplianceListsLoaded(
   if (missing.length === 0) return;
   throw new ApiError(
     503,
-    "COMPLIANCE_LIST_UNAVAILABLE",
+    "SANCTIONS_LIST_UNAVAILABLE",
     `compliance.jurisdictions ${workflow.compliance.jurisdictions.join(", ")} require sanctions list ${missing.join(", ")}, which this relayer has not loaded; nothing was stored. The operator configures it (${missing.map(howToConfigure).join("; ")}) and restarts or sends SIGHUP`,
     { lists: missing, jurisdictions: workflow.compliance.jurisdictions },
   );

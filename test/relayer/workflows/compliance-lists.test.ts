@@ -78,7 +78,7 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
     await chains?.close();
   });
 
-  it("should refuse a US workflow with 503 COMPLIANCE_LIST_UNAVAILABLE when ofac-sdn is not loaded, storing nothing", async () => {
+  it("should refuse a US workflow with 503 SANCTIONS_LIST_UNAVAILABLE when ofac-sdn is not loaded, storing nothing", async () => {
     const before = await rowCounts(withoutLists);
     const res = await bob.request(
       "POST",
@@ -87,7 +87,7 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
     );
     expect(res.status).to.equal(503);
     const body = (await res.json()) as { error: string; detail: string; lists: string[] };
-    expect(body.error).to.equal("COMPLIANCE_LIST_UNAVAILABLE");
+    expect(body.error).to.equal("SANCTIONS_LIST_UNAVAILABLE");
     expect(body.lists).to.deep.equal(["ofac-sdn"]);
     expect(body.detail).to.contain("ofac-sdn").and.contain("VERIFLOW_SANCTIONS_FILES");
     expect(await rowCounts(withoutLists)).to.deep.equal(before);
@@ -101,7 +101,7 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
       JSON.stringify(multisendWorkflow("us-deployed", ["US"])),
     );
     expect(res.status).to.equal(503);
-    expect(((await res.json()) as { error: string }).error).to.equal("COMPLIANCE_LIST_UNAVAILABLE");
+    expect(((await res.json()) as { error: string }).error).to.equal("SANCTIONS_LIST_UNAVAILABLE");
     expect(await rowCounts(withoutLists)).to.deep.equal(before);
   });
 
@@ -114,7 +114,7 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
     expect(res.status).to.equal(202);
   });
 
-  it("should stop a US action before signing when ofac-sdn is missing at execution time (COMPLIANCE_LIST_UNAVAILABLE)", async () => {
+  it("should stop a US action before signing when ofac-sdn is missing at execution time (SANCTIONS_LIST_UNAVAILABLE)", async () => {
     // Stored as another relayer process (with the list) would have stored it; this one lacks it.
     const workflow = normaliseWorkflow(
       "json",
@@ -134,7 +134,7 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
     expect(await runExecution(engineDeps(withoutLists.ctx), id)).to.equal("failed");
     const ex = await executionView(withoutLists, id);
     expect(ex.state).to.equal("failed");
-    expect(ex.error!.error).to.equal("COMPLIANCE_LIST_UNAVAILABLE");
+    expect(ex.error!.error).to.equal("SANCTIONS_LIST_UNAVAILABLE");
     expect(String(ex.error!.detail)).to.contain("ofac-sdn");
     expect(ex.txs).to.have.length(0);
   });

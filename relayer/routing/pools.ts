@@ -51,7 +51,7 @@ export class ReserveReader {
   feeHistory(chain: RoutingChain): Promise<FeeHistory> {
     let history = this.feeHistories.get(chain.chainId);
     if (!history) {
-      history = feeHistory(chain.provider);
+      history = latestFeeHistory(chain);
       this.feeHistories.set(chain.chainId, history);
       history.catch(() => this.feeHistories.delete(chain.chainId));
     }
@@ -127,6 +127,28 @@ export class ReserveReader {
     ])) as unknown as [string];
     return pair === ZeroAddress ? null : pair;
   }
+}
+
+const feeHistoryInFlight = new WeakMap<object, Promise<FeeHistory>>();
+
+/**
+ * The chain's latest fee history; decisions starting while a read is in flight share it (single
+ * flight), like the latest block in `chainSnapshot`. Not kept once answered: the next base fee can
+ * change without a new block (see snapshot.ts), so a later decision reads it again.
+ */
+function latestFeeHistory(chain: RoutingChain): Promise<FeeHistory> {
+  let pending = feeHistoryInFlight.get(chain.provider);
+  if (!pending) {
+    const started = feeHistory(chain.provider);
+    pending = started;
+    feeHistoryInFlight.set(chain.provider, started);
+    const clear = () => {
+      if (feeHistoryInFlight.get(chain.provider) === started)
+        feeHistoryInFlight.delete(chain.provider);
+    };
+    started.then(clear, clear);
+  }
+  return pending;
 }
 
 const symbolIndex = new WeakMap<object, Map<string, string>>();

@@ -57,6 +57,21 @@ export default defineConfig({
     tests: { mocha: "test", solidity: "test/solidity" },
   },
   test: {
+    mocha: {
+      rootHooks: {
+        afterAll() {
+          // Like mocha's --exit, with a diagnosis: once every test has finished, whatever still
+          // holds the event loop (a pool, a timer, a watcher someone forgot to close) is named on
+          // stderr and the run ends with mocha's result instead of hanging CI.
+          setTimeout(() => {
+            process.stderr.write(
+              `[test] still active after the run: ${process.getActiveResourcesInfo().join(", ")}; exiting\n`,
+            );
+            process.exit();
+          }, 15_000).unref();
+        },
+      },
+    },
     solidity: {
       // A fixed seed keeps CI reproducible; change it locally to explore other inputs.
       fuzz: { runs: 256, seed: "0x5665726966" },

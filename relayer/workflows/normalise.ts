@@ -169,18 +169,7 @@ function fromJson(document: unknown): RawWorkflow {
         : body.timezone !== undefined
           ? { timezone: body.timezone, path: "timezone" }
           : undefined,
-    jurisdictions: body.compliance?.jurisdictions,
-    taxForms: body.compliance?.tax_forms,
-    fallbackChains: body.fallback_chains,
-    riskThreshold: body.risk_threshold,
-    gasStrategy: body.gas_strategy,
-    paths: {
-      jurisdictions: "compliance.jurisdictions",
-      taxForms: "compliance.tax_forms",
-      fallbackChains: "fallback_chains",
-      riskThreshold: "risk_threshold",
-      gasStrategy: "gas_strategy",
-    },
+    ...workflowLevelFields(body),
   };
 }
 
@@ -252,18 +241,7 @@ function fromYaml(document: unknown): RawWorkflow {
     name: body.name,
     actions,
     schedule,
-    jurisdictions: body.compliance?.jurisdictions,
-    taxForms: body.compliance?.tax_forms,
-    fallbackChains: body.fallback_chains,
-    riskThreshold: body.risk_threshold,
-    gasStrategy: body.gas_strategy,
-    paths: {
-      jurisdictions: "compliance.jurisdictions",
-      taxForms: "compliance.tax_forms",
-      fallbackChains: "fallback_chains",
-      riskThreshold: "risk_threshold",
-      gasStrategy: "gas_strategy",
-    },
+    ...workflowLevelFields(body),
   };
 }
 
@@ -703,4 +681,27 @@ export function normaliseWorkflow(
   return format === "json"
     ? normaliseJsonWorkflow(document, catalogue)
     : normaliseYamlWorkflow(document, catalogue);
+}
+
+/** The workflow-level fields both forms share, with their wire paths for validation issues. */
+function workflowLevelFields(body: {
+  compliance?: { jurisdictions?: string[]; tax_forms?: string[] };
+  fallback_chains?: string[];
+  risk_threshold?: number | string;
+  gas_strategy?: string;
+}) {
+  return {
+    jurisdictions: body.compliance?.jurisdictions,
+    taxForms: body.compliance?.tax_forms,
+    fallbackChains: body.fallback_chains,
+    riskThreshold: body.risk_threshold,
+    gasStrategy: body.gas_strategy,
+    paths: {
+      jurisdictions: "compliance.jurisdictions",
+      taxForms: "compliance.tax_forms",
+      fallbackChains: "fallback_chains",
+      riskThreshold: "risk_threshold",
+      gasStrategy: "gas_strategy",
+    },
+  };
 }

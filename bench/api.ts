@@ -227,6 +227,7 @@ async function only(spec: string): Promise<void> {
 
 async function main(): Promise<void> {
   if (process.env.BENCH_ONLY) return only(process.env.BENCH_ONLY);
+  const loadAtStart = os.loadavg();
   const ceilingServer = await startServer({ BENCH_TARGET: "ceiling" });
   const ceiling = await measure(ceilingServer.url, "/echo", false);
   await stopServer(ceilingServer.child);
@@ -268,6 +269,9 @@ async function main(): Promise<void> {
       cpus: os.cpus().length,
       cpu: os.cpus()[0]?.model,
       node: process.version,
+      // 1, 5 and 15 minute load averages when the run started and when it ended (the run itself
+      // keeps both cores busy); other work on the machine shows in the first.
+      load_average_at_start: loadAtStart.map((x) => Math.round(x * 100) / 100),
       load_average: os.loadavg().map((x) => Math.round(x * 100) / 100),
     },
     connections: CONNECTIONS,

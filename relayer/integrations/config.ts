@@ -153,7 +153,9 @@ const integrationSchema = z
     url: z
       .string()
       .url("must be an absolute URL such as https://crm.example.com/v2")
-      .refine((u) => /^https?:$/.test(new URL(u).protocol), { message: "must be http or https" }),
+      .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), {
+        message: "must be http or https",
+      }),
     auth: z
       .object({
         type: z.enum(["jwt_bearer", "oauth2_mtls"], {

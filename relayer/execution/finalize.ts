@@ -36,6 +36,11 @@ export interface FinalizeDeps {
   prover?: ExecutionProver;
   /** Content-addressed store (relayer/artifacts); the report's CID is computed the same way. */
   artifacts?: { putArtifact(value: unknown): Promise<string> };
+  /**
+   * The execution's external API interactions (relayer/integrations), anchored immediate ones and
+   * pending batched ones, listed in the report as `api_interactions`.
+   */
+  apiInteractions?: (executionId: string) => Promise<unknown[]>;
 }
 
 export const ATTESTOR_CONTRACT = "ExecutionAttestor";
@@ -293,6 +298,7 @@ async function buildReport(
     },
     liquidation_protection: true,
     compliance: complianceSection(input.workflow, actions, alerts),
+    api_interactions: deps.apiInteractions ? await deps.apiInteractions(input.id) : [],
     zk_proof: proof.zk_proof,
     public_signals: proof.public_signals,
     attestation: proof.attestation,

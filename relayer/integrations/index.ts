@@ -17,6 +17,7 @@ import { gatewayAddress, OnChainBreaker } from "./breaker.ts";
 import { IntegrationClient, type ClientDeps } from "./client.ts";
 import type { IntegrationsConfig } from "./config.ts";
 import { providerScreen } from "./screening.ts";
+import { settleServiceFee, type PaymentReceiptView } from "./payments.ts";
 
 export { IntegrationClient } from "./client.ts";
 export { IntegrationError } from "./errors.ts";
@@ -118,6 +119,37 @@ export class Integrations {
       if (id !== null) anchored.push(id);
     }
     return anchored;
+  }
+
+  /**
+   * The service fee of a completed execution (`payments` configured): settled through the payment
+   * gateway, then an ERC-7641 receipt issued to the key's relayer-managed account, exactly once.
+   * Null when no payments are configured.
+   */
+  async settle(input: {
+    executionId: string;
+    apiKeyId: string;
+  }): Promise<PaymentReceiptView | null> {
+    const payments = this.config.payments;
+    if (!payments) return null;
+    const [account] = await this.deps.store.query<{ address: string }>(
+      "SELECT address FROM engine_accounts WHERE api_key_id = $1",
+      [input.apiKeyId],
+    );
+    if (!account) throw new Error(`no relayer-managed account for API key ${input.apiKeyId}`);
+    return settleServiceFee(
+      {
+        store: this.deps.store,
+        client: this.client(payments.integration),
+        chains: this.deps.chains,
+      },
+      {
+        executionId: input.executionId,
+        recipient: account.address,
+        amount: payments.serviceFee,
+        currency: payments.currency,
+      },
+    );
   }
 
   /**

@@ -102,6 +102,22 @@ describe("# integration configuration", function () {
     );
   });
 
+  it("should refuse a payments section with a bad fee or an integration without a payments schema", function () {
+    const found = problems({
+      integrations: { crm: good },
+      payments: { integration: "crm", service_fee: "two", currency: "usdc" },
+    }).join("\n");
+    expect(found).to.include("payments.service_fee must be a decimal amount such as 2.50");
+    expect(found).to.include("payments.currency must be an upper-case currency code");
+    const schema = problems({
+      integrations: { crm: good },
+      payments: { integration: "crm", service_fee: "2.50", currency: "USDC" },
+    }).join("\n");
+    expect(schema).to.include(
+      'payments.integration "crm" must name an integration with a payments.* schema',
+    );
+  });
+
   it("should load the file named by VERIFLOW_INTEGRATIONS at start (YAML) and stop on a bad one", async function () {
     const dir = await mkdtemp(path.join(os.tmpdir(), "vf-int-"));
     try {

@@ -89,14 +89,16 @@ export class Integrations {
   }
 
   /**
-   * Anchors what is due: pending immediate interactions an interrupted call left, built batches a
-   * restart left, and each batched integration's next batch once its oldest interaction is
+   * Anchors what is due: pending immediate interactions an interrupted call left (older than
+   * `graceSeconds`, default 120: a live call anchors its own), built batches a restart left, and each batched integration's next batch once its oldest interaction is
    * `interval` old (`force`: now). Returns the batch ids anchored.
    */
-  async anchorDue(options: { force?: boolean } = {}): Promise<number[]> {
+  async anchorDue(options: { force?: boolean; graceSeconds?: number } = {}): Promise<number[]> {
     const now = (this.deps.clock ?? Date.now)();
     const anchored: number[] = [];
-    for (const p of await pendingImmediate(this.deps.store)) {
+    for (const p of await pendingImmediate(this.deps.store, {
+      graceSeconds: options.graceSeconds ?? 120,
+    })) {
       const target = [...this.targets.values()].find(
         (t) =>
           t.chain.chainId === p.chain_id && t.address.toLowerCase() === p.registry.toLowerCase(),
@@ -158,7 +160,7 @@ export class Integrations {
    * `pending` with their hashes (their root and proof come later from the interactions endpoint).
    */
   async forReport(executionId: string): Promise<InteractionView[]> {
-    for (const p of await pendingImmediate(this.deps.store, executionId)) {
+    for (const p of await pendingImmediate(this.deps.store, { executionId })) {
       const target = [...this.targets.values()].find((t) => t.chain.chainId === p.chain_id);
       if (target) await anchorImmediate(this.deps.store, target, p.id);
     }

@@ -47,6 +47,7 @@ export function engineDeps(ctx: AppContext): EngineDeps {
       return screen(address, chain, required, context);
     },
     apiInteractions: integrations ? (id) => integrations.forReport(id) : undefined,
+    settle: integrations?.config.payments ? (input) => integrations.settle(input) : undefined,
     baseFeeCapGwei: process.env.VERIFLOW_BASE_FEE_CAP_GWEI
       ? Number(process.env.VERIFLOW_BASE_FEE_CAP_GWEI)
       : undefined,

@@ -455,15 +455,22 @@ export async function listInteractions(
   }));
 }
 
-/** Interactions still pending (immediate ones an interrupted run left, batches due later). */
+/**
+ * Immediate interactions still pending: of one execution (its report), or, for the anchoring job,
+ * those older than `graceSeconds` (a call anchors its own interaction right after recording it;
+ * the job only takes over what a crash left behind).
+ */
 export async function pendingImmediate(
   store: EngineStore,
-  executionId?: string,
+  filter: { executionId: string } | { graceSeconds: number },
 ): Promise<Array<{ id: number; chain_id: number; registry: string }>> {
+  const byExecution = "executionId" in filter;
   const rows = await store.query<{ id: string; chain_id: number; registry: string }>(
     `SELECT id, chain_id, registry FROM integration_interactions
-      WHERE mode = 'immediate' AND anchor_state = 'pending' ${executionId ? "AND execution_id = $1" : ""} ORDER BY id`,
-    executionId ? [executionId] : [],
+      WHERE mode = 'immediate' AND anchor_state = 'pending'
+        AND ${byExecution ? "execution_id = $1" : "created_at < now() - make_interval(secs => $1)"}
+      ORDER BY id`,
+    [byExecution ? filter.executionId : filter.graceSeconds],
   );
   return rows.map((r) => ({ id: Number(r.id), chain_id: r.chain_id, registry: r.registry }));
 }

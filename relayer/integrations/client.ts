@@ -122,12 +122,13 @@ export class IntegrationClient {
     const headers: Record<string, string> = {
       Accept: "application/json",
       ...(bodyText !== null ? { "Content-Type": "application/json" } : {}),
+      // One key for every attempt of this call: a retried POST is not a second payment. A
+      // caller's own key (a payment reference) survives restarts too.
+      "Idempotency-Key": randomUUID(),
       ...request.headers,
       [SIGNATURE_HEADER]: signature,
       [SIGNATURE_ALG_HEADER]: SIGNATURE_ALG,
       [KEY_ID_HEADER]: `${this.name}-request-signer`,
-      // One key for every attempt of this call: a retried POST is not a second payment.
-      "Idempotency-Key": randomUUID(),
     };
 
     const wait = this.bucket?.reserve(this.now()) ?? 0;

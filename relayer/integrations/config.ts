@@ -229,6 +229,18 @@ const fileSchema = z
       .object({ integration: z.string().min(1), required: z.boolean().default(true) })
       .strict()
       .optional(),
+    /** Service fee of each completed execution, settled through a payments.* integration. */
+    payments: z
+      .object({
+        integration: z.string().min(1),
+        service_fee: z
+          .string()
+          .regex(/^\d{1,12}(\.\d{1,6})?$/, "must be a decimal amount such as 2.50")
+          .refine((v) => Number(v) > 0, { message: "must be greater than 0" }),
+        currency: z.string().regex(/^[A-Z]{3,8}$/, "must be an upper-case currency code"),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -253,6 +265,7 @@ export interface IntegrationConfig {
 export interface IntegrationsConfig {
   integrations: Record<string, IntegrationConfig>;
   screening: { integration: string; required: boolean } | null;
+  payments: { integration: string; serviceFee: string; currency: string } | null;
 }
 
 export class IntegrationsConfigError extends Error {
@@ -342,8 +355,24 @@ export function parseIntegrations(doc: unknown, source = "document"): Integratio
       );
     }
   }
+  const payments = parsed.data.payments ?? null;
+  if (payments && !integrations[payments.integration]?.validation.schema.startsWith("payments.")) {
+    problems.push(
+      `payments.integration ${JSON.stringify(payments.integration)} must name an integration with a payments.* schema`,
+    );
+  }
   if (problems.length) throw new IntegrationsConfigError(source, problems);
-  return { integrations, screening };
+  return {
+    integrations,
+    screening,
+    payments: payments
+      ? {
+          integration: payments.integration,
+          serviceFee: payments.service_fee,
+          currency: payments.currency,
+        }
+      : null,
+  };
 }
 
 function retryPolicy(raw: z.infer<typeof retrySchema> | undefined, critical: boolean): RetryPolicy {

@@ -17,6 +17,7 @@ import { gatewayAddress, OnChainBreaker } from "./breaker.ts";
 import { IntegrationClient, type ClientDeps } from "./client.ts";
 import type { IntegrationsConfig } from "./config.ts";
 import { providerScreen } from "./screening.ts";
+import { settleServiceFee, type PaymentReceiptView } from "./payments.ts";
 
 export { IntegrationClient } from "./client.ts";
 export { IntegrationError } from "./errors.ts";
@@ -88,14 +89,16 @@ export class Integrations {
   }
 
   /**
-   * Anchors what is due: pending immediate interactions an interrupted call left, built batches a
-   * restart left, and each batched integration's next batch once its oldest interaction is
+   * Anchors what is due: pending immediate interactions an interrupted call left (older than
+   * `graceSeconds`, default 120: a live call anchors its own), built batches a restart left, and each batched integration's next batch once its oldest interaction is
    * `interval` old (`force`: now). Returns the batch ids anchored.
    */
-  async anchorDue(options: { force?: boolean } = {}): Promise<number[]> {
+  async anchorDue(options: { force?: boolean; graceSeconds?: number } = {}): Promise<number[]> {
     const now = (this.deps.clock ?? Date.now)();
     const anchored: number[] = [];
-    for (const p of await pendingImmediate(this.deps.store)) {
+    for (const p of await pendingImmediate(this.deps.store, {
+      graceSeconds: options.graceSeconds ?? 120,
+    })) {
       const target = [...this.targets.values()].find(
         (t) =>
           t.chain.chainId === p.chain_id && t.address.toLowerCase() === p.registry.toLowerCase(),
@@ -121,12 +124,43 @@ export class Integrations {
   }
 
   /**
+   * The service fee of a completed execution (`payments` configured): settled through the payment
+   * gateway, then an ERC-7641 receipt issued to the key's relayer-managed account, exactly once.
+   * Null when no payments are configured.
+   */
+  async settle(input: {
+    executionId: string;
+    apiKeyId: string;
+  }): Promise<PaymentReceiptView | null> {
+    const payments = this.config.payments;
+    if (!payments) return null;
+    const [account] = await this.deps.store.query<{ address: string }>(
+      "SELECT address FROM engine_accounts WHERE api_key_id = $1",
+      [input.apiKeyId],
+    );
+    if (!account) throw new Error(`no relayer-managed account for API key ${input.apiKeyId}`);
+    return settleServiceFee(
+      {
+        store: this.deps.store,
+        client: this.client(payments.integration),
+        chains: this.deps.chains,
+      },
+      {
+        executionId: input.executionId,
+        recipient: account.address,
+        amount: payments.serviceFee,
+        currency: payments.currency,
+      },
+    );
+  }
+
+  /**
    * The interactions of an execution for its final report: pending immediate ones are anchored
    * first (a run interrupted between a call and its anchor); batched ones not yet due are listed
    * `pending` with their hashes (their root and proof come later from the interactions endpoint).
    */
   async forReport(executionId: string): Promise<InteractionView[]> {
-    for (const p of await pendingImmediate(this.deps.store, executionId)) {
+    for (const p of await pendingImmediate(this.deps.store, { executionId })) {
       const target = [...this.targets.values()].find((t) => t.chain.chainId === p.chain_id);
       if (target) await anchorImmediate(this.deps.store, target, p.id);
     }

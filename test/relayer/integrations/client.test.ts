@@ -437,8 +437,18 @@ describe("# external REST integrations: client, signer, retries, breaker, anchor
       mode: "immediate",
       target: anchorTarget(world.chains.list(), { contract: "ProofRegistry" }),
     });
+    // Within the grace period a live call may still be anchoring it: the job leaves it.
     await integrations.anchorDue();
-    await world.build(crmDoc()).anchorDue();
+    expect(
+      (
+        await world.store.query<{ anchor_state: string }>(
+          "SELECT anchor_state FROM integration_interactions WHERE id = $1",
+          [id],
+        )
+      )[0]!.anchor_state,
+    ).to.equal("pending");
+    await integrations.anchorDue({ graceSeconds: 0 });
+    await world.build(crmDoc()).anchorDue({ graceSeconds: 0 });
     const [row] = await world.store.query<{ request_id: string; anchor_state: string }>(
       "SELECT request_id, anchor_state FROM integration_interactions WHERE id = $1",
       [id],

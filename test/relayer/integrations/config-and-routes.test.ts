@@ -1,7 +1,11 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { spawn } from "node:child_process";
 import { expect } from "chai";
+import { readCredential } from "../../../relayer/integrations/vault.ts";
+import { resolveMasterKey } from "../../../relayer/config/master-key.ts";
+import { openStore } from "../../../relayer/store/index.ts";
 import { ConfigError, loadConfig } from "../../../relayer/config/index.ts";
 import {
   IntegrationsConfigError,
@@ -102,6 +106,22 @@ describe("# integration configuration", function () {
     );
   });
 
+  it("should refuse a payments section with a bad fee or an integration without a payments schema", function () {
+    const found = problems({
+      integrations: { crm: good },
+      payments: { integration: "crm", service_fee: "two", currency: "usdc" },
+    }).join("\n");
+    expect(found).to.include("payments.service_fee must be a decimal amount such as 2.50");
+    expect(found).to.include("payments.currency must be an upper-case currency code");
+    const schema = problems({
+      integrations: { crm: good },
+      payments: { integration: "crm", service_fee: "2.50", currency: "USDC" },
+    }).join("\n");
+    expect(schema).to.include(
+      'payments.integration "crm" must name an integration with a payments.* schema',
+    );
+  });
+
   it("should load the file named by VERIFLOW_INTEGRATIONS at start (YAML) and stop on a bad one", async function () {
     const dir = await mkdtemp(path.join(os.tmpdir(), "vf-int-"));
     try {
@@ -176,5 +196,62 @@ describe("# GET /v1/workflows/{id}/interactions", function () {
       paths: Record<string, unknown>;
     };
     expect(doc.paths).to.have.property("/v1/workflows/{id}/interactions");
+  });
+});
+
+describe("# integrations command", function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  const cli = (args: string[], stdin = "") =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ["scripts/integrations.ts", ...args], {
+        env: { ...process.env, DATA_DIR: dataDir, NODE_ENV: "test" },
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+      child.stdin.end(stdin);
+    });
+
+  before(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-int-cli-"));
+  });
+  after(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("should store a credential from stdin encrypted, print a signing public key, and refuse bad input", async () => {
+    const secret = "a-credential-from-the-vendor-0123456789";
+    const stored = await cli(["set-credential", "crm-jwt"], `${secret}\n`);
+    expect(stored.code, stored.stderr).to.equal(0);
+    expect(stored.stdout).to.include("stored credential crm-jwt").and.not.include(secret);
+    const key = await cli(["public-key", "crm"]);
+    expect(key.code).to.equal(0);
+    expect(key.stdout).to.match(/^-----BEGIN PUBLIC KEY-----/);
+
+    const short = await cli(["set-credential", "crm-jwt"], "short\n");
+    expect(short.code).to.equal(2);
+    expect(short.stderr).to.include("at least 16 characters");
+    const unknown = await cli(["rotate", "crm"]);
+    expect(unknown.code).to.equal(2);
+    expect(unknown.stderr).to.include("unknown command rotate");
+
+    const config = loadConfig({ DATA_DIR: dataDir, NODE_ENV: "test" });
+    const master = await resolveMasterKey(config);
+    const store = await openStore({ dataDir });
+    try {
+      const rows = JSON.stringify(await store.query("SELECT * FROM integration_secrets"));
+      expect(rows).to.not.include(secret);
+      expect(
+        await readCredential(store, master.key, "crm", {
+          keyVault: "local",
+          credentialId: "crm-jwt",
+        }),
+      ).to.equal(secret);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -6,9 +6,15 @@
  * (convert by cost → swap with slippage → lockmint bridge → multisend with a percentage recipient),
  * HMAC-signed, follows its status until the final report, and checks from the chain alone that the
  * Groth16 proof was attested and that the report's CID and signature hold.
+ *
+ * Unless VERIFLOW_INTEGRATIONS is set, it also starts a STAND-IN for a third-party screening
+ * provider (a real HTTP server on 127.0.0.1 speaking the documented protocol, from
+ * test/fixtures/standins/) and configures it as the engine's screening integration: every
+ * counterparty and recipient is screened by it too, each answer is anchored in the ProofRegistry,
+ * and the demo verifies the report's `api_interactions` from the chain.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Wallet, verifyMessage } from "ethers";
@@ -16,6 +22,12 @@ import { signedHeaders } from "../relayer/auth/hmac.ts";
 import { loadConfig } from "../relayer/config/index.ts";
 import { reportCid, type ReportBody, type SignedReport } from "../relayer/execution/report.ts";
 import { startService } from "../relayer/service.ts";
+import {
+  signingPublicKey,
+  verifyInteractionOnChain,
+  type InteractionView,
+} from "../relayer/integrations/index.ts";
+import { startScreeningProvider, type StandIn } from "../test/fixtures/standins/index.ts";
 
 /**
  * The workflow below declares `jurisdictions: ["US"]`, which requires the OFAC SDN list
@@ -57,6 +69,26 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "veriflow-demo-"));
   const apiKey = `vfk_demo_${randomBytes(6).toString("hex")}`;
   const secret = randomBytes(32).toString("hex");
+  let standIn: StandIn | null = null;
+  if (!process.env.VERIFLOW_INTEGRATIONS) {
+    const credential = randomBytes(24).toString("hex");
+    standIn = await startScreeningProvider({ jwtSecret: credential });
+    process.env.VERIFLOW_DEMO_SCREENING_JWT = credential;
+    const file = path.join(dataDir, "integrations.yaml");
+    await writeFile(
+      file,
+      [
+        "integrations:",
+        "  screening:",
+        `    url: ${standIn.url}`,
+        "    auth: { type: jwt_bearer, key_vault: env, credential_id: VERIFLOW_DEMO_SCREENING_JWT }",
+        '    validation: { schema: compliance.screening, version: "1.0", strict: true }',
+        "screening: { integration: screening, required: true }",
+        "",
+      ].join("\n"),
+    );
+    process.env.VERIFLOW_INTEGRATIONS = file;
+  }
   const config = loadConfig({
     ...process.env,
     PORT: "0",
@@ -74,6 +106,15 @@ async function main(): Promise<void> {
   const service = await startService(config);
   const base = service.server.url;
   say(`Relayer listening on ${base}`);
+  if (standIn) {
+    // The provider verifies the relayer's request signatures with its registered public key.
+    standIn.setPublicKey(
+      await signingPublicKey(service.ctx.store, service.ctx.masterKey, "screening"),
+    );
+    say(
+      `Screening provider: a STAND-IN for a third-party provider on ${standIn.url} (POST /compliance, JWT bearer, signed requests)`,
+    );
+  }
 
   const call = async (method: string, route: string, body?: unknown) => {
     const text = body === undefined ? "" : JSON.stringify(body);
@@ -184,10 +225,31 @@ async function main(): Promise<void> {
       `  Groth16 proof attested on ${attestation.chain} (ExecutionAttestor, tx ${attestation.tx_hash}): ` +
         `commitments on chain ${matches ? "match the report" : "DO NOT MATCH"}`,
     );
-    if (cid !== artifact_id || recovered !== signer || !matches || unconsulted.length > 0)
+
+    // Each external interaction of the execution, checked from the chain alone.
+    const interactions = (report.api_interactions ?? []) as InteractionView[];
+    let interactionsOk = !standIn || interactions.length > 0;
+    say(`  api_interactions: ${interactions.length}`);
+    for (const i of interactions) {
+      const registryChain = service.ctx.chains!.list().find((c) => c.chainId === i.chain_id)!;
+      const check = await verifyInteractionOnChain(registryChain.contract("ProofRegistry"), i);
+      interactionsOk &&= check.valid;
+      say(
+        `    ${i.endpoint.slice(0, 90)} → ${i.http_status}, ${i.mode} ${i.request_id ?? i.batch?.root ?? "pending"}: ` +
+          `${check.valid ? `verified on chain (signer ${check.signer ?? "batch root"})` : `NOT VERIFIED (${check.reason})`}`,
+      );
+    }
+    if (
+      cid !== artifact_id ||
+      recovered !== signer ||
+      !matches ||
+      unconsulted.length > 0 ||
+      !interactionsOk
+    )
       process.exitCode = 1;
   } finally {
     await service.stop();
+    await standIn?.close();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

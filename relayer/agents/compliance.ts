@@ -19,7 +19,14 @@ export type ComplianceScreen = (
   address: string,
   chain: RoutingChain,
   required?: readonly string[],
+  /** The execution and action screened for (external screenings are anchored under it). */
+  context?: ScreenContext,
 ) => Promise<ScreenResult>;
+
+export interface ScreenContext {
+  executionId: string;
+  actionIndex: number;
+}
 
 export const ORACLE_CONTRACT = "SanctionsOracle";
 
@@ -42,8 +49,8 @@ export const oracleScreen: ComplianceScreen = async (address, chain) => {
 };
 
 export function combineScreens(...screens: ComplianceScreen[]): ComplianceScreen {
-  return async (address, chain, required) => {
-    const results = await Promise.all(screens.map((s) => s(address, chain, required)));
+  return async (address, chain, required, context) => {
+    const results = await Promise.all(screens.map((s) => s(address, chain, required, context)));
     return {
       address,
       sanctioned: results.some((r) => r.sanctioned),

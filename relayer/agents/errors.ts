@@ -11,6 +11,8 @@
  * - `NO_ROUTE`: the assets or contracts needed do not exist on the chain.
  * - `SANCTIONS_LIST_UNAVAILABLE`: a sanctions list the workflow's jurisdictions require could not
  *   be consulted (not configured, or no oracle on the chain); nothing was sent.
+ * - `SCREENING_UNAVAILABLE`: the required third-party screening provider could not screen an
+ *   address (relayer/integrations/screening.ts); nothing was sent.
  */
 export type AgentErrorCode =
   | "OUT_OF_GAS"
@@ -20,7 +22,8 @@ export type AgentErrorCode =
   | "CHAIN_UNAVAILABLE"
   | "TX_REVERTED"
   | "NO_ROUTE"
-  | "SANCTIONS_LIST_UNAVAILABLE";
+  | "SANCTIONS_LIST_UNAVAILABLE"
+  | "SCREENING_UNAVAILABLE";
 
 export class AgentError extends Error {
   readonly code: AgentErrorCode;

@@ -31,8 +31,8 @@ export function listScreen(lists: SanctionsLists, listIds?: readonly string[]): 
  * anything is signed. Without `required` (no jurisdictions declared) the result passes as is.
  */
 export function requireConsulted(screen: ComplianceScreen): ComplianceScreen {
-  return async (address, chain, required) => {
-    const result = await screen(address, chain, required);
+  return async (address, chain, required, context) => {
+    const result = await screen(address, chain, required, context);
     const missing = (required ?? []).filter((id) => !result.checked.includes(id));
     if (missing.length > 0) {
       throw new AgentError(

@@ -1,4 +1,9 @@
 import path from "node:path";
+import {
+  IntegrationsConfigError,
+  loadIntegrationsFile,
+  type IntegrationsConfig,
+} from "../integrations/config.ts";
 import { z } from "zod";
 import { TIER_NAMES } from "../limits/tiers.ts";
 
@@ -91,6 +96,7 @@ const envSchema = z
     ),
     /** Operator override of the tier limits, JSON: {"pro": {"requestsPerMinute": 600}}. */
     VERIFLOW_LIMITS: z.preprocess(emptyToUndefined, z.string().optional()),
+    VERIFLOW_INTEGRATIONS: z.preprocess(emptyToUndefined, z.string().optional()),
   })
   .superRefine((env, ctx) => {
     const bootstrap = [env.VERIFLOW_API_KEY, env.VERIFLOW_SIGNING_SECRET];
@@ -147,6 +153,8 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   shutdownGraceMs: number;
   limitsOverride?: string;
+  /** External REST integrations (VERIFLOW_INTEGRATIONS file, relayer/integrations/config.ts). */
+  integrations: IntegrationsConfig | null;
 }
 
 export class ConfigError extends Error {
@@ -172,6 +180,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(problems);
   }
   const e = parsed.data;
+  let integrations: IntegrationsConfig | null = null;
+  if (e.VERIFLOW_INTEGRATIONS) {
+    try {
+      integrations = loadIntegrationsFile(e.VERIFLOW_INTEGRATIONS);
+    } catch (err) {
+      if (!(err instanceof IntegrationsConfigError)) throw err;
+      throw new ConfigError(err.problems.map((p) => `VERIFLOW_INTEGRATIONS: ${p}`));
+    }
+  }
   const chainsValue = e.VERIFLOW_CHAINS;
   const chains: ChainsSelection =
     chainsValue === "embedded" || chainsValue === "rpc"
@@ -197,5 +214,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     limitsOverride: e.VERIFLOW_LIMITS,
+    integrations,
   };
 }

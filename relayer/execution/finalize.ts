@@ -36,6 +36,16 @@ export interface FinalizeDeps {
   prover?: ExecutionProver;
   /** Content-addressed store (relayer/artifacts); the report's CID is computed the same way. */
   artifacts?: { putArtifact(value: unknown): Promise<string> };
+  /**
+   * The execution's external API interactions (relayer/integrations), anchored immediate ones and
+   * pending batched ones, listed in the report as `api_interactions`.
+   */
+  apiInteractions?: (executionId: string) => Promise<unknown[]>;
+  /**
+   * Settles the service fee of a completed execution and issues its payment receipt
+   * (relayer/integrations/payments.ts); its result is the report's `payment_receipt`.
+   */
+  settle?: (input: { executionId: string; apiKeyId: string }) => Promise<unknown>;
 }
 
 export const ATTESTOR_CONTRACT = "ExecutionAttestor";
@@ -130,7 +140,14 @@ export async function finalizeExecution(
   }
 
   await setStage(store, input.id, "report");
+  // Before the report, so the payment's interaction and receipt are in it. A gateway failure
+  // throws: the job is retried and resumes here (the payment row and journal make it exactly once).
+  const payment =
+    deps.settle && input.state === "completed"
+      ? await deps.settle({ executionId: input.id, apiKeyId: input.apiKeyId })
+      : null;
   const body = await buildReport(deps, input, steps, proof, home);
+  if (deps.settle) body.payment_receipt = payment;
   const cid = deps.artifacts ? await deps.artifacts.putArtifact(body) : await reportCid(body);
   const signer = operator(home);
   const report: SignedReport = {
@@ -293,6 +310,7 @@ async function buildReport(
     },
     liquidation_protection: true,
     compliance: complianceSection(input.workflow, actions, alerts),
+    api_interactions: deps.apiInteractions ? await deps.apiInteractions(input.id) : [],
     zk_proof: proof.zk_proof,
     public_signals: proof.public_signals,
     attestation: proof.attestation,

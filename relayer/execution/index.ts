@@ -7,6 +7,7 @@ import { groth16Prover } from "./proof.ts";
 import { combineScreens, oracleScreen } from "../agents/compliance.ts";
 import { complianceFor } from "../compliance/routes.ts";
 import { listScreen, requireConsulted } from "../compliance/screen.ts";
+import { integrationsFor } from "../integrations/index.ts";
 
 export { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
 export { startEngineWorker, WORKFLOW_EXECUTE_JOB } from "./worker.ts";
@@ -24,6 +25,8 @@ export function engineCipher(ctx: Pick<AppContext, "masterKey">): SecretCipher {
 /** The engine's dependencies from the app context. */
 export function engineDeps(ctx: AppContext): EngineDeps {
   if (!ctx.chains) throw new Error("the engine needs chains");
+  const integrations = integrationsFor(ctx);
+  const provider = integrations?.screen() ?? null;
   return {
     store: ctx.store,
     cipher: engineCipher(ctx),
@@ -35,11 +38,16 @@ export function engineDeps(ctx: AppContext): EngineDeps {
     // require (`required`), each of which must be consulted or the action stops before anything
     // is signed (SANCTIONS_LIST_UNAVAILABLE). Without jurisdictions: the chain's sanctions oracle
     // and every configured list file. A list file that cannot be loaded stops the action (retried).
-    screen: async (address, chain, required) => {
+    // With a screening provider configured (VERIFLOW_INTEGRATIONS `screening`), it is asked too;
+    // each of its answers is an anchored interaction of the execution (relayer/integrations).
+    screen: async (address, chain, required, context) => {
       const compliance = await complianceFor(ctx);
-      const screen = requireConsulted(combineScreens(oracleScreen, listScreen(compliance.lists)));
-      return screen(address, chain, required);
+      const sources = [oracleScreen, listScreen(compliance.lists), ...(provider ? [provider] : [])];
+      const screen = requireConsulted(combineScreens(...sources));
+      return screen(address, chain, required, context);
     },
+    apiInteractions: integrations ? (id) => integrations.forReport(id) : undefined,
+    settle: integrations?.config.payments ? (input) => integrations.settle(input) : undefined,
     baseFeeCapGwei: process.env.VERIFLOW_BASE_FEE_CAP_GWEI
       ? Number(process.env.VERIFLOW_BASE_FEE_CAP_GWEI)
       : undefined,

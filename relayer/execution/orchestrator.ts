@@ -334,6 +334,7 @@ async function runAction(
             workflow.compliance?.jurisdictions?.length
               ? workflow.compliance.sanctionsLists
               : undefined,
+            { executionId, actionIndex: action.index },
           ),
         onSanctioned: (result: ScreenResult, role: string) =>
           recordAlert(deps.store, executionId, action.index, result, role),

@@ -18,6 +18,7 @@ import { docsRoutes } from "./docs.ts";
 import type { AppEnv } from "./env.ts";
 import { ApiError } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
+import { integrationRoutes } from "../integrations/routes.ts";
 import { createRouter } from "./router.ts";
 
 /** Paths served without authentication (spec: "except health, metrics and docs"). */
@@ -111,6 +112,7 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
   app.route("/", complianceRoutes(ctx));
   app.route("/", artifactRoutes(ctx));
   app.route("/", workflowRoutes(ctx));
+  app.route("/", integrationRoutes(ctx));
 
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
     app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);

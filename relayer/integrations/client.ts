@@ -1,0 +1,310 @@
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import type { Logger } from "pino";
+import type { EngineStore } from "../accounts/store.ts";
+import { bearerJwt } from "./auth.ts";
+import { anchorImmediate, recordInteraction, type AnchorTarget } from "./anchor.ts";
+import type { OnChainBreaker } from "./breaker.ts";
+import type { IntegrationConfig } from "./config.ts";
+import { IntegrationError } from "./errors.ts";
+import { TokenBucket } from "./rate-limit.ts";
+import { AttemptFailure, retryPolicy } from "./retry.ts";
+import { responseSchema } from "./schemas.ts";
+import {
+  KEY_ID_HEADER,
+  SIGNATURE_ALG,
+  SIGNATURE_ALG_HEADER,
+  SIGNATURE_HEADER,
+  signRequest,
+} from "./signer.ts";
+import { readCredential, signingKeyPem } from "./vault.ts";
+
+/**
+ * One named external REST system. A call: refused at once while the system's circuit is OPEN on
+ * chain (or routed to the configured fallback); signed (spec "Authentication" 3); authorised with a
+ * JWT bearer; rate limited; retried per the retry policy (only on its conditions: never on other
+ * 4xx); recorded and anchored once it has a response; validated against the pinned response schema
+ * (a mismatch is INTEGRATION_SCHEMA_MISMATCH and the data is not used); a 401 is
+ * INTEGRATION_UNAUTHORIZED ("rotate the credential"); a failure (no response, final status >= 500)
+ * is reported to the CircuitBreakerGateway, which the relayer trips above the threshold.
+ */
+export interface CallRequest {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  /** Path under the integration's base URL, e.g. `/crm/orders`. */
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The execution and action the call serves (listed in its report). */
+  executionId?: string;
+  actionIndex?: number;
+}
+
+export interface CallResult<T = unknown> {
+  integration: string;
+  status: number;
+  data: T;
+  interactionId: number;
+}
+
+export interface ClientDeps {
+  store: EngineStore;
+  masterKey: Buffer;
+  logger: Logger;
+  target: AnchorTarget;
+  breaker: OnChainBreaker;
+  clock?: () => number;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+  env?: Record<string, string | undefined>;
+  /** The client to use while this one's circuit is open (`fallback`). */
+  fallback?: () => IntegrationClient;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class IntegrationClient {
+  readonly config: IntegrationConfig;
+  private readonly deps: ClientDeps;
+  private readonly bucket: TokenBucket | null;
+
+  constructor(config: IntegrationConfig, deps: ClientDeps) {
+    this.config = config;
+    this.deps = deps;
+    this.bucket = config.rateLimit ? new TokenBucket(config.rateLimit, this.now()) : null;
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  private now(): number {
+    return (this.deps.clock ?? Date.now)();
+  }
+
+  async call<T = unknown>(request: CallRequest): Promise<CallResult<T>> {
+    if (await this.deps.breaker.isOpen()) {
+      if (this.deps.fallback) return this.deps.fallback().call<T>(request);
+      throw new IntegrationError(
+        "INTEGRATION_CIRCUIT_OPEN",
+        this.name,
+        `the circuit of gateway ${this.deps.breaker.gateway} is OPEN on chain; no request was sent (it closes after the contract's cooldown)`,
+      );
+    }
+    const url = new URL(this.config.url + request.path);
+    for (const [k, v] of Object.entries(request.query ?? {})) url.searchParams.set(k, v);
+    const target = url.pathname + url.search;
+    const bodyText = request.body === undefined ? null : JSON.stringify(request.body);
+    const bodyBytes = bodyText === null ? null : new TextEncoder().encode(bodyText);
+
+    const { privatePem } = await signingKeyPem(
+      this.deps.store,
+      this.deps.masterKey,
+      this.name,
+    ).catch(() => ({ privatePem: null as string | null }));
+    const signature = signRequest(
+      this.name,
+      () => {
+        if (privatePem === null)
+          throw new Error("the signing key does not decrypt under this master key");
+        return privatePem;
+      },
+      request.method,
+      target,
+      bodyBytes,
+    );
+    const secret = await readCredential(
+      this.deps.store,
+      this.deps.masterKey,
+      this.name,
+      this.config.auth,
+      this.deps.env,
+    );
+    const headers: Record<string, string> = {
+      Accept: "application/json",
+      ...(bodyText !== null ? { "Content-Type": "application/json" } : {}),
+      // One key for every attempt of this call: a retried POST is not a second payment. A
+      // caller's own key (a payment reference) survives restarts too.
+      "Idempotency-Key": randomUUID(),
+      ...request.headers,
+      [SIGNATURE_HEADER]: signature,
+      [SIGNATURE_ALG_HEADER]: SIGNATURE_ALG,
+      [KEY_ID_HEADER]: `${this.name}-request-signer`,
+    };
+
+    const wait = this.bucket?.reserve(this.now()) ?? 0;
+    if (wait > 0) await (this.deps.sleep ?? defaultSleep)(wait);
+
+    const doFetch = this.deps.fetch ?? fetch;
+    let response: { status: number; text: string } | null = null;
+    let failure: AttemptFailure | null = null;
+    try {
+      response = await retryPolicy(this.config.retry).execute(async () => {
+        // A fresh token per attempt (short-lived).
+        const token = await bearerJwt(
+          secret,
+          this.config.auth.credentialId,
+          this.config.url,
+          this.now(),
+        );
+        let res: Response;
+        try {
+          res = await doFetch(url, {
+            method: request.method,
+            headers: { ...headers, Authorization: `Bearer ${token}` },
+            body: bodyBytes ?? undefined,
+            signal: AbortSignal.timeout(this.config.timeoutMs),
+          });
+        } catch (err) {
+          const timeout = (err as Error).name === "TimeoutError";
+          throw new AttemptFailure(
+            timeout ? "timeout" : "network_error",
+            null,
+            timeout
+              ? `no answer within ${this.config.timeoutMs} ms`
+              : `network error: ${(err as Error).message}`,
+          );
+        }
+        const text = await res.text();
+        if (res.status >= 400) {
+          const failed = new AttemptFailure("status", res.status, `HTTP ${res.status}`);
+          Object.assign(failed, { text });
+          throw failed;
+        }
+        return { status: res.status, text };
+      });
+    } catch (err) {
+      if (!(err instanceof AttemptFailure)) throw err;
+      failure = err;
+      const text = (err as AttemptFailure & { text?: string }).text;
+      if (err.status !== null && text !== undefined) response = { status: err.status, text };
+    }
+
+    const observedAt = Math.floor(this.now() / 1000);
+    let interactionId = 0;
+    if (response) {
+      interactionId = await this.record(request, url, bodyText, response, observedAt);
+    }
+    if (failure) {
+      if (failure.status === 401) {
+        throw new IntegrationError(
+          "INTEGRATION_UNAUTHORIZED",
+          this.name,
+          `401 Unauthorized: rotate the credential ${this.config.auth.credentialId} (key_vault ${this.config.auth.keyVault}) and check the remote system's registration`,
+          401,
+        );
+      }
+      if (failure.status !== null && failure.status < 500) {
+        throw new IntegrationError(
+          "INTEGRATION_REQUEST_REFUSED",
+          this.name,
+          `the system answered ${failure.status} (not retried)`,
+          failure.status,
+        );
+      }
+      const reported = await this.deps.breaker.reportFailure().catch((err: unknown) => {
+        this.deps.logger.error(
+          { err, integration: this.name },
+          "could not report the failure on chain",
+        );
+        return null;
+      });
+      throw new IntegrationError(
+        "INTEGRATION_UNAVAILABLE",
+        this.name,
+        `${failure.message} after ${this.config.retry.attempts} attempt(s)${reported ? `; failure ${reported.failures} recorded on chain${reported.opened ? ", circuit OPEN" : ""}` : ""}`,
+        failure.status,
+      );
+    }
+    const data = this.validate(response!.text);
+    await this.verifyHmac(data);
+    return { integration: this.name, status: response!.status, data: data as T, interactionId };
+  }
+
+  /** Stores the interaction and, in immediate mode, anchors it before the caller sees the data. */
+  private async record(
+    request: CallRequest,
+    url: URL,
+    bodyText: string | null,
+    response: { status: number; text: string },
+    observedAt: number,
+  ): Promise<number> {
+    const mode = this.config.validation.anchor.intervalMs === 0 ? "immediate" : "batch";
+    const id = await recordInteraction(this.deps.store, {
+      integration: this.name,
+      executionId: request.executionId,
+      actionIndex: request.actionIndex,
+      method: request.method,
+      endpoint: endpointText(request.method, url, bodyText),
+      response: response.text,
+      httpStatus: response.status,
+      observedAt,
+      mode,
+      target: this.deps.target,
+    });
+    if (mode === "immediate") await anchorImmediate(this.deps.store, this.deps.target, id);
+    return id;
+  }
+
+  private validate(text: string): unknown {
+    const { schema, version, strict } = this.config.validation;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new IntegrationError(
+        "INTEGRATION_SCHEMA_MISMATCH",
+        this.name,
+        "the response is not JSON",
+      );
+    }
+    const parsed = responseSchema(schema, version, strict).safeParse(json);
+    if (!parsed.success) {
+      const issues = parsed.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+        .join("; ");
+      throw new IntegrationError(
+        "INTEGRATION_SCHEMA_MISMATCH",
+        this.name,
+        `the response does not match ${schema}@${version}${strict ? " (strict)" : ""}: ${issues}; the data was not used (enable the matching schema version or roll the API version back)`,
+      );
+    }
+    return parsed.data;
+  }
+
+  /** `validation.response_hmac`: the response's `hmac` must be HMAC-SHA256(key, JSON of `data`). */
+  private async verifyHmac(value: unknown): Promise<void> {
+    const ref = this.config.validation.responseHmac;
+    if (!ref) return;
+    const { data, hmac } = value as { data: unknown; hmac: string };
+    const key = await readCredential(
+      this.deps.store,
+      this.deps.masterKey,
+      this.name,
+      ref,
+      this.deps.env,
+    );
+    const expected = responseHmacOf(key, data);
+    const given = Buffer.from(hmac, "hex");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new IntegrationError(
+        "INTEGRATION_RESPONSE_SIGNATURE_INVALID",
+        this.name,
+        "the response HMAC does not verify; the data was not used",
+      );
+    }
+  }
+}
+
+/** HMAC-SHA256 of the JSON text of `data` (the CRM's response proof). */
+export function responseHmacOf(key: string, data: unknown): Buffer {
+  return createHmac("sha256", key).update(JSON.stringify(data)).digest();
+}
+
+/**
+ * The endpoint text of the proof record: `<METHOD> <URL>`, followed by a space and the request body
+ * when there is one, so the record also binds what was asked (the screened address).
+ */
+export function endpointText(method: string, url: URL, bodyText: string | null): string {
+  return `${method} ${url.toString()}${bodyText === null ? "" : ` ${bodyText}`}`;
+}

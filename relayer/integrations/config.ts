@@ -1,0 +1,412 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { isAddress } from "ethers";
+import { RESPONSE_SCHEMAS } from "./schemas.ts";
+
+/**
+ * The integration configuration (spec "Integration configuration keys", "Limits"): a YAML or JSON
+ * file named by VERIFLOW_INTEGRATIONS, validated once at start. Every bad value is reported with
+ * its path (`integrations.crm.retry.backoff must be one of ...`).
+ *
+ * ```yaml
+ * integrations:
+ *   crm:
+ *     url: https://crm.example.com/v2
+ *     auth: { type: jwt_bearer, key_vault: local, credential_id: crm-jwt }
+ *     validation:
+ *       schema: crm.orders
+ *       version: "2.4"
+ *       strict: true
+ *       blockchain_anchor: { interval: 1h, contract: ProofRegistry }
+ *     rate_limit: { rps: 25, burst: 100 }
+ *     retry: { attempts: 5, backoff: fibonacci, max_delay: 10s, conditions: ["status >= 500", network_error] }
+ * screening: { integration: screening-provider, required: true }
+ * ```
+ */
+
+/** `500ms`, `10s`, `5m`, `1h`, `1d` → milliseconds. */
+export function parseDuration(text: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)$/.exec(text.trim());
+  if (!m) return null;
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms"];
+  return Math.round(Number(m[1]) * unit);
+}
+
+const duration = (what: string) =>
+  z.union([z.string(), z.number()]).transform((value, ctx) => {
+    const ms = typeof value === "number" ? value * 1000 : parseDuration(value);
+    if (ms === null || !Number.isFinite(ms) || ms < 0) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${what} must be a duration such as 500ms, 10s, 5m or 1h (got ${JSON.stringify(value)})`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+/** A retry condition: `network_error`, `timeout`, or `status <op> <code>`. */
+export type RetryCondition =
+  | { kind: "network_error" }
+  | { kind: "timeout" }
+  | { kind: "status"; op: ">=" | ">" | "==" | "<=" | "<"; value: number };
+
+export function parseCondition(text: string): RetryCondition | null {
+  const t = text.trim();
+  if (t === "network_error") return { kind: "network_error" };
+  if (t === "timeout") return { kind: "timeout" };
+  const m = /^status\s*(>=|>|==|<=|<)\s*(\d{3})$/.exec(t);
+  if (!m) return null;
+  return { kind: "status", op: m[1] as ">=", value: Number(m[2]) };
+}
+
+const condition = z.string().transform((text, ctx) => {
+  const parsed = parseCondition(text);
+  if (!parsed) {
+    ctx.addIssue({
+      code: "custom",
+      message: `unknown retry condition ${JSON.stringify(text)} (use network_error, timeout, or status >= 500 / status == 429 style comparisons)`,
+    });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
+export interface RetryPolicy {
+  /** Total attempts, the first included. */
+  attempts: number;
+  backoff: "exponential" | "fibonacci";
+  /** Delay before the first retry; later ones grow from it. */
+  initialDelayMs: number;
+  maxDelayMs: number;
+  conditions: RetryCondition[];
+}
+
+/** Spec "Limits": default retry 3 attempts exponential, max delay 10 s. */
+export const DEFAULT_RETRY: RetryPolicy = {
+  attempts: 3,
+  backoff: "exponential",
+  initialDelayMs: 200,
+  maxDelayMs: 10_000,
+  conditions: [{ kind: "status", op: ">=", value: 500 }, { kind: "network_error" }],
+};
+
+/** Spec "Limits": critical retry 5 attempts Fibonacci on status >= 500 and network errors. */
+export const CRITICAL_RETRY: RetryPolicy = {
+  attempts: 5,
+  backoff: "fibonacci",
+  initialDelayMs: 200,
+  maxDelayMs: 10_000,
+  conditions: [{ kind: "status", op: ">=", value: 500 }, { kind: "network_error" }],
+};
+
+/** Spec "Limits": payment gateway integration 25 requests per second, burst 100. */
+export const PAYMENT_RATE_LIMIT = { rps: 25, burst: 100 } as const;
+
+const retrySchema = z.union([
+  z.enum(["default", "critical"]),
+  z
+    .object({
+      attempts: z.number().int().min(1, "must be at least 1").max(20, "must be at most 20"),
+      backoff: z.enum(["exponential", "fibonacci"], {
+        message: "must be exponential or fibonacci",
+      }),
+      initial_delay: duration("initial_delay").optional(),
+      max_delay: duration("max_delay").optional(),
+      conditions: z.array(condition).optional(),
+    })
+    .strict(),
+]);
+
+const anchorSchema = z
+  .object({
+    interval: z
+      .union([z.literal("immediate"), z.string(), z.number()])
+      .default("immediate")
+      .transform((value, ctx) => {
+        if (value === "immediate" || value === 0 || value === "0") return 0;
+        const ms = typeof value === "number" ? value * 1000 : parseDuration(value);
+        if (ms === null || ms < 1000) {
+          ctx.addIssue({
+            code: "custom",
+            message: `must be "immediate" or a duration of at least 1s such as 1h (got ${JSON.stringify(value)})`,
+          });
+          return z.NEVER;
+        }
+        return ms;
+      }),
+    contract: z
+      .string()
+      .default("ProofRegistry")
+      .refine((c) => c === "ProofRegistry" || isAddress(c), {
+        message: "must be ProofRegistry (the chain's deployment) or that contract's address",
+      }),
+    /** Chain name; default the first configured chain with a ProofRegistry. */
+    chain: z.string().min(1).optional(),
+  })
+  .strict();
+
+const integrationSchema = z
+  .object({
+    url: z
+      .string()
+      .url("must be an absolute URL such as https://crm.example.com/v2")
+      .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), {
+        message: "must be http or https",
+      }),
+    auth: z
+      .object({
+        type: z.enum(["jwt_bearer", "oauth2_mtls"], {
+          message: "must be jwt_bearer (oauth2_mtls is not supported by this relayer)",
+        }),
+        key_vault: z.enum(["local", "env"], {
+          message:
+            "must be local (the relayer's encrypted credential store) or env (an environment variable named by credential_id)",
+        }),
+        credential_id: z
+          .string()
+          .regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 characters of A-Z a-z 0-9 _ . : -"),
+      })
+      .strict()
+      .superRefine((auth, ctx) => {
+        if (auth.type === "oauth2_mtls") {
+          ctx.addIssue({
+            code: "custom",
+            path: ["type"],
+            message:
+              "oauth2_mtls is not supported by this relayer (no mutual-TLS client is built); use jwt_bearer",
+          });
+        }
+      }),
+    validation: z
+      .object({
+        schema: z.string().min(1),
+        version: z.string().min(1).optional(),
+        strict: z.boolean().default(true),
+        /** A response HMAC the client verifies (CRM): field `hmac` over the JSON of `data`. */
+        response_hmac: z
+          .object({
+            key_vault: z.enum(["local", "env"]),
+            credential_id: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/),
+          })
+          .strict()
+          .optional(),
+        blockchain_anchor: anchorSchema.prefault({}),
+      })
+      .strict(),
+    rate_limit: z
+      .object({
+        rps: z.number().positive("must be positive").max(100_000),
+        burst: z.number().int().min(1, "must be at least 1").max(100_000),
+      })
+      .strict()
+      .optional(),
+    retry: retrySchema.optional(),
+    timeout: duration("timeout").default(10_000),
+    /** Another integration to call while this one's circuit is open on chain. */
+    fallback: z.string().min(1).optional(),
+    circuit_breaker: z
+      .object({
+        gateway: z
+          .string()
+          .refine((a) => isAddress(a), { message: "must be a 0x address" })
+          .optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+const fileSchema = z
+  .object({
+    integrations: z.record(
+      z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "names are lower-case a-z 0-9 _ -"),
+      integrationSchema,
+    ),
+    screening: z
+      .object({ integration: z.string().min(1), required: z.boolean().default(true) })
+      .strict()
+      .optional(),
+    /** Service fee of each completed execution, settled through a payments.* integration. */
+    payments: z
+      .object({
+        integration: z.string().min(1),
+        service_fee: z
+          .string()
+          .regex(/^\d{1,12}(\.\d{1,6})?$/, "must be a decimal amount such as 2.50")
+          .refine((v) => Number(v) > 0, { message: "must be greater than 0" }),
+        currency: z.string().regex(/^[A-Z]{3,8}$/, "must be an upper-case currency code"),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export interface IntegrationConfig {
+  name: string;
+  url: string;
+  auth: { type: "jwt_bearer"; keyVault: "local" | "env"; credentialId: string };
+  validation: {
+    schema: string;
+    version: string;
+    strict: boolean;
+    responseHmac?: { keyVault: "local" | "env"; credentialId: string };
+    anchor: { intervalMs: number; contract: string; chain?: string };
+  };
+  rateLimit: { rps: number; burst: number } | null;
+  retry: RetryPolicy;
+  timeoutMs: number;
+  fallback?: string;
+  gateway?: string;
+}
+
+export interface IntegrationsConfig {
+  integrations: Record<string, IntegrationConfig>;
+  screening: { integration: string; required: boolean } | null;
+  payments: { integration: string; serviceFee: string; currency: string } | null;
+}
+
+export class IntegrationsConfigError extends Error {
+  readonly problems: string[];
+  constructor(source: string, problems: string[]) {
+    super(`invalid integration configuration (${source}):\n  - ${problems.join("\n  - ")}`);
+    this.name = "IntegrationsConfigError";
+    this.problems = problems;
+  }
+}
+
+/** Validates a parsed configuration document. */
+export function parseIntegrations(doc: unknown, source = "document"): IntegrationsConfig {
+  const parsed = fileSchema.safeParse(doc);
+  if (!parsed.success) {
+    throw new IntegrationsConfigError(
+      source,
+      parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"} ${i.message}`),
+    );
+  }
+  const problems: string[] = [];
+  const integrations: Record<string, IntegrationConfig> = {};
+  for (const [name, raw] of Object.entries(parsed.data.integrations)) {
+    const family = raw.validation.schema;
+    const versions = RESPONSE_SCHEMAS[family];
+    const version = raw.validation.version ?? (versions ? Object.keys(versions).at(-1) : undefined);
+    if (!versions) {
+      problems.push(
+        `integrations.${name}.validation.schema ${JSON.stringify(family)} is not a known schema (known: ${Object.keys(RESPONSE_SCHEMAS).join(", ")})`,
+      );
+    } else if (!version || !versions[version]) {
+      problems.push(
+        `integrations.${name}.validation.version ${JSON.stringify(version)} is not a version of ${family} (known: ${Object.keys(versions).join(", ")})`,
+      );
+    }
+    if (raw.fallback !== undefined && !(raw.fallback in parsed.data.integrations)) {
+      problems.push(
+        `integrations.${name}.fallback names ${JSON.stringify(raw.fallback)}, which is not configured`,
+      );
+    }
+    if (raw.fallback === name)
+      problems.push(`integrations.${name}.fallback must name another integration`);
+    const payments = family.startsWith("payments.");
+    integrations[name] = {
+      name,
+      url: raw.url.replace(/\/+$/, ""),
+      auth: {
+        type: "jwt_bearer",
+        keyVault: raw.auth.key_vault,
+        credentialId: raw.auth.credential_id,
+      },
+      validation: {
+        schema: family,
+        version: version ?? "",
+        strict: raw.validation.strict,
+        ...(raw.validation.response_hmac
+          ? {
+              responseHmac: {
+                keyVault: raw.validation.response_hmac.key_vault,
+                credentialId: raw.validation.response_hmac.credential_id,
+              },
+            }
+          : {}),
+        anchor: {
+          intervalMs: raw.validation.blockchain_anchor.interval,
+          contract: raw.validation.blockchain_anchor.contract,
+          chain: raw.validation.blockchain_anchor.chain,
+        },
+      },
+      rateLimit: raw.rate_limit ?? (payments ? { ...PAYMENT_RATE_LIMIT } : null),
+      retry: retryPolicy(raw.retry, payments),
+      timeoutMs: raw.timeout,
+      fallback: raw.fallback,
+      gateway: raw.circuit_breaker?.gateway,
+    };
+  }
+  const screening = parsed.data.screening ?? null;
+  if (screening) {
+    const target = integrations[screening.integration];
+    if (!target) {
+      problems.push(
+        `screening.integration names ${JSON.stringify(screening.integration)}, which is not configured`,
+      );
+    } else if (target.validation.schema !== "compliance.screening") {
+      problems.push(
+        `screening.integration ${screening.integration} must validate with schema compliance.screening (has ${target.validation.schema})`,
+      );
+    }
+  }
+  const payments = parsed.data.payments ?? null;
+  if (payments && !integrations[payments.integration]?.validation.schema.startsWith("payments.")) {
+    problems.push(
+      `payments.integration ${JSON.stringify(payments.integration)} must name an integration with a payments.* schema`,
+    );
+  }
+  if (problems.length) throw new IntegrationsConfigError(source, problems);
+  return {
+    integrations,
+    screening,
+    payments: payments
+      ? {
+          integration: payments.integration,
+          serviceFee: payments.service_fee,
+          currency: payments.currency,
+        }
+      : null,
+  };
+}
+
+function retryPolicy(raw: z.infer<typeof retrySchema> | undefined, critical: boolean): RetryPolicy {
+  if (raw === undefined) return critical ? CRITICAL_RETRY : DEFAULT_RETRY;
+  if (raw === "default") return DEFAULT_RETRY;
+  if (raw === "critical") return CRITICAL_RETRY;
+  const base = raw.backoff === "fibonacci" ? CRITICAL_RETRY : DEFAULT_RETRY;
+  return {
+    attempts: raw.attempts,
+    backoff: raw.backoff,
+    initialDelayMs: raw.initial_delay ?? base.initialDelayMs,
+    maxDelayMs: raw.max_delay ?? base.maxDelayMs,
+    conditions: raw.conditions ?? base.conditions,
+  };
+}
+
+/** Reads and validates the file (YAML, or JSON by its `.json` extension). */
+export function loadIntegrationsFile(file: string): IntegrationsConfig {
+  const resolved = path.resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(resolved, "utf8");
+  } catch (err) {
+    throw new IntegrationsConfigError(resolved, [
+      `cannot read the file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    ]);
+  }
+  let doc: unknown;
+  try {
+    doc = resolved.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new IntegrationsConfigError(resolved, [
+      `not valid ${resolved.endsWith(".json") ? "JSON" : "YAML"}: ${(err as Error).message.split("\n")[0]}`,
+    ]);
+  }
+  return parseIntegrations(doc, resolved);
+}

@@ -1,0 +1,204 @@
+import type { Logger } from "pino";
+import type { AppContext } from "../context.ts";
+import type { EngineStore } from "../accounts/store.ts";
+import type { ComplianceScreen } from "../agents/compliance.ts";
+import type { RoutingChain } from "../routing/chain.ts";
+import {
+  anchorDueBatch,
+  anchorImmediate,
+  anchorTarget,
+  listInteractions,
+  pendingImmediate,
+  resumeBatches,
+  type AnchorTarget,
+  type InteractionView,
+} from "./anchor.ts";
+import { gatewayAddress, OnChainBreaker } from "./breaker.ts";
+import { IntegrationClient, type ClientDeps } from "./client.ts";
+import type { IntegrationsConfig } from "./config.ts";
+import { providerScreen } from "./screening.ts";
+import { settleServiceFee, type PaymentReceiptView } from "./payments.ts";
+
+export { IntegrationClient } from "./client.ts";
+export { IntegrationError } from "./errors.ts";
+export { loadIntegrationsFile, parseIntegrations, IntegrationsConfigError } from "./config.ts";
+export type { IntegrationsConfig, IntegrationConfig } from "./config.ts";
+export { verifyInteractionOnChain } from "./verify.ts";
+export { listInteractions, type InteractionView } from "./anchor.ts";
+export { putCredential, signingPublicKey } from "./vault.ts";
+
+export interface IntegrationsDeps {
+  store: EngineStore;
+  chains: { list(): readonly RoutingChain[] };
+  masterKey: Buffer;
+  logger: Logger;
+  clock?: () => number;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * The configured integrations of one process: a client per named system (each with its anchor
+ * target and on-chain breaker resolved against the chains), the screening provider as a compliance
+ * source, the batch anchoring job and the interactions of an execution for its report.
+ */
+export class Integrations {
+  readonly config: IntegrationsConfig;
+  private readonly deps: IntegrationsDeps;
+  private readonly clients = new Map<string, IntegrationClient>();
+  private readonly targets = new Map<string, AnchorTarget>();
+
+  constructor(config: IntegrationsConfig, deps: IntegrationsDeps) {
+    this.config = config;
+    this.deps = deps;
+    const chains = deps.chains.list();
+    for (const [name, cfg] of Object.entries(config.integrations)) {
+      const target = anchorTarget(chains, cfg.validation.anchor);
+      this.targets.set(name, target);
+      const clientDeps: ClientDeps = {
+        store: deps.store,
+        masterKey: deps.masterKey,
+        logger: deps.logger,
+        target,
+        breaker: new OnChainBreaker(deps.store, target.chain, gatewayAddress(cfg)),
+        clock: deps.clock,
+        fetch: deps.fetch,
+        sleep: deps.sleep,
+        env: deps.env,
+        ...(cfg.fallback ? { fallback: () => this.client(cfg.fallback!) } : {}),
+      };
+      this.clients.set(name, new IntegrationClient(cfg, clientDeps));
+    }
+  }
+
+  client(name: string): IntegrationClient {
+    const client = this.clients.get(name);
+    if (!client) throw new Error(`integration ${name} is not configured`);
+    return client;
+  }
+
+  /** The screening provider as a compliance source, or null when none is configured. */
+  screen(): ComplianceScreen | null {
+    const screening = this.config.screening;
+    if (!screening) return null;
+    return providerScreen(this.client(screening.integration), {
+      required: screening.required,
+      logger: this.deps.logger,
+    });
+  }
+
+  /**
+   * Anchors what is due: pending immediate interactions an interrupted call left (older than
+   * `graceSeconds`, default 120: a live call anchors its own), built batches a restart left, and each batched integration's next batch once its oldest interaction is
+   * `interval` old (`force`: now). Returns the batch ids anchored.
+   */
+  async anchorDue(options: { force?: boolean; graceSeconds?: number } = {}): Promise<number[]> {
+    const now = (this.deps.clock ?? Date.now)();
+    const anchored: number[] = [];
+    for (const p of await pendingImmediate(this.deps.store, {
+      graceSeconds: options.graceSeconds ?? 120,
+    })) {
+      const target = [...this.targets.values()].find(
+        (t) =>
+          t.chain.chainId === p.chain_id && t.address.toLowerCase() === p.registry.toLowerCase(),
+      );
+      if (target) await anchorImmediate(this.deps.store, target, p.id);
+    }
+    const seen = new Set<number>();
+    for (const target of this.targets.values()) {
+      if (seen.has(target.chain.chainId)) continue;
+      seen.add(target.chain.chainId);
+      anchored.push(...(await resumeBatches(this.deps.store, target)));
+    }
+    for (const [name, cfg] of Object.entries(this.config.integrations)) {
+      if (cfg.validation.anchor.intervalMs === 0) continue;
+      const id = await anchorDueBatch(this.deps.store, this.targets.get(name)!, name, {
+        nowMs: now,
+        intervalMs: cfg.validation.anchor.intervalMs,
+        force: options.force,
+      });
+      if (id !== null) anchored.push(id);
+    }
+    return anchored;
+  }
+
+  /**
+   * The service fee of a completed execution (`payments` configured): settled through the payment
+   * gateway, then an ERC-7641 receipt issued to the key's relayer-managed account, exactly once.
+   * Null when no payments are configured.
+   */
+  async settle(input: {
+    executionId: string;
+    apiKeyId: string;
+  }): Promise<PaymentReceiptView | null> {
+    const payments = this.config.payments;
+    if (!payments) return null;
+    const [account] = await this.deps.store.query<{ address: string }>(
+      "SELECT address FROM engine_accounts WHERE api_key_id = $1",
+      [input.apiKeyId],
+    );
+    if (!account) throw new Error(`no relayer-managed account for API key ${input.apiKeyId}`);
+    return settleServiceFee(
+      {
+        store: this.deps.store,
+        client: this.client(payments.integration),
+        chains: this.deps.chains,
+      },
+      {
+        executionId: input.executionId,
+        recipient: account.address,
+        amount: payments.serviceFee,
+        currency: payments.currency,
+      },
+    );
+  }
+
+  /**
+   * The interactions of an execution for its final report: pending immediate ones are anchored
+   * first (a run interrupted between a call and its anchor); batched ones not yet due are listed
+   * `pending` with their hashes (their root and proof come later from the interactions endpoint).
+   */
+  async forReport(executionId: string): Promise<InteractionView[]> {
+    for (const p of await pendingImmediate(this.deps.store, { executionId })) {
+      const target = [...this.targets.values()].find((t) => t.chain.chainId === p.chain_id);
+      if (target) await anchorImmediate(this.deps.store, target, p.id);
+    }
+    return listInteractions(this.deps.store, { executionId });
+  }
+}
+
+const perContext = new WeakMap<object, Integrations | null>();
+
+/** The process's integrations (from `config.integrations`), built once per context; null if none. */
+export function integrationsFor(ctx: AppContext): Integrations | null {
+  if (perContext.has(ctx)) return perContext.get(ctx)!;
+  const built =
+    ctx.config.integrations && ctx.chains
+      ? new Integrations(ctx.config.integrations, {
+          store: ctx.store,
+          chains: ctx.chains,
+          masterKey: ctx.masterKey,
+          logger: ctx.logger.child({ area: "integrations" }),
+        })
+      : null;
+  perContext.set(ctx, built);
+  return built;
+}
+
+export const INTEGRATIONS_ANCHOR_JOB = "integrations.anchor";
+const jobsStarted = new WeakSet<object>();
+
+/**
+ * The anchoring job: pg-boss cron every minute (in whichever process runs the schedule) anchors
+ * batches that came due and anything a restart left pending. Started once per context.
+ */
+export async function startIntegrationJobs(ctx: AppContext): Promise<void> {
+  const integrations = integrationsFor(ctx);
+  if (!integrations || jobsStarted.has(ctx)) return;
+  jobsStarted.add(ctx);
+  await ctx.queue.work(INTEGRATIONS_ANCHOR_JOB, async () => ({
+    batches: await integrations.anchorDue(),
+  }));
+  await ctx.queue.schedule(INTEGRATIONS_ANCHOR_JOB, "* * * * *", {});
+}

@@ -1,0 +1,257 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { expect } from "chai";
+import { readCredential } from "../../../relayer/integrations/vault.ts";
+import { resolveMasterKey } from "../../../relayer/config/master-key.ts";
+import { openStore } from "../../../relayer/store/index.ts";
+import { ConfigError, loadConfig } from "../../../relayer/config/index.ts";
+import {
+  IntegrationsConfigError,
+  parseIntegrations,
+} from "../../../relayer/integrations/config.ts";
+import { anchorTarget, recordInteraction } from "../../../relayer/integrations/anchor.ts";
+import { startEngineService, type EngineService } from "../engine/harness.ts";
+
+const good = {
+  url: "https://crm.example.com/v2",
+  auth: { type: "jwt_bearer", key_vault: "local", credential_id: "crm-jwt" },
+  validation: { schema: "crm.orders", version: "2.4", strict: true },
+};
+
+function problems(doc: unknown): string[] {
+  try {
+    parseIntegrations(doc);
+  } catch (err) {
+    expect(err).to.be.instanceOf(IntegrationsConfigError);
+    return (err as IntegrationsConfigError).problems;
+  }
+  throw new Error("expected the configuration to be refused");
+}
+
+describe("# integration configuration", function () {
+  it("should apply the spec's defaults: retry 3 exponential 10 s, payments critical 5 Fibonacci at 25 rps burst 100, immediate anchoring", function () {
+    const parsed = parseIntegrations({
+      integrations: {
+        crm: good,
+        payments: { ...good, validation: { schema: "payments.create" } },
+      },
+    });
+    expect(parsed.integrations.crm!.retry).to.include({
+      attempts: 3,
+      backoff: "exponential",
+      maxDelayMs: 10_000,
+    });
+    expect(parsed.integrations.crm!.rateLimit).to.equal(null);
+    expect(parsed.integrations.crm!.validation.anchor).to.deep.include({
+      intervalMs: 0,
+      contract: "ProofRegistry",
+    });
+    expect(parsed.integrations.payments!.retry).to.include({ attempts: 5, backoff: "fibonacci" });
+    expect(parsed.integrations.payments!.retry.conditions).to.deep.equal([
+      { kind: "status", op: ">=", value: 500 },
+      { kind: "network_error" },
+    ]);
+    expect(parsed.integrations.payments!.rateLimit).to.deep.equal({ rps: 25, burst: 100 });
+    expect(parsed.integrations.payments!.validation.version).to.equal("1.0");
+  });
+
+  it("should name every bad value with its path", function () {
+    const found = problems({
+      integrations: {
+        crm: {
+          ...good,
+          url: "not a url",
+          auth: { type: "oauth2_mtls", key_vault: "vault9", credential_id: "crm-jwt" },
+          validation: {
+            schema: "crm.orders",
+            version: "9.9",
+            blockchain_anchor: { interval: "soon" },
+          },
+          rate_limit: { rps: -1, burst: 0 },
+          retry: { attempts: 0, backoff: "linear", conditions: ["status ~ 5xx"] },
+        },
+      },
+    }).join("\n");
+    expect(found).to.match(/integrations\.crm\.url must be an absolute URL/);
+    expect(found).to.match(/integrations\.crm\.auth\.key_vault must be local/);
+    expect(found).to.match(
+      /integrations\.crm\.validation\.blockchain_anchor\.interval must be "immediate" or a duration/,
+    );
+    expect(found).to.match(/integrations\.crm\.rate_limit\.rps must be positive/);
+    expect(found).to.match(/integrations\.crm\.retry/);
+  });
+
+  it("should refuse oauth2_mtls with a clear message (no mutual-TLS client is built)", function () {
+    const found = problems({
+      integrations: { crm: { ...good, auth: { ...good.auth, type: "oauth2_mtls" } } },
+    }).join("\n");
+    expect(found).to.include("integrations.crm.auth.type oauth2_mtls is not supported");
+  });
+
+  it("should refuse an unknown schema version, a dangling fallback and a screening entry with the wrong schema", function () {
+    const found = problems({
+      integrations: {
+        crm: { ...good, validation: { schema: "crm.orders", version: "3.0" }, fallback: "nope" },
+      },
+      screening: { integration: "crm" },
+    }).join("\n");
+    expect(found).to.include(
+      'integrations.crm.validation.version "3.0" is not a version of crm.orders (known: 2.3, 2.4)',
+    );
+    expect(found).to.include('integrations.crm.fallback names "nope"');
+    expect(found).to.include(
+      "screening.integration crm must validate with schema compliance.screening",
+    );
+  });
+
+  it("should refuse a payments section with a bad fee or an integration without a payments schema", function () {
+    const found = problems({
+      integrations: { crm: good },
+      payments: { integration: "crm", service_fee: "two", currency: "usdc" },
+    }).join("\n");
+    expect(found).to.include("payments.service_fee must be a decimal amount such as 2.50");
+    expect(found).to.include("payments.currency must be an upper-case currency code");
+    const schema = problems({
+      integrations: { crm: good },
+      payments: { integration: "crm", service_fee: "2.50", currency: "USDC" },
+    }).join("\n");
+    expect(schema).to.include(
+      'payments.integration "crm" must name an integration with a payments.* schema',
+    );
+  });
+
+  it("should load the file named by VERIFLOW_INTEGRATIONS at start (YAML) and stop on a bad one", async function () {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "vf-int-"));
+    try {
+      const file = path.join(dir, "integrations.yaml");
+      await writeFile(
+        file,
+        `integrations:\n  crm:\n    url: https://crm.example.com/v2\n    auth: {type: jwt_bearer, key_vault: env, credential_id: CRM_JWT}\n    validation: {schema: crm.orders, version: "2.4", blockchain_anchor: {interval: 1h}}\n`,
+      );
+      const config = loadConfig({ NODE_ENV: "test", VERIFLOW_INTEGRATIONS: file });
+      expect(config.integrations!.integrations.crm!.validation.anchor.intervalMs).to.equal(
+        3_600_000,
+      );
+      await writeFile(file, "integrations:\n  crm:\n    url: 42\n");
+      expect(() => loadConfig({ NODE_ENV: "test", VERIFLOW_INTEGRATIONS: file })).to.throw(
+        ConfigError,
+        /VERIFLOW_INTEGRATIONS: integrations\.crm\.url/,
+      );
+      expect(() =>
+        loadConfig({ NODE_ENV: "test", VERIFLOW_INTEGRATIONS: path.join(dir, "missing.yaml") }),
+      ).to.throw(ConfigError, /cannot read the file: ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("# GET /v1/workflows/{id}/interactions", function () {
+  this.timeout(120_000);
+  let service: EngineService;
+
+  before(async function () {
+    service = await startEngineService();
+  });
+  after(async function () {
+    await service?.close();
+  });
+
+  it("should list an execution's interactions to its own key only (404 for another key), in the OpenAPI document", async function () {
+    const owner = await service.newKey();
+    const other = await service.newKey();
+    const id = "wf_interactions_route";
+    await service.ctx.store.query(
+      "INSERT INTO workflow_executions (id, api_key_id, name, workflow) VALUES ($1, $2, 'x', '{}'::jsonb)",
+      [id, owner.id],
+    );
+    await recordInteraction(service.ctx.store, {
+      integration: "screening",
+      executionId: id,
+      actionIndex: 0,
+      method: "POST",
+      endpoint: 'POST http://127.0.0.1:1/v3/compliance {"address":"0x00"}',
+      response: '{"sanctioned":false}',
+      httpStatus: 200,
+      observedAt: 1_700_000_000,
+      mode: "batch",
+      target: anchorTarget(service.chains.list(), { contract: "ProofRegistry" }),
+    });
+    const res = await service.request(owner, "GET", `/v1/workflows/${id}/interactions`);
+    expect(res.status).to.equal(200);
+    const body = (await res.json()) as { interactions: Array<Record<string, unknown>> };
+    expect(body.interactions).to.have.length(1);
+    expect(body.interactions[0]).to.include({
+      integration: "screening",
+      status: "pending",
+      mode: "batch",
+      batch: null,
+    });
+    const refused = await service.request(other, "GET", `/v1/workflows/${id}/interactions`);
+    expect(refused.status).to.equal(404);
+    expect(await refused.json()).to.include({ error: "EXECUTION_NOT_FOUND" });
+    const doc = (await (await service.app.request("/openapi.json")).json()) as {
+      paths: Record<string, unknown>;
+    };
+    expect(doc.paths).to.have.property("/v1/workflows/{id}/interactions");
+  });
+});
+
+describe("# integrations command", function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  const cli = (args: string[], stdin = "") =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ["scripts/integrations.ts", ...args], {
+        env: { ...process.env, DATA_DIR: dataDir, NODE_ENV: "test" },
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+      child.stdin.end(stdin);
+    });
+
+  before(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-int-cli-"));
+  });
+  after(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("should store a credential from stdin encrypted, print a signing public key, and refuse bad input", async () => {
+    const secret = "a-credential-from-the-vendor-0123456789";
+    const stored = await cli(["set-credential", "crm-jwt"], `${secret}\n`);
+    expect(stored.code, stored.stderr).to.equal(0);
+    expect(stored.stdout).to.include("stored credential crm-jwt").and.not.include(secret);
+    const key = await cli(["public-key", "crm"]);
+    expect(key.code).to.equal(0);
+    expect(key.stdout).to.match(/^-----BEGIN PUBLIC KEY-----/);
+
+    const short = await cli(["set-credential", "crm-jwt"], "short\n");
+    expect(short.code).to.equal(2);
+    expect(short.stderr).to.include("at least 16 characters");
+    const unknown = await cli(["rotate", "crm"]);
+    expect(unknown.code).to.equal(2);
+    expect(unknown.stderr).to.include("unknown command rotate");
+
+    const config = loadConfig({ DATA_DIR: dataDir, NODE_ENV: "test" });
+    const master = await resolveMasterKey(config);
+    const store = await openStore({ dataDir });
+    try {
+      const rows = JSON.stringify(await store.query("SELECT * FROM integration_secrets"));
+      expect(rows).to.not.include(secret);
+      expect(
+        await readCredential(store, master.key, "crm", {
+          keyVault: "local",
+          credentialId: "crm-jwt",
+        }),
+      ).to.equal(secret);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,198 @@
+import { randomBytes } from "node:crypto";
+import { expect } from "chai";
+import { Wallet } from "ethers";
+import { combineScreens, oracleScreen } from "../../../relayer/agents/compliance.ts";
+import { runExecution } from "../../../relayer/execution/orchestrator.ts";
+import type { SignedReport } from "../../../relayer/execution/report.ts";
+import {
+  Integrations,
+  parseIntegrations,
+  putCredential,
+  signingPublicKey,
+  verifyInteractionOnChain,
+  type InteractionView,
+} from "../../../relayer/integrations/index.ts";
+import { startScreeningProvider } from "../../fixtures/standins/index.ts";
+import {
+  balanceOf,
+  fundedAccount,
+  normalise,
+  openEngineWorld,
+  silentLogger,
+  submitExecution,
+  units,
+  type EngineWorld,
+} from "../engine/harness.ts";
+import { JWT_SECRET } from "./world.ts";
+
+/**
+ * The engine with a third-party screening provider configured (a stand-in on 127.0.0.1): every
+ * counterparty and recipient is also screened by the provider before anything is signed, each
+ * answer is anchored in the ProofRegistry, and the final report lists the interactions.
+ */
+describe("# engine with a screening provider (embedded devnet)", function () {
+  this.timeout(300_000);
+  let world: EngineWorld;
+  let provider: Awaited<ReturnType<typeof startScreeningProvider>>;
+  const masterKey = randomBytes(32);
+  const apiKeyId = "key_screening";
+  let account: string;
+
+  const configure = (url: string, required = true) => {
+    const integrations = new Integrations(
+      parseIntegrations({
+        integrations: {
+          screening: {
+            url,
+            auth: { type: "jwt_bearer", key_vault: "local", credential_id: "screening-jwt" },
+            validation: { schema: "compliance.screening", version: "1.0", strict: true },
+            retry: { attempts: 2, backoff: "exponential", initial_delay: "5ms" },
+            timeout: "2s",
+          },
+        },
+        screening: { integration: "screening", required },
+      }),
+      { store: world.store, chains: world.chains, masterKey, logger: silentLogger },
+    );
+    world.deps.screen = combineScreens(oracleScreen, integrations.screen()!);
+    world.deps.apiInteractions = (id) => integrations.forReport(id);
+    return integrations;
+  };
+  const multisend = (recipients: string[]) =>
+    normalise(world, {
+      name: "screened-payout",
+      actions: [
+        {
+          type: "multisend",
+          chain: "arbitrum",
+          from: "USDC",
+          amount: String(recipients.length * 10),
+          recipients: recipients.map((address) => ({ address, amount: "10" })),
+        },
+      ],
+    });
+  const report = async (id: string) => {
+    const [row] = await world.store.query<{ report: SignedReport }>(
+      "SELECT report FROM engine_reports WHERE execution_id = $1",
+      [id],
+    );
+    return row!.report;
+  };
+  const txCount = async (id: string) =>
+    (await world.store.query("SELECT 1 FROM engine_txs WHERE execution_id = $1", [id])).length;
+
+  before(async function () {
+    world = await openEngineWorld();
+    account = await fundedAccount(world, apiKeyId);
+    await putCredential(world.store, masterKey, "screening-jwt", JWT_SECRET);
+    provider = await startScreeningProvider({
+      jwtSecret: JWT_SECRET,
+      publicKey: await signingPublicKey(world.store, masterKey, "screening"),
+    });
+  });
+  after(async function () {
+    await provider?.close();
+    await world?.close();
+  });
+  beforeEach(function () {
+    provider.hits.length = 0;
+  });
+
+  it("should complete a workflow whose counterparties the provider cleared, and list each anchored interaction in the report, verifiable from the chain", async function () {
+    configure(provider.url);
+    const alice = Wallet.createRandom().address;
+    const bob = Wallet.createRandom().address;
+    const id = await submitExecution(world, apiKeyId, multisend([alice, bob]));
+    expect(await runExecution(world.deps, id)).to.equal("completed");
+    const arbitrum = world.chains.byName("arbitrum");
+    expect(await balanceOf(arbitrum, "USDC", alice)).to.equal(units(arbitrum, "USDC", "10"));
+
+    const screened = provider.hits.map((h) => (JSON.parse(h.body) as { address: string }).address);
+    expect(screened).to.include.members([alice, bob]);
+    expect(provider.hits.every((h) => h.signatureValid && h.jwtValid)).to.equal(true);
+
+    const body = await report(id);
+    const listed = body.api_interactions as InteractionView[];
+    expect(listed).to.have.length(provider.hits.length);
+    const rows = await world.store.query(
+      "SELECT 1 FROM integration_interactions WHERE execution_id = $1",
+      [id],
+    );
+    expect(rows).to.have.length(listed.length);
+    expect((body.compliance as { consulted: string[] }).consulted).to.include("screening");
+    for (const i of listed) {
+      expect(i).to.include({
+        integration: "screening",
+        method: "POST",
+        status: "anchored",
+        mode: "immediate",
+      });
+      expect(i.tx_hash).to.match(/^0x[0-9a-f]{64}$/);
+      const chain = world.chains.list().find((c) => c.chainId === i.chain_id)!;
+      const check = await verifyInteractionOnChain(chain.contract("ProofRegistry"), i);
+      expect(check.valid, check.reason).to.equal(true);
+    }
+  });
+
+  it("should stop the run before anything is signed when the provider says sanctioned (SANCTIONED_ADDRESS, alert, balances unchanged)", async function () {
+    configure(provider.url);
+    const clean = Wallet.createRandom().address;
+    const flagged = Wallet.createRandom().address;
+    provider.sanctioned.add(flagged.toLowerCase());
+    const arbitrum = world.chains.byName("arbitrum");
+    const before = await balanceOf(arbitrum, "USDC", account);
+    const id = await submitExecution(world, apiKeyId, multisend([clean, flagged]));
+    expect(await runExecution(world.deps, id)).to.equal("failed");
+    const [ex] = await world.store.query<{ error: { error: string } }>(
+      "SELECT error FROM workflow_executions WHERE id = $1",
+      [id],
+    );
+    expect(ex!.error.error).to.equal("SANCTIONED_ADDRESS");
+    expect(await txCount(id)).to.equal(0);
+    expect(await balanceOf(arbitrum, "USDC", account)).to.equal(before);
+    expect(await balanceOf(arbitrum, "USDC", clean)).to.equal(0n);
+    const alerts = await world.store.query<{ address: string; sources: string[] }>(
+      "SELECT address, sources FROM engine_compliance_alerts WHERE execution_id = $1",
+      [id],
+    );
+    expect(alerts).to.have.length(1);
+    expect(alerts[0]!.address).to.equal(flagged);
+    expect(alerts[0]!.sources).to.deep.equal(["screening"]);
+    // The sanctioned answer itself is anchored and listed.
+    const listed = (await report(id)).api_interactions as InteractionView[];
+    const answer = listed.find((i) => i.endpoint.includes(flagged));
+    expect(answer).to.include({ status: "anchored" });
+  });
+
+  it("should fail closed when the required provider is unreachable: SCREENING_UNAVAILABLE, nothing signed", async function () {
+    const down = await startScreeningProvider({ jwtSecret: JWT_SECRET });
+    const url = down.url;
+    await down.close(); // nothing listens there any more: connection refused
+    configure(url, true);
+    const arbitrum = world.chains.byName("arbitrum");
+    const before = await balanceOf(arbitrum, "USDC", account);
+    const id = await submitExecution(world, apiKeyId, multisend([Wallet.createRandom().address]));
+    expect(await runExecution(world.deps, id)).to.equal("failed");
+    const [ex] = await world.store.query<{ error: { error: string; detail: string } }>(
+      "SELECT error FROM workflow_executions WHERE id = $1",
+      [id],
+    );
+    expect(ex!.error.error).to.equal("SCREENING_UNAVAILABLE");
+    expect(ex!.error.detail).to.include("nothing was sent");
+    expect(await txCount(id)).to.equal(0);
+    expect(await balanceOf(arbitrum, "USDC", account)).to.equal(before);
+    expect((await report(id)).api_interactions).to.deep.equal([]);
+  });
+
+  it("should go on without an optional provider that is unreachable, and report it was not consulted", async function () {
+    const down = await startScreeningProvider({ jwtSecret: JWT_SECRET });
+    const url = down.url;
+    await down.close();
+    configure(url, false);
+    const id = await submitExecution(world, apiKeyId, multisend([Wallet.createRandom().address]));
+    expect(await runExecution(world.deps, id)).to.equal("completed");
+    const body = await report(id);
+    expect((body.compliance as { consulted: string[] }).consulted).to.not.include("screening");
+    expect(body.api_interactions).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,78 @@
+import { randomBytes } from "node:crypto";
+import type { JsonRpcApiProvider } from "ethers";
+import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
+import {
+  Integrations,
+  parseIntegrations,
+  putCredential,
+  signingPublicKey,
+  type IntegrationsDeps,
+} from "../../../relayer/integrations/index.ts";
+import type { RoutingChain } from "../../../relayer/routing/chain.ts";
+import { openTestStore, silentLogger } from "../engine/harness.ts";
+
+/**
+ * Fixtures of the integration tests: the embedded devnet (ProofRegistry and CircuitBreakerGateway
+ * deployed by the Core module on every chain), a migrated PGlite store, a master key, credentials
+ * in the local vault, and `Integrations` built from a configuration document.
+ */
+export const JWT_SECRET = "stand-in-jwt-credential-0123456789";
+export const HMAC_KEY = "stand-in-crm-hmac-key-0123456789";
+
+export interface IntegrationWorld {
+  chains: ChainSet;
+  store: Awaited<ReturnType<typeof openTestStore>>;
+  masterKey: Buffer;
+  build(doc: unknown, deps?: Partial<IntegrationsDeps>): Integrations;
+  publicKey(integration: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function openIntegrationWorld(): Promise<IntegrationWorld> {
+  const chains = await openChains({ mode: "embedded" });
+  const store = await openTestStore();
+  const masterKey = randomBytes(32);
+  await putCredential(store, masterKey, "standin-jwt", JWT_SECRET);
+  await putCredential(store, masterKey, "crm-hmac", HMAC_KEY);
+  return {
+    chains,
+    store,
+    masterKey,
+    build(doc, deps = {}) {
+      return new Integrations(parseIntegrations(doc), {
+        store,
+        chains,
+        masterKey,
+        logger: silentLogger,
+        ...deps,
+      });
+    },
+    publicKey: (integration) => signingPublicKey(store, masterKey, integration),
+    async close() {
+      await store.close();
+      await chains.close();
+    },
+  };
+}
+
+/** An integration entry authenticated with the stand-ins' JWT credential. */
+export function entry(
+  url: string,
+  extra: Record<string, unknown> = {},
+  validation: Record<string, unknown> = {},
+) {
+  return {
+    url,
+    auth: { type: "jwt_bearer", key_vault: "local", credential_id: "standin-jwt" },
+    validation: { schema: "crm.orders", version: "2.4", strict: true, ...validation },
+    retry: { attempts: 3, backoff: "exponential", initial_delay: "5ms", max_delay: "50ms" },
+    ...extra,
+  };
+}
+
+/** Moves the chain's clock forward and mines a block (the devnet's time helper). */
+export async function increaseTime(chain: RoutingChain, seconds: number): Promise<void> {
+  const provider = chain.provider as unknown as JsonRpcApiProvider;
+  await provider.send("evm_increaseTime", [seconds]);
+  await provider.send("evm_mine", []);
+}

@@ -248,12 +248,13 @@ describe("# address checks", function () {
   });
 
   it("should stop watching the list files and SIGHUP when the relayer's context closes", async function () {
-    const relayer = await startInProcessRelayer({ label: "compliance" });
     const hangups = process.listenerCount("SIGHUP");
+    // The app opens the compliance service as it is created: the lists are set for the start.
+    const relayer = await withEnv({ VERIFLOW_SANCTIONS_FILES: fixture("sdn-sample.xml") }, () =>
+      startInProcessRelayer({ label: "compliance" }),
+    );
     try {
-      const service = await withEnv({ VERIFLOW_SANCTIONS_FILES: fixture("sdn-sample.xml") }, () =>
-        complianceFor(relayer.ctx),
-      );
+      const service = await complianceFor(relayer.ctx);
       expect((await service.checkAddress(TORNADO_ROUTER)).sanctioned).to.equal(true);
       expect(process.listenerCount("SIGHUP")).to.equal(hangups + 1);
     } finally {

@@ -2,15 +2,17 @@
  * A relayer process for the multi-process test: the real service (startService) from the
  * environment, without chains (the test is about the shared database), plus a probe route that
  * stores a row and queues a job, and a worker recording each job it runs with this process's id.
- * mocha loads every file under test/, this one included: only a process started with it runs it
- * (it once started a relayer inside the mocha process too, which kept the run from ending).
+ * `hardhat test` loads every file under test/, this one included: it starts a relayer only when
+ * run as a program (otherwise a full run starts one on the default port and DATA_DIR).
  */
 import { loadConfig } from "../../../relayer/config/index.ts";
 import { startService } from "../../../relayer/service.ts";
 
-const PROBE_QUEUE = "platform.probe";
+if (import.meta.main) await main();
 
 async function main(): Promise<void> {
+  const PROBE_QUEUE = "platform.probe";
+
   const service = await startService(loadConfig(), {
     chains: null,
     extend: async (ctx, app) => {
@@ -48,5 +50,3 @@ async function main(): Promise<void> {
     );
   });
 }
-
-if (import.meta.main) await main();

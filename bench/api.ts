@@ -22,6 +22,7 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP_S = 3;
 const ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 const API_KEY = "vfk_bench_api_key";
+const OFAC_LIST = path.join(HERE, "..", "test", "fixtures", "reference", "ofac-sanctioned-eth.txt");
 const SECRET = `vfs_${randomBytes(24).toString("hex")}`;
 /** POST /v1/workflows once the workflow routes exist; until then a signed stand-in route. */
 const ROUTE =
@@ -128,6 +129,25 @@ async function load(
   };
 }
 
+/** One signed request first: a refused submission fails the run instead of being measured. */
+async function checkAccepted(url: string, pathName: string): Promise<void> {
+  const body = JSON.stringify({ ...WORKFLOW, name: "bench-check" });
+  const timestamp = String(Date.now());
+  const response = await fetch(`${url}${pathName}`, {
+    method: "POST",
+    body,
+    headers: {
+      "content-type": "application/json",
+      "x-svc-key": API_KEY,
+      "x-svc-timestamp": timestamp,
+      "x-svc-signature": signPayload(SECRET, timestamp, body),
+    },
+  });
+  if (response.status !== 202) {
+    throw new Error(`${pathName} answered ${response.status}: ${await response.text()}`);
+  }
+}
+
 async function measure(url: string, pathName: string, signed: boolean): Promise<Figures> {
   await load(url, pathName, signed, WARMUP_S); // JIT, pools, caches
   return load(url, pathName, signed, DURATION_S);
@@ -145,6 +165,8 @@ function relayerEnv(dataDir: string, databaseUrl?: string): Record<string, strin
     VERIFLOW_API_KEY: API_KEY,
     VERIFLOW_SIGNING_SECRET: SECRET,
     VERIFLOW_TIER: "enterprise",
+    // The workflow's jurisdictions (US) require the OFAC SDN list: the relayer refuses (503) without it.
+    VERIFLOW_SANCTIONS_FILES: `ofac-sdn=${OFAC_LIST}`,
     // The limits still run on every request; they are raised so the load is not refused.
     VERIFLOW_LIMITS: JSON.stringify({
       enterprise: { requestsPerMinute: 100_000_000, concurrentWorkflows: 100_000_000 },
@@ -179,6 +201,7 @@ async function measureRelayer(
   try {
     const server = await startServer({ ...relayerEnv(dir, databaseUrl), BENCH_ROUTE: route });
     try {
+      await checkAccepted(server.url, submitPath);
       const figures = await measure(server.url, submitPath, true);
       process.stdout.write(`${route} on ${backend}: ${JSON.stringify(figures)}\n`);
       return figures;
@@ -204,6 +227,7 @@ async function only(spec: string): Promise<void> {
 
 async function main(): Promise<void> {
   if (process.env.BENCH_ONLY) return only(process.env.BENCH_ONLY);
+  const loadAtStart = os.loadavg();
   const ceilingServer = await startServer({ BENCH_TARGET: "ceiling" });
   const ceiling = await measure(ceilingServer.url, "/echo", false);
   await stopServer(ceilingServer.child);
@@ -245,6 +269,9 @@ async function main(): Promise<void> {
       cpus: os.cpus().length,
       cpu: os.cpus()[0]?.model,
       node: process.version,
+      // 1, 5 and 15 minute load averages when the run started and when it ended (the run itself
+      // keeps both cores busy); other work on the machine shows in the first.
+      load_average_at_start: loadAtStart.map((x) => Math.round(x * 100) / 100),
       load_average: os.loadavg().map((x) => Math.round(x * 100) / 100),
     },
     connections: CONNECTIONS,

@@ -235,12 +235,14 @@ function credentialsAt(stored: StoredCredentials, now: number): ApiKeyCredential
 
 /**
  * Credentials looked up by authentication, kept for `ttlMs` (default 1 s) to spare a database
- * round trip and a decryption per request. Consequence, documented: a revocation or rotation made
- * by another process (the keys command) takes effect within `ttlMs`; made in this process (the
- * functions above), at once. Unknown keys are not cached, so a new key works immediately.
+ * round trip and a decryption per request; concurrent lookups of one key that miss share one load.
+ * Consequence, documented: a revocation or rotation made by another process (the keys command)
+ * takes effect within `ttlMs`; made in this process (the functions above), at once (a load in
+ * flight then is not cached). Unknown keys are not cached, so a new key works immediately.
  */
 export class CredentialsCache {
   readonly #entries = new Map<string, { stored: StoredCredentials; loadedAt: number }>();
+  readonly #loading = new Map<string, Promise<StoredCredentials | null>>();
   readonly #store: Store;
   readonly #masterKey: Buffer;
   readonly #ttlMs: number;
@@ -257,18 +259,36 @@ export class CredentialsCache {
     if (hit && now - hit.loadedAt < this.#ttlMs && now >= hit.loadedAt) {
       return credentialsAt(hit.stored, now);
     }
-    const stored = await loadStoredCredentials(this.#store, this.#masterKey, key);
-    if (!stored) {
-      this.#entries.delete(key);
-      return null;
-    }
-    if (this.#entries.size >= 10_000) this.#entries.clear(); // bound memory under key churn
-    this.#entries.set(key, { stored, loadedAt: now });
-    return credentialsAt(stored, now);
+    const stored = await (this.#loading.get(key) ?? this.#load(key, now));
+    return stored ? credentialsAt(stored, now) : null;
+  }
+
+  #load(key: string, now: number): Promise<StoredCredentials | null> {
+    const current = () => this.#loading.get(key) === loading;
+    const loading = loadStoredCredentials(this.#store, this.#masterKey, key).then(
+      (stored) => {
+        if (current()) {
+          this.#loading.delete(key);
+          if (!stored) this.#entries.delete(key);
+          else {
+            if (this.#entries.size >= 10_000) this.#entries.clear(); // bound memory under key churn
+            this.#entries.set(key, { stored, loadedAt: now });
+          }
+        }
+        return stored;
+      },
+      (err: unknown) => {
+        if (current()) this.#loading.delete(key);
+        throw err;
+      },
+    );
+    this.#loading.set(key, loading);
+    return loading;
   }
 
   forget(key: string): void {
     this.#entries.delete(key);
+    this.#loading.delete(key);
   }
 }
 

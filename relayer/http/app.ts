@@ -9,7 +9,7 @@ import { artifactRoutes } from "../artifacts/routes.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { complianceRoutes } from "../compliance/routes.ts";
 import type { AppContext } from "../context.ts";
-import { admitSignedRequest } from "../limits/admission.ts";
+import { admissionBatcher } from "../limits/admission.ts";
 import { rateLimit } from "../limits/middleware.ts";
 import { simulationRoutes } from "../simulation/routes.ts";
 import { workflowRoutes } from "../workflows/routes.ts";
@@ -74,6 +74,7 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
 
   app.use("*", requestId());
   app.use("*", observe(ctx));
+  const admissions = admissionBatcher(ctx.store, () => ctx.clock());
   const guard = every(
     readBody(),
     authenticate({
@@ -81,14 +82,14 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
       masterKey: ctx.masterKey,
       clock: () => ctx.clock(),
       allowBearer: acceptsBearer,
-      // Replay record and rate count in one round trip; rateLimit() then uses the decision.
+      // Replay record and rate count in one statement shared by the requests arriving together;
+      // rateLimit() then uses the decision.
       admit: async (c, credentials, signature, timestampMs) => {
-        const admission = await admitSignedRequest(ctx.store, {
+        const admission = await admissions.submit({
           keyId: credentials.id,
           signature,
           timestampMs,
           limit: ctx.limits[credentials.tier].requestsPerMinute,
-          now: ctx.clock(),
         });
         if (admission.fresh) c.set("rateDecision", admission.rate);
         return admission.fresh;

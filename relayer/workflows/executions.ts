@@ -88,26 +88,26 @@ export async function insertExecutions(tx: Store, rows: readonly NewExecution[])
   );
 }
 
-/** Active executions per key, for keys locked with `lockKeyForSubmission` in this transaction. */
-export async function countActiveExecutionsByKey(
+/**
+ * Inside a submission transaction: locks the keys' rows of `workflow_active_counts` (sorted, so
+ * processes cannot deadlock) and returns each key's active (queued or running) executions, as
+ * committed by whoever held the lock before. The lock serialises the submissions of one key across
+ * processes until this transaction ends, so "read the count, then insert" cannot race; the count
+ * is kept by triggers (migration 101), one row read instead of counting the key's executions.
+ */
+export async function lockActiveCounts(
   tx: Store,
   apiKeyIds: readonly string[],
 ): Promise<Map<string, number>> {
-  const rows = await tx.query<{ api_key_id: string; n: string | number }>(
-    `SELECT api_key_id, count(*) AS n FROM workflow_executions
-      WHERE api_key_id = ANY($1::text[]) AND state = ANY($2::text[]) GROUP BY api_key_id`,
-    [apiKeyIds, ACTIVE_STATES],
+  // ON CONFLICT DO UPDATE locks an existing row and returns its latest committed version.
+  const rows = await tx.query<{ api_key_id: string; active: number }>(
+    `INSERT INTO workflow_active_counts AS c (api_key_id, active)
+       SELECT k, 0 FROM unnest($1::text[]) AS k ORDER BY k
+     ON CONFLICT (api_key_id) DO UPDATE SET active = c.active
+     RETURNING api_key_id, active`,
+    [[...new Set(apiKeyIds)].sort()],
   );
-  return new Map(rows.map((r) => [r.api_key_id, Number(r.n)]));
-}
-
-/** Active executions of a key; call after `lockKeyForSubmission` in the same transaction. */
-export async function countActiveExecutions(tx: Store, apiKeyId: string): Promise<number> {
-  const [row] = await tx.query<{ n: string | number }>(
-    `SELECT count(*) AS n FROM workflow_executions WHERE api_key_id = $1 AND state = ANY($2::text[])`,
-    [apiKeyId, ACTIVE_STATES],
-  );
-  return Number(row?.n ?? 0);
+  return new Map(rows.map((r) => [r.api_key_id, Number(r.active)]));
 }
 
 interface ExecutionRow {

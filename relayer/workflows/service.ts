@@ -3,7 +3,7 @@ import { complianceFor } from "../compliance/routes.ts";
 import { howToConfigure, missingListFiles } from "../compliance/screen.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
-import { assertConcurrencyAvailable, lockKeyForSubmission } from "../limits/concurrency.ts";
+import { assertConcurrencyAvailable } from "../limits/concurrency.ts";
 import { JOB_NAMES } from "../queue/index.ts";
 import { estimateCost, InsufficientLiquidityError, NoRouteError } from "../routing/index.ts";
 import type { RoutingChainSet } from "../routing/index.ts";
@@ -12,8 +12,7 @@ import type { Store } from "../store/index.ts";
 import { buildCatalogue, type AssetCatalogue, type ChainDescription } from "./catalogue.ts";
 import { DEPLOYMENT_NAME, findDeployment, insertDeployment } from "./deployments.ts";
 import {
-  countActiveExecutions,
-  countActiveExecutionsByKey,
+  lockActiveCounts,
   insertExecution,
   insertExecutions,
   type NewExecution,
@@ -198,8 +197,8 @@ export async function submitWorkflow(
       const earlier = await claimIdempotencyKey(tx, caller.id, request.idempotencyKey, hash);
       if (earlier) return earlier;
     }
-    await lockKeyForSubmission(tx, caller.id);
-    assertConcurrencyAvailable(ctx.limits[caller.tier], await countActiveExecutions(tx, caller.id));
+    const active = await lockActiveCounts(tx, [caller.id]);
+    assertConcurrencyAvailable(ctx.limits[caller.tier], active.get(caller.id) ?? 0);
     if (workflow.schedule && !byDeployment) {
       schedule = await insertSchedule(tx, caller.id, workflow.name, workflow.schedule, {
         workflow,
@@ -281,9 +280,10 @@ async function storeSubmissions(
   tx: Store,
   items: PendingSubmission[],
 ): Promise<Outcome<Accepted>[]> {
-  const keyIds = [...new Set(items.map((i) => i.caller.id))].sort();
-  for (const keyId of keyIds) await lockKeyForSubmission(tx, keyId);
-  const active = await countActiveExecutionsByKey(tx, keyIds);
+  const active = await lockActiveCounts(
+    tx,
+    items.map((i) => i.caller.id),
+  );
   const admitted: NewExecution[] = [];
   const outcomes = items.map((item): Outcome<Accepted> => {
     const count = active.get(item.caller.id) ?? 0;
@@ -439,10 +439,10 @@ export async function fireSchedule(
   const executionId = newExecutionId();
 
   return ctx.store.transaction(async (tx: Store): Promise<FiringResult> => {
-    await lockKeyForSubmission(tx, row.api_key_id);
+    const active = await lockActiveCounts(tx, [row.api_key_id]);
     let refused: { error: string; detail: string } | undefined;
     try {
-      assertConcurrencyAvailable(limits, await countActiveExecutions(tx, row.api_key_id));
+      assertConcurrencyAvailable(limits, active.get(row.api_key_id) ?? 0);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       refused = { error: err.code, detail: `schedule firing refused: ${err.detail}` };

@@ -9,6 +9,10 @@ describe("# group commit", function () {
   before(async () => {
     store = await openStore({ dataDir: "memory://" });
     await store.exec("CREATE TABLE gc_items (n int PRIMARY KEY)");
+    // A deferred foreign key: an insert without its parent fails at COMMIT, not before.
+    await store.exec(`CREATE TABLE gc_parents (n int PRIMARY KEY);
+      CREATE TABLE gc_children (n int PRIMARY KEY
+        REFERENCES gc_parents DEFERRABLE INITIALLY DEFERRED)`);
   });
   after(async () => {
     await store?.close();
@@ -66,5 +70,26 @@ describe("# group commit", function () {
       "fulfilled",
     ]);
     expect(await rows()).to.deep.equal([1, 2, 3, 4, 5, 6, 11, 12, 14, 20, 21, 22]);
+  });
+
+  it("should fail every item of a batch whose commit fails, storing nothing of it", async () => {
+    const group = new GroupCommit<number, number>(store, async (tx, items) => {
+      for (const n of items) await tx.query("INSERT INTO gc_children VALUES ($1)", [n]);
+      return items.map((n): Outcome<number> => ({ ok: true, value: n }));
+    });
+    await store.query("INSERT INTO gc_parents VALUES (30)");
+    // 30 commits alone; [31, 32, 33] fails at COMMIT (no parents), then each fails alone too.
+    const settled = await Promise.allSettled([30, 31, 32, 33].map((n) => group.submit(n)));
+    expect(settled.map((s) => s.status)).to.deep.equal([
+      "fulfilled",
+      "rejected",
+      "rejected",
+      "rejected",
+    ]);
+    for (const s of settled.slice(1)) {
+      expect((s as PromiseRejectedResult).reason.message).to.match(/foreign key/);
+    }
+    const children = await store.query<{ n: number }>("SELECT n FROM gc_children ORDER BY n");
+    expect(children.map((r) => r.n)).to.deep.equal([30]);
   });
 });

@@ -60,14 +60,14 @@ export default defineConfig({
     mocha: {
       rootHooks: {
         afterAll() {
-          // Like mocha's --exit, with a diagnosis: once every test has finished, whatever still
-          // holds the event loop (a pool, a timer, a watcher someone forgot to close) is named on
-          // stderr and the run ends with mocha's result instead of hanging CI.
+          // Every test must leave no open handle, so once mocha is done the process ends by itself.
+          // If something still holds the event loop (a server, a pool, a timer someone forgot to
+          // close) it is named on stderr and the run fails, so a leak shows in CI instead of a hang.
           setTimeout(() => {
             process.stderr.write(
-              `[test] still active after the run: ${process.getActiveResourcesInfo().join(", ")}; exiting\n`,
+              `[test] still open after the run: ${process.getActiveResourcesInfo().join(", ")}; failing the run (close them in the test's teardown)\n`,
             );
-            process.exit();
+            process.exit(1);
           }, 15_000).unref();
         },
       },

@@ -4,10 +4,10 @@
  * Target: the three in-process chains deployed in under 20 s. Writes bench/results/devnet.json.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { PROJECT_ROOT } from "../relayer/devnet/artifacts.ts";
+import { freePort } from "../test/fixtures/net.ts";
 
 const RUNS = Number(process.env.BENCH_DEVNET_RUNS ?? 3);
 const TARGET_MS = 20_000;
@@ -30,14 +30,6 @@ for (let run = 0; run < RUNS; run++) {
   });
   await Promise.all(chains.map((c) => c.close()));
   console.log(`embedded run ${run + 1}/${RUNS}: ${Math.round(totalMs)} ms`);
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 // One JSON-RPC run: spawn three `hardhat node` processes and deploy over HTTP.

@@ -11,7 +11,6 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Wallet } from "ethers";
-import pg from "pg";
 import { createApiKey } from "../relayer/auth/keys.ts";
 import { signedHeaders } from "../relayer/auth/hmac.ts";
 import { openChains } from "../relayer/chains/index.ts";
@@ -20,28 +19,13 @@ import { closeContext, createContext } from "../relayer/context.ts";
 import { createApp } from "../relayer/http/app.ts";
 import { createLogger } from "../relayer/http/logging.ts";
 import { createMetrics } from "../relayer/http/metrics.ts";
+import { createTestDatabase } from "../test/fixtures/postgres.ts";
+import { treasuryRebalanceWorkflow } from "../test/fixtures/workflows.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const LATENCY_RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const DRAIN_WORKFLOWS = Number(process.env.BENCH_DRAIN ?? 100);
 const DRAIN_KEYS = 10;
-const ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres";
-
-const example = (recipient: string) => ({
-  name: "bench-treasury",
-  actions: [
-    {
-      type: "convert",
-      from: "USDC",
-      to: "WETH",
-      amount: "300",
-      route_optimizer: { priority: "cost" },
-    },
-    { type: "swap", to: "DAI", slippage: 1 },
-    { type: "bridge", destination: "polygon", protocol: "lockmint" },
-    { type: "multisend", recipients: [{ address: recipient, amount: "50%" }] },
-  ],
-});
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -49,19 +33,12 @@ function percentile(sorted: number[], p: number): number {
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-bench-e2e-"));
-  let dbName: string | null = null;
-  if (!process.env.BENCH_PGLITE) {
-    dbName = `vf_bench_e2e_${process.pid}_${Date.now().toString(36)}`;
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-  }
+  const database = process.env.BENCH_PGLITE ? null : await createTestDatabase("bench_e2e");
   const config = loadConfig({
     DATA_DIR: dataDir,
     LOG_LEVEL: "silent",
     NODE_ENV: "test",
-    ...(dbName ? { DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${dbName}` } : {}),
+    ...(database ? { DATABASE_URL: database.url } : {}),
   });
   process.env.VERIFLOW_ENGINE_CONCURRENCY ??= "16";
   const chains = await openChains({ mode: "embedded" });
@@ -104,7 +81,11 @@ async function main(): Promise<void> {
       k,
       "POST",
       "/v1/workflows",
-      JSON.stringify(example(Wallet.createRandom().address)),
+      JSON.stringify(
+        treasuryRebalanceWorkflow("bench-treasury", "300", [
+          { address: Wallet.createRandom().address, amount: "50%" },
+        ]),
+      ),
     );
     if (res.status !== 202)
       throw new Error(`submission refused: ${res.status} ${JSON.stringify(res.body)}`);
@@ -156,7 +137,7 @@ async function main(): Promise<void> {
   const result = {
     generated_at: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.version },
-    database: dbName ? "postgresql" : "pglite",
+    database: database ? "postgresql" : "pglite",
     chains: "embedded devnet (ethereum, arbitrum, polygon)",
     workflow:
       "convert 300 USDC→WETH (priority cost), swap →DAI (1%), bridge lockmint →polygon, multisend 50%",
@@ -184,12 +165,7 @@ async function main(): Promise<void> {
 
   await closeContext(ctx, 5_000);
   await rm(dataDir, { recursive: true, force: true });
-  if (dbName) {
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
-  }
+  await database?.drop();
   process.exit(0);
 }
 

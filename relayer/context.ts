@@ -28,6 +28,8 @@ export interface AppContext {
   clock: () => number;
   /** True once shutdown began: /readyz answers 503 so traffic moves elsewhere. */
   draining: boolean;
+  /** What areas opened on demand for this context (watchers, signal handlers); `closeContext` runs them. */
+  closers: Array<() => void | Promise<void>>;
 }
 
 export interface CreateContextOptions {
@@ -75,6 +77,7 @@ export async function createContext(
       limits,
       clock: options.clock ?? Date.now,
       draining: false,
+      closers: [],
     };
     await queue.work(JOB_NAMES.platformMaintenance, async () => {
       const now = ctx.clock();
@@ -91,13 +94,18 @@ export async function createContext(
   }
 }
 
-/** Stops the queue (waiting for running jobs), then chains and storage. */
+/** Stops the queue (waiting for running jobs), then what areas opened on demand, chains and storage. */
 export async function closeContext(
   ctx: AppContext,
   graceMs = ctx.config.shutdownGraceMs,
 ): Promise<void> {
   ctx.draining = true;
   await ctx.queue.stop(graceMs).catch((err) => ctx.logger.error({ err }, "queue stop failed"));
+  for (const close of ctx.closers.splice(0)) {
+    await Promise.resolve()
+      .then(close)
+      .catch((err) => ctx.logger.error({ err }, "close failed"));
+  }
   await ctx.chains?.close().catch((err) => ctx.logger.error({ err }, "chains close failed"));
   await ctx.store.close();
 }

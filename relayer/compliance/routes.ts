@@ -28,10 +28,11 @@ function oracleChains(ctx: Pick<AppContext, "chains">): OracleChain[] {
 
 /**
  * The process's compliance service, started once per context: lists from
- * `VERIFLOW_SANCTIONS_FILES`, watched and reloaded on SIGHUP. The engine calls this too.
+ * `VERIFLOW_SANCTIONS_FILES`, watched and reloaded on SIGHUP until `closeContext`. The engine
+ * calls this too.
  */
 export function complianceFor(
-  ctx: Pick<AppContext, "chains" | "logger">,
+  ctx: Pick<AppContext, "chains" | "logger"> & Partial<Pick<AppContext, "closers">>,
 ): Promise<ComplianceService> {
   let service = services.get(ctx);
   if (!service) {
@@ -50,6 +51,11 @@ export function complianceFor(
       );
     });
     services.set(ctx, service);
+    const opened = service;
+    ctx.closers?.push(async () => {
+      services.delete(ctx);
+      (await opened.catch(() => null))?.close();
+    });
   }
   return service;
 }

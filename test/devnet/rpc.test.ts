@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
@@ -10,15 +9,7 @@ import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
 import { startDevnetNode, type DevnetNode } from "../../relayer/devnet/nodes.ts";
 import { DEVNET_CHAIN_NAMES } from "../../relayer/devnet/plan.ts";
 import { deployDevnetOverRpc } from "../../relayer/devnet/rpc.ts";
-
-/** A port nothing listens on right now (tests run next to other devnets on this machine). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from "../fixtures/net.ts";
 
 describe("# devnet over JSON-RPC (hardhat node processes)", function () {
   this.timeout(180_000);

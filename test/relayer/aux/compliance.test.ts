@@ -10,6 +10,7 @@ import { parseSanctionsFiles, SanctionsLists } from "../../../relayer/compliance
 import { listScreen } from "../../../relayer/compliance/screen.ts";
 import { complianceFor } from "../../../relayer/compliance/routes.ts";
 import type { AppContext } from "../../../relayer/context.ts";
+import { startInProcessRelayer, withEnv } from "../../fixtures/relayer.ts";
 import { referenceDataFile } from "./reference-data.ts";
 
 const TORNADO_ROUTER = "0x8589427373D6D84E98730D7795D8f6f8731FDA16";
@@ -244,6 +245,22 @@ describe("# address checks", function () {
       sources: [],
       checked: ["ofac-sdn"],
     });
+  });
+
+  it("should stop watching the list files and SIGHUP when the relayer's context closes", async function () {
+    const hangups = process.listenerCount("SIGHUP");
+    // The app opens the compliance service as it is created: the lists are set for the start.
+    const relayer = await withEnv({ VERIFLOW_SANCTIONS_FILES: fixture("sdn-sample.xml") }, () =>
+      startInProcessRelayer({ label: "compliance" }),
+    );
+    try {
+      const service = await complianceFor(relayer.ctx);
+      expect((await service.checkAddress(TORNADO_ROUTER)).sanctioned).to.equal(true);
+      expect(process.listenerCount("SIGHUP")).to.equal(hangups + 1);
+    } finally {
+      await relayer.close();
+    }
+    expect(process.listenerCount("SIGHUP")).to.equal(hangups);
   });
 
   it("should answer 503 while the configured lists cannot be loaded, and load them on a later request", async function () {

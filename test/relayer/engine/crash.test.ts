@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
@@ -23,37 +22,8 @@ import { ERC20_ABI } from "../../../relayer/routing/abis.ts";
 import { buildCatalogue } from "../../../relayer/workflows/catalogue.ts";
 import { normaliseJsonWorkflow } from "../../../relayer/workflows/normalise.ts";
 import { newExecutionId } from "../../../relayer/workflows/ids.ts";
-import pg from "pg";
-
-/** A uniquely named PostgreSQL database (several engineers and CI share the server). */
-async function createTestDatabase(
-  label: string,
-): Promise<{ url: string; drop: () => Promise<void> }> {
-  const admin = "postgres://postgres@127.0.0.1:5432/postgres";
-  const name = `vf_${label}_${process.pid}_${Date.now().toString(36)}`;
-  const run = async (sql: string) => {
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`CREATE DATABASE ${name}`);
-  return {
-    url: `postgres://postgres@127.0.0.1:5432/${name}`,
-    drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-  };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from "../../fixtures/net.ts";
+import { createTestDatabase } from "../../fixtures/postgres.ts";
 
 /**
  * Exactly-once under crashes: a real worker process (`npm run worker`, relayer/execution/main.ts)

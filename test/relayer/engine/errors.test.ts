@@ -5,15 +5,7 @@ import { AgentError, oracleScreen, SwapAgent } from "../../../relayer/agents/ind
 import { DEVNET_SANCTIONED } from "../../../relayer/devnet/accounts.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
 import { TxJournal } from "../../../relayer/execution/transactions.ts";
-import {
-  balanceOf,
-  fundedAccount,
-  normalise,
-  openEngineWorld,
-  submitExecution,
-  units,
-  type EngineWorld,
-} from "./harness.ts";
+import { balanceOf, normalise, useEngineWorld, submitExecution, units } from "./harness.ts";
 
 interface StepView {
   action_index: number;
@@ -26,17 +18,8 @@ interface StepView {
 
 describe("# execution engine errors (embedded devnet)", function () {
   this.timeout(300_000);
-  let world: EngineWorld;
   const apiKeyId = "key_errors";
-  let account: string;
-
-  before(async function () {
-    world = await openEngineWorld();
-    account = await fundedAccount(world, apiKeyId);
-  });
-  after(async function () {
-    await world?.close();
-  });
+  const world = useEngineWorld(apiKeyId);
 
   async function execution(id: string) {
     const [row] = await world.store.query<{ state: string; error: Record<string, unknown> | null }>(
@@ -57,7 +40,7 @@ describe("# execution engine errors (embedded devnet)", function () {
 
   it("should fail with INSUFFICIENT_LIQUIDITY on the shallow pool and name an alternative with the liquidity", async function () {
     const polygon = world.chains.byName("polygon");
-    const before = await balanceOf(polygon, "WBTC", account);
+    const before = await balanceOf(polygon, "WBTC", world.account);
     const workflow = normalise(world, {
       name: "shallow",
       actions: [
@@ -81,7 +64,7 @@ describe("# execution engine errors (embedded devnet)", function () {
       /(uniswap|sushiswap) on (ethereum|arbitrum|polygon) has the liquidity/,
     );
     expect(ex.txs).to.have.length(0);
-    expect(await balanceOf(polygon, "WBTC", account)).to.equal(before);
+    expect(await balanceOf(polygon, "WBTC", world.account)).to.equal(before);
   });
 
   it("should refuse a sanctioned recipient: SANCTIONED_ADDRESS, alert recorded, nothing sent", async function () {
@@ -103,13 +86,13 @@ describe("# execution engine errors (embedded devnet)", function () {
         },
       ],
     });
-    const before = await balanceOf(arbitrum, "USDC", account);
+    const before = await balanceOf(arbitrum, "USDC", world.account);
     const id = await submitExecution(world, apiKeyId, workflow);
     expect(await runExecution(world.deps, id)).to.equal("failed");
     const ex = await execution(id);
     expect(ex.error!.error).to.equal("SANCTIONED_ADDRESS");
     expect(ex.txs).to.have.length(0);
-    expect(await balanceOf(arbitrum, "USDC", account)).to.equal(before);
+    expect(await balanceOf(arbitrum, "USDC", world.account)).to.equal(before);
     expect(await balanceOf(arbitrum, "USDC", clean)).to.equal(0n);
     const alerts = await world.store.query<{ address: string; role: string; sources: string[] }>(
       "SELECT address, role, sources FROM engine_compliance_alerts WHERE execution_id = $1",
@@ -139,7 +122,7 @@ describe("# execution engine errors (embedded devnet)", function () {
         },
       ],
     });
-    const before = await balanceOf(polygon, "USDC", account);
+    const before = await balanceOf(polygon, "USDC", world.account);
     const id = await submitExecution(world, apiKeyId, workflow);
     await arbitrum.faults!.stopRpc();
     try {
@@ -150,7 +133,7 @@ describe("# execution engine errors (embedded devnet)", function () {
     const ex = await execution(id);
     expect(ex.steps[0]!.chain).to.equal("polygon");
     expect(ex.steps[0]!.fallback_from).to.equal("arbitrum");
-    expect(before - (await balanceOf(polygon, "USDC", account))).to.equal(
+    expect(before - (await balanceOf(polygon, "USDC", world.account))).to.equal(
       units(polygon, "USDC", "100"),
     );
     const actions = ex.report!.actions as Array<{ chain: string; fallback_from: string }>;

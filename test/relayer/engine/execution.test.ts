@@ -15,54 +15,33 @@ import {
 } from "../../../relayer/execution/report.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
 import { quoteSwapCandidates, ReserveReader, selectRoute } from "../../../relayer/routing/index.ts";
+import { treasuryRebalanceWorkflow } from "../../fixtures/workflows.ts";
 import {
   balanceOf,
   devnetFunder,
   fundedAccount,
   normalise,
-  openEngineWorld,
+  useEngineWorld,
   submitExecution,
   units,
-  type EngineWorld,
 } from "./harness.ts";
 
 describe("# execution engine (embedded devnet)", function () {
   this.timeout(300_000);
-  let world: EngineWorld;
-
-  before(async function () {
-    world = await openEngineWorld();
-  });
-  after(async function () {
-    await world?.close();
-  });
+  const world = useEngineWorld();
 
   it("should run the JSON workflow (convert by cost, swap, lockmint bridge, multisend with a percentage) to completion", async function () {
     const apiKeyId = "key_e2e_json";
     const account = await fundedAccount(world, apiKeyId);
     const alice = Wallet.createRandom().address;
     const bob = Wallet.createRandom().address;
-    const workflow = normalise(world, {
-      name: "treasury-rebalance",
-      actions: [
-        {
-          type: "convert",
-          from: "USDC",
-          to: "WETH",
-          amount: "3000",
-          route_optimizer: { priority: "cost" },
-        },
-        { type: "swap", to: "DAI", slippage: 1 },
-        { type: "bridge", destination: "polygon", protocol: "lockmint" },
-        {
-          type: "multisend",
-          recipients: [
-            { address: alice, amount: "50%" },
-            { address: bob, amount: "100" },
-          ],
-        },
-      ],
-    });
+    const workflow = normalise(
+      world,
+      treasuryRebalanceWorkflow("treasury-rebalance", "3000", [
+        { address: alice, amount: "50%" },
+        { address: bob, amount: "100" },
+      ]),
+    );
     // The chain the convert should pick: the best output net of gas in USD right now.
     const candidates = await quoteSwapCandidates(
       world.chains.list(),
@@ -163,17 +142,8 @@ describe("# execution engine (embedded devnet)", function () {
 
 describe("# execution engine: YAML, cancel, slippage (embedded devnet)", function () {
   this.timeout(300_000);
-  let world: EngineWorld;
   const apiKeyId = "key_e2e_yaml";
-  let account: string;
-
-  before(async function () {
-    world = await openEngineWorld();
-    account = await fundedAccount(world, apiKeyId);
-  });
-  after(async function () {
-    await world?.close();
-  });
+  const world = useEngineWorld(apiKeyId);
 
   it("should run a scheduled YAML workflow with a dex pin on the pinned exchange", async function () {
     const carol = Wallet.createRandom().address;
@@ -201,8 +171,8 @@ compliance:
     const workflow = normalise(world, yaml, "yaml");
     expect(workflow.schedule?.cron).to.be.a("string");
     const polygon = world.chains.byName("polygon");
-    const usdcBefore = await balanceOf(polygon, "USDC", account);
-    const daiBefore = await balanceOf(polygon, "DAI", account);
+    const usdcBefore = await balanceOf(polygon, "USDC", world.account);
+    const daiBefore = await balanceOf(polygon, "DAI", world.account);
     const id = await submitExecution(world, apiKeyId, workflow);
     expect(await runExecution(world.deps, id)).to.equal("completed");
     const steps = await world.store.query<{ chain: string; result: Record<string, unknown> }>(
@@ -212,12 +182,12 @@ compliance:
     expect(steps[0]!.result.exchange).to.equal("sushiswap");
     expect(steps[1]!.chain).to.equal("polygon");
     const received = units(polygon, "DAI", String(steps[0]!.result.amount_out));
-    expect(usdcBefore - (await balanceOf(polygon, "USDC", account))).to.equal(
+    expect(usdcBefore - (await balanceOf(polygon, "USDC", world.account))).to.equal(
       units(polygon, "USDC", "2500"),
     );
     expect(await balanceOf(polygon, "DAI", carol)).to.equal(units(polygon, "DAI", "1000"));
     expect(await balanceOf(polygon, "DAI", dave)).to.equal(received / 4n);
-    expect((await balanceOf(polygon, "DAI", account)) - daiBefore).to.equal(
+    expect((await balanceOf(polygon, "DAI", world.account)) - daiBefore).to.equal(
       received - units(polygon, "DAI", "1000") - received / 4n,
     );
   });
@@ -261,10 +231,10 @@ compliance:
     expect(report!.report.not_run).to.deep.equal([1]);
   });
 
-  it("should refuse to send a swap whose minimum output the moved price no longer meets (SLIPPAGE_EXCEEDED)", async function () {
-    const arbitrum = world.chains.byName("arbitrum");
+  /** Queues a swap of 5 WETH to USDC on arbitrum's uniswap within 0.5 % of the quote. */
+  function submitWethSwap(name: string): Promise<string> {
     const workflow = normalise(world, {
-      name: "front-run",
+      name,
       actions: [
         {
           type: "swap",
@@ -277,7 +247,12 @@ compliance:
         },
       ],
     });
-    const id = await submitExecution(world, apiKeyId, workflow);
+    return submitExecution(world, apiKeyId, workflow);
+  }
+
+  it("should refuse to send a swap whose minimum output the moved price no longer meets (SLIPPAGE_EXCEEDED)", async function () {
+    const arbitrum = world.chains.byName("arbitrum");
+    const id = await submitWethSwap("front-run");
     // Commit the quote first (the agent memoises it), then move the pool before the swap is signed.
     await world.store.query(
       `INSERT INTO engine_steps (execution_id, action_index, agent, state, chain, input)
@@ -344,21 +319,7 @@ compliance:
         units(arbitrum, "WETH", "100"),
       )
     ).wait();
-    const workflow = normalise(world, {
-      name: "sandwiched",
-      actions: [
-        {
-          type: "swap",
-          chain: "arbitrum",
-          dex: "uniswap",
-          from: "WETH",
-          to: "USDC",
-          amount: "5",
-          slippage: 0.5,
-        },
-      ],
-    });
-    const id = await submitExecution(world, apiKeyId, workflow);
+    const id = await submitWethSwap("sandwiched");
     await arbitrum.faults!.stallMining();
     const running = runExecution(world.deps, id);
     // Wait until the engine has broadcast its swap (it sits in the mempool), then front-run it.

@@ -1,14 +1,9 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import os from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { createApiKey } from "../../../relayer/auth/keys.ts";
-import { signedHeaders } from "../../../relayer/auth/hmac.ts";
-import { loadConfig } from "../../../relayer/config/index.ts";
-import { closeContext, createContext, type AppContext } from "../../../relayer/context.ts";
+import type { AppContext } from "../../../relayer/context.ts";
 import { createApp } from "../../../relayer/http/app.ts";
-import { createLogger } from "../../../relayer/http/logging.ts";
-import { createMetrics } from "../../../relayer/http/metrics.ts";
+import { newApiKey, signedRequest, startInProcessRelayer } from "../../fixtures/relayer.ts";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { Contract, formatUnits, parseUnits, Wallet } from "ethers";
 import pino from "pino";
@@ -113,6 +108,45 @@ export async function openEngineWorld(overrides: Partial<EngineDeps> = {}): Prom
   };
 }
 
+/**
+ * The engine world of one `describe`, opened in its `before` hook (with the API key's account
+ * funded on every chain when `apiKeyId` is given) and closed in its `after` hook.
+ */
+export function useEngineWorld(apiKeyId?: string): EngineWorld & { readonly account: string } {
+  let world: EngineWorld | undefined;
+  let account: string | undefined;
+  const opened = () => {
+    if (!world) throw new Error("the engine world opens in the before hook");
+    return world;
+  };
+  before(async function () {
+    world = await openEngineWorld();
+    if (apiKeyId) account = await fundedAccount(world, apiKeyId);
+  });
+  after(async function () {
+    await world?.close();
+  });
+  return {
+    get chains() {
+      return opened().chains;
+    },
+    get store() {
+      return opened().store;
+    },
+    get cipher() {
+      return opened().cipher;
+    },
+    get deps() {
+      return opened().deps;
+    },
+    close: () => opened().close(),
+    get account() {
+      if (account === undefined) throw new Error("this engine world has no funded account");
+      return account;
+    },
+  };
+}
+
 /** Devnet funder: a Hardhat test account the deployer funded with every token (#5, unused elsewhere). */
 export function devnetFunder(chain: RoutingChain): Wallet {
   return new Wallet(DEVNET_ACCOUNTS[5]!.privateKey, chain.provider);
@@ -196,49 +230,20 @@ export interface EngineService {
 export async function startEngineService(
   options: { databaseUrl?: string; env?: Record<string, string> } = {},
 ): Promise<EngineService> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-engine-"));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "silent",
-    NODE_ENV: "test",
-    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
-    ...options.env,
-  });
   const chains = await openChains({ mode: "embedded" });
-  const ctx = await createContext(config, {
-    logger: createLogger("silent"),
-    metrics: createMetrics({ defaultMetrics: false }),
-    queueSchedule: false,
+  const relayer = await startInProcessRelayer({
+    label: "engine",
+    ...options,
     chains,
+    closeGraceMs: 2_000,
   });
-  const app = createApp(ctx);
   return {
-    ctx,
-    app,
+    ctx: relayer.ctx,
+    app: relayer.app,
     chains,
-    request(credentials, method, p, body, headers = {}) {
-      return Promise.resolve(
-        app.request(p, {
-          method,
-          headers: {
-            ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
-            ...signedHeaders(credentials.key, credentials.secret, body ?? ""),
-            ...headers,
-          },
-          body,
-        }),
-      );
-    },
-    async newKey(tier = "enterprise") {
-      const { record, secret } = await createApiKey(ctx.store, ctx.masterKey, {
-        tier,
-        label: "engine test",
-      });
-      return { key: record.key, id: record.id, secret };
-    },
-    async close() {
-      await closeContext(ctx, 2_000);
-      await rm(dataDir, { recursive: true, force: true });
-    },
+    request: (credentials, method, p, body, headers) =>
+      signedRequest(relayer.app, credentials, method, p, body, { headers }),
+    newKey: (tier = "enterprise") => newApiKey(relayer.ctx, tier, "engine test"),
+    close: () => relayer.close(),
   };
 }

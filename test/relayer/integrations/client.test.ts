@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { getBytes, verifyMessage } from "ethers";
+import { getBytes, verifyMessage, Wallet } from "ethers";
 import { DEFAULT_RETRY, CRITICAL_RETRY } from "../../../relayer/integrations/config.ts";
 import { interactionDigest, textHash } from "../../../relayer/integrations/anchor.ts";
 import { gatewayAddress } from "../../../relayer/integrations/breaker.ts";
@@ -355,6 +355,49 @@ describe("# external REST integrations: client, signer, retries, breaker, anchor
     const ok = await call();
     expect(ok.status).to.equal(200);
     expect(crm.hits.length).to.equal(hits + 1);
+  });
+
+  it("should route around an OPEN circuit to the configured fallback (the primary sees no request)", async function () {
+    const replica = await startCrm({ jwtSecret: JWT_SECRET, hmacKey: HMAC_KEY });
+    try {
+      const gateway = Wallet.createRandom().address;
+      const integrations = world.build({
+        integrations: {
+          crm: entry(
+            crm.url,
+            { fallback: "crm_replica", circuit_breaker: { gateway } },
+            {
+              response_hmac: { key_vault: "local", credential_id: "crm-hmac" },
+            },
+          ),
+          crm_replica: entry(
+            replica.url,
+            {},
+            {
+              response_hmac: { key_vault: "local", credential_id: "crm-hmac" },
+            },
+          ),
+        },
+      });
+      replica.setPublicKey(await world.publicKey("crm_replica"));
+      const chain = world.chains.list().find((c) => c.deployment.contracts.CircuitBreakerGateway)!;
+      const breaker = chain.contract("CircuitBreakerGateway", chain.operator);
+      const threshold = Number(await breaker.getFunction("threshold")());
+      for (let i = 0; i <= threshold; i++)
+        await (await breaker.getFunction("recordFailure")(gateway)).wait();
+      await (await breaker.getFunction("trigger")(gateway)).wait();
+      const result = await integrations.client("crm").call({
+        method: "GET",
+        path: "/crm/orders",
+        headers: { "X-Blockchain-Proof": "true" },
+      });
+      expect(result.integration).to.equal("crm_replica");
+      expect(crm.hits).to.have.length(0);
+      expect(replica.hits).to.have.length(1);
+      expect(replica.hits[0]!.signatureValid).to.equal(true);
+    } finally {
+      await replica.close();
+    }
   });
 
   it("should anchor interval-batched interactions as one Merkle root whose proofs verify on chain, exactly once across a restart", async function () {

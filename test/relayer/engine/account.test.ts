@@ -14,7 +14,7 @@ describe("# relayer-managed accounts (HTTP, embedded devnet)", function () {
   let svc: EngineService;
 
   before(async function () {
-    svc = await startEngineService({ env: { VERIFLOW_ENGINE_WORKER: "off" } });
+    svc = await startEngineService({ appEnv: { VERIFLOW_ENGINE_WORKER: "off" } });
   });
   after(async function () {
     await svc?.close();

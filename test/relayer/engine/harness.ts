@@ -228,7 +228,11 @@ export interface EngineService {
 
 /** The whole relayer in process: embedded devnet, PGlite (or PostgreSQL), the app and its workers. */
 export async function startEngineService(
-  options: { databaseUrl?: string; env?: Record<string, string> } = {},
+  options: {
+    databaseUrl?: string;
+    env?: Record<string, string>;
+    appEnv?: Record<string, string | null>;
+  } = {},
 ): Promise<EngineService> {
   const chains = await openChains({ mode: "embedded" });
   const relayer = await startInProcessRelayer({

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { ComplianceScreen } from "../agents/compliance.ts";
+import type { ComplianceScreen, ScreenResult } from "../agents/compliance.ts";
 import { AgentError } from "../agents/errors.ts";
 import type { IntegrationClient } from "./client.ts";
 import { IntegrationError } from "./errors.ts";
@@ -13,12 +13,58 @@ import type { ScreeningResponse } from "./schemas.ts";
  * oracle (SANCTIONED_ADDRESS, compliance alert). Each call is an anchored interaction of the
  * execution.
  *
+ * One question per address per execution: the provider's answer (sanctioned or not) for an
+ * address is reused by the execution's later actions (a router, a bridge or a recipient met again)
+ * instead of being asked, paid for and anchored once per action. The memo lives in the process:
+ * an execution resumed after a restart asks again. Answers are never shared between executions.
+ *
  * Unreachable provider (no response, 5xx after retries, circuit OPEN, 401, a response that fails
  * its schema): with `screening.required: true` (the default: money is at stake) the action stops
  * with SCREENING_UNAVAILABLE and nothing is signed; with `required: false` the screen goes on
  * without it, and the report's `consulted` lists show the provider was not consulted.
  */
 export function providerScreen(
+  client: IntegrationClient,
+  options: { required: boolean; logger: Logger },
+): ComplianceScreen {
+  const ask = askProvider(client, options);
+  // Executions by most recent use, each with its provider answers by address.
+  const answers = new Map<string, Map<string, Promise<ScreenResult>>>();
+  return (address, chain, required, context) => {
+    const executionId = context?.executionId;
+    if (!executionId) return ask(address, chain, required, context);
+    let byAddress = answers.get(executionId);
+    if (byAddress) answers.delete(executionId);
+    else byAddress = new Map();
+    answers.set(executionId, byAddress); // most recent last
+    if (answers.size > MEMO_EXECUTIONS) answers.delete(answers.keys().next().value!);
+    const key = address.toLowerCase();
+    const known = byAddress.get(key);
+    if (known) return known.then((r) => ({ ...r, address }));
+    const asked = ask(address, chain, required, context);
+    const memo = byAddress;
+    memo.set(key, asked);
+    // Only a consulted answer is reused: a failure or an answer given without the provider
+    // (`required: false`) asks again next time.
+    asked.then(
+      (r) => {
+        if (!r.checked.includes(client.name) && memo.get(key) === asked) memo.delete(key);
+      },
+      () => {
+        if (memo.get(key) === asked) memo.delete(key);
+      },
+    );
+    return asked;
+  };
+}
+
+/**
+ * Executions whose provider answers are kept (least recently screened dropped first). An
+ * execution screens a handful of addresses over a few seconds; this bounds memory on a busy relayer.
+ */
+const MEMO_EXECUTIONS = 1024;
+
+function askProvider(
   client: IntegrationClient,
   options: { required: boolean; logger: Logger },
 ): ComplianceScreen {

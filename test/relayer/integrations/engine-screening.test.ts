@@ -134,6 +134,56 @@ describe("# engine with a screening provider (embedded devnet)", function () {
     }
   });
 
+  it("should ask the provider once per address per execution: a later action meeting the same addresses reuses the answers, and a new execution asks again", async function () {
+    configure(provider.url);
+    const alice = Wallet.createRandom().address;
+    const bob = Wallet.createRandom().address;
+    const payout = (amount: string) => ({
+      type: "multisend",
+      chain: "arbitrum",
+      from: "USDC",
+      amount,
+      recipients: [
+        { address: alice, amount: "50%" },
+        { address: bob, amount: "50%" },
+      ],
+    });
+    const workflow = normalise(world, {
+      name: "two-payouts",
+      actions: [payout("20"), payout("40")],
+    });
+    const asked = () =>
+      provider.hits.map((h) => (JSON.parse(h.body) as { address: string }).address.toLowerCase());
+
+    const id = await submitExecution(world, apiKeyId, workflow);
+    expect(await runExecution(world.deps, id)).to.equal("completed");
+    const arbitrum = world.chains.byName("arbitrum");
+    expect(await balanceOf(arbitrum, "USDC", alice)).to.equal(units(arbitrum, "USDC", "30"));
+    const first = asked();
+    expect(first).to.include.members([alice.toLowerCase(), bob.toLowerCase()]);
+    expect(new Set(first).size, "an address asked twice").to.equal(first.length);
+
+    const body = await report(id);
+    // Both actions were screened by the provider (the second from the execution's answers) ...
+    const { screened } = body.compliance as {
+      screened: Array<{ action_index: number; address: string; checked: string[] }>;
+    };
+    for (const who of [alice, bob]) {
+      const results = screened.filter((s) => s.address.toLowerCase() === who.toLowerCase());
+      expect(new Set(results.map((r) => r.action_index)), `actions screening ${who}`).to.deep.equal(
+        new Set([0, 1]),
+      );
+      expect(results.every((r) => r.checked.includes("screening"))).to.equal(true);
+    }
+    // ... and each question is one anchored interaction.
+    expect(body.api_interactions as InteractionView[]).to.have.length(first.length);
+
+    provider.hits.length = 0;
+    const again = await submitExecution(world, apiKeyId, workflow);
+    expect(await runExecution(world.deps, again)).to.equal("completed");
+    expect(asked().sort()).to.deep.equal([...first].sort());
+  });
+
   it("should stop the run before anything is signed when the provider says sanctioned (SANCTIONED_ADDRESS, alert, balances unchanged)", async function () {
     configure(provider.url);
     const clean = Wallet.createRandom().address;

@@ -48,6 +48,13 @@ export interface Queue {
     data: readonly T[],
     options?: { tx?: Store },
   ): Promise<string[]>;
+  /**
+   * pg-boss's own statement inserting jobs into queue `name` (queue defaults for retries), whose
+   * `$1` is the JSON array of jobs (`[{data}]`) and which returns the ids inserted: to be embedded
+   * in a larger statement that commits the jobs with other rows in one round trip. Null when
+   * pg-boss's statement cannot be embedded (then send with `sendMany` in a transaction).
+   */
+  insertStatement(name: string): Promise<string | null>;
   /** Works jobs one at a time per worker; a throw fails the job, which pg-boss retries. */
   work<T extends object>(
     name: string,
@@ -150,6 +157,8 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
     return store.kind === "pglite" ? sendingIn.run(txDb, () => fn(txDb)) : fn(txDb);
   };
 
+  const insertStatements = new Map<string, string | null>();
+
   return {
     boss,
     ensureQueue,
@@ -177,6 +186,27 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
       };
       return sendOptions.tx ? inTransaction(sendOptions.tx, insert) : insert();
     },
+    async insertStatement(name) {
+      let statement = insertStatements.get(name);
+      if (statement === undefined) {
+        await ensureQueue(name);
+        // pg-boss builds the statement for this queue (its table, policy) and hands it to its
+        // `db`; this one keeps it instead of running it.
+        let captured: string | null = null;
+        await boss.insert(name, [{ data: {} }], {
+          returnId: true,
+          db: {
+            executeSql: async (text) => {
+              captured = captured === null ? text : "";
+              return { rows: [] };
+            },
+          },
+        });
+        statement = embeddable(captured);
+        insertStatements.set(name, statement);
+      }
+      return statement;
+    },
     async work(name, handler, workOptions = {}) {
       await ensureQueue(name);
       return boss.work<object>(name, { batchSize: 1, ...workOptions }, async (jobs) => {
@@ -195,4 +225,17 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
     unschedule: (name, key) => boss.unschedule(name, key),
     stop: (timeoutMs = 15_000) => boss.stop({ graceful: true, timeout: timeoutMs, close: true }),
   };
+}
+
+/**
+ * A captured pg-boss insert, if it can be a data-modifying CTE: one plain `INSERT ... RETURNING`
+ * (not pg-boss's NOTIFY form, which has its own WITH) reading its jobs from `$1` once.
+ */
+function embeddable(sql: string | null): string | null {
+  if (!sql) return null;
+  const text = sql.trim();
+  if (!/^INSERT INTO /i.test(text) || !/RETURNING id$/i.test(text)) return null;
+  if (text.split("$1").length !== 2 || /\$[2-9]/.test(text)) return null;
+  if (text.includes(";")) return null;
+  return text;
 }

@@ -1,9 +1,11 @@
 /**
  * Route selection and cost estimation (spec "What the service does", step 2).
- * `estimateCost(chains, workflow)` is what the intake calls at submission.
+ * `estimateCostSummary(chains, workflow)` is what the intake calls at submission (`estimateCost`
+ * also returns the plan).
  */
 export {
   estimateCost,
+  estimateCostSummary,
   costOfPlan,
   planWorkflow,
   resolveRecipients,

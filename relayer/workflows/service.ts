@@ -5,9 +5,9 @@ import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { assertConcurrencyAvailable } from "../limits/concurrency.ts";
 import { JOB_NAMES } from "../queue/index.ts";
-import { estimateCost, InsufficientLiquidityError, NoRouteError } from "../routing/index.ts";
+import { estimateCostSummary, InsufficientLiquidityError, NoRouteError } from "../routing/index.ts";
 import type { RoutingChainSet } from "../routing/index.ts";
-import { GroupCommit, type Outcome } from "../store/group-commit.ts";
+import { Batcher, GroupCommit, type Outcome } from "../store/group-commit.ts";
 import type { Store } from "../store/index.ts";
 import { buildCatalogue, type AssetCatalogue, type ChainDescription } from "./catalogue.ts";
 import { DEPLOYMENT_NAME, findDeployment, insertDeployment } from "./deployments.ts";
@@ -91,11 +91,7 @@ export function workflowCatalogue(ctx: WorkflowContext): AssetCatalogue {
 /** The engine's estimate from the chains; routing failures become the spec's error bodies. */
 export async function estimateWorkflowCost(ctx: WorkflowContext, workflow: Workflow) {
   try {
-    const { total_usd, gas_breakdown } = await estimateCost(
-      ctx.chains as unknown as RoutingChainSet,
-      workflow,
-    );
-    return { total_usd, gas_breakdown };
+    return await estimateCostSummary(ctx.chains as unknown as RoutingChainSet, workflow);
   } catch (err) {
     if (err instanceof InsufficientLiquidityError) {
       throw new ApiError(422, err.code, err.detail, {
@@ -257,22 +253,114 @@ interface PendingSubmission {
 }
 type Accepted = StoredResponse & { body: SubmissionResult };
 
-const groupCommits = new WeakMap<object, GroupCommit<PendingSubmission, Accepted>>();
+const submissionBatchers = new WeakMap<object, Batcher<PendingSubmission, Accepted>>();
 
 /**
- * Submissions without an idempotency key or a schedule, written together: the transaction locks
- * each key (sorted, so processes cannot deadlock), counts its active executions once, admits
- * submissions in arrival order up to the tier's limit (the others get their 429 alone), inserts
- * the admitted executions and their `workflow.execute` jobs in two statements, and commits once.
- * Exactly what the single-submission transaction guarantees, for many at the cost of one commit.
+ * Submissions without an idempotency key or a schedule, written together in ONE statement (one
+ * round trip, one durable commit): it locks each key's active count (sorted, so processes cannot
+ * deadlock), admits submissions in arrival order up to the tier's limit (the others get their 429
+ * alone), inserts the admitted executions and their `workflow.execute` jobs (pg-boss's own insert,
+ * see Queue.insertStatement) and fails as a whole unless every admitted execution got its job.
+ * Exactly what the single-submission transaction guarantees, for many at the cost of one round
+ * trip. Where pg-boss's insert cannot be embedded, the same in a transaction (storeSubmissions).
  */
-function submissionsOf(ctx: WorkflowContext): GroupCommit<PendingSubmission, Accepted> {
-  let group = groupCommits.get(ctx.store);
-  if (!group) {
-    group = new GroupCommit(ctx.store, (tx, items) => storeSubmissions(ctx, tx, items));
-    groupCommits.set(ctx.store, group);
+function submissionsOf(ctx: WorkflowContext): Batcher<PendingSubmission, Accepted> {
+  let batcher = submissionBatchers.get(ctx.store);
+  if (!batcher) {
+    const inTransaction = new GroupCommit<PendingSubmission, Accepted>(ctx.store, (tx, items) =>
+      storeSubmissions(ctx, tx, items),
+    );
+    batcher = new Batcher(async (items) => {
+      const insertJobs = await ctx.queue.insertStatement(JOB_NAMES.workflowExecute);
+      if (!insertJobs) return Promise.all(items.map((i) => settle(inTransaction.submit(i))));
+      return storeSubmissionsAtOnce(ctx, insertJobs, items);
+    });
+    submissionBatchers.set(ctx.store, batcher);
   }
-  return group;
+  return batcher;
+}
+
+const settle = <R>(p: Promise<R>): Promise<Outcome<R>> =>
+  p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+
+const accepted = (execution: NewExecution): Accepted => ({
+  status: 202,
+  body: {
+    status: "queued",
+    execution_id: execution.id,
+    cost_estimate: execution.costEstimate as SubmissionResult["cost_estimate"],
+  },
+});
+
+async function storeSubmissionsAtOnce(
+  ctx: WorkflowContext,
+  insertJobs: string,
+  items: PendingSubmission[],
+): Promise<Outcome<Accepted>[]> {
+  const input = items.map((item, ord) => ({
+    ord,
+    id: item.execution.id,
+    api_key_id: item.caller.id,
+    name: item.execution.workflow.name,
+    workflow: item.execution.workflow,
+    deployment_id: item.execution.deploymentId ?? null,
+    cost_estimate: item.execution.costEstimate ?? null,
+    lim: ctx.limits[item.caller.tier].concurrentWorkflows,
+  }));
+  const jobs = `(SELECT coalesce(json_agg(json_build_object('data', json_build_object('executionId', a.id)) ORDER BY a.ord), '[]'::json) FROM admitted a)`;
+  const rows = await ctx.store.query<{ ord: number; active: number; admitted: boolean }>(
+    `WITH input AS (
+       SELECT * FROM json_to_recordset($1::json) AS x(
+         ord int, id text, api_key_id text, name text, workflow jsonb, deployment_id text,
+         cost_estimate jsonb, lim int)
+     ), locked AS (
+       -- ON CONFLICT DO UPDATE locks an existing row and returns its latest committed version.
+       INSERT INTO workflow_active_counts AS c (api_key_id, active)
+       SELECT DISTINCT api_key_id, 0 FROM input ORDER BY 1
+       ON CONFLICT (api_key_id) DO UPDATE SET active = c.active
+       RETURNING c.api_key_id, c.active
+     ), ranked AS (
+       SELECT i.*, l.active,
+              row_number() OVER (PARTITION BY i.api_key_id ORDER BY i.ord) AS n
+         FROM input i JOIN locked l USING (api_key_id)
+     ), admitted AS (
+       SELECT * FROM ranked WHERE active + n <= lim
+     ), inserted AS (
+       INSERT INTO workflow_executions
+         (id, api_key_id, name, state, workflow, trigger, deployment_id, cost_estimate)
+       SELECT id, api_key_id, name, 'queued', workflow, 'api', deployment_id, cost_estimate
+         FROM admitted
+       RETURNING id
+     ), jobs AS (
+       ${insertJobs.replace("$1", () => jobs)}
+     )
+     SELECT r.ord, r.active, r.active + r.n <= r.lim AS admitted
+       FROM ranked r
+      -- Every admitted execution has its row and its job, or the statement fails as a whole.
+      WHERE 1 / (CASE WHEN (SELECT count(*) FROM inserted) = (SELECT count(*) FROM admitted)
+                       AND (SELECT count(*) FROM jobs) = (SELECT count(*) FROM admitted)
+                      THEN 1 ELSE 0 END) = 1
+      ORDER BY r.ord`,
+    [JSON.stringify(input)],
+  );
+  return items.map((item, i): Outcome<Accepted> => {
+    const row = rows[i];
+    if (!row || row.ord !== i) {
+      return { ok: false, error: new Error("submission batch: no outcome for an item") };
+    }
+    if (row.admitted) return { ok: true, value: accepted(item.execution) };
+    const limits = ctx.limits[item.caller.tier];
+    try {
+      // Its turn came with the key at its limit: the active count then, as the 429 reports it.
+      assertConcurrencyAvailable(limits, Math.max(Number(row.active), limits.concurrentWorkflows));
+      return { ok: false, error: new Error("submission batch: refused below the limit") };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  });
 }
 
 async function storeSubmissions(
@@ -294,12 +382,7 @@ async function storeSubmissions(
     }
     active.set(item.caller.id, count + 1);
     admitted.push(item.execution);
-    const body: SubmissionResult = {
-      status: "queued",
-      execution_id: item.execution.id,
-      cost_estimate: item.execution.costEstimate as SubmissionResult["cost_estimate"],
-    };
-    return { ok: true, value: { status: 202, body } };
+    return { ok: true, value: accepted(item.execution) };
   });
   await insertExecutions(tx, admitted);
   await ctx.queue.sendMany(

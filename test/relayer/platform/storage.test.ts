@@ -200,6 +200,36 @@ for (const backend of BACKENDS) {
       expect(await count("test.fresh")).to.equal(2);
     });
 
+    it("should hand out pg-boss's own insert for embedding, inserting jobs exactly as sendMany does", async () => {
+      const name = "test.embedded";
+      await queue.ensureQueue(name);
+      const statement = await queue.insertStatement(name);
+      expect(statement, "pg-boss's insert is embeddable").to.be.a("string");
+      const viaBoss = await queue.sendMany(name, [{ n: 1 }]);
+      const [viaStatement] = await store.query<{ id: string }>(
+        `WITH jobs AS (${statement}) SELECT id FROM jobs`,
+        [JSON.stringify([{ data: { n: 2 } }])],
+      );
+      const columns = `name, priority, state, retry_limit, retry_delay, retry_backoff,
+        retry_delay_max, expire_seconds, deletion_seconds, policy, dead_letter,
+        (keep_until - start_after) AS retention, data`;
+      const [a] = await store.query(`SELECT ${columns} FROM pgboss.job WHERE id = $1`, [
+        viaBoss[0],
+      ]);
+      const [b] = await store.query(`SELECT ${columns} FROM pgboss.job WHERE id = $1`, [
+        viaStatement!.id,
+      ]);
+      expect({ ...b, data: a!.data }).to.deep.equal(a);
+      expect(b!.data).to.deep.equal({ n: 2 });
+      // Both are worked like any job.
+      const seen: number[] = [];
+      await queue.work<{ n: number }>(name, async (data) => {
+        seen.push(data.n);
+      });
+      await eventually(async () => (seen.length === 2 ? true : undefined), "both jobs worked");
+      expect(seen.sort()).to.deep.equal([1, 2]);
+    });
+
     it("should work a job, retry it after a failure and record its output", async () => {
       const attempts: number[] = [];
       await queue.ensureQueue("test.retry", { retryLimit: 2, retryDelay: 0, retryBackoff: false });

@@ -286,6 +286,54 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           [accepted],
         );
         expect(jobs.map((j) => j.execution_id).sort()).to.deep.equal([...accepted].sort());
+        for (const refused of responses.filter((r) => r.status === 429)) {
+          expect(await json(refused)).to.include({
+            error: "CONCURRENCY_LIMIT_EXCEEDED",
+            limit: 5,
+            active: 5,
+          });
+        }
+        const [count] = await svc.ctx.store.query<{ active: number }>(
+          "SELECT active FROM workflow_active_counts WHERE api_key_id = $1",
+          [free.id],
+        );
+        expect(Number(count!.active)).to.equal(5);
+      });
+
+      it("should admit each key's concurrent submissions against its own limit when keys share a batch", async () => {
+        const one = await newClient(svc, "free");
+        const two = await newClient(svc, "free");
+        for (let i = 0; i < 3; i++) {
+          expect(
+            (await one.request("POST", "/v1/workflows", plainWorkflow(`one-${i}`))).status,
+          ).to.equal(202);
+        }
+        const responses = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            (i % 2 === 0 ? one : two).request("POST", "/v1/workflows", plainWorkflow(`mix-${i}`)),
+          ),
+        );
+        const of = (i: number) => responses.filter((_, j) => j % 2 === i).map((r) => r.status);
+        // `one` had 3 active: 2 more fit; `two` had none: all 4 fit.
+        expect(of(0).sort()).to.deep.equal([202, 202, 429, 429]);
+        expect(of(1)).to.deep.equal([202, 202, 202, 202]);
+        const active = async (id: string) =>
+          Number(
+            (
+              await svc.ctx.store.query<{ active: number }>(
+                "SELECT active FROM workflow_active_counts WHERE api_key_id = $1",
+                [id],
+              )
+            )[0]!.active,
+          );
+        expect([await active(one.id), await active(two.id)]).to.deep.equal([5, 4]);
+        const jobs = await svc.ctx.store.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pgboss.job j JOIN workflow_executions e
+              ON e.id = j.data->>'executionId'
+            WHERE j.name = 'workflow.execute' AND e.api_key_id = ANY($1::text[])`,
+          [[one.id, two.id]],
+        );
+        expect(Number(jobs[0]!.n)).to.equal(9);
       });
     });
 

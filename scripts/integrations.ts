@@ -1,7 +1,9 @@
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { checkMasterKey } from "../relayer/auth/keys.ts";
 import { ConfigError, loadConfig } from "../relayer/config/index.ts";
 import { resolveMasterKey } from "../relayer/config/master-key.ts";
+import { encodeMtlsCredential, parseMtlsCredential } from "../relayer/integrations/mtls.ts";
 import { putCredential, signingPublicKey } from "../relayer/integrations/vault.ts";
 import { openStore } from "../relayer/store/index.ts";
 import { migrate } from "../relayer/store/migrate.ts";
@@ -9,12 +11,17 @@ import { migrate } from "../relayer/store/migrate.ts";
 /**
  * Integration key material against the relayer's database (same environment as `npm start`):
  *   npm run integrations -- set-credential <credential_id>   (the secret is read from stdin)
+ *   npm run integrations -- set-mtls-credential <credential_id> --client-id <id> --cert <pem> --key <pem>
  *   npm run integrations -- public-key <integration>         (Ed25519 SPKI PEM to register remotely)
  * Secrets are stored only encrypted under the master key and never printed.
  */
 const USAGE = `usage: npm run integrations -- <command>
   set-credential <credential_id>   reads the secret from stdin (key_vault: local)
+  set-mtls-credential <credential_id> --client-id <id> --cert <chain.pem> --key <key.pem>
+                                   stores an oauth2_mtls client certificate chain and key
   public-key <integration>         prints the request-signing public key (created on first use)`;
+
+const COMMANDS = ["set-credential", "set-mtls-credential", "public-key"];
 
 class UsageError extends Error {}
 
@@ -27,14 +34,25 @@ async function readStdin(): Promise<string> {
 }
 
 async function run(argv: string[]): Promise<void> {
-  const { positionals } = parseArgs({ args: argv, allowPositionals: true });
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      "client-id": { type: "string" },
+      cert: { type: "string" },
+      key: { type: "string" },
+    },
+  });
   const [command, name] = positionals;
-  if (!command || !["set-credential", "public-key"].includes(command))
+  if (!command || !COMMANDS.includes(command))
     throw new UsageError(command ? `unknown command ${command}\n${USAGE}` : USAGE);
   if (!name || !/^[A-Za-z0-9_.:-]{1,128}$/.test(name))
     throw new UsageError(
       `${command} needs a name of 1-128 characters A-Z a-z 0-9 _ . : -\n${USAGE}`,
     );
+  // Read and checked before the database is opened: a wrong file changes nothing.
+  const mtlsCredential =
+    command === "set-mtls-credential" ? await readMtlsCredential(values) : null;
   const config = loadConfig();
   const master = await resolveMasterKey(config);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -47,11 +65,41 @@ async function run(argv: string[]): Promise<void> {
         throw new UsageError("the credential read from stdin must be at least 16 characters");
       await putCredential(store, master.key, name, secret);
       process.stdout.write(`stored credential ${name} (encrypted; key_vault: local)\n`);
+    } else if (mtlsCredential) {
+      await putCredential(store, master.key, name, mtlsCredential.text);
+      process.stdout.write(
+        `stored oauth2_mtls credential ${name} for client_id ${mtlsCredential.clientId} (certificate x5t#S256 ${mtlsCredential.thumbprint}; encrypted; key_vault: local)\n`,
+      );
     } else {
       process.stdout.write(await signingPublicKey(store, master.key, name));
     }
   } finally {
     await store.close();
+  }
+}
+
+async function readMtlsCredential(values: {
+  "client-id"?: string;
+  cert?: string;
+  key?: string;
+}): Promise<{ text: string; clientId: string; thumbprint: string }> {
+  const clientId = values["client-id"];
+  if (!clientId || !values.cert || !values.key)
+    throw new UsageError(`set-mtls-credential needs --client-id, --cert and --key\n${USAGE}`);
+  const read = (file: string) =>
+    readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
+    });
+  const text = encodeMtlsCredential({
+    clientId,
+    cert: await read(values.cert),
+    key: await read(values.key),
+  });
+  try {
+    const { thumbprint } = parseMtlsCredential(text);
+    return { text, clientId, thumbprint };
+  } catch (err) {
+    throw new UsageError(`not an oauth2_mtls credential: ${(err as Error).message}`);
   }
 }
 

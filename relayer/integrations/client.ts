@@ -6,6 +6,7 @@ import { anchorImmediate, recordInteraction, type AnchorTarget } from "./anchor.
 import type { OnChainBreaker } from "./breaker.ts";
 import type { IntegrationConfig } from "./config.ts";
 import { IntegrationError } from "./errors.ts";
+import { OAuthMtls } from "./oauth2.ts";
 import { TokenBucket } from "./rate-limit.ts";
 import { AttemptFailure, retryPolicy } from "./retry.ts";
 import { responseSchema } from "./schemas.ts";
@@ -21,8 +22,8 @@ import { readCredential, signingKeyPem } from "./vault.ts";
 /**
  * One named external REST system. A call: refused at once while the system's circuit is OPEN on
  * chain (or routed to the configured fallback); signed (spec "Authentication" 3); authorised with a
- * JWT bearer; rate limited; retried per the retry policy (only on its conditions: never on other
- * 4xx); recorded and anchored once it has a response; validated against the pinned response schema
+ * JWT bearer or an OAuth 2.0 access token over mutual TLS (oauth2.ts); rate limited; retried per
+ * the retry policy (only on its conditions: never on other 4xx); recorded and anchored once it has a response; validated against the pinned response schema
  * (a mismatch is INTEGRATION_SCHEMA_MISMATCH and the data is not used); a 401 is
  * INTEGRATION_UNAUTHORIZED ("rotate the credential"); a failure (no response, final status >= 500)
  * is reported to the CircuitBreakerGateway, which the relayer trips above the threshold.
@@ -62,15 +63,35 @@ export interface ClientDeps {
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+interface CallAuthorization {
+  token(): Promise<string>;
+  send(
+    url: URL,
+    init: { method: string; headers: Record<string, string>; body: Uint8Array | null },
+  ): Promise<{ status: number; text: string }>;
+  renew?(token: string): void;
+}
+
 export class IntegrationClient {
   readonly config: IntegrationConfig;
   private readonly deps: ClientDeps;
   private readonly bucket: TokenBucket | null;
+  private readonly mtls: OAuthMtls | null;
 
   constructor(config: IntegrationConfig, deps: ClientDeps) {
     this.config = config;
     this.deps = deps;
     this.bucket = config.rateLimit ? new TokenBucket(config.rateLimit, this.now()) : null;
+    const auth = config.auth;
+    this.mtls =
+      auth.type === "oauth2_mtls"
+        ? new OAuthMtls(
+            config.name,
+            auth,
+            () => readCredential(deps.store, deps.masterKey, config.name, auth, deps.env),
+            { timeoutMs: config.timeoutMs, now: () => this.now() },
+          )
+        : null;
   }
 
   get name(): string {
@@ -112,13 +133,7 @@ export class IntegrationClient {
       target,
       bodyBytes,
     );
-    const secret = await readCredential(
-      this.deps.store,
-      this.deps.masterKey,
-      this.name,
-      this.config.auth,
-      this.deps.env,
-    );
+    const auth = await this.authorization();
     const headers: Record<string, string> = {
       Accept: "application/json",
       ...(bodyText !== null ? { "Content-Type": "application/json" } : {}),
@@ -134,43 +149,31 @@ export class IntegrationClient {
     const wait = this.bucket?.reserve(this.now()) ?? 0;
     if (wait > 0) await (this.deps.sleep ?? defaultSleep)(wait);
 
-    const doFetch = this.deps.fetch ?? fetch;
     let response: { status: number; text: string } | null = null;
     let failure: AttemptFailure | null = null;
+    let renewed = false;
     try {
       response = await retryPolicy(this.config.retry).execute(async () => {
-        // A fresh token per attempt (short-lived).
-        const token = await bearerJwt(
-          secret,
-          this.config.auth.credentialId,
-          this.config.url,
-          this.now(),
-        );
-        let res: Response;
-        try {
-          res = await doFetch(url, {
+        for (;;) {
+          const token = await auth.token();
+          const res = await auth.send(url, {
             method: request.method,
             headers: { ...headers, Authorization: `Bearer ${token}` },
-            body: bodyBytes ?? undefined,
-            signal: AbortSignal.timeout(this.config.timeoutMs),
+            body: bodyBytes,
           });
-        } catch (err) {
-          const timeout = (err as Error).name === "TimeoutError";
-          throw new AttemptFailure(
-            timeout ? "timeout" : "network_error",
-            null,
-            timeout
-              ? `no answer within ${this.config.timeoutMs} ms`
-              : `network error: ${(err as Error).message}`,
-          );
+          // oauth2_mtls: a refused token (expired early, revoked) is replaced once per call.
+          if (res.status === 401 && auth.renew && !renewed) {
+            renewed = true;
+            auth.renew(token);
+            continue;
+          }
+          if (res.status >= 400) {
+            const failed = new AttemptFailure("status", res.status, `HTTP ${res.status}`);
+            Object.assign(failed, { text: res.text });
+            throw failed;
+          }
+          return res;
         }
-        const text = await res.text();
-        if (res.status >= 400) {
-          const failed = new AttemptFailure("status", res.status, `HTTP ${res.status}`);
-          Object.assign(failed, { text });
-          throw failed;
-        }
-        return { status: res.status, text };
       });
     } catch (err) {
       if (!(err instanceof AttemptFailure)) throw err;
@@ -189,7 +192,7 @@ export class IntegrationClient {
         throw new IntegrationError(
           "INTEGRATION_UNAUTHORIZED",
           this.name,
-          `401 Unauthorized: rotate the credential ${this.config.auth.credentialId} (key_vault ${this.config.auth.keyVault}) and check the remote system's registration`,
+          `401 Unauthorized${renewed ? " again with a newly issued access token" : ""}: rotate the credential ${this.config.auth.credentialId} (key_vault ${this.config.auth.keyVault}) and check the remote system's registration`,
           401,
         );
       }
@@ -218,6 +221,55 @@ export class IntegrationClient {
     const data = this.validate(response!.text);
     await this.verifyHmac(data);
     return { integration: this.name, status: response!.status, data: data as T, interactionId };
+  }
+
+  /**
+   * How this call is authorised and sent. jwt_bearer: a fresh JWT per attempt over fetch.
+   * oauth2_mtls: the cached access token over the client certificate's connections; `renew`
+   * drops a token the API refused.
+   */
+  private async authorization(): Promise<CallAuthorization> {
+    const auth = this.config.auth;
+    if (auth.type === "oauth2_mtls") {
+      const session = await this.mtls!.session();
+      return {
+        token: () => session.accessToken(),
+        send: (url, init) => session.exchange(url, init),
+        renew: (token) => session.invalidate(token),
+      };
+    }
+    const secret = await readCredential(
+      this.deps.store,
+      this.deps.masterKey,
+      this.name,
+      auth,
+      this.deps.env,
+    );
+    const doFetch = this.deps.fetch ?? fetch;
+    return {
+      // A fresh token per attempt (short-lived).
+      token: () => bearerJwt(secret, auth.credentialId, this.config.url, this.now()),
+      send: async (url, init) => {
+        let res: Response;
+        try {
+          res = await doFetch(url, {
+            ...init,
+            body: init.body ?? undefined,
+            signal: AbortSignal.timeout(this.config.timeoutMs),
+          });
+        } catch (err) {
+          const timeout = (err as Error).name === "TimeoutError";
+          throw new AttemptFailure(
+            timeout ? "timeout" : "network_error",
+            null,
+            timeout
+              ? `no answer within ${this.config.timeoutMs} ms`
+              : `network error: ${(err as Error).message}`,
+          );
+        }
+        return { status: res.status, text: await res.text() };
+      },
+    };
   }
 
   /** Stores the interaction and, in immediate mode, anchors it before the caller sees the data. */

@@ -3,6 +3,7 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { isAddress } from "ethers";
+import { pemCertificates } from "./mtls.ts";
 import { RESPONSE_SCHEMAS } from "./schemas.ts";
 
 /**
@@ -15,6 +16,8 @@ import { RESPONSE_SCHEMAS } from "./schemas.ts";
  *   crm:
  *     url: https://crm.example.com/v2
  *     auth: { type: jwt_bearer, key_vault: local, credential_id: crm-jwt }
+ *     # or: { type: oauth2_mtls, key_vault: local, credential_id: crm-mtls,
+ *     #       token_url: https://auth.example.com/oauth2/token, scope: orders.read, ca: ./crm-ca.pem }
  *     validation:
  *       schema: crm.orders
  *       version: "2.4"
@@ -159,25 +162,53 @@ const integrationSchema = z
     auth: z
       .object({
         type: z.enum(["jwt_bearer", "oauth2_mtls"], {
-          message: "must be jwt_bearer (oauth2_mtls is not supported by this relayer)",
+          message: "must be jwt_bearer or oauth2_mtls",
         }),
         key_vault: z.enum(["local", "env"], {
           message:
             "must be local (the relayer's encrypted credential store) or env (an environment variable named by credential_id)",
         }),
         credential_id: z
-          .string()
+          .string({ message: "is required: the id of the credential in the key_vault" })
           .regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 characters of A-Z a-z 0-9 _ . : -"),
+        /** oauth2_mtls: the authorization server's token endpoint. */
+        token_url: z
+          .string()
+          .refine((u) => URL.canParse(u) && new URL(u).protocol === "https:", {
+            message:
+              "must be an absolute https URL such as https://auth.example.com/oauth2/token (the client certificate is presented in the TLS handshake)",
+          })
+          .optional(),
+        /** oauth2_mtls: the `scope` of the token request (RFC 6749 §3.3). */
+        scope: z
+          .string()
+          .regex(
+            /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/,
+            "must be space-separated scope tokens (RFC 6749 3.3)",
+          )
+          .optional(),
+        /** oauth2_mtls: the CA(s) the server's certificate must chain to: a PEM file or PEM text. */
+        ca: z.string().min(1, "must be a PEM file path or PEM text").optional(),
       })
       .strict()
       .superRefine((auth, ctx) => {
-        if (auth.type === "oauth2_mtls") {
+        if (auth.type === "oauth2_mtls" && auth.token_url === undefined) {
           ctx.addIssue({
             code: "custom",
-            path: ["type"],
+            path: ["token_url"],
             message:
-              "oauth2_mtls is not supported by this relayer (no mutual-TLS client is built); use jwt_bearer",
+              "is required for oauth2_mtls: the authorization server's token endpoint (https://...)",
           });
+        }
+        if (auth.type === "jwt_bearer") {
+          for (const key of ["token_url", "scope", "ca"] as const) {
+            if (auth[key] !== undefined)
+              ctx.addIssue({
+                code: "custom",
+                path: [key],
+                message: "applies only to auth.type oauth2_mtls",
+              });
+          }
         }
       }),
     validation: z
@@ -244,10 +275,28 @@ const fileSchema = z
   })
   .strict();
 
+/** `auth.type: jwt_bearer`: the credential is the JWT signing secret. */
+export interface JwtBearerAuth {
+  type: "jwt_bearer";
+  keyVault: "local" | "env";
+  credentialId: string;
+}
+
+/** `auth.type: oauth2_mtls`: the credential holds client_id, certificate chain and key. */
+export interface MtlsAuth {
+  type: "oauth2_mtls";
+  keyVault: "local" | "env";
+  credentialId: string;
+  tokenUrl: string;
+  scope?: string;
+  /** PEM of the CA(s) trusted for the server's certificate, instead of the default roots. */
+  caPem?: string;
+}
+
 export interface IntegrationConfig {
   name: string;
   url: string;
-  auth: { type: "jwt_bearer"; keyVault: "local" | "env"; credentialId: string };
+  auth: JwtBearerAuth | MtlsAuth;
   validation: {
     schema: string;
     version: string;
@@ -277,8 +326,15 @@ export class IntegrationsConfigError extends Error {
   }
 }
 
-/** Validates a parsed configuration document. */
-export function parseIntegrations(doc: unknown, source = "document"): IntegrationsConfig {
+/**
+ * Validates a parsed configuration document. `baseDir` resolves relative file paths (`auth.ca`):
+ * the configuration file's folder.
+ */
+export function parseIntegrations(
+  doc: unknown,
+  source = "document",
+  baseDir = process.cwd(),
+): IntegrationsConfig {
   const parsed = fileSchema.safeParse(doc);
   if (!parsed.success) {
     throw new IntegrationsConfigError(
@@ -309,14 +365,27 @@ export function parseIntegrations(doc: unknown, source = "document"): Integratio
     if (raw.fallback === name)
       problems.push(`integrations.${name}.fallback must name another integration`);
     const payments = family.startsWith("payments.");
+    const vault = { keyVault: raw.auth.key_vault, credentialId: raw.auth.credential_id };
+    let auth: IntegrationConfig["auth"] = { type: "jwt_bearer", ...vault };
+    if (raw.auth.type === "oauth2_mtls") {
+      if (new URL(raw.url).protocol !== "https:")
+        problems.push(
+          `integrations.${name}.url must be https for auth.type oauth2_mtls (the client certificate is presented in the TLS handshake)`,
+        );
+      const ca = raw.auth.ca === undefined ? undefined : readCa(raw.auth.ca, baseDir);
+      if (typeof ca === "object") problems.push(`integrations.${name}.auth.ca ${ca.problem}`);
+      auth = {
+        type: "oauth2_mtls",
+        ...vault,
+        tokenUrl: raw.auth.token_url!,
+        ...(raw.auth.scope ? { scope: raw.auth.scope } : {}),
+        ...(typeof ca === "string" ? { caPem: ca } : {}),
+      };
+    }
     integrations[name] = {
       name,
       url: raw.url.replace(/\/+$/, ""),
-      auth: {
-        type: "jwt_bearer",
-        keyVault: raw.auth.key_vault,
-        credentialId: raw.auth.credential_id,
-      },
+      auth,
       validation: {
         schema: family,
         version: version ?? "",
@@ -375,6 +444,27 @@ export function parseIntegrations(doc: unknown, source = "document"): Integratio
   };
 }
 
+/** `auth.ca`: PEM text, or a PEM file (relative to `baseDir`); every certificate must parse. */
+function readCa(value: string, baseDir: string): string | { problem: string } {
+  let text = value;
+  let where = "the PEM text";
+  if (!value.includes("-----BEGIN")) {
+    const file = path.resolve(baseDir, value);
+    where = file;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (err) {
+      return { problem: `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? "error"}` };
+    }
+  }
+  try {
+    if (pemCertificates(text)) return text;
+  } catch {
+    return { problem: `${where} holds a certificate that does not parse` };
+  }
+  return { problem: `${where} holds no PEM certificate (-----BEGIN CERTIFICATE-----)` };
+}
+
 function retryPolicy(raw: z.infer<typeof retrySchema> | undefined, critical: boolean): RetryPolicy {
   if (raw === undefined) return critical ? CRITICAL_RETRY : DEFAULT_RETRY;
   if (raw === "default") return DEFAULT_RETRY;
@@ -408,5 +498,5 @@ export function loadIntegrationsFile(file: string): IntegrationsConfig {
       `not valid ${resolved.endsWith(".json") ? "JSON" : "YAML"}: ${(err as Error).message.split("\n")[0]}`,
     ]);
   }
-  return parseIntegrations(doc, resolved);
+  return parseIntegrations(doc, resolved, path.dirname(resolved));
 }

@@ -9,7 +9,8 @@ import { IntegrationError } from "./errors.ts";
  * does not decrypt.
  *
  * - `key_vault: local`: credentials (JWT signing secrets, response HMAC keys) stored with
- *   {@link putCredential} (`npm run integrations -- set-credential <id>` reads it from stdin).
+ *   {@link putCredential} (`npm run integrations -- set-credential <id>` reads it from stdin);
+ *   oauth2_mtls credentials are JSON `{client_id, cert, key}` (mtls.ts, `set-mtls-credential`).
  * - `key_vault: env`: the value of the environment variable named by `credential_id`, for secret
  *   managers that inject the environment.
  * - Request-signing keys (Ed25519) are generated per integration on first use and never leave the
@@ -37,7 +38,7 @@ export async function readCredential(
   store: EngineStore,
   masterKey: Buffer,
   integration: string,
-  ref: { keyVault: "local" | "env"; credentialId: string },
+  ref: { keyVault: "local" | "env"; credentialId: string; type?: string },
   env: Record<string, string | undefined> = process.env,
 ): Promise<string> {
   if (ref.keyVault === "env") {
@@ -59,7 +60,7 @@ export async function readCredential(
     throw new IntegrationError(
       "INTEGRATION_CREDENTIAL_UNAVAILABLE",
       integration,
-      `credential ${ref.credentialId} is not in the local vault (npm run integrations -- set-credential ${ref.credentialId})`,
+      `credential ${ref.credentialId} is not in the local vault (npm run integrations -- ${ref.type === "oauth2_mtls" ? "set-mtls-credential" : "set-credential"} ${ref.credentialId})`,
     );
   try {
     return decryptSecret(masterKey, row.blob, id);

@@ -13,6 +13,7 @@ import {
 } from "../../../relayer/integrations/config.ts";
 import { anchorTarget, recordInteraction } from "../../../relayer/integrations/anchor.ts";
 import { startEngineService, type EngineService } from "../engine/harness.ts";
+import { createTestCa } from "../../fixtures/standins/pki.ts";
 
 const good = {
   url: "https://crm.example.com/v2",
@@ -83,11 +84,84 @@ describe("# integration configuration", function () {
     expect(found).to.match(/integrations\.crm\.retry/);
   });
 
-  it("should refuse oauth2_mtls with a clear message (no mutual-TLS client is built)", function () {
-    const found = problems({
-      integrations: { crm: { ...good, auth: { ...good.auth, type: "oauth2_mtls" } } },
-    }).join("\n");
-    expect(found).to.include("integrations.crm.auth.type oauth2_mtls is not supported");
+  it("should accept oauth2_mtls with its token endpoint, scope and CA (a file relative to the configuration, or PEM text)", async function () {
+    const ca = await createTestCa("Config CA");
+    const dir = await mkdtemp(path.join(os.tmpdir(), "vf-int-ca-"));
+    try {
+      await writeFile(path.join(dir, "crm-ca.pem"), ca.cert);
+      const mtls = {
+        ...good,
+        auth: {
+          type: "oauth2_mtls",
+          key_vault: "local",
+          credential_id: "crm-mtls",
+          token_url: "https://auth.example.com/oauth2/token",
+          scope: "orders.read orders.write",
+          ca: "./crm-ca.pem",
+        },
+      };
+      const parsed = parseIntegrations({ integrations: { crm: mtls } }, "test", dir);
+      expect(parsed.integrations.crm!.auth).to.deep.equal({
+        type: "oauth2_mtls",
+        keyVault: "local",
+        credentialId: "crm-mtls",
+        tokenUrl: "https://auth.example.com/oauth2/token",
+        scope: "orders.read orders.write",
+        caPem: ca.cert,
+      });
+      const inline = parseIntegrations({
+        integrations: { crm: { ...mtls, auth: { ...mtls.auth, ca: ca.cert, scope: undefined } } },
+      });
+      expect(inline.integrations.crm!.auth).to.deep.include({ caPem: ca.cert });
+      expect(inline.integrations.crm!.auth).to.not.have.property("scope");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("should name each bad oauth2_mtls value: missing credential id or token_url, non-https URLs, bad scope, unreadable CA, mTLS keys on jwt_bearer", function () {
+    const mtlsAuth = {
+      type: "oauth2_mtls",
+      key_vault: "local",
+      credential_id: "crm-mtls",
+      token_url: "https://auth.example.com/oauth2/token",
+    };
+    const withAuth = (auth: Record<string, unknown>, url = good.url) =>
+      problems({ integrations: { crm: { ...good, url, auth } } }).join("\n");
+    const { credential_id: _omitted, ...noCredential } = mtlsAuth;
+    expect(withAuth(noCredential)).to.include(
+      "integrations.crm.auth.credential_id is required: the id of the credential in the key_vault",
+    );
+    const { token_url: _none, ...noTokenUrl } = mtlsAuth;
+    expect(withAuth(noTokenUrl)).to.include(
+      "integrations.crm.auth.token_url is required for oauth2_mtls: the authorization server's token endpoint",
+    );
+    for (const bad of ["http://auth.example.com/token", "/oauth2/token", "not a url"]) {
+      expect(withAuth({ ...mtlsAuth, token_url: bad })).to.include(
+        "integrations.crm.auth.token_url must be an absolute https URL",
+      );
+    }
+    expect(withAuth(mtlsAuth, "http://crm.example.com/v2")).to.include(
+      "integrations.crm.url must be https for auth.type oauth2_mtls",
+    );
+    expect(withAuth({ ...mtlsAuth, scope: 'orders "read"' })).to.include(
+      "integrations.crm.auth.scope must be space-separated scope tokens",
+    );
+    expect(withAuth({ ...mtlsAuth, ca: "/nonexistent/ca.pem" })).to.include(
+      "integrations.crm.auth.ca cannot read /nonexistent/ca.pem: ENOENT",
+    );
+    expect(
+      withAuth({
+        ...mtlsAuth,
+        ca: "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----",
+      }),
+    ).to.include("integrations.crm.auth.ca the PEM text holds a certificate that does not parse");
+    const jwt = withAuth({ ...good.auth, token_url: mtlsAuth.token_url, scope: "x" });
+    expect(jwt).to.include("integrations.crm.auth.token_url applies only to auth.type oauth2_mtls");
+    expect(jwt).to.include("integrations.crm.auth.scope applies only to auth.type oauth2_mtls");
+    expect(withAuth({ ...mtlsAuth, type: "basic" })).to.include(
+      "integrations.crm.auth.type must be jwt_bearer or oauth2_mtls",
+    );
   });
 
   it("should refuse an unknown schema version, a dangling fallback and a screening entry with the wrong schema", function () {
@@ -222,7 +296,7 @@ describe("# integrations command", function () {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("should store a credential from stdin encrypted, print a signing public key, and refuse bad input", async () => {
+  it("should store a credential from stdin and an mTLS certificate and key from files encrypted, print a signing public key, and refuse bad input", async () => {
     const secret = "a-credential-from-the-vendor-0123456789";
     const stored = await cli(["set-credential", "crm-jwt"], `${secret}\n`);
     expect(stored.code, stored.stderr).to.equal(0);
@@ -238,12 +312,66 @@ describe("# integrations command", function () {
     expect(unknown.code).to.equal(2);
     expect(unknown.stderr).to.include("unknown command rotate");
 
+    // oauth2_mtls: a certificate chain and its key from files, checked before anything is stored.
+    const ca = await createTestCa("CLI CA");
+    const client = await ca.issueClient("veriflow-relayer");
+    const other = await ca.issueClient("other");
+    const files = { cert: path.join(dataDir, "client.pem"), key: path.join(dataDir, "client.key") };
+    await writeFile(files.cert, client.cert + ca.cert);
+    await writeFile(files.key, client.key);
+    const mtls = await cli([
+      "set-mtls-credential",
+      "crm-mtls",
+      "--client-id",
+      "veriflow-relayer",
+      "--cert",
+      files.cert,
+      "--key",
+      files.key,
+    ]);
+    expect(mtls.code, mtls.stderr).to.equal(0);
+    expect(mtls.stdout).to.include(
+      `stored oauth2_mtls credential crm-mtls for client_id veriflow-relayer (certificate x5t#S256 ${client.thumbprint}`,
+    );
+    expect(mtls.stdout).to.not.include("PRIVATE KEY");
+    await writeFile(files.key, other.key);
+    const mismatched = await cli([
+      "set-mtls-credential",
+      "crm-other",
+      "--client-id",
+      "veriflow-relayer",
+      "--cert",
+      files.cert,
+      "--key",
+      files.key,
+    ]);
+    expect(mismatched.code).to.equal(2);
+    expect(mismatched.stderr).to.include(
+      "not an oauth2_mtls credential: key is not the private key of the first certificate of cert",
+    );
+    const incomplete = await cli(["set-mtls-credential", "crm-other", "--cert", files.cert]);
+    expect(incomplete.code).to.equal(2);
+    expect(incomplete.stderr).to.include("set-mtls-credential needs --client-id, --cert and --key");
+
     const config = loadConfig({ DATA_DIR: dataDir, NODE_ENV: "test" });
     const master = await resolveMasterKey(config);
     const store = await openStore({ dataDir });
     try {
       const rows = JSON.stringify(await store.query("SELECT * FROM integration_secrets"));
       expect(rows).to.not.include(secret);
+      expect(rows).to.not.include("PRIVATE KEY");
+      expect(rows).to.not.include("credential:crm-other");
+      const stored = JSON.parse(
+        await readCredential(store, master.key, "crm", {
+          keyVault: "local",
+          credentialId: "crm-mtls",
+        }),
+      ) as Record<string, string>;
+      expect(stored).to.deep.equal({
+        client_id: "veriflow-relayer",
+        cert: client.cert + ca.cert,
+        key: client.key,
+      });
       expect(
         await readCredential(store, master.key, "crm", {
           keyVault: "local",

@@ -12,7 +12,8 @@ import {
   verifyInteractionOnChain,
   type InteractionView,
 } from "../../../relayer/integrations/index.ts";
-import { startScreeningProvider } from "../../fixtures/standins/index.ts";
+import { encodeMtlsCredential } from "../../../relayer/integrations/mtls.ts";
+import { createMtlsAuthority, startScreeningProvider } from "../../fixtures/standins/index.ts";
 import {
   balanceOf,
   fundedAccount,
@@ -38,13 +39,21 @@ describe("# engine with a screening provider (embedded devnet)", function () {
   const apiKeyId = "key_screening";
   let account: string;
 
-  const configure = (url: string, required = true) => {
+  const configure = (
+    url: string,
+    required = true,
+    auth: Record<string, unknown> = {
+      type: "jwt_bearer",
+      key_vault: "local",
+      credential_id: "screening-jwt",
+    },
+  ) => {
     const integrations = new Integrations(
       parseIntegrations({
         integrations: {
           screening: {
             url,
-            auth: { type: "jwt_bearer", key_vault: "local", credential_id: "screening-jwt" },
+            auth,
             validation: { schema: "compliance.screening", version: "1.0", strict: true },
             retry: { attempts: 2, backoff: "exponential", initial_delay: "5ms" },
             timeout: "2s",
@@ -131,6 +140,62 @@ describe("# engine with a screening provider (embedded devnet)", function () {
       const chain = world.chains.list().find((c) => c.chainId === i.chain_id)!;
       const check = await verifyInteractionOnChain(chain.contract("ProofRegistry"), i);
       expect(check.valid, check.reason).to.equal(true);
+    }
+  });
+
+  it("should screen through an oauth2_mtls provider (certificate-bound token over mutual TLS) and anchor and report its interactions like jwt_bearer ones", async function () {
+    const authority = await createMtlsAuthority();
+    authority.registerClient("veriflow-screening", "veriflow-screening");
+    const client = await authority.ca.issueClient("veriflow-screening");
+    await putCredential(
+      world.store,
+      masterKey,
+      "screening-mtls",
+      encodeMtlsCredential({ clientId: "veriflow-screening", cert: client.cert, key: client.key }),
+    );
+    const mtlsProvider = await startScreeningProvider({
+      mtls: authority,
+      publicKey: await signingPublicKey(world.store, masterKey, "screening"),
+    });
+    try {
+      configure(mtlsProvider.url, true, {
+        type: "oauth2_mtls",
+        key_vault: "local",
+        credential_id: "screening-mtls",
+        token_url: mtlsProvider.tokenUrl,
+        ca: authority.ca.cert,
+      });
+      const alice = Wallet.createRandom().address;
+      const bob = Wallet.createRandom().address;
+      const id = await submitExecution(world, apiKeyId, multisend([alice, bob]));
+      expect(await runExecution(world.deps, id)).to.equal("completed");
+
+      const screened = mtlsProvider.hits.map(
+        (h) => (JSON.parse(h.body) as { address: string }).address,
+      );
+      expect(screened).to.include.members([alice, bob]);
+      expect(mtlsProvider.hits.every((h) => h.tokenValid && h.signatureValid)).to.equal(true);
+      expect(authority.tokenRequests).to.have.length(1);
+      expect(authority.tokens[0]!.cnf["x5t#S256"]).to.equal(client.thumbprint);
+
+      const body = await report(id);
+      expect((body.compliance as { consulted: string[] }).consulted).to.include("screening");
+      const listed = body.api_interactions as InteractionView[];
+      expect(listed).to.have.length(mtlsProvider.hits.length);
+      for (const i of listed) {
+        expect(i).to.include({
+          integration: "screening",
+          method: "POST",
+          status: "anchored",
+          mode: "immediate",
+        });
+        expect(i.endpoint.startsWith(`POST ${mtlsProvider.url}/compliance `)).to.equal(true);
+        const chain = world.chains.list().find((c) => c.chainId === i.chain_id)!;
+        const check = await verifyInteractionOnChain(chain.contract("ProofRegistry"), i);
+        expect(check.valid, check.reason).to.equal(true);
+      }
+    } finally {
+      await mtlsProvider.close();
     }
   });
 

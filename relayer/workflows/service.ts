@@ -172,8 +172,8 @@ export async function submitWorkflow(
   const executionId = newExecutionId();
   let schedule: ScheduleRow | null = null;
   if (!request.idempotencyKey && !(workflow.schedule && !byDeployment)) {
-    // The common case (no idempotency key, no schedule to create): group-committed with the
-    // submissions arriving meanwhile.
+    // The common case (no idempotency key, no schedule to create): written in one statement with
+    // the submissions arriving meanwhile (submissionsOf).
     return submissionsOf(ctx).submit({
       caller,
       execution: {

@@ -114,13 +114,15 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
       multisendWorkflow("us-weekly", ["US"]),
       workflowCatalogue(withoutLists.ctx),
     );
-    const schedule = await insertSchedule(
-      withoutLists.ctx.store,
-      bob.id,
-      workflow.name,
-      { cron: "0 9 * * 1", timezone: "UTC" },
-      { workflow },
-    );
+    const weekly = (svc: WorkflowService, client: Client) =>
+      insertSchedule(
+        svc.ctx.store,
+        client.id,
+        workflow.name,
+        { cron: "0 9 * * 1", timezone: "UTC" },
+        { workflow },
+      );
+    const schedule = await weekly(withoutLists, bob);
     const before = await rowCounts(withoutLists);
     const firing = await fireSchedule(withoutLists.ctx, schedule.id, "us-weekly-1");
     expect(firing.outcome).to.equal("refused");
@@ -132,13 +134,7 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
     expect(ex.error!.error).to.equal("SANCTIONS_LIST_UNAVAILABLE");
     expect(String(ex.error!.detail)).to.contain("schedule firing refused").and.contain("ofac-sdn");
     // The same firing on the relayer that has the list is queued.
-    const listed = await insertSchedule(
-      withLists.ctx.store,
-      alice.id,
-      workflow.name,
-      { cron: "0 9 * * 1", timezone: "UTC" },
-      { workflow },
-    );
+    const listed = await weekly(withLists, alice);
     expect((await fireSchedule(withLists.ctx, listed.id, "us-weekly-1")).outcome).to.equal(
       "queued",
     );

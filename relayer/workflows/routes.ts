@@ -10,7 +10,7 @@ import { createRouter } from "../http/router.ts";
 import { getDeploymentVersions, listDeployments } from "./deployments.ts";
 import { cancelExecution, getExecution, listExecutions } from "./executions.ts";
 import { bodyFormat, validationFailed } from "./normalise.ts";
-import { deleteSchedule, listSchedules } from "./schedules.ts";
+import { deleteSchedule, listSchedules, pauseSchedule, resumeSchedule } from "./schedules.ts";
 import {
   cancelResultSchema,
   deployResultSchema,
@@ -26,6 +26,7 @@ import {
   listQuerySchema,
   scheduleIdParamSchema,
   scheduleListSchema,
+  scheduleViewSchema,
   submissionResultSchema,
   validationErrorSchema,
   workflowSubmissionSchema,
@@ -269,6 +270,39 @@ export function workflowRoutes(ctx: AppContext) {
         200,
       ),
   );
+
+  for (const [action, change, summary] of [
+    [
+      "pause",
+      pauseSchedule,
+      "Pause a schedule: no firings until it is resumed (pausing a paused schedule changes nothing)",
+    ],
+    [
+      "resume",
+      resumeSchedule,
+      "Resume a paused schedule from its next occurrence (missed occurrences are not made up)",
+    ],
+  ] as const) {
+    router.openapi(
+      createRoute({
+        method: "post",
+        path: `/v1/schedules/{id}/${action}`,
+        summary,
+        tags: ["schedules"],
+        security: HMAC_SECURITY,
+        request: { params: scheduleIdParamSchema },
+        responses: {
+          200: {
+            description: "The schedule as it is now",
+            content: { "application/json": { schema: scheduleViewSchema } },
+          },
+          404: error("SCHEDULE_NOT_FOUND"),
+        },
+      }),
+      async (c) =>
+        c.json(await change(ctx.store, ctx.queue, caller(c).id, c.req.valid("param").id), 200),
+    );
+  }
 
   router.openapi(
     createRoute({

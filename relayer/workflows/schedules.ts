@@ -11,7 +11,8 @@ import { nextRun } from "./schedule-phrase.ts";
  * Stored schedules (`workflow_schedules`) and their pg-boss cron entries. The table is the source
  * of truth; the cron entry (queue `workflow.schedule`, key = schedule id, data `{scheduleId}`) is
  * registered after the row commits and removed after it is deleted. A firing whose schedule is
- * gone does nothing, and `reconcileSchedules` at start repairs any entry a crash left behind.
+ * gone or paused does nothing, and `reconcileSchedules` at start repairs any entry a crash left
+ * behind.
  */
 
 export interface ScheduleRow {
@@ -28,6 +29,7 @@ export interface ScheduleRow {
   last_fired_at: Date | string | null;
   created_at: Date | string;
   deleted_at: Date | string | null;
+  paused_at: Date | string | null;
 }
 
 export type ScheduleTarget =
@@ -77,7 +79,9 @@ export function scheduleView(row: ScheduleRow, now = new Date()) {
             name: row.deployment_name,
             version: row.deployment_version === null ? null : Number(row.deployment_version),
           },
-    next_run_at: row.deleted_at === null ? nextRun(row, now) : null,
+    paused: row.paused_at !== null,
+    paused_at: iso(row.paused_at),
+    next_run_at: row.deleted_at === null && row.paused_at === null ? nextRun(row, now) : null,
     last_fired_at: iso(row.last_fired_at),
     fire_count: Number(row.fire_count),
     created_at: iso(row.created_at)!,
@@ -138,8 +142,43 @@ export async function deleteSchedule(store: Store, queue: Queue, apiKeyId: strin
 }
 
 /**
- * Makes pg-boss's cron entries match the table: every live schedule registered, entries of
- * deleted or unknown schedules removed. Run at start (a crash between commit and registration
+ * Pauses a live schedule: no firings until it is resumed (its cron entry is removed; a firing
+ * already queued finds it paused and does nothing). Pausing a paused schedule changes nothing.
+ */
+export async function pauseSchedule(store: Store, queue: Queue, apiKeyId: string, id: string) {
+  const row = await setPaused(store, apiKeyId, id, true);
+  await unregisterSchedule(queue, id);
+  return scheduleView(row);
+}
+
+/** Resumes a paused schedule from its next occurrence (missed ones are not made up). */
+export async function resumeSchedule(store: Store, queue: Queue, apiKeyId: string, id: string) {
+  const row = await setPaused(store, apiKeyId, id, false);
+  await registerSchedule(queue, row);
+  return scheduleView(row);
+}
+
+async function setPaused(
+  store: Store,
+  apiKeyId: string,
+  id: string,
+  paused: boolean,
+): Promise<ScheduleRow> {
+  const notFound = new ApiError(404, "SCHEDULE_NOT_FOUND", `no schedule ${id} for this API key`);
+  if (!isId("sch", id)) throw notFound;
+  const [row] = await store.query<ScheduleRow>(
+    `UPDATE workflow_schedules
+        SET paused_at = CASE WHEN $3 THEN coalesce(paused_at, now()) END
+      WHERE id = $1 AND api_key_id = $2 AND deleted_at IS NULL RETURNING *`,
+    [id, apiKeyId, paused],
+  );
+  if (!row) throw notFound;
+  return row;
+}
+
+/**
+ * Makes pg-boss's cron entries match the table: every live, unpaused schedule registered, entries
+ * of paused, deleted or unknown schedules removed. Run at start (a crash between commit and registration
  * leaves at most one entry to repair).
  */
 export async function reconcileSchedules(
@@ -147,7 +186,8 @@ export async function reconcileSchedules(
   queue: Queue,
 ): Promise<{ registered: number; removed: number }> {
   const live = await store.query<ScheduleRow>(
-    `SELECT id, cron, timezone FROM workflow_schedules WHERE deleted_at IS NULL`,
+    `SELECT id, cron, timezone FROM workflow_schedules
+      WHERE deleted_at IS NULL AND paused_at IS NULL`,
   );
   const liveIds = new Set(live.map((r) => r.id));
   for (const row of live) await registerSchedule(queue, row);

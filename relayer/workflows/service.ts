@@ -172,8 +172,8 @@ export async function submitWorkflow(
   const executionId = newExecutionId();
   let schedule: ScheduleRow | null = null;
   if (!request.idempotencyKey && !(workflow.schedule && !byDeployment)) {
-    // The common case (no idempotency key, no schedule to create): group-committed with the
-    // submissions arriving meanwhile.
+    // The common case (no idempotency key, no schedule to create): written in one statement with
+    // the submissions arriving meanwhile (submissionsOf).
     return submissionsOf(ctx).submit({
       caller,
       execution: {
@@ -475,15 +475,17 @@ export async function deployWorkflow(
 }
 
 export interface FiringResult {
-  outcome: "queued" | "refused" | "duplicate" | "schedule-gone" | "key-revoked";
+  outcome: "queued" | "refused" | "duplicate" | "schedule-gone" | "schedule-paused" | "key-revoked";
   executionId?: string;
 }
 
 /**
  * A `workflow.schedule` firing: creates a new execution of the schedule's workflow (or of its
  * deployment's version) and sends `workflow.execute`, in one transaction. A firing over the key's
- * concurrency limit is recorded as a failed execution (visible in GET /v1/workflows) instead of
- * being dropped silently; a retried job creates nothing twice (one execution per job id).
+ * concurrency limit, or whose jurisdictions require a sanctions list this relayer has not loaded,
+ * is recorded as a failed execution (visible in GET /v1/workflows) instead of being dropped
+ * silently or left to fail in the engine; a retried job creates nothing twice (one execution per
+ * job id). A firing of a paused or deleted schedule does nothing.
  */
 export async function fireSchedule(
   ctx: WorkflowContext,
@@ -495,6 +497,7 @@ export async function fireSchedule(
     [scheduleId],
   );
   if (!row) return { outcome: "schedule-gone" };
+  if (row.paused_at !== null) return { outcome: "schedule-paused" };
   const [key] = await ctx.store.query<{ tier: string; revoked_at: Date | string | null }>(
     `SELECT tier, revoked_at FROM api_keys WHERE id = $1`,
     [row.api_key_id],
@@ -521,14 +524,22 @@ export async function fireSchedule(
   const limits = ctx.limits[key.tier as Caller["tier"]] ?? ctx.limits.free;
   const executionId = newExecutionId();
 
+  const refusal = (err: unknown) => {
+    if (!(err instanceof ApiError)) throw err;
+    return { error: err.code, detail: `schedule firing refused: ${err.detail}` };
+  };
+  const listsMissing = await assertComplianceListsLoaded(ctx, workflow).then(
+    () => undefined,
+    refusal,
+  );
+
   return ctx.store.transaction(async (tx: Store): Promise<FiringResult> => {
     const active = await lockActiveCounts(tx, [row.api_key_id]);
-    let refused: { error: string; detail: string } | undefined;
+    let refused = listsMissing;
     try {
       assertConcurrencyAvailable(limits, active.get(row.api_key_id) ?? 0);
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      refused = { error: err.code, detail: `schedule firing refused: ${err.detail}` };
+      refused ??= refusal(err);
     }
     const inserted = await insertExecution(tx, {
       id: executionId,

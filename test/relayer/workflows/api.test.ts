@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { revokeApiKey } from "../../../relayer/auth/keys.ts";
 import type { ChainSet } from "../../../relayer/chains/index.ts";
 import type { Workflow } from "../../../relayer/workflows/model.ts";
+import { reconcileSchedules } from "../../../relayer/workflows/schedules.ts";
 import { fireSchedule } from "../../../relayer/workflows/service.ts";
 import { RECIPIENT_A, SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "./fixtures.ts";
 import {
@@ -660,6 +661,76 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           "schedule-gone",
         );
         expect(await rowCounts(svc)).to.deep.equal(before);
+      });
+
+      it("should pause and resume a schedule: no cron entry and no firing while paused, then the next occurrence", async () => {
+        const body = await json(
+          await alice.request(
+            "POST",
+            "/v1/workflows",
+            JSON.stringify({ ...JSON.parse(plainWorkflow("pausable")), schedule: "15 6 * * *" }),
+          ),
+        );
+        const scheduleId = (body.schedule as { id: string }).id;
+        const listed = async () =>
+          (
+            (await json(await alice.request("GET", "/v1/schedules"))) as {
+              items: Array<{ id: string; paused: boolean; next_run_at: string | null }>;
+            }
+          ).items.find((s) => s.id === scheduleId)!;
+        expect(await listed()).to.include({ paused: false });
+
+        // Only the owner can pause it; an unknown or malformed id is 404.
+        for (const [client, path] of [
+          [bob, `/v1/schedules/${scheduleId}/pause`],
+          [alice, "/v1/schedules/sch_01ARZ3NDEKTSV4RRFFQ69G5FAV/pause"],
+          [alice, "/v1/schedules/not-an-id/resume"],
+        ] as const) {
+          const refused = await client.request("POST", path);
+          expect(refused.status, path).to.equal(404);
+          expect((await json(refused)).error).to.equal("SCHEDULE_NOT_FOUND");
+        }
+        expect(await listed()).to.include({ paused: false });
+
+        const paused = await alice.request("POST", `/v1/schedules/${scheduleId}/pause`);
+        expect(paused.status).to.equal(200);
+        const pausedView = await json(paused);
+        expect(pausedView).to.include({ id: scheduleId, paused: true, next_run_at: null });
+        expect(pausedView.paused_at).to.be.a("string");
+        expect(
+          await svc.ctx.queue.boss.getSchedules("workflow.schedule", scheduleId),
+        ).to.have.length(0);
+        // A restart's reconciliation does not bring it back.
+        await reconcileSchedules(svc.ctx.store, svc.ctx.queue);
+        expect(
+          await svc.ctx.queue.boss.getSchedules("workflow.schedule", scheduleId),
+        ).to.have.length(0);
+        // Pausing again changes nothing (same pause time).
+        const again = await json(await alice.request("POST", `/v1/schedules/${scheduleId}/pause`));
+        expect(again.paused_at).to.equal(pausedView.paused_at);
+        // A firing already queued when it was paused does nothing.
+        const before = await rowCounts(svc);
+        expect((await fireSchedule(svc.ctx, scheduleId, "while-paused")).outcome).to.equal(
+          "schedule-paused",
+        );
+        expect(await rowCounts(svc)).to.deep.equal(before);
+
+        const resumed = await alice.request("POST", `/v1/schedules/${scheduleId}/resume`);
+        expect(resumed.status).to.equal(200);
+        const resumedView = await json(resumed);
+        expect(resumedView).to.include({ paused: false, paused_at: null });
+        expect(new Date(resumedView.next_run_at as string).getUTCMinutes()).to.equal(15);
+        const entries = await svc.ctx.queue.boss.getSchedules("workflow.schedule", scheduleId);
+        expect(entries).to.have.length(1);
+        expect(entries[0]).to.include({ cron: "15 6 * * *" });
+        expect((await fireSchedule(svc.ctx, scheduleId, "after-resume")).outcome).to.equal(
+          "queued",
+        );
+        // A deleted schedule can be neither paused nor resumed.
+        await alice.request("DELETE", `/v1/schedules/${scheduleId}`);
+        expect((await alice.request("POST", `/v1/schedules/${scheduleId}/resume`)).status).to.equal(
+          404,
+        );
       });
 
       it("should stop firing the schedules of a revoked API key", async () => {

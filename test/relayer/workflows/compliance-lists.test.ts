@@ -4,7 +4,8 @@ import { engineDeps, runExecution, type EngineDeps } from "../../../relayer/exec
 import { insertExecution } from "../../../relayer/workflows/executions.ts";
 import { newExecutionId } from "../../../relayer/workflows/ids.ts";
 import { normaliseWorkflow } from "../../../relayer/workflows/normalise.ts";
-import { workflowCatalogue } from "../../../relayer/workflows/service.ts";
+import { insertSchedule } from "../../../relayer/workflows/schedules.ts";
+import { fireSchedule, workflowCatalogue } from "../../../relayer/workflows/service.ts";
 import { RECIPIENT_A } from "./fixtures.ts";
 import {
   newClient,
@@ -103,6 +104,40 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
     expect(res.status).to.equal(503);
     expect(((await res.json()) as { error: string }).error).to.equal("SANCTIONS_LIST_UNAVAILABLE");
     expect(await rowCounts(withoutLists)).to.deep.equal(before);
+  });
+
+  it("should record a schedule firing whose jurisdictions need a list this relayer lacks as a failed execution, queueing nothing", async () => {
+    // The schedule was stored by a relayer that had the list (here: written directly into the
+    // store of one started without it, as after a restart with another configuration).
+    const workflow = normaliseWorkflow(
+      "json",
+      multisendWorkflow("us-weekly", ["US"]),
+      workflowCatalogue(withoutLists.ctx),
+    );
+    const weekly = (svc: WorkflowService, client: Client) =>
+      insertSchedule(
+        svc.ctx.store,
+        client.id,
+        workflow.name,
+        { cron: "0 9 * * 1", timezone: "UTC" },
+        { workflow },
+      );
+    const schedule = await weekly(withoutLists, bob);
+    const before = await rowCounts(withoutLists);
+    const firing = await fireSchedule(withoutLists.ctx, schedule.id, "us-weekly-1");
+    expect(firing.outcome).to.equal("refused");
+    const after = await rowCounts(withoutLists);
+    expect(after.executions).to.equal(before.executions + 1);
+    expect(after.executeJobs).to.equal(before.executeJobs);
+    const ex = await executionView(withoutLists, firing.executionId!);
+    expect(ex.state).to.equal("failed");
+    expect(ex.error!.error).to.equal("SANCTIONS_LIST_UNAVAILABLE");
+    expect(String(ex.error!.detail)).to.contain("schedule firing refused").and.contain("ofac-sdn");
+    // The same firing on the relayer that has the list is queued.
+    const listed = await weekly(withLists, alice);
+    expect((await fireSchedule(withLists.ctx, listed.id, "us-weekly-1")).outcome).to.equal(
+      "queued",
+    );
   });
 
   it("should accept a workflow without jurisdictions when no list file is loaded (oracle and loaded lists)", async () => {

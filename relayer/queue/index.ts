@@ -61,6 +61,12 @@ export interface Queue {
     handler: (data: T, job: Job<T>) => Promise<unknown>,
     options?: WorkOptions,
   ): Promise<string>;
+  /**
+   * Tells this process's workers of queue `name` to fetch now instead of at their next poll: call
+   * it once jobs sent in a transaction have committed (`send` without `tx` does it itself).
+   * Workers in other processes find the jobs at their next poll.
+   */
+  wake(name: string): void;
   schedule(name: string, cron: string, data: object, options?: ScheduleOptions): Promise<void>;
   unschedule(name: string, key?: string): Promise<void>;
   /** Stops fetching, waits for running handlers (up to `timeoutMs`), then disconnects. */
@@ -158,6 +164,11 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
   };
 
   const insertStatements = new Map<string, string | null>();
+  /** This process's workers by queue: `wake` tells them to fetch now. */
+  const localWorkers = new Map<string, Set<string>>();
+  const wake = (name: string) => {
+    for (const id of localWorkers.get(name) ?? []) boss.notifyWorker(id);
+  };
 
   return {
     boss,
@@ -166,7 +177,9 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
       const { tx, ...rest } = sendOptions;
       if (!tx) {
         await ensureQueue(name);
-        return boss.send(name, data, rest);
+        const id = await boss.send(name, data, rest);
+        if (!rest.startAfter) wake(name);
+        return id;
       }
       return inTransaction(tx, async (txDb) => {
         await ensureQueue(name);
@@ -209,7 +222,7 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
     },
     async work(name, handler, workOptions = {}) {
       await ensureQueue(name);
-      return boss.work<object>(name, { batchSize: 1, ...workOptions }, async (jobs) => {
+      const id = await boss.work<object>(name, { batchSize: 1, ...workOptions }, async (jobs) => {
         const results: unknown[] = [];
         for (const job of jobs) {
           const typed = job as unknown as Job<never>;
@@ -217,7 +230,12 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
         }
         return results.length === 1 ? results[0] : results;
       });
+      let ids = localWorkers.get(name);
+      if (!ids) localWorkers.set(name, (ids = new Set()));
+      ids.add(id);
+      return id;
     },
+    wake,
     async schedule(name, cron, data, scheduleOptions) {
       await ensureQueue(name);
       await boss.schedule(name, cron, data, scheduleOptions);

@@ -221,6 +221,7 @@ export async function submitWorkflow(
       await recordIdempotentResponse(tx, caller.id, request.idempotencyKey, stored);
     return stored;
   });
+  ctx.queue.wake(JOB_NAMES.workflowExecute);
   if (schedule) await registerScheduleLogged(ctx, schedule);
   return response as StoredResponse & { body: SubmissionResult };
 }
@@ -272,8 +273,12 @@ function submissionsOf(ctx: WorkflowContext): Batcher<PendingSubmission, Accepte
     );
     batcher = new Batcher(async (items) => {
       const insertJobs = await ctx.queue.insertStatement(JOB_NAMES.workflowExecute);
-      if (!insertJobs) return Promise.all(items.map((i) => settle(inTransaction.submit(i))));
-      return storeSubmissionsAtOnce(ctx, insertJobs, items);
+      const outcomes = insertJobs
+        ? await storeSubmissionsAtOnce(ctx, insertJobs, items)
+        : await Promise.all(items.map((i) => settle(inTransaction.submit(i))));
+      // Committed: this process's engine worker (if any) starts them now, not at its next poll.
+      if (outcomes.some((o) => o.ok)) ctx.queue.wake(JOB_NAMES.workflowExecute);
+      return outcomes;
     });
     submissionBatchers.set(ctx.store, batcher);
   }
@@ -533,7 +538,7 @@ export async function fireSchedule(
     refusal,
   );
 
-  return ctx.store.transaction(async (tx: Store): Promise<FiringResult> => {
+  const fired = await ctx.store.transaction(async (tx: Store): Promise<FiringResult> => {
     const active = await lockActiveCounts(tx, [row.api_key_id]);
     let refused = listsMissing;
     try {
@@ -561,6 +566,8 @@ export async function fireSchedule(
     await ctx.queue.send(JOB_NAMES.workflowExecute, { executionId }, { tx });
     return { outcome: "queued", executionId };
   });
+  if (fired.outcome === "queued") ctx.queue.wake(JOB_NAMES.workflowExecute);
+  return fired;
 }
 
 const started = new WeakMap<object, Promise<void>>();

@@ -230,6 +230,29 @@ for (const backend of BACKENDS) {
       expect(seen.sort()).to.deep.equal([1, 2]);
     });
 
+    it("should wake this process's idle worker when told jobs committed, instead of waiting for its next poll", async function () {
+      // A poll interval far beyond this test's timeout: only the wake-up can get the jobs worked.
+      this.timeout(15_000);
+      const name = "test.wake";
+      const seen: string[] = [];
+      await queue.work<{ via: string }>(
+        name,
+        async (data) => {
+          seen.push(data.via);
+        },
+        { pollingIntervalSeconds: 120 },
+      );
+      await store.transaction(async (tx) => {
+        await queue.send(name, { via: "transaction" }, { tx });
+      });
+      queue.wake(name);
+      await eventually(async () => (seen.length === 1 ? true : undefined), "the woken worker");
+      // `send` outside a transaction wakes the worker itself.
+      await queue.send(name, { via: "send" });
+      await eventually(async () => (seen.length === 2 ? true : undefined), "the second job");
+      expect(seen).to.deep.equal(["transaction", "send"]);
+    });
+
     it("should work a job, retry it after a failure and record its output", async () => {
       const attempts: number[] = [];
       await queue.ensureQueue("test.retry", { retryLimit: 2, retryDelay: 0, retryBackoff: false });

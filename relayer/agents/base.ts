@@ -3,7 +3,7 @@ import { ERC20_ABI } from "../routing/abis.ts";
 import type { RoutingChain } from "../routing/chain.ts";
 import { feeQuote, isGasStrategy, type FeeQuote, type GasStrategy } from "../routing/fees.ts";
 import type { TxKind } from "../routing/gas.ts";
-import type { SentTx, TxJournal } from "../execution/transactions.ts";
+import { paddedGasLimit, type SentTx, type TxJournal } from "../execution/transactions.ts";
 import type { ComplianceScreen, ScreenResult } from "./compliance.ts";
 import { AgentError } from "./errors.ts";
 
@@ -79,8 +79,6 @@ export interface AgentConfig {
   gas_strategy?: string;
 }
 
-/** Gas limit headroom over `eth_estimateGas`. */
-const GAS_PADDING_PERCENT = 120n;
 /** Spec: on OUT_OF_GAS raise the gas limit by a factor of 1.4. */
 const GAS_RAISE_PERCENT = 140n;
 
@@ -239,7 +237,7 @@ export abstract class Agent {
     decode?: Interface,
   ): Promise<bigint> {
     try {
-      return ((await chain.provider.estimateGas(request)) * GAS_PADDING_PERCENT) / 100n;
+      return await paddedGasLimit(chain, request);
     } catch (err) {
       const reason = describeRevert(err, decode);
       // The price already moved past the tolerance: report it without paying for a revert.

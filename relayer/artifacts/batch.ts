@@ -186,19 +186,14 @@ async function anchorRoot(
     throw new ApiError(503, "REGISTRY_UNAVAILABLE", `no operator key on ${chain.name}`);
   const operator = chain.operator;
   const data = registry.interface.encodeFunctionData("anchorBatch", [root, count, uri]);
-  const estimate = await chain.provider.estimateGas({
-    from: await operator.getAddress(),
-    to: registryAddress,
-    data,
-  });
   // Through the engine's journal: one nonce sequence for the operator, and a retried request for
   // the same root resumes the stored transaction instead of signing a second one.
-  const sent = await new TxJournal(deps.engineStore).send(
+  const sent = await new TxJournal(deps.engineStore).sendCall(
     chain,
     operator,
     { executionId: `zk_${root}`, actionIndex: 0, slot: "anchor" },
     "attest",
-    { to: registryAddress, data, gasLimit: (estimate * 12n) / 10n },
+    { to: registryAddress, data },
     // units 0 keeps the anchor's gas apart from the engine's attestation baseline (units 1).
     { units: 0 },
   );

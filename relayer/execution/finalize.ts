@@ -186,15 +186,14 @@ async function attest(
   const attestor = home.contract(ATTESTOR_CONTRACT);
   const key = keccakText(executionId);
   const request = await attestor.getFunction("attest").populateTransaction(key, ...args);
-  const signer = operator(home);
-  const from = await signer.getAddress();
-  const journal = new TxJournal(deps.store);
   const slot = { executionId, actionIndex: FINAL_STEP, slot: "attest" };
-  const journalled = await journal.find(slot);
-  const gasLimit = journalled
-    ? BigInt(journalled.gas_limit)
-    : ((await home.provider.estimateGas({ ...request, from })) * 120n) / 100n;
-  const sent = await journal.send(home, signer, slot, "attest", { ...request, gasLimit });
+  const sent = await new TxJournal(deps.store).sendCall(
+    home,
+    operator(home),
+    slot,
+    "attest",
+    request,
+  );
   if (sent.status !== "confirmed") throw new Error(`attestation reverted: ${sent.hash}`);
   return {
     chain: home.name,

@@ -46,6 +46,17 @@ export interface TxRow {
   state: string;
 }
 
+/** Headroom over `eth_estimateGas` for every transaction the relayer signs. */
+export const GAS_PADDING_PERCENT = 120n;
+
+/** `eth_estimateGas` of `request` with the relayer's headroom. */
+export async function paddedGasLimit(
+  chain: RoutingChain,
+  request: TransactionRequest,
+): Promise<bigint> {
+  return ((await chain.provider.estimateGas(request)) * GAS_PADDING_PERCENT) / 100n;
+}
+
 /** A signer that can sign raw transactions (a Wallet); others are sent directly (see below). */
 function canSignRaw(signer: Signer): boolean {
   return typeof (signer as Signer & { signingKey?: unknown }).signingKey === "object";
@@ -82,6 +93,27 @@ export class TxJournal {
       "SELECT action_index, slot, kind, chain_id, hash, state, gas_used FROM engine_txs WHERE execution_id = $1 ORDER BY id",
       [executionId],
     );
+  }
+
+  /**
+   * An operator call (attestation, anchor, receipt) under `slot`: the journalled transaction is
+   * resumed (or, if it was released unsent, sent again with its stored gas limit); a new one gets
+   * `eth_estimateGas` padded by {@link GAS_PADDING_PERCENT}.
+   */
+  async sendCall(
+    chain: RoutingChain,
+    signer: Signer,
+    slot: TxSlot,
+    kind: TxKind,
+    request: TransactionRequest,
+    options: { gasStrategy?: GasStrategy; units?: number } = {},
+  ): Promise<SentTx> {
+    const journalled = await this.find(slot);
+    if (journalled && journalled.state !== "released") return this.resume(chain, slot, journalled);
+    const gasLimit = journalled
+      ? BigInt(journalled.gas_limit)
+      : await paddedGasLimit(chain, { ...request, from: await signer.getAddress() });
+    return this.send(chain, signer, slot, kind, { ...request, gasLimit }, options);
   }
 
   /**

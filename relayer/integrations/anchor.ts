@@ -11,7 +11,7 @@ import {
 } from "ethers";
 import type { EngineStore } from "../accounts/store.ts";
 import type { RoutingChain } from "../routing/chain.ts";
-import { TxJournal } from "../execution/transactions.ts";
+import { GAS_PADDING_PERCENT, TxJournal } from "../execution/transactions.ts";
 
 /**
  * Proof records of external interactions (spec "Proof record"): `endpointHash = keccak256(endpoint
@@ -210,7 +210,7 @@ export async function anchorImmediate(
           await sleep(1000);
         }
       }
-      request = { to: address, data, gasLimit: (estimate * 12n) / 10n };
+      request = { to: address, data, gasLimit: (estimate * GAS_PADDING_PERCENT) / 100n };
     }
     const sent = await journal.send(chain, signer, slot, "attest", request, { units: GAS_UNITS });
     if (sent.status !== "confirmed") continue;
@@ -343,17 +343,12 @@ async function sendBatch(store: EngineStore, target: AnchorTarget, batchId: numb
     batch.count,
     batch.uri,
   ]);
-  const gasLimit = journalled
-    ? BigInt(journalled.gas_limit)
-    : ((await chain.provider.estimateGas({ from: await signer.getAddress(), to: address, data })) *
-        12n) /
-      10n;
-  const sent = await journal.send(
+  const sent = await journal.sendCall(
     chain,
     signer,
     slot,
     "attest",
-    { to: address, data, gasLimit },
+    { to: address, data },
     { units: GAS_UNITS },
   );
   if (sent.status !== "confirmed")

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { dataSlice, getAddress, id as keccakText, type Contract } from "ethers";
 import type { EngineStore } from "../accounts/store.ts";
-import { TxJournal } from "../execution/transactions.ts";
+import { GAS_PADDING_PERCENT, TxJournal } from "../execution/transactions.ts";
 import type { RoutingChain } from "../routing/chain.ts";
 
 /**
@@ -84,7 +84,7 @@ export class OnChainBreaker {
       signer,
       { executionId: `cb_${randomUUID()}`, actionIndex: 0, slot: fn },
       "attest",
-      { to, data, gasLimit: (estimate * 12n) / 10n },
+      { to, data, gasLimit: (estimate * GAS_PADDING_PERCENT) / 100n },
       { units: -1 },
     );
   }

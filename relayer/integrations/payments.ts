@@ -154,18 +154,7 @@ async function issueOnce(
     receiptAmount(row.amount),
     row.payment_ref,
   ]);
-  const gasLimit = journalled
-    ? BigInt(journalled.gas_limit)
-    : ((await chain.provider.estimateGas({ from: await signer.getAddress(), to, data })) * 12n) /
-      10n;
-  const sent = await journal.send(
-    chain,
-    signer,
-    slot,
-    "attest",
-    { to, data, gasLimit },
-    { units: -1 },
-  );
+  const sent = await journal.sendCall(chain, signer, slot, "attest", { to, data }, { units: -1 });
   if (sent.status !== "confirmed")
     throw new Error(`issueReceipt ${sent.hash} reverted on ${chain.name}`);
   const issued = sent.receipt.logs.some((l: Log) => {

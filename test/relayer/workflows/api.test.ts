@@ -301,6 +301,36 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         expect(Number(count!.active)).to.equal(5);
       });
 
+      it("should keep the same guarantees in one transaction per batch where pg-boss's insert cannot be embedded", async () => {
+        const queue = svc.ctx.queue;
+        const embedded = queue.insertStatement;
+        queue.insertStatement = async () => null;
+        try {
+          const free = await newClient(svc, "free");
+          const responses = await Promise.all(
+            Array.from({ length: 7 }, (_, i) =>
+              free.request("POST", "/v1/workflows", plainWorkflow(`fallback-${i}`)),
+            ),
+          );
+          expect(responses.map((r) => r.status).sort()).to.deep.equal([
+            202, 202, 202, 202, 202, 429, 429,
+          ]);
+          const accepted = await Promise.all(
+            responses
+              .filter((r) => r.status === 202)
+              .map(async (r) => String((await json(r)).execution_id)),
+          );
+          const jobs = await svc.ctx.store.query<{ execution_id: string }>(
+            `SELECT data->>'executionId' AS execution_id FROM pgboss.job
+              WHERE name = 'workflow.execute' AND data->>'executionId' = ANY($1::text[])`,
+            [accepted],
+          );
+          expect(jobs.map((j) => j.execution_id).sort()).to.deep.equal([...accepted].sort());
+        } finally {
+          queue.insertStatement = embedded;
+        }
+      });
+
       it("should admit each key's concurrent submissions against its own limit when keys share a batch", async () => {
         const one = await newClient(svc, "free");
         const two = await newClient(svc, "free");

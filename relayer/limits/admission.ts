@@ -79,6 +79,7 @@ export async function admitSignedRequests(
       [...limits.values()],
       windowStart,
     ],
+    { prepare: true },
   );
 
   const fresh = new Set<string>();

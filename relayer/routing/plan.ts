@@ -405,8 +405,24 @@ const historyKeys = new WeakMap<object, string>();
 function historyKey(history: object): string {
   let key = historyKeys.get(history);
   if (key === undefined) {
-    key = jsonKey(history);
+    key = internedKey(jsonKey(history));
     historyKeys.set(history, key);
+  }
+  return key;
+}
+
+/**
+ * A short stand-in for a long key (a fee history's JSON runs to kilobytes): equal texts get the
+ * same stand-in, so the estimate's key stays short to build and to look up on every request.
+ */
+const interned = new Map<string, string>();
+let internedCount = 0;
+function internedKey(text: string): string {
+  let key = interned.get(text);
+  if (key === undefined) {
+    if (interned.size >= 1024) interned.clear();
+    key = `#${internedCount++}`;
+    interned.set(text, key);
   }
   return key;
 }

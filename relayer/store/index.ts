@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -15,7 +16,11 @@ import pg from "pg";
  */
 export interface Store {
   readonly kind: "pglite" | "postgres";
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(
+    sql: string,
+    params?: unknown[],
+    options?: QueryOptions,
+  ): Promise<T[]>;
   /**
    * A single-statement write whose commit does not wait for the disk (PostgreSQL
    * `synchronous_commit = off`): visible to every process at once, made durable by the next
@@ -23,13 +28,39 @@ export interface Store {
    * be lost in a crash without harm (rate-limit counters, replay records). Inside a transaction it
    * is an ordinary query.
    */
-  queryAsyncCommit<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  queryAsyncCommit<T = Record<string, unknown>>(
+    sql: string,
+    params?: unknown[],
+    options?: QueryOptions,
+  ): Promise<T[]>;
   exec(sql: string): Promise<void>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** The same connection (or transaction) as pg-boss's `db` option: jobs sent with it commit atomically. */
   queueDb(): QueueDb;
   close(): Promise<void>;
 }
+
+export interface QueryOptions {
+  /**
+   * Run as a named prepared statement on PostgreSQL: each pooled connection parses and plans the
+   * text once and then only binds and executes it (the planning of a long statement costs more
+   * than running it on a few rows). For the hot statements whose text is fixed; a statement built
+   * per call would pile up prepared statements on every connection. No effect on PGlite.
+   */
+  prepare?: boolean;
+}
+
+/** The name a prepared statement is kept under on each connection: derived from its text. */
+export function preparedName(sql: string): string {
+  let name = preparedNames.get(sql);
+  if (name === undefined) {
+    name = `vf_${createHash("sha256").update(sql).digest("hex").slice(0, 24)}`;
+    if (preparedNames.size >= 256) preparedNames.clear();
+    preparedNames.set(sql, name);
+  }
+  return name;
+}
+const preparedNames = new Map<string, string>();
 
 /** pg-boss's `IDatabase` shape (kept structural so this module does not import pg-boss). */
 export interface QueueDb {
@@ -61,16 +92,17 @@ function postgresStore(
   close: () => Promise<void>,
   asyncCommitDb: Queryable = db,
 ): Store {
+  const run = async <T>(on: Queryable, sql: string, params?: unknown[], options?: QueryOptions) => {
+    const values = params as unknown[] | undefined;
+    const result = options?.prepare
+      ? await on.query({ name: preparedName(sql), text: sql, values })
+      : await on.query(sql, values);
+    return result.rows as T[];
+  };
   const store: Store = {
     kind: "postgres",
-    async query<T>(sql: string, params?: unknown[]) {
-      const result = await db.query(sql, params as unknown[] | undefined);
-      return result.rows as T[];
-    },
-    async queryAsyncCommit<T>(sql: string, params?: unknown[]) {
-      const result = await asyncCommitDb.query(sql, params as unknown[] | undefined);
-      return result.rows as T[];
-    },
+    query: (sql, params, options) => run(db, sql, params, options),
+    queryAsyncCommit: (sql, params, options) => run(asyncCommitDb, sql, params, options),
     async exec(sql: string) {
       await db.query(sql);
     },

@@ -4,7 +4,7 @@ import path from "node:path";
 import { expect } from "chai";
 import { createLogger } from "../../../relayer/http/logging.ts";
 import { openQueue, type Queue } from "../../../relayer/queue/index.ts";
-import { openStore, type Store } from "../../../relayer/store/index.ts";
+import { openStore, preparedName, type Store } from "../../../relayer/store/index.ts";
 import { MIGRATIONS_DIR, migrate, readMigrations } from "../../../relayer/store/migrate.ts";
 import { purgeExpiredSignatures, recordSignature } from "../../../relayer/auth/replay.ts";
 import { consumeRateLimit, purgeRateLimitWindows } from "../../../relayer/limits/rate-limit.ts";
@@ -69,6 +69,47 @@ for (const backend of BACKENDS) {
       );
       expect(rows).to.deep.equal([{ n: 1 }]);
     });
+
+    it("should run a fixed statement as a prepared statement, in and out of transactions", async () => {
+      await store.exec("CREATE TABLE t_prepared (id serial PRIMARY KEY, name text NOT NULL)");
+      const insert = "INSERT INTO t_prepared (name) VALUES ($1) RETURNING id, name";
+      const count = "SELECT count(*)::int AS n FROM t_prepared WHERE name LIKE $1";
+      for (const name of ["p1", "p2", "p3"]) {
+        const [row] = await store.query<{ name: string }>(insert, [name], { prepare: true });
+        expect(row!.name).to.equal(name);
+      }
+      await store.queryAsyncCommit(insert, ["p4"], { prepare: true });
+      await store.transaction(async (tx) => {
+        await tx.query(insert, ["p5"], { prepare: true });
+        expect(await tx.query(count, ["p%"], { prepare: true })).to.deep.equal([{ n: 5 }]);
+      });
+      await store
+        .transaction(async (tx) => {
+          await tx.query(insert, ["rolled-back"], { prepare: true });
+          throw new Error("roll back");
+        })
+        .catch(() => {});
+      expect(await store.query(count, ["%"], { prepare: true })).to.deep.equal([{ n: 5 }]);
+    });
+
+    if (backend === "postgres") {
+      it("should parse a prepared statement once per connection and keep it under a name derived from its text", async () => {
+        const single = await openStore({ databaseUrl, dataDir, maxConnections: 1 });
+        try {
+          const sql = "SELECT $1::int + 1 AS n";
+          for (let i = 0; i < 3; i++) {
+            expect(await single.query(sql, [i], { prepare: true })).to.deep.equal([{ n: i + 1 }]);
+          }
+          const prepared = await single.query<{ name: string; statement: string }>(
+            "SELECT name, statement FROM pg_prepared_statements",
+          );
+          expect(prepared).to.deep.equal([{ name: preparedName(sql), statement: sql }]);
+          expect(preparedName(sql)).to.not.equal(preparedName("SELECT $1::int + 2 AS n"));
+        } finally {
+          await single.close();
+        }
+      });
+    }
 
     it("should commit a transaction and roll back a failed one completely", async () => {
       await store.exec("CREATE TABLE t_tx (id int PRIMARY KEY)");

@@ -15,6 +15,8 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { signPayload } from "../relayer/auth/hmac.ts";
+import type { Workflow } from "../relayer/workflows/model.ts";
+import { cpuMeter, measureStorage, type CpuShare, type StorageFigures } from "./api-storage.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -85,6 +87,8 @@ interface Figures {
   requests: number;
   non_2xx: number;
   errors: number;
+  /** Where the CPU went during the measurement (relayer runs only). */
+  cpu?: CpuShare;
 }
 
 async function load(
@@ -148,9 +152,74 @@ async function checkAccepted(url: string, pathName: string): Promise<void> {
   }
 }
 
-async function measure(url: string, pathName: string, signed: boolean): Promise<Figures> {
+async function measure(
+  url: string,
+  pathName: string,
+  signed: boolean,
+  serverPid?: number,
+): Promise<Figures> {
   await load(url, pathName, signed, WARMUP_S); // JIT, pools, caches
-  return load(url, pathName, signed, DURATION_S);
+  if (serverPid === undefined) return load(url, pathName, signed, DURATION_S);
+  const meter = cpuMeter(serverPid);
+  const figures = await load(url, pathName, signed, DURATION_S);
+  return { ...figures, cpu: meter.stop(figures.requests) };
+}
+
+async function createDatabase(label: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const dbName = `vf_bench_${Date.now().toString(36)}_${label}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  await admin.end();
+  return {
+    url: `postgres://postgres@127.0.0.1:5432/${dbName}`,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: ADMIN_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** A stored submission of the run (its normalised workflow and estimate), for measureStorage. */
+interface StoredSample {
+  workflow: Workflow;
+  costEstimate: unknown;
+}
+let sample: StoredSample | undefined;
+
+async function readSample(databaseUrl: string): Promise<StoredSample | undefined> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ workflow: Workflow; cost_estimate: unknown }>(
+      "SELECT workflow, cost_estimate FROM workflow_executions ORDER BY id DESC LIMIT 1",
+    );
+    return rows[0]
+      ? { workflow: rows[0].workflow, costEstimate: rows[0].cost_estimate }
+      : undefined;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The storage ceiling, on a fresh database, with a workflow the relayer stored in this run. */
+async function measureStorageCeiling(): Promise<StorageFigures> {
+  if (!sample) throw new Error("no stored submission to measure the storage with");
+  const db = await createDatabase("storage");
+  try {
+    const figures = await measureStorage({
+      databaseUrl: db.url,
+      workflow: sample.workflow,
+      costEstimate: sample.costEstimate,
+      seconds: DURATION_S,
+    });
+    process.stdout.write(`storage ceiling: ${JSON.stringify(figures)}\n`);
+    return figures;
+  } finally {
+    await db.drop();
+  }
 }
 
 function relayerEnv(dataDir: string, databaseUrl?: string): Record<string, string> {
@@ -182,44 +251,35 @@ async function measureRelayer(
 ): Promise<Figures> {
   const submitPath = route === "workflows" ? "/v1/workflows" : "/bench/submit";
   const dir = await mkdtemp(path.join(os.tmpdir(), `vf-bench-${backend}-`));
-  let databaseUrl: string | undefined;
-  let dropDatabase = async () => {};
-  if (backend === "postgres") {
-    const dbName = `vf_bench_${Date.now().toString(36)}_${route}`;
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    databaseUrl = `postgres://postgres@127.0.0.1:5432/${dbName}`;
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: ADMIN_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      await c.end();
-    };
-  }
+  const db = backend === "postgres" ? await createDatabase(route) : undefined;
   try {
-    const server = await startServer({ ...relayerEnv(dir, databaseUrl), BENCH_ROUTE: route });
+    const server = await startServer({ ...relayerEnv(dir, db?.url), BENCH_ROUTE: route });
     try {
       await checkAccepted(server.url, submitPath);
-      const figures = await measure(server.url, submitPath, true);
+      const figures = await measure(server.url, submitPath, true, server.child.pid);
       process.stdout.write(`${route} on ${backend}: ${JSON.stringify(figures)}\n`);
+      if (db && route === "workflows") sample = await readSample(db.url);
       return figures;
     } finally {
       await stopServer(server.child);
     }
   } finally {
-    await dropDatabase();
+    await db?.drop();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 /**
- * BENCH_ONLY=route:backend[,...] (e.g. `workflows:postgres`): measure just those, print the
- * figures and write nothing (for profiling with BENCH_CPU_PROF=dir).
+ * BENCH_ONLY=route:backend[,...] (e.g. `workflows:postgres`, `workflows:postgres,storage`):
+ * measure just those, print the figures and write nothing (for profiling with BENCH_CPU_PROF=dir).
+ * `storage` needs a `workflows:postgres` before it (it stores the workflow that run stored).
  */
 async function only(spec: string): Promise<void> {
   for (const item of spec.split(",")) {
+    if (item === "storage") {
+      await measureStorageCeiling();
+      continue;
+    }
     const [route, backend] = item.split(":") as ["workflows" | "probe", "pglite" | "postgres"];
     await measureRelayer(route, backend);
   }
@@ -233,8 +293,7 @@ async function main(): Promise<void> {
   await stopServer(ceilingServer.child);
   process.stdout.write(`ceiling: ${JSON.stringify(ceiling)}\n`);
 
-  const ratio = (x: Figures) =>
-    Math.round((x.requests_per_second / ceiling.requests_per_second) * 1000) / 1000;
+  const ratio = (x: Figures) => round3(x.requests_per_second / ceiling.requests_per_second);
   const routes: Record<
     string,
     { route: string; what: string; pglite: Figures; postgres: Figures }
@@ -262,6 +321,7 @@ async function main(): Promise<void> {
     };
   }
   const headline = routes.workflows ?? routes.probe!;
+  const storage = sample ? await measureStorageCeiling() : undefined;
   const report = {
     benchmark: "api",
     date: new Date().toISOString(),
@@ -286,6 +346,16 @@ async function main(): Promise<void> {
         },
       ]),
     ),
+    ...(storage
+      ? {
+          storage_ceiling: {
+            ...storage,
+            fraction_of_ceiling: round3(
+              storage.submissions_per_second / ceiling.requests_per_second,
+            ),
+          },
+        }
+      : {}),
     targets: {
       route: headline.route,
       postgres_fraction_of_ceiling: { wanted: 0.35, measured: ratio(headline.postgres) },
@@ -300,6 +370,8 @@ async function main(): Promise<void> {
   await writeFile(path.join(HERE, "results", "api.json"), JSON.stringify(report, null, 2) + "\n");
   process.stdout.write(`${JSON.stringify(report.targets)}\n`);
 }
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 main().catch((err) => {
   process.stderr.write(`${(err as Error).stack}\n`);

@@ -48,6 +48,8 @@ export interface ChainHandle {
   devnet: boolean;
   /** Fault injection (devnet chains only). */
   faults?: ChainFaults;
+  /** In-process chains only: see RoutingChain.stateVersion (relayer/routing/chain.ts). */
+  stateVersion?(): number | null;
 }
 
 export interface ChainSet {
@@ -104,6 +106,7 @@ function makeHandle(args: {
   operatorKey: string;
   devnet: boolean;
   faults?: ChainFaults;
+  stateVersion?: () => number | null;
 }): ChainHandle {
   const { name, deployment, abis, provider } = args;
   const abi = (abiName: string): InterfaceAbi => {
@@ -129,6 +132,7 @@ function makeHandle(args: {
     deployment,
     devnet: args.devnet,
     faults: args.faults,
+    ...(args.stateVersion ? { stateVersion: args.stateVersion } : {}),
     operator: new Wallet(args.operatorKey, provider),
     abi,
     contract(contractName, runner) {
@@ -189,6 +193,7 @@ async function openEmbedded(names: readonly DevnetChainName[]): Promise<ChainSet
       operatorKey: DEVNET_OPERATOR.privateKey,
       devnet: true,
       faults: c.faults,
+      stateVersion: () => c.eip1193.stateVersion(),
     }),
   );
   return chainSet(handles, async () => {

@@ -25,6 +25,35 @@ const MINING_METHODS = new Set([
   "hardhat_mine",
 ]);
 
+// Methods that only read the chain: any other request may change its state (see stateVersion).
+const READ_ONLY_METHODS = new Set([
+  "eth_accounts",
+  "eth_blockNumber",
+  "eth_call",
+  "eth_chainId",
+  "eth_estimateGas",
+  "eth_feeHistory",
+  "eth_gasPrice",
+  "eth_getBalance",
+  "eth_getBlockByHash",
+  "eth_getBlockByNumber",
+  "eth_getBlockTransactionCountByHash",
+  "eth_getBlockTransactionCountByNumber",
+  "eth_getCode",
+  "eth_getLogs",
+  "eth_getProof",
+  "eth_getStorageAt",
+  "eth_getTransactionByBlockHashAndIndex",
+  "eth_getTransactionByBlockNumberAndIndex",
+  "eth_getTransactionByHash",
+  "eth_getTransactionCount",
+  "eth_getTransactionReceipt",
+  "eth_maxPriorityFeePerGas",
+  "eth_syncing",
+  "net_version",
+  "web3_clientVersion",
+]);
+
 /**
  * Wraps an in-process chain's EIP-1193 provider to add what a local devnet lacks:
  *
@@ -39,6 +68,8 @@ export class DevnetEip1193 implements Eip1193Provider {
   readonly inner: Eip1193Provider;
   #baseFeePerGas: bigint | null;
   #stopped = false;
+  #version = 0;
+  #intervalMining = false;
 
   constructor(chain: string, inner: Eip1193Provider, baseFeePerGas: bigint | null) {
     this.chain = chain;
@@ -60,12 +91,26 @@ export class DevnetEip1193 implements Eip1193Provider {
     if (level !== null) await this.#pin(level);
   }
 
+  /**
+   * A number that changes whenever the chain's state may have changed, so reads of its latest
+   * block and fee history can be reused while it stays the same: every request other than a plain
+   * read moves it, once when it is sent and once when it is answered (a read overlapping a write
+   * is not reused). Null while the chain mines blocks on its own (interval mining) or its RPC is
+   * down: then only asking the chain tells. Covers what goes through this wrapper; the in-process chain is
+   * reachable only through it once deployed.
+   */
+  stateVersion(): number | null {
+    return this.#intervalMining || this.#stopped ? null : this.#version;
+  }
+
   stop(): void {
     this.#stopped = true;
+    this.#version++;
   }
 
   start(): void {
     this.#stopped = false;
+    this.#version++;
   }
 
   async request(args: {
@@ -73,16 +118,35 @@ export class DevnetEip1193 implements Eip1193Provider {
     params?: unknown[] | Record<string, unknown>;
   }): Promise<unknown> {
     if (this.#stopped) throw new ChainRpcUnavailableError(this.chain);
-    if (this.#baseFeePerGas !== null && MINING_METHODS.has(args.method)) {
-      await this.#pin(this.#baseFeePerGas);
+    if (READ_ONLY_METHODS.has(args.method)) return this.inner.request(args);
+    this.#version++;
+    try {
+      if (args.method === "evm_setIntervalMining" && Array.isArray(args.params)) {
+        // Marked before the call: a block may be mined on a timer from the moment it is accepted.
+        if (Number(args.params[0]) > 0) this.#intervalMining = true;
+      }
+      if (this.#baseFeePerGas !== null && MINING_METHODS.has(args.method)) {
+        await this.#pin(this.#baseFeePerGas);
+      }
+      const result = await this.inner.request(args);
+      if (args.method === "evm_setIntervalMining" && Array.isArray(args.params)) {
+        if (!(Number(args.params[0]) > 0)) this.#intervalMining = false;
+      }
+      return result;
+    } finally {
+      this.#version++;
     }
-    return this.inner.request(args);
   }
 
   async #pin(level: bigint): Promise<void> {
-    await this.inner.request({
-      method: "hardhat_setNextBlockBaseFeePerGas",
-      params: [toQuantity(level)],
-    });
+    this.#version++;
+    try {
+      await this.inner.request({
+        method: "hardhat_setNextBlockBaseFeePerGas",
+        params: [toQuantity(level)],
+      });
+    } finally {
+      this.#version++;
+    }
   }
 }

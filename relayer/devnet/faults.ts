@@ -46,7 +46,7 @@ async function mine(provider: Eip1193Provider, blocks: number): Promise<void> {
   for (let i = 0; i < blocks; i++) await rpc(provider, "evm_mine");
 }
 
-/** Faults of an in-process chain: acts on the wrapper (outage, pinned base fee) and its inner provider. */
+/** Faults of an in-process chain, through its wrapper (outage, pinned base fee, mining mode). */
 export function inProcessFaults(chain: DevnetEip1193, normalBaseFee: bigint): ChainFaults {
   return {
     async stopRpc() {
@@ -68,17 +68,17 @@ export function inProcessFaults(chain: DevnetEip1193, normalBaseFee: bigint): Ch
     },
     mine: (blocks = 1) => mine(chain, blocks),
     async stallMining() {
-      await rpc(chain.inner, "evm_setIntervalMining", [0]);
-      await rpc(chain.inner, "evm_setAutomine", [false]);
+      await rpc(chain, "evm_setIntervalMining", [0]);
+      await rpc(chain, "evm_setAutomine", [false]);
     },
     async resumeMining() {
-      await rpc(chain.inner, "evm_setIntervalMining", [0]);
-      await rpc(chain.inner, "evm_setAutomine", [true]);
+      await rpc(chain, "evm_setIntervalMining", [0]);
+      await rpc(chain, "evm_setAutomine", [true]);
       await mine(chain, 1);
     },
     async intervalMining(milliseconds) {
-      await rpc(chain.inner, "evm_setAutomine", [false]);
-      await rpc(chain.inner, "evm_setIntervalMining", [milliseconds]);
+      await rpc(chain, "evm_setAutomine", [false]);
+      await rpc(chain, "evm_setIntervalMining", [milliseconds]);
     },
   };
 }

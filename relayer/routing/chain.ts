@@ -13,6 +13,13 @@ export interface RoutingChain {
   readonly operator?: Signer;
   /** An ethers Contract for a deployed contract, from the deployment's ABI files. */
   contract(name: string, runner?: ContractRunner): Contract;
+  /**
+   * For chains whose every state change this process sees (the in-process devnet): a number that
+   * moves whenever the state may have changed, or null when that is not known at the moment.
+   * Routing reuses the latest block and fee history read at the same number instead of asking
+   * again. Absent for chains reached over the network: always asked.
+   */
+  stateVersion?(): number | null;
 }
 
 /** The set of chains routing chooses from (`ChainSet.list()`). */

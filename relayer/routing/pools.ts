@@ -130,13 +130,18 @@ export class ReserveReader {
 }
 
 const feeHistoryInFlight = new WeakMap<object, Promise<FeeHistory>>();
+const feeHistoryKnown = new WeakMap<object, { version: number; history: Promise<FeeHistory> }>();
 
 /**
  * The chain's latest fee history; decisions starting while a read is in flight share it (single
  * flight), like the latest block in `chainSnapshot`. Not kept once answered: the next base fee can
- * change without a new block (see snapshot.ts), so a later decision reads it again.
+ * change without a new block (see snapshot.ts), so a later decision reads it again, unless the
+ * chain reports a state version (RoutingChain.stateVersion) that has not moved since the read.
  */
 function latestFeeHistory(chain: RoutingChain): Promise<FeeHistory> {
+  const version = chain.stateVersion?.() ?? null;
+  const known = feeHistoryKnown.get(chain.provider);
+  if (version !== null && known?.version === version) return known.history;
   let pending = feeHistoryInFlight.get(chain.provider);
   if (!pending) {
     const started = feeHistory(chain.provider);
@@ -146,7 +151,15 @@ function latestFeeHistory(chain: RoutingChain): Promise<FeeHistory> {
       if (feeHistoryInFlight.get(chain.provider) === started)
         feeHistoryInFlight.delete(chain.provider);
     };
-    started.then(clear, clear);
+    started.then(() => {
+      clear();
+      const after = chain.stateVersion?.() ?? null;
+      if (version !== null && after === version) {
+        feeHistoryKnown.set(chain.provider, { version, history: started });
+      } else {
+        feeHistoryKnown.delete(chain.provider);
+      }
+    }, clear);
   }
   return pending;
 }

@@ -17,6 +17,8 @@ import type { RoutingChain } from "./chain.ts";
  * request per chain that concurrent decisions share while it is in flight; a new block (or a
  * different block at the same height, after a devnet revert) means a new snapshot, so nothing is
  * served from an earlier block. A failed read is not memoised: the next caller asks the chain again.
+ * A chain that reports a state version (the in-process devnet, whose every request this process
+ * makes) is not asked again while its version is the one the last head was read at.
  */
 
 /** The block a snapshot reads at. */
@@ -90,6 +92,8 @@ function readKey(value: unknown): string {
 interface ChainReads {
   /** The head request in flight, shared by the decisions that start meanwhile. */
   head: Promise<ChainHead> | null;
+  /** The last head read, at the chain's state version it was read at (see RoutingChain.stateVersion). */
+  known: { version: number; head: ChainHead } | null;
   /** Recent snapshots by block hash, oldest first. */
   snapshots: Map<string, ChainSnapshot>;
 }
@@ -117,19 +121,31 @@ async function latestHead(provider: Provider): Promise<ChainHead> {
 export async function chainSnapshot(chain: RoutingChain): Promise<ChainSnapshot> {
   let reads = byProvider.get(chain.provider);
   if (!reads) {
-    reads = { head: null, snapshots: new Map() };
+    reads = { head: null, known: null, snapshots: new Map() };
     byProvider.set(chain.provider, reads);
   }
   const state = reads;
-  if (!state.head) {
-    const pending = latestHead(chain.provider);
-    state.head = pending;
-    const clear = () => {
-      if (state.head === pending) state.head = null;
-    };
-    pending.then(clear, clear);
+  const version = chain.stateVersion?.() ?? null;
+  let head: ChainHead;
+  if (version !== null && state.known?.version === version) {
+    // Nothing has changed on the chain since this head was read: it is still the latest.
+    head = state.known.head;
+  } else {
+    if (!state.head) {
+      const pending = latestHead(chain.provider);
+      state.head = pending;
+      const clear = () => {
+        if (state.head === pending) state.head = null;
+      };
+      pending.then((read) => {
+        clear();
+        // Kept only if the state did not change while it was read.
+        const after = chain.stateVersion?.() ?? null;
+        state.known = version !== null && after === version ? { version, head: read } : null;
+      }, clear);
+    }
+    head = await state.head;
   }
-  const head = await state.head;
   let snapshot = state.snapshots.get(head.hash);
   if (!snapshot) {
     snapshot = new ChainSnapshot(chain.provider, head);

@@ -305,19 +305,54 @@ async function storeSubmissionsAtOnce(
   insertJobs: string,
   items: PendingSubmission[],
 ): Promise<Outcome<Accepted>[]> {
-  const input = items.map((item, ord) => ({
-    ord,
-    id: item.execution.id,
-    api_key_id: item.caller.id,
-    name: item.execution.workflow.name,
-    workflow: item.execution.workflow,
-    deployment_id: item.execution.deploymentId ?? null,
-    cost_estimate: item.execution.costEstimate ?? null,
-    lim: ctx.limits[item.caller.tier].concurrentWorkflows,
-  }));
+  const rows = await insertSubmissionBatch(
+    ctx.store,
+    insertJobs,
+    items.map((item) => ({
+      id: item.execution.id,
+      apiKeyId: item.caller.id,
+      workflow: item.execution.workflow,
+      deploymentId: item.execution.deploymentId ?? null,
+      costEstimate: item.execution.costEstimate ?? null,
+      limit: ctx.limits[item.caller.tier].concurrentWorkflows,
+    })),
+  );
+  return items.map((item, i): Outcome<Accepted> => {
+    const row = rows[i];
+    if (!row || row.ord !== i) {
+      return { ok: false, error: new Error("submission batch: no outcome for an item") };
+    }
+    if (row.admitted) return { ok: true, value: accepted(item.execution) };
+    const limits = ctx.limits[item.caller.tier];
+    try {
+      // Its turn came with the key at its limit: the active count then, as the 429 reports it.
+      assertConcurrencyAvailable(limits, Math.max(Number(row.active), limits.concurrentWorkflows));
+      return { ok: false, error: new Error("submission batch: refused below the limit") };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  });
+}
+
+/** One submission of a batch, as the batch statement stores it. */
+export interface SubmissionRow {
+  id: string;
+  apiKeyId: string;
+  workflow: Workflow;
+  deploymentId: string | null;
+  costEstimate: unknown;
+  /** The key's tier limit of concurrent workflows. */
+  limit: number;
+}
+
+const submissionStatements = new Map<string, string>();
+
+/** The batch statement around pg-boss's insert (see insertSubmissionBatch); built once per insert. */
+function submissionStatement(insertJobs: string): string {
+  let sql = submissionStatements.get(insertJobs);
+  if (sql !== undefined) return sql;
   const jobs = `(SELECT coalesce(json_agg(json_build_object('data', json_build_object('executionId', a.id)) ORDER BY a.ord), '[]'::json) FROM admitted a)`;
-  const rows = await ctx.store.query<{ ord: number; active: number; admitted: boolean }>(
-    `WITH input AS (
+  sql = `WITH input AS (
        SELECT * FROM json_to_recordset($1::json) AS x(
          ord int, id text, api_key_id text, name text, workflow jsonb, deployment_id text,
          cost_estimate jsonb, lim int)
@@ -348,26 +383,38 @@ async function storeSubmissionsAtOnce(
       WHERE 1 / (CASE WHEN (SELECT count(*) FROM inserted) = (SELECT count(*) FROM admitted)
                        AND (SELECT count(*) FROM jobs) = (SELECT count(*) FROM admitted)
                       THEN 1 ELSE 0 END) = 1
-      ORDER BY r.ord`,
+      ORDER BY r.ord`;
+  if (submissionStatements.size >= 16) submissionStatements.clear();
+  submissionStatements.set(insertJobs, sql);
+  return sql;
+}
+
+/**
+ * Stores a batch of API submissions in ONE statement (see submissionsOf): per row, in order, its
+ * key's active count when its turn came and whether it was admitted (its execution row and its
+ * `workflow.execute` job inserted). `insertJobs` is `Queue.insertStatement(workflow.execute)`.
+ */
+export async function insertSubmissionBatch(
+  store: Store,
+  insertJobs: string,
+  rows: readonly SubmissionRow[],
+): Promise<Array<{ ord: number; active: number; admitted: boolean }>> {
+  const input = rows.map((row, ord) => ({
+    ord,
+    id: row.id,
+    api_key_id: row.apiKeyId,
+    name: row.workflow.name,
+    workflow: row.workflow,
+    deployment_id: row.deploymentId,
+    cost_estimate: row.costEstimate,
+    lim: row.limit,
+  }));
+  return store.query(
+    submissionStatement(insertJobs),
     [JSON.stringify(input)],
     // Planning this statement costs more than running it on a batch: plan it once per connection.
     { prepare: true },
   );
-  return items.map((item, i): Outcome<Accepted> => {
-    const row = rows[i];
-    if (!row || row.ord !== i) {
-      return { ok: false, error: new Error("submission batch: no outcome for an item") };
-    }
-    if (row.admitted) return { ok: true, value: accepted(item.execution) };
-    const limits = ctx.limits[item.caller.tier];
-    try {
-      // Its turn came with the key at its limit: the active count then, as the 429 reports it.
-      assertConcurrencyAvailable(limits, Math.max(Number(row.active), limits.concurrentWorkflows));
-      return { ok: false, error: new Error("submission batch: refused below the limit") };
-    } catch (error) {
-      return { ok: false, error };
-    }
-  });
 }
 
 async function storeSubmissions(

@@ -21,6 +21,8 @@ import { newExecutionId } from "../relayer/workflows/ids.ts";
 import { insertSubmissionBatch } from "../relayer/workflows/service.ts";
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+/** A limit no run reaches (the columns are 32-bit integers). */
+const UNLIMITED = 1_000_000_000;
 
 /** utime + stime of a process (all its threads), in seconds; null when unreadable. */
 function processSeconds(pid: number | string): number | null {
@@ -36,7 +38,7 @@ function processSeconds(pid: number | string): number | null {
 /** CPU seconds of every process whose name starts with "postgres" (the server and its backends). */
 function postgresSeconds(): Map<string, number> {
   const seconds = new Map<string, number>();
-  let pids: string[] = [];
+  let pids: string[];
   try {
     pids = readdirSync("/proc").filter((p) => /^[0-9]+$/.test(p));
   } catch {
@@ -149,7 +151,7 @@ export async function measureStorage(options: {
                 keyId,
                 signature: randomBytes(32).toString("hex"),
                 timestampMs: now,
-                limit: Number.MAX_SAFE_INTEGER,
+                limit: UNLIMITED,
               })),
               now,
             );
@@ -163,7 +165,7 @@ export async function measureStorage(options: {
                 workflow: options.workflow,
                 deploymentId: null,
                 costEstimate: options.costEstimate,
-                limit: Number.MAX_SAFE_INTEGER,
+                limit: UNLIMITED,
               })),
             );
             if (!rows.every((r) => r.admitted)) throw new Error("a submission was not admitted");

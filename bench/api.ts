@@ -214,6 +214,8 @@ async function measureStorageCeiling(): Promise<StorageFigures> {
       workflow: sample.workflow,
       costEstimate: sample.costEstimate,
       seconds: DURATION_S,
+      batchSize: Number(process.env.BENCH_STORAGE_BATCH ?? 20),
+      pipelines: Number(process.env.BENCH_STORAGE_PIPELINES ?? 4),
     });
     process.stdout.write(`storage ceiling: ${JSON.stringify(figures)}\n`);
     return figures;

@@ -111,15 +111,18 @@ export async function estimateWorkflowCost(ctx: WorkflowContext, workflow: Workf
   }
 }
 
-/** Replays the first response to an Idempotency-Key (or 409s) before any work is done. */
+/**
+ * Replays the first response to an Idempotency-Key (or 409s) before any work is done. The
+ * request's hash (what the key is bound to) is only computed when the request carries a key.
+ */
 async function idempotentReplay(
   ctx: WorkflowContext,
   caller: Caller,
   request: SubmittedRequest,
 ): Promise<{ hash: string; replay: StoredResponse | null }> {
-  const hash = requestHash("POST", request.path, request.mediaType, request.text);
-  if (!request.idempotencyKey) return { hash, replay: null };
+  if (!request.idempotencyKey) return { hash: "", replay: null };
   checkIdempotencyKey(request.idempotencyKey);
+  const hash = requestHash("POST", request.path, request.mediaType, request.text);
   return {
     hash,
     replay: await replayIdempotent(ctx.store, caller.id, request.idempotencyKey, hash),

@@ -1,8 +1,8 @@
 /**
  * Parts of `npm run bench:api` that explain its figures:
  *
- * - `cpuMeter()`: the CPU time the relayer process, PostgreSQL's processes and the load generator
- *   used during a measurement, read from /proc (Linux), as cores and as microseconds per request.
+ * - `cpuMeter()`: the CPU time the server process (the relayer, or the echo server of the
+ *   ceiling), PostgreSQL's processes and the load generator used during a measurement, read from /proc (Linux), as cores and as microseconds per request.
  * - `measureStorage()`: the storage's own ceiling: the relayer's two statements of the submission
  *   path (the admission statement: replay record and rate count; the submission batch: execution
  *   row, active count, pg-boss job), run directly against PostgreSQL in batches as the relayer
@@ -58,21 +58,21 @@ function postgresSeconds(): Map<string, number> {
 
 export interface CpuShare {
   /** Cores used on average during the measurement. */
-  cores: { relayer: number | null; postgres: number | null; load_generator: number };
+  cores: { server: number | null; postgres: number | null; load_generator: number };
   /** CPU microseconds per completed request. */
-  us_per_request: { relayer: number | null; postgres: number | null; load_generator: number };
+  us_per_request: { server: number | null; postgres: number | null; load_generator: number };
 }
 
 /** Starts measuring; `stop(requests)` returns the shares (null where /proc is unreadable). */
-export function cpuMeter(relayerPid: number | undefined) {
+export function cpuMeter(serverPid: number | undefined) {
   const started = performance.now();
-  const relayer0 = relayerPid ? processSeconds(relayerPid) : null;
+  const server0 = serverPid ? processSeconds(serverPid) : null;
   const postgres0 = postgresSeconds();
   const own0 = process.cpuUsage();
   return {
     stop(requests: number): CpuShare {
       const elapsed = (performance.now() - started) / 1000;
-      const relayer1 = relayerPid ? processSeconds(relayerPid) : null;
+      const server1 = serverPid ? processSeconds(serverPid) : null;
       let postgres: number | null = null;
       const postgres1 = postgresSeconds();
       if (postgres1.size > 0) {
@@ -82,18 +82,18 @@ export function cpuMeter(relayerPid: number | undefined) {
       }
       const own = process.cpuUsage(own0);
       const ownSeconds = (own.user + own.system) / 1e6;
-      const relayer = relayer0 !== null && relayer1 !== null ? relayer1 - relayer0 : null;
+      const server = server0 !== null && server1 !== null ? server1 - server0 : null;
       const cores = (s: number | null) => (s === null ? null : round2(s / elapsed));
       const perRequest = (s: number | null) =>
         s === null || requests === 0 ? null : Math.round((s / requests) * 1e6);
       return {
         cores: {
-          relayer: cores(relayer),
+          server: cores(server),
           postgres: cores(postgres),
           load_generator: round2(ownSeconds / elapsed),
         },
         us_per_request: {
-          relayer: perRequest(relayer),
+          server: perRequest(server),
           postgres: perRequest(postgres),
           load_generator: perRequest(ownSeconds)!,
         },

@@ -87,7 +87,7 @@ interface Figures {
   requests: number;
   non_2xx: number;
   errors: number;
-  /** Where the CPU went during the measurement (relayer runs only). */
+  /** Where the CPU went during the measurement. */
   cpu?: CpuShare;
 }
 
@@ -291,7 +291,7 @@ async function main(): Promise<void> {
   if (process.env.BENCH_ONLY) return only(process.env.BENCH_ONLY);
   const loadAtStart = os.loadavg();
   const ceilingServer = await startServer({ BENCH_TARGET: "ceiling" });
-  const ceiling = await measure(ceilingServer.url, "/echo", false);
+  const ceiling = await measure(ceilingServer.url, "/echo", false, ceilingServer.child.pid);
   await stopServer(ceilingServer.child);
   process.stdout.write(`ceiling: ${JSON.stringify(ceiling)}\n`);
 
@@ -366,6 +366,7 @@ async function main(): Promise<void> {
         ratio(headline.postgres) >= 0.35 &&
         headline.postgres.latency_ms.p99 < 25 &&
         headline.postgres.non_2xx === 0,
+      cpu_at_target: cpuAtTarget(0.35 * ceiling.requests_per_second, headline.postgres.cpu),
     },
   };
   await mkdir(path.join(HERE, "results"), { recursive: true });
@@ -374,6 +375,26 @@ async function main(): Promise<void> {
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/**
+ * The cores the headline route would need at `rate` submissions per second with the CPU it used
+ * per submission in this run (relayer, PostgreSQL, load generator), beside the machine's cores.
+ */
+function cpuAtTarget(rate: number, cpu: CpuShare | undefined) {
+  const us = cpu?.us_per_request;
+  if (!us || us.server === null || us.postgres === null) return undefined;
+  const need = (micros: number) => Math.round(((rate * micros) / 1e6) * 100) / 100;
+  return {
+    submissions_per_second: Math.round(rate),
+    cores_needed: {
+      relayer: need(us.server),
+      postgres: need(us.postgres),
+      load_generator: need(us.load_generator),
+      total: need(us.server + us.postgres + us.load_generator),
+    },
+    cores_on_machine: os.cpus().length,
+  };
+}
 
 main().catch((err) => {
   process.stderr.write(`${(err as Error).stack}\n`);

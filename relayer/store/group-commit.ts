@@ -12,8 +12,11 @@ interface Waiting<I, R> {
  * Coalescing: items that arrive while a batch is running wait and are then run together, by ONE
  * call of `run(items)`, instead of one call each. Each item still gets its own outcome, and only
  * once its batch has finished. Nothing waits on a timer: an item arriving while nothing is in
- * flight runs at once, so the batch size follows the load (1 when idle, up to `maxBatch` under
- * load). `run` returns one outcome per item: an item it refuses gets its error without affecting
+ * flight runs once the current turn of the event loop has handled what had arrived with it
+ * (`setImmediate`), so the items submitted in one turn share a batch and the batch size follows
+ * the load (1 when idle, up to `maxBatch` under load). Without that turn, the first item of every
+ * burst ran alone, which on PGlite (whose statements run on this thread) meant one statement and
+ * one commit per request. `run` returns one outcome per item: an item it refuses gets its error without affecting
  * the others. If `run` itself fails, each item of that batch is retried alone, so one bad item
  * cannot fail the requests it was grouped with.
  */
@@ -32,7 +35,12 @@ export class Batcher<I, R> {
   submit(item: I): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.#waiting.push({ item, resolve, reject });
-      if (!this.#draining) void this.#drain();
+      if (!this.#draining) {
+        this.#draining = true;
+        // Once the requests being handled in this turn of the event loop have come in: they
+        // share the first batch too instead of each starting its own.
+        setImmediate(() => void this.#drain());
+      }
     });
   }
 

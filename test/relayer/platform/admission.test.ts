@@ -8,7 +8,7 @@ import {
   type AdmissionRequest,
 } from "../../../relayer/limits/admission.ts";
 import { RATE_WINDOW_MS } from "../../../relayer/limits/rate-limit.ts";
-import { openStore, type Store } from "../../../relayer/store/index.ts";
+import { openStore, type QueryOptions, type Store } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";
 import { createTestDatabase } from "./fixtures.ts";
 
@@ -144,17 +144,20 @@ for (const backend of BACKENDS) {
       const batches: number[] = [];
       const counting: Store = {
         ...store,
-        queryAsyncCommit: async <T>(sql: string, params?: unknown[]) => {
+        queryAsyncCommit: async <T>(sql: string, params?: unknown[], options?: QueryOptions) => {
           if (sql.includes("INSERT INTO auth_replay"))
             batches.push((params![0] as string[]).length);
-          return store.queryAsyncCommit<T>(sql, params);
+          return store.queryAsyncCommit<T>(sql, params, options);
         },
       };
       const admissions = admissionBatcher(counting, () => NOW);
-      const results = await Promise.all(
-        Array.from({ length: 6 }, (_, i) => admissions.submit(request("k-c", 5, `c${i}`))),
-      );
-      expect(batches).to.deep.equal([1, 5]);
+      // Two arrive in one turn of the event loop and share the first statement; four arrive
+      // while it runs and share the next.
+      const first = [0, 1].map((i) => admissions.submit(request("k-c", 5, `c${i}`)));
+      await new Promise((resolve) => setImmediate(resolve));
+      const later = [2, 3, 4, 5].map((i) => admissions.submit(request("k-c", 5, `c${i}`)));
+      const results = await Promise.all([...first, ...later]);
+      expect(batches).to.deep.equal([2, 4]);
       expect(results.map((a) => a.fresh && a.rate.allowed)).to.deep.equal([
         true,
         true,

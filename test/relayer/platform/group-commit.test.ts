@@ -28,11 +28,32 @@ describe("# group commit", function () {
       for (const n of items) await tx.query("INSERT INTO gc_items VALUES ($1)", [n]);
       return items.map((n): Outcome<number> => ({ ok: true, value: n * 10 }));
     });
-    const results = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => group.submit(n)));
+    // Two submitted in one turn of the event loop share the first transaction; the four
+    // submitted while it commits share the next.
+    const first = [1, 2].map((n) => group.submit(n));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).to.deep.equal([[1, 2]]);
+    const later = [3, 4, 5, 6].map((n) => group.submit(n));
+    const results = await Promise.all([...first, ...later]);
     expect(results).to.deep.equal([10, 20, 30, 40, 50, 60]);
-    // The first starts at once; the five arriving while it commits share the next transaction.
-    expect(batches).to.deep.equal([[1], [2, 3, 4, 5, 6]]);
+    expect(batches).to.deep.equal([
+      [1, 2],
+      [3, 4, 5, 6],
+    ]);
     expect(await rows()).to.deep.equal([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("should run an item submitted alone without waiting for anything else", async () => {
+    const batches: number[][] = [];
+    const group = new GroupCommit<number, number>(store, async (tx, items) => {
+      batches.push(items);
+      for (const n of items) await tx.query("INSERT INTO gc_items VALUES ($1)", [n]);
+      return items.map((n): Outcome<number> => ({ ok: true, value: n }));
+    });
+    expect(await group.submit(7)).to.equal(7);
+    expect(await group.submit(8)).to.equal(8);
+    expect(batches).to.deep.equal([[7], [8]]);
+    await store.exec("DELETE FROM gc_items WHERE n IN (7, 8)");
   });
 
   it("should refuse one item alone and keep the others of its batch", async () => {

@@ -55,6 +55,15 @@ const READ_ONLY_METHODS = new Set([
 ]);
 
 /**
+ * Whether `evm_setIntervalMining`'s argument turns interval mining on: Hardhat takes a number of
+ * milliseconds (0: off) or a `[min, max]` range for random intervals.
+ */
+function intervalMiningOn(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some((v) => Number(v) > 0);
+  return Number(value) !== 0;
+}
+
+/**
  * Wraps an in-process chain's EIP-1193 provider to add what a local devnet lacks:
  *
  * - A steady base fee. On a quiet local chain every block is nearly empty, so EIP-1559 lowers the
@@ -96,8 +105,8 @@ export class DevnetEip1193 implements Eip1193Provider {
    * block and fee history can be reused while it stays the same: every request other than a plain
    * read moves it, once when it is sent and once when it is answered (a read overlapping a write
    * is not reused). Null while the chain mines blocks on its own (interval mining) or its RPC is
-   * down: then only asking the chain tells. Covers what goes through this wrapper; the in-process chain is
-   * reachable only through it once deployed.
+   * down: then only asking the chain tells. Covers what goes through this wrapper; the in-process
+   * chain is reachable only through it once deployed.
    */
   stateVersion(): number | null {
     return this.#intervalMining || this.#stopped ? null : this.#version;
@@ -121,17 +130,17 @@ export class DevnetEip1193 implements Eip1193Provider {
     if (READ_ONLY_METHODS.has(args.method)) return this.inner.request(args);
     this.#version++;
     try {
-      if (args.method === "evm_setIntervalMining" && Array.isArray(args.params)) {
-        // Marked before the call: a block may be mined on a timer from the moment it is accepted.
-        if (Number(args.params[0]) > 0) this.#intervalMining = true;
-      }
+      const interval =
+        args.method === "evm_setIntervalMining" && Array.isArray(args.params)
+          ? intervalMiningOn(args.params[0])
+          : undefined;
+      // Marked before the call: a block may be mined on a timer from the moment it is accepted.
+      if (interval === true) this.#intervalMining = true;
       if (this.#baseFeePerGas !== null && MINING_METHODS.has(args.method)) {
         await this.#pin(this.#baseFeePerGas);
       }
       const result = await this.inner.request(args);
-      if (args.method === "evm_setIntervalMining" && Array.isArray(args.params)) {
-        if (!(Number(args.params[0]) > 0)) this.#intervalMining = false;
-      }
+      if (interval === false) this.#intervalMining = false;
       return result;
     } finally {
       this.#version++;

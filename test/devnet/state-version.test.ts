@@ -89,6 +89,11 @@ describe("# devnet state version (in process)", function () {
     expect(version()).to.equal(null);
     await chain.faults!.resumeMining();
     expect(version()).to.be.a("number");
+    // Hardhat's random interval form, [min, max] milliseconds.
+    await send("evm_setIntervalMining", [[60_000, 120_000]]);
+    expect(version()).to.equal(null);
+    await send("evm_setIntervalMining", [0]);
+    expect(version()).to.be.a("number");
   });
 
   it("should estimate again from the chain's reads only after its state could have changed", async function () {

@@ -117,13 +117,7 @@ export class MtlsSession {
     if (res.status >= 500)
       throw new AttemptFailure("status", res.status, `token endpoint: HTTP ${res.status}`);
     if (res.status !== 200) throw this.refused(res);
-    let json: unknown;
-    try {
-      json = JSON.parse(res.text);
-    } catch {
-      json = undefined;
-    }
-    const parsed = tokenResponseSchema.safeParse(json);
+    const parsed = tokenResponseSchema.safeParse(jsonOrUndefined(res.text));
     if (!parsed.success) {
       // Paths and rules only: the answer may hold a token.
       const issues = parsed.error.issues
@@ -147,13 +141,7 @@ export class MtlsSession {
 
   /** RFC 6749 §5.2: `{error, error_description}`; the operator's next step. */
   private refused(res: Exchange): IntegrationError {
-    let body: unknown;
-    try {
-      body = JSON.parse(res.text);
-    } catch {
-      body = undefined;
-    }
-    const oauth = tokenErrorSchema.safeParse(body);
+    const oauth = tokenErrorSchema.safeParse(jsonOrUndefined(res.text));
     const reason = oauth.success
       ? `${oauth.data.error}${oauth.data.error_description ? ` (${oauth.data.error_description.slice(0, 200)})` : ""}`
       : "no OAuth error body";
@@ -208,5 +196,14 @@ export class OAuthMtls {
     const session = new MtlsSession(this.integration, credential, this.auth, this.options);
     this.current = { text, session };
     return session;
+  }
+}
+
+/** The JSON a token endpoint answered, or undefined when its body is not JSON. */
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }

@@ -4,7 +4,13 @@ import type { RoutingChain } from "./chain.ts";
 import type { Hop } from "./amm.ts";
 import { feeHistory, feeQuoteFromHistory } from "./fees.ts";
 import type { FeeHistory, FeeQuote, GasStrategy } from "./fees.ts";
-import { chainSnapshot, type ChainSnapshot } from "./snapshot.ts";
+import {
+  chainSnapshot,
+  latestRead,
+  newLatestRead,
+  type ChainSnapshot,
+  type LatestRead,
+} from "./snapshot.ts";
 
 export interface PoolReserves {
   exchange: string;
@@ -129,8 +135,7 @@ export class ReserveReader {
   }
 }
 
-const feeHistoryInFlight = new WeakMap<object, Promise<FeeHistory>>();
-const feeHistoryKnown = new WeakMap<object, { version: number; history: Promise<FeeHistory> }>();
+const feeHistories = new WeakMap<object, LatestRead<FeeHistory>>();
 
 /**
  * The chain's latest fee history; decisions starting while a read is in flight share it (single
@@ -139,29 +144,9 @@ const feeHistoryKnown = new WeakMap<object, { version: number; history: Promise<
  * chain reports a state version (RoutingChain.stateVersion) that has not moved since the read.
  */
 function latestFeeHistory(chain: RoutingChain): Promise<FeeHistory> {
-  const version = chain.stateVersion?.() ?? null;
-  const known = feeHistoryKnown.get(chain.provider);
-  if (version !== null && known?.version === version) return known.history;
-  let pending = feeHistoryInFlight.get(chain.provider);
-  if (!pending) {
-    const started = feeHistory(chain.provider);
-    pending = started;
-    feeHistoryInFlight.set(chain.provider, started);
-    const clear = () => {
-      if (feeHistoryInFlight.get(chain.provider) === started)
-        feeHistoryInFlight.delete(chain.provider);
-    };
-    started.then(() => {
-      clear();
-      const after = chain.stateVersion?.() ?? null;
-      if (version !== null && after === version) {
-        feeHistoryKnown.set(chain.provider, { version, history: started });
-      } else {
-        feeHistoryKnown.delete(chain.provider);
-      }
-    }, clear);
-  }
-  return pending;
+  let slot = feeHistories.get(chain.provider);
+  if (!slot) feeHistories.set(chain.provider, (slot = newLatestRead()));
+  return latestRead(chain, slot, () => feeHistory(chain.provider));
 }
 
 const symbolIndex = new WeakMap<object, Map<string, string>>();

@@ -89,11 +89,47 @@ function readKey(value: unknown): string {
   );
 }
 
+/**
+ * One kind of read of a chain's latest state (its head, its fee history): the request in flight,
+ * shared by the decisions that start meanwhile, and the last answer with the chain's state version
+ * it was read at (see RoutingChain.stateVersion).
+ */
+export interface LatestRead<T> {
+  pending: Promise<T> | null;
+  known: { version: number; value: Promise<T> } | null;
+}
+
+export const newLatestRead = <T>(): LatestRead<T> => ({ pending: null, known: null });
+
+/**
+ * `read()` of the chain's latest state, single flight; reused without asking the chain while the
+ * chain reports the state version the answer was read at (kept only if the version did not move
+ * while it was read). A failed read is not kept.
+ */
+export function latestRead<T>(
+  chain: RoutingChain,
+  slot: LatestRead<T>,
+  read: () => Promise<T>,
+): Promise<T> {
+  const version = chain.stateVersion?.() ?? null;
+  if (version !== null && slot.known?.version === version) return slot.known.value;
+  if (!slot.pending) {
+    const started = read();
+    slot.pending = started;
+    const clear = () => {
+      if (slot.pending === started) slot.pending = null;
+    };
+    started.then(() => {
+      clear();
+      const after = chain.stateVersion?.() ?? null;
+      slot.known = version !== null && after === version ? { version, value: started } : null;
+    }, clear);
+  }
+  return slot.pending;
+}
+
 interface ChainReads {
-  /** The head request in flight, shared by the decisions that start meanwhile. */
-  head: Promise<ChainHead> | null;
-  /** The last head read, at the chain's state version it was read at (see RoutingChain.stateVersion). */
-  known: { version: number; head: ChainHead } | null;
+  head: LatestRead<ChainHead>;
   /** Recent snapshots by block hash, oldest first. */
   snapshots: Map<string, ChainSnapshot>;
 }
@@ -121,31 +157,11 @@ async function latestHead(provider: Provider): Promise<ChainHead> {
 export async function chainSnapshot(chain: RoutingChain): Promise<ChainSnapshot> {
   let reads = byProvider.get(chain.provider);
   if (!reads) {
-    reads = { head: null, known: null, snapshots: new Map() };
+    reads = { head: newLatestRead(), snapshots: new Map() };
     byProvider.set(chain.provider, reads);
   }
   const state = reads;
-  const version = chain.stateVersion?.() ?? null;
-  let head: ChainHead;
-  if (version !== null && state.known?.version === version) {
-    // Nothing has changed on the chain since this head was read: it is still the latest.
-    head = state.known.head;
-  } else {
-    if (!state.head) {
-      const pending = latestHead(chain.provider);
-      state.head = pending;
-      const clear = () => {
-        if (state.head === pending) state.head = null;
-      };
-      pending.then((read) => {
-        clear();
-        // Kept only if the state did not change while it was read.
-        const after = chain.stateVersion?.() ?? null;
-        state.known = version !== null && after === version ? { version, head: read } : null;
-      }, clear);
-    }
-    head = await state.head;
-  }
+  const head = await latestRead(chain, state.head, () => latestHead(chain.provider));
   let snapshot = state.snapshots.get(head.hash);
   if (!snapshot) {
     snapshot = new ChainSnapshot(chain.provider, head);

@@ -5,10 +5,11 @@ import { mediaType } from "../http/body.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
+import { validationFailed } from "../http/validation.ts";
 import { HMAC_SECURITY } from "../http/security.ts";
 import { getDeploymentVersions, listDeployments } from "./deployments.ts";
 import { cancelExecution, getExecution, listExecutions } from "./executions.ts";
-import { bodyFormat, validationFailed } from "./normalise.ts";
+import { bodyFormat } from "./normalise.ts";
 import { deleteSchedule, listSchedules, pauseSchedule, resumeSchedule } from "./schedules.ts";
 import {
   cancelResultSchema,

@@ -3,6 +3,7 @@ import { howToConfigure, missingListFiles } from "../compliance/screen.ts";
 import type { ComplianceSource } from "../compliance/service.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
+import { issuesFromZod, validationFailed } from "../http/validation.ts";
 import { assertConcurrencyAvailable } from "../limits/concurrency.ts";
 import { JOB_NAMES } from "../queue/index.ts";
 import { estimateCostSummary, InsufficientLiquidityError, NoRouteError } from "../routing/index.ts";
@@ -30,8 +31,6 @@ import type { Workflow } from "./model.ts";
 import {
   normaliseWorkflow,
   parseBody,
-  validationFailed,
-  zodIssues,
   type BodyFormat,
 } from "./normalise.ts";
 import {
@@ -158,7 +157,7 @@ async function resolveWorkflow(ctx: WorkflowContext, caller: Caller, request: Su
         ? { ...document, version: /^\d+$/.test(version) ? Number(version) : version }
         : document;
     const parsed = deploymentRunSchema.safeParse(run);
-    if (!parsed.success) throw validationFailed(zodIssues(parsed.error));
+    if (!parsed.success) throw validationFailed(issuesFromZod(parsed.error));
     const deployment = await findDeployment(
       ctx.store,
       caller.id,

@@ -28,11 +28,7 @@ import {
 } from "./idempotency.ts";
 import { newExecutionId } from "./ids.ts";
 import type { Workflow } from "./model.ts";
-import {
-  normaliseWorkflow,
-  parseBody,
-  type BodyFormat,
-} from "./normalise.ts";
+import { normaliseWorkflow, parseBody, type BodyFormat } from "./normalise.ts";
 import {
   insertSchedule,
   reconcileSchedules,

@@ -3,7 +3,7 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { isAddress } from "ethers";
-import { pemCertificates } from "./mtls.ts";
+import { pemCertificates } from "./pem.ts";
 import { RESPONSE_SCHEMAS } from "./schemas.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { deploymentSchema } from "../../../relayer/chains/deployments.ts";
+import { deploymentSchema } from "../../../relayer/deployments/index.ts";
 import { buildCatalogue, type ChainDescription } from "../../../relayer/workflows/catalogue.ts";
 
 /**

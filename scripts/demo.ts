@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Wallet, verifyMessage } from "ethers";
 import { signedHeaders } from "../relayer/auth/hmac.ts";
+import { SHIPPED_OFAC_SNAPSHOT, snapshotFilesSpec } from "../relayer/compliance/snapshot.ts";
 import { loadConfig } from "../relayer/config/index.ts";
 import { reportCid, type ReportBody, type SignedReport } from "../relayer/execution/report.ts";
 import { startService } from "../relayer/service.ts";
@@ -28,17 +29,6 @@ import {
   type InteractionView,
 } from "../relayer/integrations/index.ts";
 import { startScreeningProvider, type StandIn } from "../test/fixtures/standins/index.ts";
-
-/**
- * The workflow below declares `jurisdictions: ["US"]`, which requires the OFAC SDN list
- * (`ofac-sdn`): without it loaded the relayer refuses the submission (fail closed). Unless the
- * environment names its own lists, the demo loads the published OFAC ETH addresses kept in the
- * repository (test/fixtures/reference/README.md).
- */
-const PUBLISHED_OFAC_LIST = path.resolve(
-  import.meta.dirname,
-  "../test/fixtures/reference/ofac-sanctioned-eth.txt",
-);
 
 const POLL_MS = 250;
 const TIMEOUT_MS = 10 * 60_000;
@@ -99,7 +89,9 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
   });
 
-  process.env.VERIFLOW_SANCTIONS_FILES ||= `ofac-sdn=${PUBLISHED_OFAC_LIST}`;
+  // The workflow below declares `jurisdictions: ["US"]`, which requires the OFAC SDN list: unless
+  // the environment names its own lists, the demo loads the snapshot the product ships.
+  process.env.VERIFLOW_SANCTIONS_FILES ||= snapshotFilesSpec(SHIPPED_OFAC_SNAPSHOT);
 
   say("Starting the relayer: three in-process devnet chains, PGlite in " + dataDir);
   say(`Sanctions lists (VERIFLOW_SANCTIONS_FILES): ${process.env.VERIFLOW_SANCTIONS_FILES}`);

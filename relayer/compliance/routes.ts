@@ -7,6 +7,7 @@ import { errorSchema } from "../workflows/schemas.ts";
 import type { ComplianceResult } from "./check.ts";
 import type { OracleChain } from "./oracle.ts";
 import { openCompliance, type ComplianceService } from "./service.ts";
+import { snapshotFilesSpec } from "./snapshot.ts";
 
 /**
  * The sanctions check in the spec's three forms, one answer:
@@ -28,16 +29,20 @@ function oracleChains(ctx: Pick<AppContext, "chains">): OracleChain[] {
 
 /**
  * The process's compliance service, started once per context: lists from
- * `VERIFLOW_SANCTIONS_FILES`, watched and reloaded on SIGHUP until `closeContext`. The engine
+ * `VERIFLOW_SANCTIONS_FILES` (or, on the embedded development relayer without it, the shipped
+ * snapshot), watched and reloaded on SIGHUP until `closeContext`. The engine
  * calls this too.
  */
 export function complianceFor(
-  ctx: Pick<AppContext, "chains" | "logger"> & Partial<Pick<AppContext, "closers">>,
+  ctx: Pick<AppContext, "chains" | "logger"> & Partial<Pick<AppContext, "closers" | "config">>,
 ): Promise<ComplianceService> {
   let service = services.get(ctx);
   if (!service) {
+    const snapshot = ctx.config?.sanctionsSnapshot;
     service = openCompliance({
-      sanctionsFiles: process.env.VERIFLOW_SANCTIONS_FILES,
+      sanctionsFiles:
+        process.env.VERIFLOW_SANCTIONS_FILES ??
+        (snapshot ? snapshotFilesSpec(snapshot) : undefined),
       chains: () => oracleChains(ctx),
       logger: ctx.logger,
     }).catch((err: Error) => {

@@ -6,6 +6,7 @@ import {
 } from "../integrations/config.ts";
 import { z } from "zod";
 import { TIER_NAMES } from "../limits/tiers.ts";
+import { SHIPPED_OFAC_SNAPSHOT, type SanctionsSnapshot } from "../compliance/snapshot.ts";
 
 /**
  * The relayer's configuration: every environment variable it reads, parsed once at start.
@@ -97,6 +98,7 @@ const envSchema = z
     /** Operator override of the tier limits, JSON: {"pro": {"requestsPerMinute": 600}}. */
     VERIFLOW_LIMITS: z.preprocess(emptyToUndefined, z.string().optional()),
     VERIFLOW_INTEGRATIONS: z.preprocess(emptyToUndefined, z.string().optional()),
+    VERIFLOW_SANCTIONS_FILES: z.preprocess(emptyToUndefined, z.string().optional()),
   })
   .superRefine((env, ctx) => {
     const bootstrap = [env.VERIFLOW_API_KEY, env.VERIFLOW_SIGNING_SECRET];
@@ -155,6 +157,11 @@ export interface Config {
   limitsOverride?: string;
   /** External REST integrations (VERIFLOW_INTEGRATIONS file, relayer/integrations/config.ts). */
   integrations: IntegrationsConfig | null;
+  /**
+   * The shipped sanctions snapshot, used only by the embedded development relayer when no list is
+   * configured (VERIFLOW_SANCTIONS_FILES unset); null everywhere else, so production fails closed.
+   */
+  sanctionsSnapshot: SanctionsSnapshot | null;
 }
 
 export class ConfigError extends Error {
@@ -215,5 +222,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     limitsOverride: e.VERIFLOW_LIMITS,
     integrations,
+    sanctionsSnapshot:
+      e.NODE_ENV === "development" &&
+      chains.mode === "embedded" &&
+      e.VERIFLOW_SANCTIONS_FILES === undefined
+        ? SHIPPED_OFAC_SNAPSHOT
+        : null,
   };
 }

@@ -18,6 +18,7 @@ import {
 import type { RoutingChain } from "../routing/chain.ts";
 import { hasAsset, tokenOf } from "../routing/chain.ts";
 import { InsufficientLiquidityError, NoRouteError } from "../routing/errors.ts";
+import { bridgeDestinationAhead } from "../routing/bridge-ahead.ts";
 import { ReserveReader } from "../routing/pools.ts";
 import { quoteSwapCandidates } from "../routing/quote.ts";
 import { ROUTE_PRIORITIES, selectRoute, type RoutePriority } from "../routing/select.ts";
@@ -454,7 +455,16 @@ async function chainCandidates(
         gasStrategy: workflow.gasStrategy,
       },
       new ReserveReader(),
-    ).catch(() => []);
+    )
+      .then((all) => {
+        const avoid = bridgeDestinationAhead(
+          workflow.actions,
+          workflow.actions.indexOf(action),
+          (a) => a.input === "chained",
+        );
+        return all.filter((c) => c.chain !== avoid);
+      })
+      .catch(() => []);
     const priority = (ROUTE_PRIORITIES as readonly string[]).includes(action.priority ?? "")
       ? (action.priority as RoutePriority)
       : "cost";

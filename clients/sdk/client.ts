@@ -1,10 +1,5 @@
 import createClient, { type Client } from "openapi-fetch";
-import {
-  errorFromResponse,
-  ExecutionFailedError,
-  retryAfterSeconds,
-  VeriflowApiError,
-} from "./errors.ts";
+import { apiErrorOf, ExecutionFailedError, retryAfterSeconds } from "./errors.ts";
 import type { components, paths } from "./openapi.ts";
 import { signRequest, type Credentials } from "./signing.ts";
 
@@ -140,16 +135,11 @@ export class VeriflowClient {
   }
 
   /** Unwraps an openapi-fetch result: the data, or the relayer's error thrown. */
-  private async unwrap<T>(result: Promise<{ data?: T; response: Response }>): Promise<T> {
-    const { data, response } = await result;
-    if (!response.ok) {
-      throw response.bodyUsed
-        ? new VeriflowApiError(response.status, {
-            error: `HTTP_${response.status}`,
-            detail: response.statusText,
-          })
-        : await errorFromResponse(response);
-    }
+  private async unwrap<T>(
+    result: Promise<{ data?: T; error?: unknown; response: Response }>,
+  ): Promise<T> {
+    const { data, error, response } = await result;
+    if (!response.ok) throw apiErrorOf(response, error);
     return data as T;
   }
 

@@ -100,19 +100,21 @@ export function retryAfterSeconds(value: string | null, now = Date.now()): numbe
   return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-/** The error a non-2xx response stands for (a body that is not the relayer's shape is kept as detail). */
-export async function errorFromResponse(response: Response): Promise<VeriflowApiError> {
-  const text = await response.text();
-  let body: ErrorBody;
-  try {
-    const parsed = JSON.parse(text) as Partial<ErrorBody>;
-    body =
-      typeof parsed.error === "string"
-        ? ({ ...parsed, detail: String(parsed.detail ?? "") } as ErrorBody)
-        : { error: `HTTP_${response.status}`, detail: text.slice(0, 500) };
-  } catch {
-    body = { error: `HTTP_${response.status}`, detail: text.slice(0, 500) };
-  }
+/**
+ * The error a non-2xx response stands for, from its parsed body (openapi-fetch has read it: JSON
+ * when it parses, else the text). A body that is not the relayer's shape is kept as the detail.
+ */
+export function apiErrorOf(response: Response, parsed: unknown): VeriflowApiError {
+  const shaped =
+    typeof parsed === "object" && parsed !== null && typeof (parsed as ErrorBody).error === "string"
+      ? (parsed as ErrorBody)
+      : null;
+  const body: ErrorBody = shaped
+    ? { ...shaped, detail: String(shaped.detail ?? "") }
+    : {
+        error: `HTTP_${response.status}`,
+        detail: (typeof parsed === "string" ? parsed : JSON.stringify(parsed ?? "")).slice(0, 500),
+      };
   return new VeriflowApiError(
     response.status,
     body,

@@ -19,10 +19,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Wallet, verifyMessage } from "ethers";
 import { signedHeaders } from "../relayer/auth/hmac.ts";
-import { SHIPPED_OFAC_SNAPSHOT, snapshotFilesSpec } from "../relayer/compliance/snapshot.ts";
 import { loadConfig } from "../relayer/config/index.ts";
 import { reportCid, type ReportBody, type SignedReport } from "../relayer/execution/report.ts";
-import { startService } from "../relayer/service.ts";
+import { startService } from "../relayer/app/index.ts";
 import {
   signingPublicKey,
   verifyInteractionOnChain,
@@ -89,12 +88,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
   });
 
-  // The workflow below declares `jurisdictions: ["US"]`, which requires the OFAC SDN list: unless
-  // the environment names its own lists, the demo loads the snapshot the product ships.
-  process.env.VERIFLOW_SANCTIONS_FILES ||= snapshotFilesSpec(SHIPPED_OFAC_SNAPSHOT);
-
   say("Starting the relayer: three in-process devnet chains, PGlite in " + dataDir);
-  say(`Sanctions lists (VERIFLOW_SANCTIONS_FILES): ${process.env.VERIFLOW_SANCTIONS_FILES}`);
+  say(`Sanctions lists (VERIFLOW_SANCTIONS_FILES): ${config.sanctionsFiles}`);
   const service = await startService(config);
   const base = service.server.url;
   say(`Relayer listening on ${base}`);

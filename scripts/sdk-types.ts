@@ -9,8 +9,8 @@ import path from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import * as prettier from "prettier";
 import { loadConfig } from "../relayer/config/index.ts";
-import { closeContext, createContext } from "../relayer/context.ts";
-import { createApp } from "../relayer/http/app.ts";
+import { buildServices, createApp } from "../relayer/app/index.ts";
+import { closeContext } from "../relayer/context.ts";
 import { createLogger } from "../relayer/http/logging.ts";
 import { createMetrics } from "../relayer/http/metrics.ts";
 
@@ -19,7 +19,7 @@ const TARGET = path.resolve(import.meta.dirname, "../clients/sdk/openapi.ts");
 /** The document as /openapi.json serves it, from a throwaway context (no chains, PGlite in a temp dir). */
 export async function openApiDocument(): Promise<Record<string, unknown>> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-openapi-"));
-  const ctx = await createContext(
+  const ctx = await buildServices(
     loadConfig({ DATA_DIR: dataDir, NODE_ENV: "test", LOG_LEVEL: "silent" }),
     {
       logger: createLogger("silent"),

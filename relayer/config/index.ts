@@ -6,7 +6,11 @@ import {
 } from "../integrations/config.ts";
 import { z } from "zod";
 import { TIER_NAMES } from "../limits/tiers.ts";
-import { SHIPPED_OFAC_SNAPSHOT, type SanctionsSnapshot } from "../compliance/snapshot.ts";
+import {
+  SHIPPED_OFAC_SNAPSHOT,
+  snapshotFilesSpec,
+  type SanctionsSnapshot,
+} from "../compliance/snapshot.ts";
 
 /**
  * The relayer's configuration: every environment variable it reads, parsed once at start.
@@ -98,7 +102,36 @@ const envSchema = z
     /** Operator override of the tier limits, JSON: {"pro": {"requestsPerMinute": 600}}. */
     VERIFLOW_LIMITS: z.preprocess(emptyToUndefined, z.string().optional()),
     VERIFLOW_INTEGRATIONS: z.preprocess(emptyToUndefined, z.string().optional()),
+    /** Sanctions list files: `path` or `list-id=path`, comma-separated (relayer/compliance/sanctions.ts). */
     VERIFLOW_SANCTIONS_FILES: z.preprocess(emptyToUndefined, z.string().optional()),
+    /** `off`: an API-only process that queues executions for the worker processes. */
+    VERIFLOW_ENGINE_WORKER: z.preprocess(
+      emptyToUndefined,
+      z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
+    ),
+    /** Executions run at once by this process's engine worker. */
+    VERIFLOW_ENGINE_CONCURRENCY: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number({ message: "must be a number" })
+        .int("must be an integer")
+        .min(1, "must be between 1 and 256")
+        .max(256, "must be between 1 and 256")
+        .default(8),
+    ),
+    /** Base fee above which an action moves to its next fallback chain, in gwei. */
+    VERIFLOW_BASE_FEE_CAP_GWEI: z.preprocess(
+      emptyToUndefined,
+      z.coerce.number({ message: "must be a number" }).positive("must be positive").optional(),
+    ),
+    /** Fault injection for the crash tests (relayer/execution/crash.ts); refused in production. */
+    VERIFLOW_CRASH_AT: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[a-z]+\.[a-z]+(:[1-9][0-9]*)?$/, "must be <point>[:<n>], e.g. tx.signed:2")
+        .optional(),
+    ),
   })
   .superRefine((env, ctx) => {
     const bootstrap = [env.VERIFLOW_API_KEY, env.VERIFLOW_SIGNING_SECRET];
@@ -114,6 +147,13 @@ const envSchema = z
         code: "custom",
         path: ["VERIFLOW_TIER"],
         message: "only meaningful with VERIFLOW_API_KEY and VERIFLOW_SIGNING_SECRET",
+      });
+    }
+    if (env.NODE_ENV === "production" && env.VERIFLOW_CRASH_AT !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["VERIFLOW_CRASH_AT"],
+        message: "is fault injection for tests and must not be set when NODE_ENV=production",
       });
     }
     if (env.NODE_ENV === "production" && env.VERIFLOW_MASTER_KEY === undefined) {
@@ -158,10 +198,25 @@ export interface Config {
   /** External REST integrations (VERIFLOW_INTEGRATIONS file, relayer/integrations/config.ts). */
   integrations: IntegrationsConfig | null;
   /**
+   * VERIFLOW_SANCTIONS_FILES as given (parsed by relayer/compliance/sanctions.ts when loaded); on
+   * the embedded development relayer without it, the shipped snapshot (`sanctionsSnapshot`).
+   */
+  sanctionsFiles?: string;
+  /**
    * The shipped sanctions snapshot, used only by the embedded development relayer when no list is
    * configured (VERIFLOW_SANCTIONS_FILES unset); null everywhere else, so production fails closed.
    */
   sanctionsSnapshot: SanctionsSnapshot | null;
+  engine: EngineSettings;
+}
+
+export interface EngineSettings {
+  /** Whether this process works `workflow.execute` jobs (false: API only). */
+  worker: boolean;
+  concurrency: number;
+  baseFeeCapGwei?: number;
+  /** `<point>[:<n>]`: the crash tests' fault injection. */
+  crashAt?: string;
 }
 
 export class ConfigError extends Error {
@@ -201,6 +256,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chainsValue === "embedded" || chainsValue === "rpc"
       ? { mode: chainsValue }
       : { mode: "file", file: path.resolve(chainsValue) };
+  // The embedded devnet without configured lists runs on the shipped snapshot; production and
+  // real chains fail closed until the operator names the lists.
+  const sanctionsSnapshot =
+    e.NODE_ENV === "development" &&
+    chains.mode === "embedded" &&
+    e.VERIFLOW_SANCTIONS_FILES === undefined
+      ? SHIPPED_OFAC_SNAPSHOT
+      : null;
   return {
     env: e.NODE_ENV,
     host: e.HOST,
@@ -222,11 +285,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     limitsOverride: e.VERIFLOW_LIMITS,
     integrations,
-    sanctionsSnapshot:
-      e.NODE_ENV === "development" &&
-      chains.mode === "embedded" &&
-      e.VERIFLOW_SANCTIONS_FILES === undefined
-        ? SHIPPED_OFAC_SNAPSHOT
-        : null,
+    sanctionsFiles:
+      e.VERIFLOW_SANCTIONS_FILES ??
+      (sanctionsSnapshot ? snapshotFilesSpec(sanctionsSnapshot) : undefined),
+    sanctionsSnapshot,
+    engine: {
+      worker: e.VERIFLOW_ENGINE_WORKER === "on",
+      concurrency: e.VERIFLOW_ENGINE_CONCURRENCY,
+      baseFeeCapGwei: e.VERIFLOW_BASE_FEE_CAP_GWEI,
+      crashAt: e.VERIFLOW_CRASH_AT,
+    },
   };
 }

@@ -4,9 +4,8 @@
  * `count` payment calls at once through the process's integrations client. `hardhat test` loads
  * every file under test/: it starts a relayer only when run as a program.
  */
+import { startService } from "../../../relayer/app/index.ts";
 import { loadConfig } from "../../../relayer/config/index.ts";
-import { integrationsFor } from "../../../relayer/integrations/index.ts";
-import { startService } from "../../../relayer/service.ts";
 
 if (import.meta.main) await main();
 
@@ -15,7 +14,7 @@ async function main(): Promise<void> {
     extend: (ctx, app) => {
       app.post("/probe/pay", async (c) => {
         const { count } = (await c.req.json()) as { count: number };
-        const client = integrationsFor(ctx)!.client("payments");
+        const client = ctx.integrations!.client("payments");
         const statuses = await Promise.all(
           Array.from({ length: count }, (_, i) =>
             client

@@ -5,62 +5,16 @@ import { readDeployment } from "../../../relayer/chains/deployments.ts";
 import { outputOf, taskFor } from "../../../relayer/agents/index.ts";
 import { stepResultSchema } from "../../../relayer/execution/steps.ts";
 import type { WorkflowAction } from "../../../relayer/workflows/model.ts";
+import {
+  bridgeStepResult,
+  multisendStepResult,
+  swapStepResult,
+  txHash,
+} from "../../fixtures/results.ts";
 
 const DEPLOYMENTS = path.resolve(import.meta.dirname, "../../../deployments");
-const HASH = (n: number) => "0x" + n.toString(16).padStart(64, "0");
-
-/** The fields every agent result carries, as the engine stored them. */
-function stored(txKind: string) {
-  return {
-    chain: "arbitrum",
-    chainId: 31338,
-    tx_hashes: [HASH(1)],
-    txs: [
-      {
-        slot: txKind,
-        kind: txKind,
-        chain: "arbitrum",
-        chainId: 31338,
-        hash: HASH(1),
-        gasUsed: "100000",
-        gasLimit: "150000",
-        status: "confirmed",
-      },
-    ],
-    metrics: {
-      gas_used: "100000",
-      gas_cost_wei: "1000000000000",
-      gas_spike: 1,
-      out_of_gas_retries: 0,
-      flagged_counterparties: 0,
-    },
-    compliance: [
-      { address: HASH(2).slice(0, 42), sanctioned: false, sources: [], checked: ["ofac-sdn"] },
-    ],
-    agent: "BridgeAgent",
-    output: { asset: "DAI", amount: "99.9", chain: "polygon" },
-  };
-}
-
 /** A bridge step result exactly as rows written before the typed stages hold it. */
-const LEGACY_BRIDGE_ROW = {
-  ...stored("bridge-deposit"),
-  action: "bridge",
-  protocol: "lockmint",
-  asset: "DAI",
-  destination: "polygon",
-  destination_chain_id: 31339,
-  amount_in: "100",
-  amount_out: "99.9",
-  bridge_fee: "0.1",
-  max_fee: "1",
-  deposit_nonce: "7",
-  recipient: HASH(3).slice(0, 42),
-  src_tx: HASH(1),
-  dest_tx: HASH(4),
-  zk_proof: null,
-  fallback_from: null,
-};
+const LEGACY_BRIDGE_ROW = { ...bridgeStepResult(), zk_proof: null };
 
 function action(fields: Partial<WorkflowAction> & Pick<WorkflowAction, "type">): WorkflowAction {
   return { index: 0, from: "DAI", input: "explicit", fallbackChains: [], ...fields };
@@ -77,7 +31,7 @@ describe("# typed engine stages (tasks and results per action type)", function (
       const parsed = stepResultSchema.parse(LEGACY_BRIDGE_ROW);
       expect(parsed.action).to.equal("bridge");
       if (parsed.action !== "bridge") throw new Error("narrowed above");
-      expect(parsed.dest_tx).to.equal(HASH(4));
+      expect(parsed.dest_tx).to.equal(txHash(4));
       expect(parsed.output).to.deep.equal({ asset: "DAI", amount: "99.9", chain: "polygon" });
       expect(parsed).to.not.have.property("zk_proof");
     });
@@ -89,22 +43,13 @@ describe("# typed engine stages (tasks and results per action type)", function (
 
     it("should read swap and convert rows under one schema, keeping the literal action", function () {
       for (const kind of ["swap", "convert"] as const) {
-        const parsed = stepResultSchema.parse({
-          ...stored("swap"),
-          action: kind,
-          exchange: "uniswap",
-          path: ["USDC", "WETH"],
-          from: "USDC",
-          to: "WETH",
-          amount_in: "3000",
-          amount_out: "1.2",
-          quoted_out: "1.21",
-          min_out: "1.19",
-          slippage_bps: 50,
-          recipient: HASH(3).slice(0, 42),
-          fallback_from: "ethereum",
-          fallback_reason: "ethereum: base fee above the cap",
-        });
+        const parsed = stepResultSchema.parse(
+          swapStepResult({
+            action: kind,
+            fallback_from: "ethereum",
+            fallback_reason: "ethereum: base fee above the cap",
+          }),
+        );
         expect(parsed.action).to.equal(kind);
         expect(parsed.fallback_reason).to.equal("ethereum: base fee above the cap");
       }
@@ -218,14 +163,7 @@ describe("# typed engine stages (tasks and results per action type)", function (
     });
 
     it("should hand on what a multisend did not send, never a negative amount", function () {
-      const result = stepResultSchema.parse({
-        ...stored("multisend"),
-        chain: "polygon",
-        action: "multisend",
-        asset: "DAI",
-        total: "60",
-        recipients: [{ address: HASH(3).slice(0, 42), amount: "60" }],
-      });
+      const result = stepResultSchema.parse(multisendStepResult({ total: "60" }));
       expect(outputOf(result, { amount: "100" }, polygon)).to.deep.equal({
         asset: "DAI",
         amount: "40.0",

@@ -5,6 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { routePath } from "hono/route";
 import { accountRoutes } from "../accounts/routes.ts";
+import { analysisRoutes, openTextAnalysis } from "../analysis/index.ts";
 import { artifactRoutes } from "../artifacts/routes.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { complianceRoutes } from "../compliance/routes.ts";
@@ -114,6 +115,7 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
   app.route("/", artifactRoutes(ctx));
   app.route("/", workflowRoutes(ctx));
   app.route("/", integrationRoutes(ctx));
+  app.route("/", analysisRoutes(openTextAnalysis(ctx)));
 
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
     app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { HMAC_SECURITY } from "../http/app.ts";
+import { HMAC_SECURITY } from "../http/security.ts";
 import { ApiError } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
 import { errorSchema } from "../workflows/schemas.ts";

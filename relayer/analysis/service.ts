@@ -269,7 +269,7 @@ export class TextAnalysis {
     };
     const row = await store.transaction(async (tx) => {
       const entry = await appendAudit(tx, { apiKeyId: request.apiKeyId, analysisId: id, record });
-      const row: Omit<AnalysisRow, "created_at"> = {
+      const row: AnalysisRow = {
         id,
         api_key_id: request.apiKeyId,
         workflow_id: request.workflowId ?? null,
@@ -283,11 +283,12 @@ export class TextAnalysis {
         output_blob: encryptSecret(masterKey, returned, `${id}:output`),
         input_blob: encryptSecret(masterKey, redacted.text, `${id}:input`),
         audit_id: entry.id,
+        created_at: record.timestamp,
       };
       await insertAnalysis(tx, row);
       return row;
     });
-    return this.view({ ...row, created_at: record.timestamp }, returned);
+    return this.view(row, returned);
   }
 
   async get(id: string, apiKeyId: string): Promise<AnalysisView> {

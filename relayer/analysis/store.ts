@@ -38,14 +38,11 @@ function toRow(r: Record<string, unknown>): AnalysisRow {
   };
 }
 
-export async function insertAnalysis(
-  tx: EngineStore,
-  row: Omit<AnalysisRow, "created_at">,
-): Promise<void> {
+export async function insertAnalysis(tx: EngineStore, row: AnalysisRow): Promise<void> {
   await tx.query(
     `INSERT INTO analyses (id, api_key_id, workflow_id, model, model_version, route_reason,
-       fallback_reason, redactions, compliance_checks, alerts, output_blob, input_blob, audit_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+       fallback_reason, redactions, compliance_checks, alerts, output_blob, input_blob, audit_id, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
     [
       row.id,
       row.api_key_id,
@@ -60,6 +57,7 @@ export async function insertAnalysis(
       row.output_blob,
       row.input_blob,
       row.audit_id,
+      row.created_at,
     ],
   );
 }

@@ -1,22 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "chai";
-import { TextAnalysis } from "../../../relayer/analysis/index.ts";
+import type { TextAnalysis } from "../../../relayer/analysis/index.ts";
 import { anchorIfDue } from "../../../relayer/analysis/worker.ts";
 import { createTestDatabase, type TestDatabase } from "../../fixtures/postgres.ts";
 import { openAnalysisWorld, type AnalysisWorld } from "../../fixtures/analysis.ts";
-
-/** The analysis as the relayer built it, for the scheduled work the tests drive by hand. */
-function service(world: AnalysisWorld): TextAnalysis {
-  const ctx = world.relayer.ctx;
-  return new TextAnalysis(ctx.config.integrations!.textAnalysis!, {
-    store: ctx.store,
-    masterKey: ctx.masterKey,
-    logger: ctx.logger,
-    registry: ctx.metrics.registry,
-    chains: ctx.chains!.list(),
-    clock: () => ctx.clock(),
-  });
-}
 
 describe("# text-analysis audit chain", function () {
   this.timeout(120_000);
@@ -30,7 +17,8 @@ describe("# text-analysis audit chain", function () {
       clock: () => now,
       textAnalysis: { audit: { data_retention: "1h", anchor_interval: "10m" } },
     });
-    analysis = service(world);
+    // The relayer's own; the tests drive its scheduled work by hand.
+    analysis = world.relayer.ctx.analysis!;
   });
   after(async function () {
     await world?.close();

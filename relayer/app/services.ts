@@ -57,6 +57,7 @@ export async function buildServices(
           chains,
           masterKey: ctx.masterKey,
           logger: logger.child({ area: "integrations" }),
+          metrics: ctx.metrics.registry,
         })
       : null;
   const textAnalysis = config.integrations?.textAnalysis;

@@ -1445,6 +1445,209 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/analysis": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Analyse a text (redacted, bias-checked, routed to a model, checked, encrypted, audited) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["AnalysisRequest"];
+        };
+      };
+      responses: {
+        /** @description The analysis */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Analysis"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description WORKFLOW_NOT_FOUND */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description BIAS_REJECTED (the input's bias score is above the threshold; nothing was sent for analysis), REDACTION_FAILED */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description RATE_LIMITED (600 rpm, burst 50 across the relayer) or ANALYSIS_PROVIDER_RATE_LIMITED; Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description ANALYSIS_PROVIDER_UNAUTHORIZED (rotate the credential), ANALYSIS_PROVIDER_FORBIDDEN (source address not whitelisted, or key to rotate), ANALYSIS_PROVIDER_BAD_RESPONSE */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description ANALYSIS_PROVIDER_UNAVAILABLE after retries and the fallback model (retry_in seconds), ANALYSIS_NOT_CONFIGURED */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/analysis/audit": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The key's text-analysis audit records (hash-chained), oldest first */
+    get: {
+      parameters: {
+        query?: {
+          from?: string;
+          to?: string;
+          cursor?: string;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of audit records; `next_cursor` when more follow */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              records: components["schemas"]["AnalysisAuditRecord"][];
+              next_cursor: string | null;
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/analysis/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An analysis again, decrypted for its owner */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The analysis */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Analysis"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description ANALYSIS_NOT_FOUND (also for another key's analysis) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2054,6 +2257,59 @@ export interface components {
       } | null;
       tx_hash: string | null;
       block_number: number | null;
+    };
+    Analysis: {
+      analysis_id: string;
+      workflow_id: string | null;
+      /** @description the model that answered (the fallback model when it did) */
+      model: string;
+      model_version: string;
+      /** @enum {string} */
+      route: "nda" | "short" | "long" | "fallback";
+      fallback_reason: string | null;
+      output: string;
+      redactions: {
+        type: string;
+        count: number;
+      }[];
+      compliance_checks: {
+        clm_violations: number;
+        /** @enum {string} */
+        uben_compliance: "passed" | "failed";
+        pii_leakage: boolean;
+      };
+      alerts: {
+        type: string;
+        detail: string;
+      }[];
+      audit_id: string;
+      created_at: string;
+    };
+    AnalysisRequest: {
+      text: string;
+      instructions?: string;
+      workflow_id?: string;
+    };
+    AnalysisAuditRecord: {
+      audit_id: string;
+      analysis_id: string;
+      timestamp: string;
+      model: string;
+      input_sha256: string;
+      output_token_count: number;
+      compliance_checks: {
+        clm_violations: number;
+        /** @enum {string} */
+        uben_compliance: "passed" | "failed";
+        pii_leakage: boolean;
+      };
+      cost_breakdown: {
+        provider_tokens: number;
+        platform_units: number;
+      };
+      seq: number;
+      prev_hash: string;
+      hash: string;
     };
   };
   responses: never;

@@ -15,6 +15,8 @@ import {
 import { loadSteps, startStep, stepMemo, finishStep } from "./steps.ts";
 import { TxJournal } from "./transactions.ts";
 import { ExecutionClaimError, ProverUnavailableError } from "../proofs/errors.ts";
+import { findAccount } from "../accounts/index.ts";
+import type { TxEvidence, TxRef } from "../audit/evidence.ts";
 
 /** Proves an execution and returns the arguments of `ExecutionAttestor.attest` after the id. */
 export interface ExecutionProver {
@@ -46,6 +48,11 @@ export interface FinalizeDeps {
    * (relayer/integrations/payments.ts); its result is the report's `payment_receipt`.
    */
   settle?: (input: { executionId: string; apiKeyId: string }) => Promise<unknown>;
+  /**
+   * Reads the committed transactions back from their chains (relayer/audit/evidence.ts): the
+   * report's `evidence`, what an auditor compares with the chain.
+   */
+  evidence?: (refs: readonly TxRef[]) => Promise<TxEvidence[]>;
 }
 
 export const ATTESTOR_CONTRACT = "ExecutionAttestor";
@@ -280,6 +287,28 @@ async function buildReport(
       chain: a.chain ?? "",
       liquidation_price: null,
     }));
+  const attestationTx = proof.attestation as { tx_hash?: string; chain_id?: number } | null;
+  const evidenceRefs: TxRef[] = [
+    ...actions.flatMap((a) =>
+      ((a.result?.txs as TxRecord[] | undefined) ?? []).map((t) => ({
+        action_index: a.index,
+        kind: t.kind,
+        chain_id: t.chainId,
+        hash: t.hash,
+      })),
+    ),
+    ...(attestationTx?.tx_hash && attestationTx.chain_id !== undefined
+      ? [
+          {
+            action_index: null,
+            kind: "attest",
+            chain_id: attestationTx.chain_id,
+            hash: attestationTx.tx_hash,
+          },
+        ]
+      : []),
+  ];
+  const account = await findAccount(deps.store, input.apiKeyId);
   const riskByAgent: Record<string, number[]> = {};
   for (const a of actions) {
     const score = (a.risk as { score?: number } | null)?.score;
@@ -314,6 +343,9 @@ async function buildReport(
     public_signals: proof.public_signals,
     attestation: proof.attestation,
     ...(proof.proof_note ? { proof_note: proof.proof_note } : {}),
+    evidence: deps.evidence
+      ? { account: account?.address ?? null, transactions: await deps.evidence(evidenceRefs) }
+      : null,
     relayer: { chain: home.name, chain_id: home.chainId },
   };
 }

@@ -8,6 +8,8 @@ import { combineScreens, oracleScreen } from "../agents/compliance.ts";
 import { complianceFor } from "../compliance/routes.ts";
 import { listScreen, requireConsulted } from "../compliance/screen.ts";
 import { integrationsFor } from "../integrations/index.ts";
+import { collectEvidence } from "../audit/evidence.ts";
+import { artifactsFor } from "../artifacts/routes.ts";
 
 export { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
 export { startEngineWorker, WORKFLOW_EXECUTE_JOB } from "./worker.ts";
@@ -25,6 +27,7 @@ export function engineCipher(ctx: Pick<AppContext, "masterKey">): SecretCipher {
 /** The engine's dependencies from the app context. */
 export function engineDeps(ctx: AppContext): EngineDeps {
   if (!ctx.chains) throw new Error("the engine needs chains");
+  const chains = ctx.chains;
   const integrations = integrationsFor(ctx);
   const provider = integrations?.screen() ?? null;
   return {
@@ -34,6 +37,9 @@ export function engineDeps(ctx: AppContext): EngineDeps {
     logger: ctx.logger.child({ area: "engine" }),
     faucet: ctx.chains.list().every((c) => c.devnet) ? DEVNET_FAUCET : null,
     prover: groth16Prover(ctx.chains),
+    // The signed report is stored under its CID: GET /artifacts/{cid} and the CAR export serve it.
+    artifacts: artifactsFor(ctx),
+    evidence: (refs) => collectEvidence(chains.list(), refs),
     // Every counterparty and recipient. A workflow with jurisdictions: exactly the lists they
     // require (`required`), each of which must be consulted or the action stops before anything
     // is signed (SANCTIONS_LIST_UNAVAILABLE). Without jurisdictions: the chain's sanctions oracle

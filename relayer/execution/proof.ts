@@ -9,6 +9,79 @@ import {
 import type { RoutingChain } from "../routing/chain.ts";
 import type { ExecutionProver } from "./finalize.ts";
 
+const lastHash = (txs: readonly TxRecord[], kind: string) =>
+  [...txs].reverse().find((t) => t.kind === kind && t.status === "confirmed")?.hash;
+
+/**
+ * One agent result as the prover's `ExecutedAction` (amounts in base units of the chain's
+ * tokens). Pure: the auditor rebuilds the claim from a report's action results with it.
+ */
+export function executedActionOf(
+  r: AgentResult & Record<string, unknown>,
+  decimalsOf: (chainName: string, asset: string) => number,
+): ExecutedAction {
+  const txs = r.txs ?? [];
+  switch (r.action) {
+    case "swap":
+    case "convert": {
+      const from = String(r.from);
+      const to = String(r.to);
+      return {
+        type: r.action,
+        amountIn: parseUnits(String(r.amount_in), decimalsOf(r.chain, from)),
+        amountOut: parseUnits(String(r.amount_out), decimalsOf(r.chain, to)),
+        quotedOut: parseUnits(String(r.quoted_out), decimalsOf(r.chain, to)),
+        slippageBps: Number(r.slippage_bps),
+        paramsDigest: actionParamsDigest({
+          type: r.action,
+          chain: r.chain,
+          from,
+          to,
+          exchange: r.exchange,
+          path: r.path,
+        }),
+        txHashes: [lastHash(txs, "swap")!],
+      };
+    }
+    case "bridge": {
+      const asset = String(r.asset);
+      const decimals = decimalsOf(r.chain, asset);
+      return {
+        type: "bridge",
+        amountIn: parseUnits(String(r.amount_in), decimals),
+        amountOut: parseUnits(String(r.amount_out), decimalsOf(String(r.destination), asset)),
+        feeCap: parseUnits(String(r.max_fee), decimals),
+        paramsDigest: actionParamsDigest({
+          type: "bridge",
+          chain: r.chain,
+          destination: r.destination,
+          asset,
+          protocol: r.protocol,
+          recipient: r.recipient,
+        }),
+        txHashes: [String(r.src_tx), String(r.dest_tx)],
+      };
+    }
+    default: {
+      const asset = String(r.asset);
+      const decimals = decimalsOf(r.chain, asset);
+      const recipients = (r.recipients as Array<{ address: string; amount: string }>) ?? [];
+      return {
+        type: "multisend",
+        amountIn: parseUnits(String(r.total), decimals),
+        recipientAmounts: recipients.map((x) => parseUnits(x.amount, decimals)),
+        paramsDigest: actionParamsDigest({
+          type: "multisend",
+          chain: r.chain,
+          asset,
+          recipients: recipients.map((x) => x.address),
+        }),
+        txHashes: [lastHash(txs, "multisend")!],
+      };
+    }
+  }
+}
+
 /**
  * The execution proof (relayer/proofs, Groth16 over circuits/src/execution.circom) built from the
  * agents' results: per action its type, amounts in base units, the quote and slippage (swap,
@@ -23,79 +96,15 @@ export function groth16Prover(chains: { list(): readonly RoutingChain[] }): Exec
     if (!token) throw new Error(`no ${asset} on ${chainName}`);
     return token.decimals;
   };
-  const lastHash = (txs: readonly TxRecord[], kind: string) =>
-    [...txs].reverse().find((t) => t.kind === kind && t.status === "confirmed")?.hash;
-
-  const claimAction = (r: AgentResult & Record<string, unknown>): ExecutedAction => {
-    const txs = r.txs ?? [];
-    switch (r.action) {
-      case "swap":
-      case "convert": {
-        const from = String(r.from);
-        const to = String(r.to);
-        return {
-          type: r.action,
-          amountIn: parseUnits(String(r.amount_in), decimalsOf(r.chain, from)),
-          amountOut: parseUnits(String(r.amount_out), decimalsOf(r.chain, to)),
-          quotedOut: parseUnits(String(r.quoted_out), decimalsOf(r.chain, to)),
-          slippageBps: Number(r.slippage_bps),
-          paramsDigest: actionParamsDigest({
-            type: r.action,
-            chain: r.chain,
-            from,
-            to,
-            exchange: r.exchange,
-            path: r.path,
-          }),
-          txHashes: [lastHash(txs, "swap")!],
-        };
-      }
-      case "bridge": {
-        const asset = String(r.asset);
-        const decimals = decimalsOf(r.chain, asset);
-        return {
-          type: "bridge",
-          amountIn: parseUnits(String(r.amount_in), decimals),
-          amountOut: parseUnits(String(r.amount_out), decimalsOf(String(r.destination), asset)),
-          feeCap: parseUnits(String(r.max_fee), decimals),
-          paramsDigest: actionParamsDigest({
-            type: "bridge",
-            chain: r.chain,
-            destination: r.destination,
-            asset,
-            protocol: r.protocol,
-            recipient: r.recipient,
-          }),
-          txHashes: [String(r.src_tx), String(r.dest_tx)],
-        };
-      }
-      default: {
-        const asset = String(r.asset);
-        const decimals = decimalsOf(r.chain, asset);
-        const recipients = (r.recipients as Array<{ address: string; amount: string }>) ?? [];
-        return {
-          type: "multisend",
-          amountIn: parseUnits(String(r.total), decimals),
-          recipientAmounts: recipients.map((x) => parseUnits(x.amount, decimals)),
-          paramsDigest: actionParamsDigest({
-            type: "multisend",
-            chain: r.chain,
-            asset,
-            recipients: recipients.map((x) => x.address),
-          }),
-          txHashes: [lastHash(txs, "multisend")!],
-        };
-      }
-    }
-  };
-
   return {
     async prove({ executionId, results }) {
       const salt = randomSalt();
       const proved = await proveExecution({
         executionId,
         salt,
-        actions: results.map((r) => claimAction(r as AgentResult & Record<string, unknown>)),
+        actions: results.map((r) =>
+          executedActionOf(r as AgentResult & Record<string, unknown>, decimalsOf),
+        ),
       });
       // JSON-safe (bigints as decimal strings): the proof is memoised in the database.
       const [, proof, signals] = proved.calldata.args;

@@ -1,5 +1,13 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { expect } from "chai";
-import { hexlify, randomBytes, Wallet } from "ethers";
+import { hexlify, randomBytes, Wallet, type JsonRpcApiProvider } from "ethers";
+import { readAbis } from "../../relayer/chains/index.ts";
+import { writeDeployment } from "../../relayer/chains/deployments.ts";
+import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
+import { serveJsonRpc, type RpcBridge } from "../fixtures/rpc-bridge.ts";
 import { auditReport, type AuditVerdict } from "../../relayer/audit/index.ts";
 import type { SignedReport } from "../../relayer/execution/report.ts";
 import { openAuditWorld, type AuditWorld } from "./fixtures.ts";
@@ -271,5 +279,120 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
       report: genuine,
     };
     expect(failed(await auditReport(envelope, world.env))).to.deep.equal(["cid"]);
+  });
+
+  describe("# the audit command (npm run audit, veriflow-audit)", function () {
+    let dir: string;
+    let bridges: RpcBridge[] = [];
+    let chainsFile: string;
+
+    /** Runs scripts/audit.ts as a child process (the same Node that runs the tests). */
+    const audit = (...args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+        const child = spawn(
+          process.execPath,
+          [path.join(PROJECT_ROOT, "scripts/audit.ts"), ...args],
+          {
+            stdio: ["ignore", "pipe", "pipe"],
+          },
+        );
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+      });
+
+    before(async function () {
+      dir = await mkdtemp(path.join(tmpdir(), "vf-audit-"));
+      const chains = world.engine.chains.list();
+      // In-process chains are reached through ethers BrowserProviders (JSON-RPC API providers).
+      bridges = await Promise.all(
+        chains.map((c) => serveJsonRpc(c.provider as JsonRpcApiProvider)),
+      );
+      for (const c of chains)
+        await writeDeployment(
+          path.join(dir, "deployments"),
+          c.deployment,
+          await readAbis(path.join(PROJECT_ROOT, "deployments"), c.chainId),
+        );
+      chainsFile = path.join(dir, "chains.json");
+      // The relayer's chains file format; the auditor never reads the operator key it references.
+      await writeFile(
+        chainsFile,
+        JSON.stringify({
+          chains: chains.map((c, i) => ({
+            name: c.name,
+            chainId: c.chainId,
+            rpcUrl: bridges[i]!.url,
+            operatorKey: { env: "VERIFLOW_OPERATOR_KEY_UNSET" },
+            deploymentsDir: "deployments",
+          })),
+        }),
+      );
+      await writeFile(
+        path.join(dir, "envelope.json"),
+        JSON.stringify({
+          cid: genuine.artifact_id,
+          signer: genuine.signer,
+          signature: genuine.signature,
+          report: genuine,
+        }),
+      );
+      const forged = structuredClone(genuine) as Json;
+      forged.attestation.salt = "1";
+      await writeFile(path.join(dir, "forged.json"), JSON.stringify(await world.resign(forged)));
+    });
+    after(async function () {
+      await Promise.all(bridges.map((b) => b.close()));
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it("should print one PASS line per check and exit 0 on the genuine report envelope", async function () {
+      const run = await audit(path.join(dir, "envelope.json"), "--chains", chainsFile);
+      expect(run.code, run.stderr + run.stdout).to.equal(0);
+      const lines = run.stdout.trim().split("\n");
+      expect(lines.at(-1)).to.match(/^verdict: PASS: wf_/);
+      expect(lines.slice(0, -1).every((l) => l.startsWith("PASS  "))).to.equal(true);
+      expect(lines.some((l) => /^PASS {2}proof /.test(l))).to.equal(true);
+    });
+
+    it("should exit 1 naming the failing check on a forged report, and print the verdict as JSON with --json", async function () {
+      const run = await audit(path.join(dir, "forged.json"), "--chains", chainsFile);
+      expect(run.code).to.equal(1);
+      expect(run.stdout).to.match(
+        /^FAIL {2}commitments +the claim rebuilt from the report does not open/m,
+      );
+      expect(run.stdout.trim().split("\n").at(-1)).to.match(/^verdict: FAIL: /);
+      const json = await audit(path.join(dir, "forged.json"), "--chains", chainsFile, "--json");
+      expect(json.code).to.equal(1);
+      const verdict = JSON.parse(json.stdout) as {
+        ok: boolean;
+        checks: { id: string; ok: boolean }[];
+      };
+      expect(verdict.ok).to.equal(false);
+      expect(verdict.checks.find((c) => c.id === "commitments")!.ok).to.equal(false);
+    });
+
+    it("should exit 2 on usage and input errors", async function () {
+      expect((await audit()).code).to.equal(2);
+      expect((await audit("a.json", "b.json")).code).to.equal(2);
+      expect((await audit(path.join(dir, "envelope.json"), "--bogus")).code).to.equal(2);
+      const missing = await audit(path.join(dir, "missing.json"), "--chains", chainsFile);
+      expect(missing.code).to.equal(2);
+      expect(missing.stderr).to.match(/cannot read/);
+      await writeFile(path.join(dir, "not-a-report.json"), JSON.stringify({ hello: "world" }));
+      const wrong = await audit(path.join(dir, "not-a-report.json"), "--chains", chainsFile);
+      expect(wrong.code).to.equal(2);
+      expect(wrong.stderr).to.match(/not a signed Veriflow execution report/);
+      const badChains = await audit(
+        path.join(dir, "envelope.json"),
+        "--chains",
+        path.join(dir, "envelope.json"),
+      );
+      expect(badChains.code).to.equal(2);
+      expect(badChains.stderr).to.match(/invalid chains file/);
+    });
   });
 });

@@ -1,0 +1,14 @@
+import { writeFile } from "node:fs/promises";
+import { Wallet } from "ethers";
+import { openEngineWorld, fundedAccount, normalise, submitExecution } from "/work/wt/h-audit/test/relayer/engine/harness.ts";
+import { runExecution } from "/work/wt/h-audit/relayer/execution/orchestrator.ts";
+import { treasuryRebalanceWorkflow } from "/work/wt/h-audit/test/fixtures/workflows.ts";
+const world = await openEngineWorld();
+const account = await fundedAccount(world, "key_x");
+const wf = normalise(world, treasuryRebalanceWorkflow("t", "3000", [{ address: Wallet.createRandom().address, amount: "50%" }, { address: Wallet.createRandom().address, amount: "100" }]));
+const id = await submitExecution(world, "key_x", wf);
+console.log(await runExecution(world.deps, id));
+const [r] = await world.store.query<any>("SELECT report FROM engine_reports WHERE execution_id=$1", [id]);
+await writeFile("/tmp/haudit/report.json", JSON.stringify(r.report, null, 2));
+console.log(account);
+await world.close();

@@ -1,9 +1,9 @@
 import { Contract, getAddress, parseUnits, verifyMessage } from "ethers";
 import * as snarkjs from "snarkjs";
-import type { AgentResult } from "../agents/base.ts";
 import { lockMintInfo } from "../chains/lockmint.ts";
 import { executedActionOf } from "../execution/proof.ts";
-import { reportCid, type ReportBody } from "../execution/report.ts";
+import { stepResultSchema } from "../execution/steps.ts";
+import { reportCid } from "../execution/report.ts";
 import { verifyInteractionOnChain } from "../integrations/verify.ts";
 import { assertClaimHonoured, encodeClaim, type ExecutionClaim } from "../proofs/claim.ts";
 import { computeCommitments } from "../proofs/commitments.ts";
@@ -93,7 +93,7 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
     const { artifact_id, signer, signature, ...body } = raw;
     void signer;
     void signature;
-    const cid = await reportCid(body as ReportBody);
+    const cid = await reportCid(body);
     expect(
       cid === artifact_id,
       `the body hashes to ${cid}, the report says ${String(artifact_id)}`,
@@ -276,7 +276,8 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
 
 const silentLogger = { info() {}, debug() {}, warn() {}, error() {} };
 
-type Result = AgentResult & Record<string, unknown>;
+/** An action result as the report carries it (read field by field, every field checked). */
+type Result = Record<string, unknown>;
 
 /** Per-report state of an audit: chains by id, receipts read once. */
 class AuditContext {
@@ -388,8 +389,13 @@ class AuditContext {
       salt: report.attestation.salt,
       actions: completed.map((a) => {
         expect(a.result !== null, `action ${a.index} has no result`);
+        const result = stepResultSchema.safeParse(a.result);
+        expect(
+          result.success,
+          `action ${a.index}: its result is not an action result (${result.error?.issues[0]?.path.join(".")}: ${result.error?.issues[0]?.message})`,
+        );
         try {
-          return executedActionOf(a.result as unknown as Result, this.decimalsOf);
+          return executedActionOf(result.data, this.decimalsOf);
         } catch (err) {
           throw new Mismatch(`action ${a.index}: ${(err as Error).message}`);
         }

@@ -103,9 +103,9 @@ export async function openAuditWorld(): Promise<AuditWorld> {
       void artifact_id;
       void signer;
       void signature;
-      const cid = await reportCid(body as ReportBody);
+      const cid = await reportCid(body);
       return {
-        ...(body as ReportBody),
+        ...(body as unknown as ReportBody),
         artifact_id: cid,
         signer: await operator.getAddress(),
         signature: await operator.signMessage(cid),

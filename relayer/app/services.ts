@@ -54,6 +54,7 @@ export async function buildServices(
           chains,
           masterKey: ctx.masterKey,
           logger: logger.child({ area: "integrations" }),
+          metrics: ctx.metrics.registry,
         })
       : null;
   // One object: the HTTP app, the workers and `closeContext` see the same `draining` flag.

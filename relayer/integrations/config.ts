@@ -21,6 +21,7 @@ import { RESPONSE_SCHEMAS } from "./schemas.ts";
  *     validation:
  *       schema: crm.orders
  *       version: "2.4"
+ *       rollback_version: "2.3"         # accepted under 2.3 (with an alert) when 2.4 fails
  *       strict: true
  *       blockchain_anchor: { interval: 1h, contract: ProofRegistry }
  *     rate_limit: { rps: 25, burst: 100 }
@@ -215,6 +216,8 @@ const integrationSchema = z
       .object({
         schema: z.string().min(1),
         version: z.string().min(1).optional(),
+        /** A response off `version` that matches this one is accepted under it, with an alert. */
+        rollback_version: z.string().min(1).optional(),
         strict: z.boolean().default(true),
         /** A response HMAC the client verifies (CRM): field `hmac` over the JSON of `data`. */
         response_hmac: z
@@ -300,6 +303,8 @@ export interface IntegrationConfig {
   validation: {
     schema: string;
     version: string;
+    /** `validation.rollback_version`: the API version a mismatching response may fall back to. */
+    rollbackVersion?: string;
     strict: boolean;
     responseHmac?: { keyVault: "local" | "env"; credentialId: string };
     anchor: { intervalMs: number; contract: string; chain?: string };
@@ -357,6 +362,12 @@ export function parseIntegrations(
         `integrations.${name}.validation.version ${JSON.stringify(version)} is not a version of ${family} (known: ${Object.keys(versions).join(", ")})`,
       );
     }
+    const rollback = raw.validation.rollback_version;
+    if (versions && rollback !== undefined && (!versions[rollback] || rollback === version)) {
+      problems.push(
+        `integrations.${name}.validation.rollback_version ${JSON.stringify(rollback)} must be another version of ${family} (known: ${Object.keys(versions).join(", ")})`,
+      );
+    }
     if (raw.fallback !== undefined && !(raw.fallback in parsed.data.integrations)) {
       problems.push(
         `integrations.${name}.fallback names ${JSON.stringify(raw.fallback)}, which is not configured`,
@@ -390,6 +401,7 @@ export function parseIntegrations(
         schema: family,
         version: version ?? "",
         strict: raw.validation.strict,
+        ...(rollback !== undefined ? { rollbackVersion: rollback } : {}),
         ...(raw.validation.response_hmac
           ? {
               responseHmac: {
@@ -410,6 +422,19 @@ export function parseIntegrations(
       fallback: raw.fallback,
       gateway: raw.circuit_breaker?.gateway,
     };
+  }
+  for (const name of Object.keys(integrations)) {
+    const seen = [name];
+    for (let next = integrations[name]!.fallback; next; next = integrations[next]?.fallback) {
+      if (seen.includes(next)) {
+        if (next === name && seen.length > 1)
+          problems.push(
+            `integrations.${name}.fallback forms a cycle: ${[...seen, next].join(" → ")}`,
+          );
+        break;
+      }
+      seen.push(next);
+    }
   }
   const screening = parsed.data.screening ?? null;
   if (screening) {

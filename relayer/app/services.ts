@@ -8,6 +8,7 @@ import type { Config } from "../config/index.ts";
 import { createContext, type AppContext, type CreateContextOptions } from "../context.ts";
 import { armCrashPoint, engineDeps, type EngineDeps } from "../execution/index.ts";
 import { Integrations } from "../integrations/index.ts";
+import { Monitors } from "../monitors/index.ts";
 import { createWorkflowIntake, type WorkflowIntake } from "../workflows/service.ts";
 
 /**
@@ -24,6 +25,8 @@ export interface Services extends AppContext {
   compliance: ComplianceSource;
   /** Configured external REST integrations; null without `VERIFLOW_INTEGRATIONS` or chains. */
   integrations: Integrations | null;
+  /** Monitored integration paths (`monitors:` of the integrations file); null without integrations. */
+  monitors: Monitors | null;
   /** Content-addressed artifacts under DATA_DIR. */
   artifacts: ArtifactStore;
   /** The workflow intake's catalogue and submission batcher. */
@@ -57,11 +60,15 @@ export async function buildServices(
           metrics: ctx.metrics.registry,
         })
       : null;
+  const monitors = integrations
+    ? new Monitors({ store: ctx.store, integrations, logger: logger.child({ area: "monitors" }) })
+    : null;
   // One object: the HTTP app, the workers and `closeContext` see the same `draining` flag.
   const services: Services = Object.assign(ctx, {
     cipher,
     compliance,
     integrations,
+    monitors,
     artifacts: openArtifactStore(config.dataDir),
     intake: createWorkflowIntake(ctx),
     engine: chains

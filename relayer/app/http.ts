@@ -2,6 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { every } from "hono/combine";
 import { requestId } from "hono/request-id";
 import { accountRoutes } from "../accounts/routes.ts";
+import { analysisRoutes } from "../analysis/index.ts";
 import { artifactRoutes } from "../artifacts/routes.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { complianceRoutes } from "../compliance/routes.ts";
@@ -73,6 +74,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   app.route("/", workflowRoutes(services));
   app.route("/", integrationRoutes(services));
   app.route("/", monitorRoutes(services));
+  app.route("/", analysisRoutes(services.analysis));
 
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
     app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);

@@ -1,4 +1,5 @@
 import type { SecretCipher } from "../accounts/index.ts";
+import { TextAnalysis } from "../analysis/index.ts";
 import type { ArtifactStore } from "../artifacts/store.ts";
 import { openArtifactStore } from "../artifacts/store.ts";
 import { masterKeyCipher } from "../auth/secrets.ts";
@@ -27,6 +28,8 @@ export interface Services extends AppContext {
   integrations: Integrations | null;
   /** Monitored integration paths (`monitors:` of the integrations file); null without integrations. */
   monitors: Monitors | null;
+  /** The text-analysis provider integration; null without `text_analysis:` or chains. */
+  analysis: TextAnalysis | null;
   /** Content-addressed artifacts under DATA_DIR. */
   artifacts: ArtifactStore;
   /** The workflow intake's catalogue and submission batcher. */
@@ -63,12 +66,26 @@ export async function buildServices(
   const monitors = integrations
     ? new Monitors({ store: ctx.store, integrations, logger: logger.child({ area: "monitors" }) })
     : null;
+  const textAnalysis = config.integrations?.textAnalysis;
+  const analysis =
+    textAnalysis && chains
+      ? new TextAnalysis(textAnalysis, {
+          store: ctx.store,
+          masterKey: ctx.masterKey,
+          logger: logger.child({ area: "analysis" }),
+          registry: ctx.metrics.registry,
+          chains: chains.list(),
+          clock: () => ctx.clock(),
+        })
+      : null;
+  if (analysis) ctx.closers.push(() => analysis.close());
   // One object: the HTTP app, the workers and `closeContext` see the same `draining` flag.
   const services: Services = Object.assign(ctx, {
     cipher,
     compliance,
     integrations,
     monitors,
+    analysis,
     artifacts: openArtifactStore(config.dataDir),
     intake: createWorkflowIntake(ctx),
     engine: chains

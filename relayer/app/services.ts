@@ -80,13 +80,14 @@ export async function buildServices(
       : null;
   if (analysis) ctx.closers.push(() => analysis.close());
   // One object: the HTTP app, the workers and `closeContext` see the same `draining` flag.
+  const artifacts = openArtifactStore(config.dataDir);
   const services: Services = Object.assign(ctx, {
     cipher,
     compliance,
     integrations,
     monitors,
     analysis,
-    artifacts: openArtifactStore(config.dataDir),
+    artifacts,
     intake: createWorkflowIntake(ctx),
     engine: chains
       ? engineDeps({
@@ -96,6 +97,7 @@ export async function buildServices(
           logger,
           compliance,
           integrations,
+          artifacts,
           baseFeeCapGwei: config.engine.baseFeeCapGwei,
         })
       : null,

@@ -1445,6 +1445,98 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/monitors": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The monitored integration paths and their state */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The configured monitors */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              monitors: components["schemas"]["Monitor"][];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/monitors/{id}/changes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What changed at each poll of a monitor, newest first, with its anchored interaction */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          /** @description a change id: the page of changes older than it */
+          before?: number;
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The changes */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              monitor: string;
+              changes: components["schemas"]["MonitorChange"][];
+            };
+          };
+        };
+        /** @description MONITOR_NOT_FOUND */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/analysis": {
     parameters: {
       query?: never;
@@ -2257,6 +2349,54 @@ export interface components {
       } | null;
       tx_hash: string | null;
       block_number: number | null;
+    };
+    Monitor: {
+      id: string;
+      integration: string;
+      path: string;
+      interval_seconds: number;
+      /**
+       * @description pending: not polled yet; unavailable: the last poll got no usable answer; schema_mismatch: the last answer was off the integration's pinned schema (an alert is raised when the state turns bad)
+       * @enum {string}
+       */
+      state: "pending" | "ok" | "unavailable" | "schema_mismatch";
+      last_error: string | null;
+      last_polled_at: string | null;
+      last_changed_at: string | null;
+      polls: number;
+    };
+    MonitorChange: {
+      id: number;
+      observed_at: string;
+      /** @description the first poll: every item listed as added */
+      baseline: boolean;
+      changes: (
+        | {
+            /** @enum {string} */
+            kind: "added";
+            key: string;
+            item: {
+              [key: string]: unknown;
+            };
+          }
+        | {
+            /** @enum {string} */
+            kind: "removed";
+            key: string;
+            item: {
+              [key: string]: unknown;
+            };
+          }
+        | {
+            /** @enum {string} */
+            kind: "changed";
+            key: string;
+            field: string;
+            from?: unknown;
+            to?: unknown;
+          }
+      )[];
+      interaction: components["schemas"]["ApiInteraction"];
     };
     Analysis: {
       analysis_id: string;

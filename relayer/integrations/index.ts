@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
-import type { AppContext } from "../context.ts";
 import type { EngineStore } from "../accounts/store.ts";
 import type { ComplianceScreen } from "../agents/compliance.ts";
+import { JOB_NAMES, type Queue } from "../queue/index.ts";
 import type { RoutingChain } from "../routing/chain.ts";
 import {
   anchorDueBatch,
@@ -168,37 +168,16 @@ export class Integrations {
   }
 }
 
-const perContext = new WeakMap<object, Integrations | null>();
-
-/** The process's integrations (from `config.integrations`), built once per context; null if none. */
-export function integrationsFor(ctx: AppContext): Integrations | null {
-  if (perContext.has(ctx)) return perContext.get(ctx)!;
-  const built =
-    ctx.config.integrations && ctx.chains
-      ? new Integrations(ctx.config.integrations, {
-          store: ctx.store,
-          chains: ctx.chains,
-          masterKey: ctx.masterKey,
-          logger: ctx.logger.child({ area: "integrations" }),
-        })
-      : null;
-  perContext.set(ctx, built);
-  return built;
-}
-
-export const INTEGRATIONS_ANCHOR_JOB = "integrations.anchor";
-const jobsStarted = new WeakSet<object>();
-
 /**
  * The anchoring job: pg-boss cron every minute (in whichever process runs the schedule) anchors
- * batches that came due and anything a restart left pending. Started once per context.
+ * batches that came due and anything a restart left pending. The composition root starts it.
  */
-export async function startIntegrationJobs(ctx: AppContext): Promise<void> {
-  const integrations = integrationsFor(ctx);
-  if (!integrations || jobsStarted.has(ctx)) return;
-  jobsStarted.add(ctx);
-  await ctx.queue.work(INTEGRATIONS_ANCHOR_JOB, async () => ({
+export async function startIntegrationJobs(
+  queue: Pick<Queue, "work" | "schedule">,
+  integrations: Integrations,
+): Promise<void> {
+  await queue.work(JOB_NAMES.integrationsAnchor, async () => ({
     batches: await integrations.anchorDue(),
   }));
-  await ctx.queue.schedule(INTEGRATIONS_ANCHOR_JOB, "* * * * *", {});
+  await queue.schedule(JOB_NAMES.integrationsAnchor, "* * * * *", {});
 }

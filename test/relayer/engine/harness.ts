@@ -1,8 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import type { AppContext } from "../../../relayer/context.ts";
-import { createApp } from "../../../relayer/http/app.ts";
+import type { createApp, Services } from "../../../relayer/app/index.ts";
 import { newApiKey, signedRequest, startInProcessRelayer } from "../../fixtures/relayer.ts";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { Contract, formatUnits, parseUnits, Wallet } from "ethers";
@@ -210,7 +209,7 @@ export function decimal(chain: RoutingChain, symbol: string, amount: bigint): st
 }
 
 export interface EngineService {
-  ctx: AppContext;
+  ctx: Services;
   app: ReturnType<typeof createApp>;
   chains: ChainSet;
   request(
@@ -231,7 +230,6 @@ export async function startEngineService(
   options: {
     databaseUrl?: string;
     env?: Record<string, string>;
-    appEnv?: Record<string, string | null>;
   } = {},
 ): Promise<EngineService> {
   const chains = await openChains({ mode: "embedded" });

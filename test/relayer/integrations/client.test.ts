@@ -162,21 +162,31 @@ describe("# external REST integrations: client, signer, retries, breaker, anchor
         headers: { "X-Blockchain-Proof": "true" },
       });
     await provider.send("evm_setAutomine", [false]);
+    const pending = Promise.all([call(), call()]);
+    let settled = false;
+    void pending.finally(() => (settled = true)).catch(() => {});
     let results: Array<{ interactionId: number }>;
     try {
-      const pending = Promise.all([call(), call()]);
-      // Both logs wait in the pool, then one block includes them.
-      for (let i = 0; i < 200; i++) {
+      // Both logs wait in the pool (the calls first reach the CRM), then one block includes them.
+      const deadline = Date.now() + 60_000;
+      for (;;) {
         const block = (await provider.send("eth_getBlockByNumber", ["pending", false])) as {
           transactions: string[];
         };
         if (block.transactions.length >= 2) break;
+        if (Date.now() > deadline)
+          throw new Error("the two logs never waited in the pool together");
         await new Promise((r) => setTimeout(r, 50));
       }
       await provider.send("evm_mine", []);
       results = await pending;
     } finally {
       await provider.send("evm_setAutomine", [true]);
+      // Whatever happened, leave no transaction behind in the pool for the next tests.
+      while (!settled) {
+        await provider.send("evm_mine", []);
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
     const rows = await world.store.query<{
       endpoint: string;

@@ -3,22 +3,36 @@ import type { Logger } from "pino";
 import type { EngineStore } from "../accounts/store.ts";
 import type { RoutingChain } from "../routing/chain.ts";
 import type { Workflow } from "../workflows/model.ts";
-import type { AgentResult, TxRecord } from "../agents/base.ts";
 import { crashPoint } from "./crash.ts";
 import {
   reportCid,
+  type Attestation,
+  type ComplianceAlert,
+  type ComplianceSection,
   type GasMetric,
   type Operation,
+  type ReportAction,
+  type ReportAttestation,
   type ReportBody,
   type SignedReport,
 } from "./report.ts";
-import { loadSteps, startStep, stepMemo, finishStep } from "./steps.ts";
+import {
+  loadSteps,
+  startStep,
+  stepMemo,
+  finishStep,
+  type ErrorBody,
+  type StepResult,
+  type StepRow,
+} from "./steps.ts";
 import { TxJournal } from "./transactions.ts";
 import { ExecutionClaimError, ProverUnavailableError } from "../proofs/errors.ts";
+import { findAccount } from "../accounts/index.ts";
+import type { TxEvidence, TxRef } from "../audit/evidence.ts";
 
 /** Proves an execution and returns the arguments of `ExecutionAttestor.attest` after the id. */
 export interface ExecutionProver {
-  prove(input: { executionId: string; workflow: Workflow; results: AgentResult[] }): Promise<{
+  prove(input: { executionId: string; workflow: Workflow; results: StepResult[] }): Promise<{
     proof: unknown;
     publicSignals: string[];
     /** `attest(executionId, ...attestArgs)`. */
@@ -46,6 +60,11 @@ export interface FinalizeDeps {
    * (relayer/integrations/payments.ts); its result is the report's `payment_receipt`.
    */
   settle?: (input: { executionId: string; apiKeyId: string }) => Promise<unknown>;
+  /**
+   * Reads the committed transactions back from their chains (relayer/audit/evidence.ts): the
+   * report's `evidence`, what an auditor compares with the chain.
+   */
+  evidence?: (refs: readonly TxRef[]) => Promise<TxEvidence[]>;
 }
 
 export const ATTESTOR_CONTRACT = "ExecutionAttestor";
@@ -58,7 +77,15 @@ interface FinalizeInput {
   name: string;
   workflow: Workflow;
   state: "completed" | "failed" | "cancelled";
-  error: Record<string, unknown> | undefined;
+  error: ErrorBody | undefined;
+}
+
+/** The proof part of the report: the proof and its attestation, or why there is none. */
+interface ProofSection {
+  zk_proof: string | null;
+  public_signals: string[] | null;
+  attestation: ReportAttestation | null;
+  proof_note?: string;
 }
 
 /** The chain that holds the attestation and whose operator signs the report. */
@@ -86,17 +113,12 @@ export async function finalizeExecution(
   const chains = deps.chains.list();
   const home = homeChain(chains);
   const steps = await loadSteps(store, input.id);
-  const results = input.workflow.actions
-    .map((a) => steps.get(a.index))
-    .filter((s) => s?.state === "completed" && s.result)
-    .map((s) => s!.result as unknown as AgentResult);
+  const results = input.workflow.actions.flatMap((a) => {
+    const step = steps.get(a.index);
+    return step?.state === "completed" && step.result ? [step.result] : [];
+  });
 
-  let proof: {
-    zk_proof: string | null;
-    public_signals: string[] | null;
-    attestation: Record<string, unknown> | null;
-    proof_note?: string;
-  } = {
+  let proof: ProofSection = {
     zk_proof: null,
     public_signals: null,
     attestation: null,
@@ -182,7 +204,7 @@ async function attest(
   home: RoutingChain,
   executionId: string,
   args: unknown[],
-): Promise<Record<string, unknown>> {
+): Promise<Attestation> {
   const attestor = home.contract(ATTESTOR_CONTRACT);
   const key = keccakText(executionId);
   const request = await attestor.getFunction("attest").populateTransaction(key, ...args);
@@ -208,13 +230,8 @@ async function attest(
 async function buildReport(
   deps: FinalizeDeps,
   input: FinalizeInput,
-  steps: Awaited<ReturnType<typeof loadSteps>>,
-  proof: {
-    zk_proof: string | null;
-    public_signals: string[] | null;
-    attestation: Record<string, unknown> | null;
-    proof_note?: string;
-  },
+  steps: ReadonlyMap<number, StepRow>,
+  proof: ProofSection,
   home: RoutingChain,
 ): Promise<ReportBody> {
   const chains = deps.chains.list();
@@ -239,13 +256,20 @@ async function buildReport(
     metric.used += Number(used);
     metric.saved += Number(used * (maxFee > paid ? maxFee - paid : 0n)) / 1e18;
   }
-  const alerts = await deps.store.query(
-    "SELECT action_index, address, role, sources FROM engine_compliance_alerts WHERE execution_id = $1 ORDER BY id",
-    [input.id],
-  );
-  const actions = input.workflow.actions.map((action) => {
+  const alerts = (
+    await deps.store.query<ComplianceAlert & { action_index: number | string; sources: unknown }>(
+      "SELECT action_index, address, role, sources FROM engine_compliance_alerts WHERE execution_id = $1 ORDER BY id",
+      [input.id],
+    )
+  ).map((a) => ({
+    action_index: Number(a.action_index),
+    address: a.address,
+    role: a.role,
+    sources: (typeof a.sources === "string" ? JSON.parse(a.sources) : a.sources) as string[],
+  }));
+  const actions = input.workflow.actions.map((action): ReportAction => {
     const step = steps.get(action.index);
-    const result = (step?.result ?? null) as (AgentResult & Record<string, unknown>) | null;
+    const result = step?.result ?? null;
     const chain = chains.find((c) => c.name === step?.chain);
     return {
       index: action.index,
@@ -258,12 +282,7 @@ async function buildReport(
       tx_hashes: txs
         .filter((t) => t.action_index === action.index && t.state !== "released")
         .map((t) => t.hash),
-      result: result
-        ? ({ ...result, txs: (result.txs as TxRecord[] | undefined) ?? [] } as Record<
-            string,
-            unknown
-          >)
-        : null,
+      result: result?.action === "bridge" ? { ...result, zk_proof: proof.zk_proof } : result,
       risk: step?.risk ?? null,
       error: step?.error ?? null,
     };
@@ -271,18 +290,36 @@ async function buildReport(
   const operations: Operation[] = actions
     .filter((a) => a.state === "completed")
     .map((a) => ({
-      protocol: String(
-        a.result?.exchange ??
-          a.result?.protocol ??
-          (a.type === "multisend" ? "multisend" : "uniswap-v2"),
-      ),
+      protocol: protocolOf(a.result),
       action: a.type,
       chain: a.chain ?? "",
       liquidation_price: null,
     }));
+  const attested = proof.attestation;
+  const evidenceRefs: TxRef[] = [
+    ...actions.flatMap((a) =>
+      (a.result?.txs ?? []).map((t) => ({
+        action_index: a.index,
+        kind: t.kind,
+        chain_id: t.chainId,
+        hash: t.hash,
+      })),
+    ),
+    ...(attested
+      ? [
+          {
+            action_index: null,
+            kind: "attest",
+            chain_id: attested.chain_id,
+            hash: attested.tx_hash,
+          },
+        ]
+      : []),
+  ];
+  const account = await findAccount(deps.store, input.apiKeyId);
   const riskByAgent: Record<string, number[]> = {};
   for (const a of actions) {
-    const score = (a.risk as { score?: number } | null)?.score;
+    const score = a.risk?.score;
     if (a.agent && score !== undefined) (riskByAgent[a.agent] ??= []).push(score);
   }
   const allScores = Object.values(riskByAgent).flat();
@@ -293,7 +330,7 @@ async function buildReport(
     name: input.name,
     state: input.state,
     error: input.error ?? null,
-    workflow: input.workflow as unknown as Record<string, unknown>,
+    workflow: input.workflow,
     actions,
     completed_actions: actions.filter((a) => a.state === "completed").map((a) => a.index),
     not_run: actions.filter((a) => a.state === "not_run").map((a) => a.index),
@@ -314,6 +351,9 @@ async function buildReport(
     public_signals: proof.public_signals,
     attestation: proof.attestation,
     ...(proof.proof_note ? { proof_note: proof.proof_note } : {}),
+    evidence: deps.evidence
+      ? { account: account?.address ?? null, transactions: await deps.evidence(evidenceRefs) }
+      : null,
     relayer: { chain: home.name, chain_id: home.chainId },
   };
 }
@@ -326,22 +366,34 @@ async function buildReport(
  */
 function complianceSection(
   workflow: Workflow,
-  actions: ReadonlyArray<{ index: number; result: Record<string, unknown> | null }>,
-  alerts: unknown[],
-) {
+  actions: readonly ReportAction[],
+  alerts: ComplianceAlert[],
+): ComplianceSection {
   const screened = actions.flatMap((a) =>
-    ((a.result?.compliance as Array<{ checked?: string[] }> | undefined) ?? []).map((c) => ({
-      action_index: a.index,
-      ...c,
-    })),
+    (a.result?.compliance ?? []).map((c) => ({ action_index: a.index, ...c })),
   );
   const jurisdictions = workflow.compliance?.jurisdictions ?? [];
   return {
     lists: workflow.compliance?.sanctionsLists ?? [],
     jurisdictions,
     required: jurisdictions.length ? (workflow.compliance?.sanctionsLists ?? []) : null,
-    consulted: [...new Set(screened.flatMap((s) => s.checked ?? []))].sort(),
+    consulted: [...new Set(screened.flatMap((s) => s.checked))].sort(),
     screened,
     alerts,
   };
+}
+
+/** The protocol of a completed action's operation: its exchange, bridge protocol or `multisend`. */
+function protocolOf(result: StepResult | null): string {
+  switch (result?.action) {
+    case "swap":
+    case "convert":
+      return result.exchange;
+    case "bridge":
+      return result.protocol;
+    case "multisend":
+      return "multisend";
+    default:
+      return "unknown";
+  }
 }

@@ -1,13 +1,84 @@
 import { parseUnits } from "ethers";
-import type { AgentResult, TxRecord } from "../agents/base.ts";
+import type { TxRecord } from "../agents/index.ts";
 import {
   actionParamsDigest,
   proveExecution,
   randomSalt,
   type ExecutedAction,
 } from "../proofs/index.ts";
-import type { RoutingChain } from "../routing/chain.ts";
+import { tokenOf, type RoutingChain } from "../routing/chain.ts";
 import type { ExecutionProver } from "./finalize.ts";
+import type { StepResult } from "./steps.ts";
+
+/** The confirmed transaction of that kind (the last one: earlier attempts ran out of gas). */
+function confirmedHash(txs: readonly TxRecord[], kind: TxRecord["kind"]): string {
+  const tx = [...txs].reverse().find((t) => t.kind === kind && t.status === "confirmed");
+  if (!tx) throw new Error(`a completed action has no confirmed ${kind} transaction`);
+  return tx.hash;
+}
+
+/**
+ * A completed action's result as the prover's `ExecutedAction` (amounts in base units of the
+ * chain's tokens). Pure: the auditor rebuilds the claim from a report's action results with it.
+ */
+export function executedActionOf(
+  r: StepResult,
+  decimalsOf: (chainName: string, asset: string) => number,
+): ExecutedAction {
+  switch (r.action) {
+    case "swap":
+    case "convert":
+      return {
+        type: r.action,
+        amountIn: parseUnits(r.amount_in, decimalsOf(r.chain, r.from)),
+        amountOut: parseUnits(r.amount_out, decimalsOf(r.chain, r.to)),
+        quotedOut: parseUnits(r.quoted_out, decimalsOf(r.chain, r.to)),
+        slippageBps: r.slippage_bps,
+        paramsDigest: actionParamsDigest({
+          type: r.action,
+          chain: r.chain,
+          from: r.from,
+          to: r.to,
+          exchange: r.exchange,
+          path: r.path,
+        }),
+        txHashes: [confirmedHash(r.txs, "swap")],
+      };
+    case "bridge": {
+      const decimals = decimalsOf(r.chain, r.asset);
+      return {
+        type: "bridge",
+        amountIn: parseUnits(r.amount_in, decimals),
+        amountOut: parseUnits(r.amount_out, decimalsOf(r.destination, r.asset)),
+        feeCap: parseUnits(r.max_fee, decimals),
+        paramsDigest: actionParamsDigest({
+          type: "bridge",
+          chain: r.chain,
+          destination: r.destination,
+          asset: r.asset,
+          protocol: r.protocol,
+          recipient: r.recipient,
+        }),
+        txHashes: [r.src_tx, r.dest_tx],
+      };
+    }
+    case "multisend": {
+      const decimals = decimalsOf(r.chain, r.asset);
+      return {
+        type: "multisend",
+        amountIn: parseUnits(r.total, decimals),
+        recipientAmounts: r.recipients.map((x) => parseUnits(x.amount, decimals)),
+        paramsDigest: actionParamsDigest({
+          type: "multisend",
+          chain: r.chain,
+          asset: r.asset,
+          recipients: r.recipients.map((x) => x.address),
+        }),
+        txHashes: [confirmedHash(r.txs, "multisend")],
+      };
+    }
+  }
+}
 
 /**
  * The execution proof (relayer/proofs, Groth16 over circuits/src/execution.circom) built from the
@@ -19,83 +90,17 @@ import type { ExecutionProver } from "./finalize.ts";
 export function groth16Prover(chains: { list(): readonly RoutingChain[] }): ExecutionProver {
   const decimalsOf = (chainName: string, asset: string): number => {
     const chain = chains.list().find((c) => c.name === chainName);
-    const token = chain?.deployment.tokens[asset];
-    if (!token) throw new Error(`no ${asset} on ${chainName}`);
-    return token.decimals;
+    if (!chain) throw new Error(`no chain ${chainName}`);
+    // The native coin (ETH) counts in its wrapped token's units, as the swap routed it.
+    return tokenOf(chain, asset).decimals;
   };
-  const lastHash = (txs: readonly TxRecord[], kind: string) =>
-    [...txs].reverse().find((t) => t.kind === kind && t.status === "confirmed")?.hash;
-
-  const claimAction = (r: AgentResult & Record<string, unknown>): ExecutedAction => {
-    const txs = r.txs ?? [];
-    switch (r.action) {
-      case "swap":
-      case "convert": {
-        const from = String(r.from);
-        const to = String(r.to);
-        return {
-          type: r.action,
-          amountIn: parseUnits(String(r.amount_in), decimalsOf(r.chain, from)),
-          amountOut: parseUnits(String(r.amount_out), decimalsOf(r.chain, to)),
-          quotedOut: parseUnits(String(r.quoted_out), decimalsOf(r.chain, to)),
-          slippageBps: Number(r.slippage_bps),
-          paramsDigest: actionParamsDigest({
-            type: r.action,
-            chain: r.chain,
-            from,
-            to,
-            exchange: r.exchange,
-            path: r.path,
-          }),
-          txHashes: [lastHash(txs, "swap")!],
-        };
-      }
-      case "bridge": {
-        const asset = String(r.asset);
-        const decimals = decimalsOf(r.chain, asset);
-        return {
-          type: "bridge",
-          amountIn: parseUnits(String(r.amount_in), decimals),
-          amountOut: parseUnits(String(r.amount_out), decimalsOf(String(r.destination), asset)),
-          feeCap: parseUnits(String(r.max_fee), decimals),
-          paramsDigest: actionParamsDigest({
-            type: "bridge",
-            chain: r.chain,
-            destination: r.destination,
-            asset,
-            protocol: r.protocol,
-            recipient: r.recipient,
-          }),
-          txHashes: [String(r.src_tx), String(r.dest_tx)],
-        };
-      }
-      default: {
-        const asset = String(r.asset);
-        const decimals = decimalsOf(r.chain, asset);
-        const recipients = (r.recipients as Array<{ address: string; amount: string }>) ?? [];
-        return {
-          type: "multisend",
-          amountIn: parseUnits(String(r.total), decimals),
-          recipientAmounts: recipients.map((x) => parseUnits(x.amount, decimals)),
-          paramsDigest: actionParamsDigest({
-            type: "multisend",
-            chain: r.chain,
-            asset,
-            recipients: recipients.map((x) => x.address),
-          }),
-          txHashes: [lastHash(txs, "multisend")!],
-        };
-      }
-    }
-  };
-
   return {
     async prove({ executionId, results }) {
       const salt = randomSalt();
       const proved = await proveExecution({
         executionId,
         salt,
-        actions: results.map((r) => claimAction(r as AgentResult & Record<string, unknown>)),
+        actions: results.map((r) => executedActionOf(r, decimalsOf)),
       });
       // JSON-safe (bigints as decimal strings): the proof is memoised in the database.
       const [, proof, signals] = proved.calldata.args;

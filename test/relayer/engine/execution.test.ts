@@ -125,6 +125,11 @@ describe("# execution engine (embedded devnet)", function () {
     expect(onChain.executionCommitment.toString()).to.equal(signals[1]);
     expect((await home.provider.getTransactionReceipt(attestation.tx_hash))!.status).to.equal(1);
 
+    // The bridge (the cross-chain agent) carries the execution proof as its zk_proof.
+    const bridgeResult = (report!.report as unknown as SignedReport).actions[2]!.result;
+    expect(bridgeResult?.action).to.equal("bridge");
+    expect(bridgeResult?.zk_proof).to.be.a("string").and.equal(report!.report.zk_proof);
+
     // Spec artifact operations.
     const artifact = new DeFiTransactionArtifact(report!.report as unknown as SignedReport);
     const audit = JSON.parse(artifact.to_audit_json()) as { proof: string; cid: string };

@@ -1,3 +1,5 @@
+import { VeriflowError, type ErrorBody } from "../errors/index.ts";
+
 /**
  * Agent failures carry a spec-style upper-case `code` and a `detail` a client can act on:
  * - `OUT_OF_GAS`: the transaction ran out of gas even after the bounded ×1.4 raises.
@@ -25,21 +27,15 @@ export type AgentErrorCode =
   | "SANCTIONS_LIST_UNAVAILABLE"
   | "SCREENING_UNAVAILABLE";
 
-export class AgentError extends Error {
-  readonly code: AgentErrorCode;
-  readonly detail: string;
-  /** Extra fields of the error body (`retry_in`, `tx_hash`, `address`, ...). */
-  readonly extra: Record<string, unknown>;
+export class AgentError extends VeriflowError {
+  declare readonly code: AgentErrorCode;
 
+  /** `extra`: fields of the error body (`retry_in`, `tx_hash`, `address`, ...). */
   constructor(code: AgentErrorCode, detail: string, extra: Record<string, unknown> = {}) {
-    super(`${code}: ${detail}`);
-    this.name = "AgentError";
-    this.code = code;
-    this.detail = detail;
-    this.extra = extra;
+    super(code, detail, extra);
   }
 
-  toBody(): { error: AgentErrorCode; detail: string; [extra: string]: unknown } {
-    return { error: this.code, detail: this.detail, ...this.extra };
+  override toBody(): ErrorBody & { error: AgentErrorCode } {
+    return { ...super.toBody(), error: this.code };
   }
 }

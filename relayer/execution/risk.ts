@@ -1,3 +1,4 @@
+import { VeriflowError } from "../errors/index.ts";
 import { z } from "zod";
 import type { AgentResultBase } from "../agents/index.ts";
 import { DEFAULT_RISK_THRESHOLD } from "../workflows/model.ts";
@@ -28,17 +29,14 @@ export const riskEvaluationSchema = z.object({
 });
 export type RiskEvaluation = z.infer<typeof riskEvaluationSchema>;
 
-export class RiskThresholdExceededError extends Error {
-  readonly code = "RISK_THRESHOLD_EXCEEDED";
+export class RiskThresholdExceededError extends VeriflowError {
   readonly evaluation: RiskEvaluation;
   readonly agent: string;
 
   constructor(agent: string, evaluation: RiskEvaluation) {
     const worst = Object.entries(evaluation.metrics).sort(([, a], [, b]) => b - a)[0];
-    super(
-      `${agent} scored ${evaluation.score.toFixed(3)} > threshold ${evaluation.threshold} (highest: ${worst?.[0]} ${worst?.[1].toFixed(3)})`,
-    );
-    this.name = "RiskThresholdExceededError";
+    const detail = `${agent} scored ${evaluation.score.toFixed(3)} > threshold ${evaluation.threshold} (highest: ${worst?.[0]} ${worst?.[1].toFixed(3)})`;
+    super("RISK_THRESHOLD_EXCEEDED", detail, { agent, risk: evaluation }, detail);
     this.evaluation = evaluation;
     this.agent = agent;
   }

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
+import { VeriflowError } from "../errors/index.ts";
 import type { AppEnv } from "./env.ts";
 
 /**
@@ -10,11 +11,8 @@ import type { AppEnv } from "./env.ts";
  * Throw it from any module; `app.onError` turns it into the response. `error` is an upper-case
  * code (spec "Error body"), `detail` a sentence a client can act on. Never put secrets in either.
  */
-export class ApiError extends Error {
+export class ApiError extends VeriflowError {
   readonly status: ContentfulStatusCode;
-  readonly code: string;
-  readonly detail: string;
-  readonly extra: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
   constructor(
@@ -24,18 +22,27 @@ export class ApiError extends Error {
     extra: Record<string, unknown> = {},
     headers: Record<string, string> = {},
   ) {
-    super(`${code}: ${detail}`);
-    this.name = "ApiError";
+    super(code, detail, extra);
     this.status = status;
-    this.code = code;
-    this.detail = detail;
-    this.extra = extra;
     this.headers = headers;
   }
+}
 
-  toBody(): Record<string, unknown> {
-    return { error: this.code, detail: this.detail, ...this.extra };
-  }
+/**
+ * The HTTP status of a domain error reaching the edge without one (an ApiError carries its own):
+ * the spec's statuses for its codes, 422 for any other refusal of the request's content.
+ */
+const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
+  CHAIN_UNAVAILABLE: 503,
+  CHAINS_UNAVAILABLE: 503,
+  SANCTIONS_LIST_UNAVAILABLE: 503,
+  SCREENING_UNAVAILABLE: 503,
+  INTEGRATION_UNAVAILABLE: 503,
+  INTEGRATION_CIRCUIT_OPEN: 503,
+};
+
+export function httpStatusOf(err: VeriflowError): ContentfulStatusCode {
+  return err instanceof ApiError ? err.status : (STATUS_BY_CODE[err.code] ?? 422);
 }
 
 /** `app.notFound`: an unknown route in the one shape. */
@@ -50,8 +57,8 @@ export function renderNotFound(c: Context): Response {
  */
 export function renderError(fallbackLogger: Logger) {
   return (err: Error, c: Context<AppEnv>): Response => {
-    if (err instanceof ApiError) {
-      return c.json(err.toBody(), err.status, err.headers);
+    if (err instanceof VeriflowError) {
+      return c.json(err.toBody(), httpStatusOf(err), err instanceof ApiError ? err.headers : {});
     }
     if (err instanceof HTTPException) {
       const code = err.status === 400 ? "MALFORMED_BODY" : `HTTP_${err.status}`;

@@ -1,3 +1,5 @@
+import { VeriflowError } from "../errors/index.ts";
+
 /**
  * Typed failures of an external REST call. Each carries an upper-case `code` (the execution's
  * error body when it stops one) and never a secret: no token, key or credential in any message.
@@ -16,8 +18,8 @@ export type IntegrationErrorCode =
   | "INTEGRATION_RATE_LIMITED"
   | "INTEGRATION_DISABLED";
 
-export class IntegrationError extends Error {
-  readonly code: IntegrationErrorCode;
+export class IntegrationError extends VeriflowError {
+  declare readonly code: IntegrationErrorCode;
   readonly integration: string;
   /** The HTTP status the system answered, when it answered. */
   readonly status: number | null;
@@ -31,9 +33,7 @@ export class IntegrationError extends Error {
     status: number | null = null,
     retryAfterMs: number | null = null,
   ) {
-    super(`${code} (${integration}): ${message}`);
-    this.name = "IntegrationError";
-    this.code = code;
+    super(code, message, { integration }, `${code} (${integration}): ${message}`);
     this.integration = integration;
     this.status = status;
     this.retryAfterMs = retryAfterMs;

@@ -1,10 +1,10 @@
+import { VeriflowError } from "../errors/index.ts";
+
 /**
  * Routing failures carry the spec's error body fields: an upper-case `code`, a `detail` a client can
  * act on and, for liquidity, `retry_in` (seconds).
  */
-export class InsufficientLiquidityError extends Error {
-  readonly code = "INSUFFICIENT_LIQUIDITY";
-  readonly detail: string;
+export class InsufficientLiquidityError extends VeriflowError {
   /** Seconds after which a retry may find the pools refilled. */
   readonly retry_in: number;
   /** Where the order would fit, when somewhere does (chain and exchange). */
@@ -15,26 +15,16 @@ export class InsufficientLiquidityError extends Error {
     alternative: { chain: string; exchange: string } | null,
     retryIn = RETRY_IN_SECONDS,
   ) {
-    super(`INSUFFICIENT_LIQUIDITY: ${detail}`);
-    this.name = "InsufficientLiquidityError";
-    this.detail = detail;
+    super("INSUFFICIENT_LIQUIDITY", detail, { retry_in: retryIn });
     this.retry_in = retryIn;
     this.alternative = alternative;
-  }
-
-  toBody(): { error: string; detail: string; retry_in: number } {
-    return { error: this.code, detail: this.detail, retry_in: this.retry_in };
   }
 }
 
 /** No chain or exchange carries the pair at all (distinct from too little liquidity). */
-export class NoRouteError extends Error {
-  readonly code = "NO_ROUTE";
-  readonly detail: string;
+export class NoRouteError extends VeriflowError {
   constructor(detail: string) {
-    super(`NO_ROUTE: ${detail}`);
-    this.name = "NoRouteError";
-    this.detail = detail;
+    super("NO_ROUTE", detail);
   }
 }
 

@@ -7,6 +7,7 @@ import { paddedGasLimit, type SentTx, type TxJournal } from "../execution/transa
 import { z } from "zod";
 import { screenResultSchema, type ComplianceScreen, type ScreenResult } from "./compliance.ts";
 import { AgentError } from "./errors.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**
  * Spec "Task": the input of an agent, `{action, params}`. One shape per action type (each agent
@@ -374,7 +375,7 @@ export function trustedSpenders(chain: RoutingChain): Set<string> {
   const spenders = new Set<string>();
   for (const exchange of Object.values(chain.deployment.exchanges))
     spenders.add(exchange.router.toLowerCase());
-  for (const name of ["LockMintBridge", "Multisend"]) {
+  for (const name of [CONTRACT_NAMES.bridge, CONTRACT_NAMES.multisend]) {
     const address = chain.deployment.contracts[name]?.address;
     if (address) spenders.add(address.toLowerCase());
   }

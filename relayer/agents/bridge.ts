@@ -7,8 +7,9 @@ import type { ActionFlow } from "../routing/chaining.ts";
 import type { WorkflowAction } from "../workflows/model.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "./errors.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
-export const BRIDGE_CONTRACT = "LockMintBridge";
+export const BRIDGE_CONTRACT = CONTRACT_NAMES.bridge;
 /** EIP-712 domain of the lockmint bridge (contracts/devnet/interfaces/ILockMintBridge.sol). */
 const DOMAIN_NAME = "Veriflow LockMint";
 const DOMAIN_VERSION = "1";

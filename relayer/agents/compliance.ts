@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { RoutingChain } from "../routing/chain.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /** The result of screening one address against the sanctions sources. */
 export const screenResultSchema = z.object({
@@ -30,7 +31,7 @@ export interface ScreenContext {
   actionIndex: number;
 }
 
-export const ORACLE_CONTRACT = "SanctionsOracle";
+export const ORACLE_CONTRACT = CONTRACT_NAMES.sanctionsOracle;
 
 /**
  * The on-chain source: the chain's Chainalysis-compatible sanctions oracle (`isSanctioned`).

@@ -5,8 +5,9 @@ import type { ActionFlow } from "../routing/chaining.ts";
 import type { WorkflowAction } from "../workflows/model.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "./errors.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
-export const MULTISEND_CONTRACT = "Multisend";
+export const MULTISEND_CONTRACT = CONTRACT_NAMES.multisend;
 
 const recipientSchema = z.object({ address: z.string(), amount: z.string() });
 

@@ -37,6 +37,7 @@ import {
   takeToken,
   type AnalysisRow,
 } from "./store.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**
  * The text-analysis use cases: analyse a text (redact → bias pre-check → route → complete, with
@@ -100,7 +101,7 @@ export class TextAnalysis {
     this.config = config;
     this.deps = deps;
     this.target = anchorTarget(deps.chains, {
-      contract: "ProofRegistry",
+      contract: CONTRACT_NAMES.proofRegistry,
       chain: config.audit.chain,
     });
     this.breaker = new OnChainBreaker(

@@ -1,4 +1,4 @@
-import type { Queue } from "../queue/index.ts";
+import { JOB_NAMES, type Queue } from "../queue/index.ts";
 import type { TextAnalysis } from "./service.ts";
 
 /**
@@ -6,8 +6,6 @@ import type { TextAnalysis } from "./service.ts";
  * runs in one process): every minute the head is anchored once the last anchor is
  * `audit.anchor_interval` old; every day records past `audit.data_retention` are pruned.
  */
-export const ANALYSIS_ANCHOR_JOB = "analysis.audit-anchor";
-export const ANALYSIS_PRUNE_JOB = "analysis.audit-prune";
 
 export async function anchorIfDue(analysis: TextAnalysis, nowMs: number): Promise<number | null> {
   const last = await analysis.lastAnchorAt();
@@ -20,10 +18,10 @@ export async function startAnalysisJobs(
   analysis: TextAnalysis,
   clock: () => number = Date.now,
 ): Promise<void> {
-  await queue.work(ANALYSIS_ANCHOR_JOB, async () => ({
+  await queue.work(JOB_NAMES.analysisAuditAnchor, async () => ({
     anchored: await anchorIfDue(analysis, clock()),
   }));
-  await queue.schedule(ANALYSIS_ANCHOR_JOB, "* * * * *", {});
-  await queue.work(ANALYSIS_PRUNE_JOB, async () => ({ pruned: await analysis.prune() }));
-  await queue.schedule(ANALYSIS_PRUNE_JOB, "17 3 * * *", {});
+  await queue.schedule(JOB_NAMES.analysisAuditAnchor, "* * * * *", {});
+  await queue.work(JOB_NAMES.analysisAuditPrune, async () => ({ pruned: await analysis.prune() }));
+  await queue.schedule(JOB_NAMES.analysisAuditPrune, "17 3 * * *", {});
 }

@@ -11,6 +11,7 @@ import {
 } from "../proofs/index.ts";
 import type { RoutingChain } from "../routing/chain.ts";
 import { parseCid, type ArtifactStore } from "./store.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**
  * `/zk/generate`: a Groth16 proof that a Poseidon Merkle root commits to a list of stored
@@ -20,7 +21,7 @@ import { parseCid, type ArtifactStore } from "./store.ts";
  * Anchoring is idempotent per root: a root already anchored is answered with its existing anchor.
  */
 
-export const PROOF_REGISTRY = "ProofRegistry";
+export const PROOF_REGISTRY = CONTRACT_NAMES.proofRegistry;
 export const ARTIFACTS_VERIFIER = "ArtifactsGroth16Verifier";
 export const MANIFEST_TYPE = "veriflow.artifact-batch/v1";
 

@@ -16,6 +16,7 @@ import {
   type TxRef,
 } from "./evidence.ts";
 import { parseAuditInput, type AuditedAction, type AuditedReport } from "./input.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**
  * The auditor: checks a signed final report against the chains alone (no relayer database, no
@@ -60,8 +61,8 @@ export interface AuditEnvironment {
   verifierBytecode: string;
 }
 
-const ATTESTOR = "ExecutionAttestor";
-const REGISTRY = "ProofRegistry";
+const ATTESTOR = CONTRACT_NAMES.attestor;
+const REGISTRY = CONTRACT_NAMES.proofRegistry;
 
 /** A failed expectation inside a check: its message is the check's reason. */
 class Mismatch extends Error {}

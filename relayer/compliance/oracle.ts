@@ -1,9 +1,10 @@
 import type { Contract, ContractRunner } from "ethers";
 import { ApiError } from "../http/errors.ts";
 import { CHAINALYSIS_ORACLE_LIST, type ListFileInfo, type ListMatch } from "./sanctions.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /** Name of the Chainalysis-compatible oracle (`isSanctioned(address) → bool`) in a deployment. */
-export const SANCTIONS_ORACLE_CONTRACT = "SanctionsOracle";
+export const SANCTIONS_ORACLE_CONTRACT = CONTRACT_NAMES.sanctionsOracle;
 
 /** What the oracle check needs of a chain (a `ChainHandle` from `relayer/chains` fits). */
 export interface OracleChain {

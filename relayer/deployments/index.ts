@@ -3,6 +3,18 @@ import path from "node:path";
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
+/** The names under which a chain's deployment lists the contracts the relayer calls. */
+export const CONTRACT_NAMES = {
+  bridge: "LockMintBridge",
+  multisend: "Multisend",
+  attestor: "ExecutionAttestor",
+  sanctionsOracle: "SanctionsOracle",
+  proofRegistry: "ProofRegistry",
+  circuitBreaker: "CircuitBreakerGateway",
+  receipt: "RevShareReceipt",
+} as const;
+
+
 /**
  * The deployment record of one chain: `deployments/<chainId>/deployment.json` plus one ABI file
  * per contract in `deployments/<chainId>/abi/<ContractName>.json`. Written by the deploy scripts

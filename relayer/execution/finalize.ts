@@ -29,6 +29,7 @@ import { TxJournal } from "./transactions.ts";
 import { ExecutionClaimError, ProverUnavailableError } from "../proofs/errors.ts";
 import { findAccount } from "../accounts/index.ts";
 import type { TxEvidence, TxRef } from "../audit/evidence.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /** Proves an execution and returns the arguments of `ExecutionAttestor.attest` after the id. */
 export interface ExecutionProver {
@@ -67,7 +68,7 @@ export interface FinalizeDeps {
   evidence?: (refs: readonly TxRef[]) => Promise<TxEvidence[]>;
 }
 
-export const ATTESTOR_CONTRACT = "ExecutionAttestor";
+export const ATTESTOR_CONTRACT = CONTRACT_NAMES.attestor;
 /** The finalisation's own step row (proof memo, attestation transaction slot). */
 const FINAL_STEP = -1;
 

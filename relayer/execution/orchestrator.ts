@@ -41,6 +41,7 @@ import {
 } from "./steps.ts";
 import { TxJournal } from "./transactions.ts";
 import { finalizeExecution, type FinalizeDeps } from "./finalize.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**
  * The orchestrator (spec "Workflow orchestration rule"): runs the workflow's agents in order, one
@@ -415,7 +416,9 @@ async function chainCandidates(
   } else if (action.type === "bridge") {
     first = chains.find((c) => c.name !== action.destination && hasAsset(c, asset))?.name;
   } else {
-    first = chains.find((c) => hasAsset(c, asset) && c.deployment.contracts["Multisend"])?.name;
+    first = chains.find(
+      (c) => hasAsset(c, asset) && c.deployment.contracts[CONTRACT_NAMES.multisend],
+    )?.name;
   }
   const ordered = [first, ...fallbacks].filter((c): c is string => Boolean(c));
   return [...new Set(ordered)];

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { EngineStore } from "../accounts/store.ts";
+import { JOB_NAMES, type JobPayloads } from "../queue/index.ts";
 import {
   runExecution,
   setExecution,
@@ -9,9 +10,6 @@ import {
 import { finalizeExecution } from "./finalize.ts";
 import { DEFAULT_LEASE_SECONDS, orphanedExecutions, withLease } from "./lease.ts";
 import type { Workflow } from "../workflows/model.ts";
-
-/** Job sent by the intake for every execution (common.md). */
-export const WORKFLOW_EXECUTE_JOB = "workflow.execute";
 
 /** The queue calls the worker makes (the platform's `Queue`, relayer/queue/index.ts). */
 export interface EngineQueue {
@@ -56,8 +54,8 @@ export async function startEngineWorker(
   const run = async (executionId: string): Promise<ExecutionState | null> =>
     withLease(deps.store, executionId, leaseSeconds, () => runExecution(deps, executionId));
 
-  await queue.work<{ executionId: string }>(
-    WORKFLOW_EXECUTE_JOB,
+  await queue.work<JobPayloads["workflow.execute"]>(
+    JOB_NAMES.workflowExecute,
     async (data, job) => {
       try {
         // Null: another live worker holds the execution; it finishes it.

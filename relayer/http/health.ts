@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
+import { JOB_NAMES } from "../queue/index.ts";
 import { createRouter } from "./router.ts";
 
 const healthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
@@ -74,7 +75,7 @@ export function healthRoutes(ctx: AppContext) {
       const queue = ctx.draining
         ? { ok: false, detail: "shutting down" }
         : await ctx.queue.boss
-            .getQueue("workflow.execute")
+            .getQueue(JOB_NAMES.workflowExecute)
             .then((q) => (q ? { ok: true } : { ok: false, detail: "queue missing" }))
             .catch((err: Error) => ({ ok: false, detail: err.message }));
       const chains: Record<string, z.infer<typeof checkSchema>> = {};

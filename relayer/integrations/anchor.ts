@@ -13,6 +13,7 @@ import {
 import type { EngineStore } from "../accounts/store.ts";
 import type { RoutingChain } from "../routing/chain.ts";
 import { GAS_PADDING_PERCENT, TxJournal } from "../execution/transactions.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**
  * Proof records of external interactions (spec "Proof record"): `endpointHash = keccak256(endpoint
@@ -33,7 +34,7 @@ import { GAS_PADDING_PERCENT, TxJournal } from "../execution/transactions.ts";
  * journalled transaction is resumed after a restart, never signed twice), and an interaction is
  * assigned to a batch once (in the database transaction that builds the batch).
  */
-export const PROOF_REGISTRY = "ProofRegistry";
+export const PROOF_REGISTRY = CONTRACT_NAMES.proofRegistry;
 const LEAF_TYPES = ["bytes32", "bytes32", "uint256"];
 /** Gas observations of these transactions are kept apart from the engine's (routing estimates). */
 const GAS_UNITS = -1;

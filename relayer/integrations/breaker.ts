@@ -3,6 +3,7 @@ import { dataSlice, getAddress, id as keccakText, type Contract } from "ethers";
 import type { EngineStore } from "../accounts/store.ts";
 import { GAS_PADDING_PERCENT, TxJournal } from "../execution/transactions.ts";
 import type { RoutingChain } from "../routing/chain.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**
  * The on-chain circuit breaker of an integration (CircuitBreakerGateway, spec "States and
@@ -16,7 +17,7 @@ import type { RoutingChain } from "../routing/chain.ts";
  * origin)` (`https://crm.example.com` → the same address on every relayer), so integrations
  * pointing at the same system share one circuit.
  */
-export const CIRCUIT_BREAKER = "CircuitBreakerGateway";
+export const CIRCUIT_BREAKER = CONTRACT_NAMES.circuitBreaker;
 
 export function gatewayAddress(config: { url: string; gateway?: string }): string {
   if (config.gateway) return getAddress(config.gateway);

@@ -5,6 +5,7 @@ import type { RoutingChain } from "../routing/chain.ts";
 import type { IntegrationClient } from "./client.ts";
 import { IntegrationError } from "./errors.ts";
 import type { PaymentResponse } from "./schemas.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**
  * Payment receipts (spec "Events": after a payment settlement, an ERC-7641 receipt token is
@@ -20,7 +21,7 @@ import type { PaymentResponse } from "./schemas.ts";
  * receipt's `paymentRef` on chain (a second issuance is refused by the contract:
  * RevShareReceiptDuplicatePaymentRef); the issuance goes through the transaction journal.
  */
-export const RECEIPT_CONTRACT = "RevShareReceipt";
+export const RECEIPT_CONTRACT = CONTRACT_NAMES.receipt;
 
 export interface PaymentReceiptView {
   payment_ref: string;

@@ -15,7 +15,7 @@ import type { QueueDb, Store } from "../store/index.ts";
  * relayer processes on one PostgreSQL share the queue (SKIP LOCKED: a job runs in one place).
  */
 
-/** Job names shared by the team (common.md). */
+/** Every job name of the relayer, declared here only; `JobPayloads` gives each one's data. */
 export const JOB_NAMES = {
   /** `{executionId}`: sent by intake, worked by the engine. */
   workflowExecute: "workflow.execute",
@@ -25,7 +25,23 @@ export const JOB_NAMES = {
   platformMaintenance: "platform.maintenance",
   /** Every minute: anchors the integrations' batches that came due (relayer/integrations). */
   integrationsAnchor: "integrations.anchor",
+  /** Every minute: anchors the text-analysis audit chain's head once it is due (relayer/analysis). */
+  analysisAuditAnchor: "analysis.audit-anchor",
+  /** Daily: prunes text-analysis audit records past their retention. */
+  analysisAuditPrune: "analysis.audit-prune",
 } as const;
+
+export type JobName = (typeof JOB_NAMES)[keyof typeof JOB_NAMES];
+
+/** The data each job carries (cron jobs carry none). */
+export interface JobPayloads {
+  "workflow.execute": { executionId: string };
+  "workflow.schedule": { scheduleId: string };
+  "platform.maintenance": Record<string, never>;
+  "integrations.anchor": Record<string, never>;
+  "analysis.audit-anchor": Record<string, never>;
+  "analysis.audit-prune": Record<string, never>;
+}
 
 export interface QueueOptions {
   store: Store;

@@ -11,6 +11,7 @@ import { quoteSwapCandidates, type SwapCandidate } from "./quote.ts";
 import { bridgeDestinationAhead } from "./bridge-ahead.ts";
 import { selectRoute, type RoutePriority, ROUTE_PRIORITIES } from "./select.ts";
 import { NoRouteError } from "./errors.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /** A multisend recipient's amount: fixed, or basis points of what the multisend receives. */
 export type RecipientAmountInput =
@@ -93,9 +94,9 @@ export function contractAddress(chain: RoutingChain, name: string): string | nul
   return chain.deployment.contracts[name]?.address ?? null;
 }
 
-export const BRIDGE_CONTRACT = "LockMintBridge";
-export const MULTISEND_CONTRACT = "Multisend";
-export const ATTESTOR_CONTRACT = "ExecutionAttestor";
+export const BRIDGE_CONTRACT = CONTRACT_NAMES.bridge;
+export const MULTISEND_CONTRACT = CONTRACT_NAMES.multisend;
+export const ATTESTOR_CONTRACT = CONTRACT_NAMES.attestor;
 
 /** Resolve a multisend's recipients: a percentage is a share of `total` (base units, rounded down). */
 export function resolveRecipients(

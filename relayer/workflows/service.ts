@@ -5,7 +5,7 @@ import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { issuesFromZod, validationFailed } from "../http/validation.ts";
 import { assertConcurrencyAvailable } from "../limits/concurrency.ts";
-import { JOB_NAMES } from "../queue/index.ts";
+import { JOB_NAMES, type JobPayloads } from "../queue/index.ts";
 import { estimateCostSummary, InsufficientLiquidityError, NoRouteError } from "../routing/index.ts";
 import type { RoutingChainSet } from "../routing/index.ts";
 import { Batcher, GroupCommit, type Outcome } from "../store/group-commit.ts";
@@ -634,9 +634,9 @@ export async function fireSchedule(
  * schedules.
  */
 export async function startWorkflowJobs(ctx: WorkflowContext): Promise<void> {
-  await ctx.queue.work<{ scheduleId: string }>(
+  await ctx.queue.work<JobPayloads["workflow.schedule"]>(
     JOB_NAMES.workflowSchedule,
-    async (data, job: Job<{ scheduleId: string }>) => {
+    async (data, job: Job<JobPayloads["workflow.schedule"]>) => {
       const result = await fireSchedule(ctx, data.scheduleId, job.id);
       ctx.logger.info({ schedule: data.scheduleId, ...result }, "schedule fired");
       return result;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { RoutingChain } from "../routing/chain.ts";
+import { readSanctionsOracle } from "../compliance/oracle.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /** The result of screening one address against the sanctions sources. */
@@ -31,18 +32,15 @@ export interface ScreenContext {
   actionIndex: number;
 }
 
-export const ORACLE_CONTRACT = CONTRACT_NAMES.sanctionsOracle;
-
 /**
  * The on-chain source: the chain's Chainalysis-compatible sanctions oracle (`isSanctioned`).
  * Extra sources (the aux engineer's file lists) are combined with {@link combineScreens}.
  */
 export const oracleScreen: ComplianceScreen = async (address, chain) => {
-  if (!chain.deployment.contracts[ORACLE_CONTRACT]) {
+  if (!chain.deployment.contracts[CONTRACT_NAMES.sanctionsOracle]) {
     return { address, sanctioned: false, sources: [], checked: [] };
   }
-  const oracle = chain.contract(ORACLE_CONTRACT);
-  const sanctioned = (await oracle.getFunction("isSanctioned")(address)) as boolean;
+  const sanctioned = await readSanctionsOracle(chain, address);
   return {
     address,
     sanctioned,

@@ -20,6 +20,18 @@ export function chainsWithOracle(chains: readonly OracleChain[]): OracleChain[] 
 }
 
 /**
+ * The one reader of a chain's Chainalysis-compatible sanctions oracle (`isSanctioned(address)`),
+ * for the compliance endpoints (`checkOracles`) and the engine's screening (agents/compliance.ts).
+ */
+export async function readSanctionsOracle(
+  chain: { contract(name: string): Contract },
+  address: string,
+): Promise<boolean> {
+  const oracle = chain.contract(SANCTIONS_ORACLE_CONTRACT);
+  return (await oracle.getFunction("isSanctioned").staticCall(address)) as boolean;
+}
+
+/**
  * Asks each chain's oracle. Fails closed: an oracle that does not answer is a 504 (spec: "verify
  * the oracle is live"), never a silent "not sanctioned".
  */
@@ -29,11 +41,10 @@ export async function checkOracles(
 ): Promise<{ matches: ListMatch[]; lists: ListFileInfo[] }> {
   const answers = await Promise.all(
     chainsWithOracle(chains).map(async (chain) => {
-      const oracle = chain.contract(SANCTIONS_ORACLE_CONTRACT);
       const source = `eip155:${chain.chainId}:${chain.deployment.contracts[SANCTIONS_ORACLE_CONTRACT]!.address}`;
       try {
         const [sanctioned, block] = await Promise.all([
-          oracle.getFunction("isSanctioned").staticCall(address) as Promise<boolean>,
+          readSanctionsOracle(chain, address),
           chain.provider.getBlock("latest"),
         ]);
         return { chain, source, sanctioned, block };

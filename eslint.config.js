@@ -39,5 +39,20 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Configuration is parsed once, in relayer/config/ (DEVELOPERS.md "Layers").
+    files: ["relayer/**/*.ts"],
+    ignores: ["relayer/config/**"],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        {
+          object: "process",
+          property: "env",
+          message: "read settings from Config (relayer/config/): the environment is parsed there",
+        },
+      ],
+    },
+  },
   prettier,
 );

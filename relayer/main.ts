@@ -1,4 +1,4 @@
-import { describeSnapshot } from "./compliance/snapshot.ts";
+import { describeSnapshot } from "./compliance/config.ts";
 import { ConfigError, loadConfig } from "./config/index.ts";
 import { createLogger } from "./http/logging.ts";
 import { startService } from "./app/index.ts";

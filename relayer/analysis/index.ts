@@ -1,5 +1,4 @@
 export { TextAnalysis, type AnalysisView, type TextAnalysisDeps } from "./service.ts";
-export { analysisRoutes } from "./routes.ts";
 export { startAnalysisJobs } from "./worker.ts";
 export { redact, findPii, restore, PII_TYPES, type PiiType } from "./redaction.ts";
 export { routeText } from "./routing.ts";

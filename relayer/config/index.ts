@@ -10,7 +10,7 @@ import {
   SHIPPED_OFAC_SNAPSHOT,
   snapshotFilesSpec,
   type SanctionsSnapshot,
-} from "../compliance/snapshot.ts";
+} from "../compliance/config.ts";
 
 /**
  * The relayer's configuration: every environment variable it reads, parsed once at start.

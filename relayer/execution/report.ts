@@ -6,7 +6,9 @@ import type { ScreenResult } from "../agents/index.ts";
 import type { TxEvidence } from "../audit/evidence.ts";
 import type { ActionType, Workflow } from "../workflows/model.ts";
 import type { RiskEvaluation } from "./risk.ts";
-import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
+import type { Attestation, ErrorBody, StepResult, StepRow } from "./steps.ts";
+
+export type { Attestation } from "./steps.ts";
 
 /**
  * The final report as the spec's "Blockchain artifact" and "DeFi transaction artifact".
@@ -29,17 +31,6 @@ export interface Operation {
   chain: string;
   /** Price level at which the position would be liquidated; null for spot operations (no leverage). */
   liquidation_price: number | null;
-}
-
-/** The `ExecutionAttestor.attest` transaction of a proved execution. */
-export interface Attestation {
-  chain: string;
-  chain_id: number;
-  contract: string;
-  /** keccak256 of the execution id: the attestor's key. */
-  execution_key: string;
-  tx_hash: string;
-  block_number: number;
 }
 
 /** The report's attestation: the transaction plus what an auditor needs to recompute the signals. */

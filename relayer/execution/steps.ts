@@ -2,12 +2,22 @@ import { z } from "zod";
 import type { EngineStore } from "../accounts/store.ts";
 import { agentResultSchema } from "../agents/index.ts";
 import type { ActionFlow } from "../routing/chaining.ts";
-import type { Attestation } from "./report.ts";
 import { riskEvaluationSchema, type RiskEvaluation } from "./risk.ts";
 
 /** Persistence of per-action steps (`engine_steps`) and the agents' memo values. */
 
 /** An error body as stored with a step or an execution (`{error, detail, ...extra}`). */
+/** The `ExecutionAttestor.attest` transaction of a proved execution. */
+export interface Attestation {
+  chain: string;
+  chain_id: number;
+  contract: string;
+  /** keccak256 of the execution id: the attestor's key. */
+  execution_key: string;
+  tx_hash: string;
+  block_number: number;
+}
+
 export const errorBodySchema = z.looseObject({ error: z.string(), detail: z.string().optional() });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 

@@ -5,6 +5,7 @@ import { createRouter } from "../http/router.ts";
 import { HMAC_SECURITY } from "../http/security.ts";
 import { executionIdParamSchema } from "../workflows/schemas.ts";
 import { listInteractions } from "./index.ts";
+import { interactionSchema } from "./interaction-schema.ts";
 
 /**
  * `GET /v1/workflows/{id}/interactions`: the external API interactions of an execution with their
@@ -12,43 +13,6 @@ import { listInteractions } from "./index.ts";
  * root and leaf proof once the batch is anchored (`pending` before). The final report lists the
  * same entries as they stood when it was signed.
  */
-const hex32 = z.string().regex(/^0x[0-9a-f]{64}$/);
-
-export const interactionSchema = z
-  .object({
-    id: z.number().int(),
-    integration: z.string(),
-    action_index: z.number().int().nullable(),
-    method: z.string(),
-    endpoint: z
-      .string()
-      .openapi({ description: "the endpoint text whose keccak256 is endpoint_hash" }),
-    endpoint_hash: hex32,
-    response_hash: hex32,
-    http_status: z.number().int(),
-    observed_at: z
-      .number()
-      .int()
-      .openapi({ description: "Unix seconds (the batch leaf's timestamp)" }),
-    chain_id: z.number().int(),
-    registry: z.string(),
-    mode: z.enum(["immediate", "batch"]),
-    status: z.enum(["pending", "anchored"]),
-    request_id: hex32.nullable(),
-    signature: z.string().nullable(),
-    batch: z
-      .object({
-        root: hex32,
-        leaf_index: z.number().int(),
-        proof: z.array(hex32),
-        batch_id: z.number().int().nullable(),
-      })
-      .nullable(),
-    tx_hash: z.string().nullable(),
-    block_number: z.number().int().nullable(),
-  })
-  .openapi("ApiInteraction");
-
 export const interactionListSchema = z
   .object({ execution_id: z.string(), interactions: z.array(interactionSchema) })
   .openapi("ApiInteractionList");

@@ -6,4 +6,3 @@ export {
   type MonitorState,
   type MonitorView,
 } from "./monitor.ts";
-export { monitorRoutes } from "./routes.ts";

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError, errorSchema } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
 import { HMAC_SECURITY } from "../http/security.ts";
-import { interactionSchema } from "../integrations/routes.ts";
+import { interactionSchema } from "../integrations/interaction-schema.ts";
 import type { Monitors } from "./monitor.ts";
 
 /**

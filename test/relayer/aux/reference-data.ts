@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { SHIPPED_OFAC_SNAPSHOT } from "../../../relayer/compliance/snapshot.ts";
+import { SHIPPED_OFAC_SNAPSHOT } from "../../../relayer/compliance/config.ts";
 
 const repoRoot = path.resolve(import.meta.dirname, "../../..");
 

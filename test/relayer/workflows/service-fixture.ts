@@ -1,5 +1,5 @@
 import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
-import { SHIPPED_OFAC_SNAPSHOT, snapshotFilesSpec } from "../../../relayer/compliance/snapshot.ts";
+import { SHIPPED_OFAC_SNAPSHOT, snapshotFilesSpec } from "../../../relayer/compliance/config.ts";
 import type { TierName } from "../../../relayer/limits/tiers.ts";
 import {
   newApiKey,

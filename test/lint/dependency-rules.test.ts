@@ -1,0 +1,95 @@
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { expect } from "chai";
+
+const REPO = path.resolve(import.meta.dirname, "../..");
+const DEPCRUISE = path.join(REPO, "node_modules/.bin/depcruise");
+const CONFIG = path.join(REPO, ".dependency-cruiser.cjs");
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
+
+/** The rules of `npm run lint:deps` over the relayer/ tree under `cwd`. */
+async function violations(cwd: string): Promise<Violation[]> {
+  const run = promisify(execFile);
+  const { stdout } = await run(
+    DEPCRUISE,
+    ["relayer", "--config", CONFIG, "--output-type", "json", "--no-progress"],
+    { cwd, maxBuffer: 64 * 1024 * 1024 },
+  ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? "" }));
+  return (JSON.parse(stdout) as { summary: { violations: Violation[] } }).summary.violations;
+}
+
+describe("# dependency rules (npm run lint:deps)", function () {
+  this.timeout(120_000);
+  let dir: string;
+
+  before(async function () {
+    dir = await mkdtemp(path.join(tmpdir(), "vf-deps-"));
+    const files: Record<string, string> = {
+      "tsconfig.json": JSON.stringify({ compilerOptions: { allowImportingTsExtensions: true } }),
+      // a cycle between two areas
+      "relayer/routing/index.ts": 'import { b } from "../agents/index.ts";\nexport const a = b;\n',
+      "relayer/agents/index.ts":
+        'import { a } from "../routing/index.ts";\nexport const b = () => a;\n',
+      // a route file imported by something other than the root
+      "relayer/workflows/routes.ts": "export const workflowRoutes = 1;\n",
+      "relayer/execution/index.ts":
+        'import { workflowRoutes } from "../workflows/routes.ts";\nexport const e = workflowRoutes;\n',
+      // the platform importing an area
+      "relayer/store/index.ts": 'import { e } from "../execution/index.ts";\nexport const s = e;\n',
+      // an area importing the composition root
+      "relayer/app/index.ts":
+        'import { workflowRoutes } from "../workflows/routes.ts";\nexport const root = workflowRoutes;\n',
+      "relayer/compliance/index.ts":
+        'import { root } from "../app/index.ts";\nexport const c = root;\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+      await writeFile(path.join(dir, name), text);
+    }
+  });
+
+  after(async function () {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("should find no violation in the relayer", async function () {
+    expect(await violations(REPO)).to.deep.equal([]);
+  });
+
+  it("should refuse a cycle, a route imported outside the root, the platform importing an area and an area importing the root", async function () {
+    const found = (await violations(dir)).map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
+    expect(found).to.include.members([
+      "no-cycles: relayer/agents/index.ts -> relayer/routing/index.ts",
+      "adapters-only-from-the-root: relayer/execution/index.ts -> relayer/workflows/routes.ts",
+      "platform-below-areas: relayer/store/index.ts -> relayer/execution/index.ts",
+      "root-only-from-entry-points: relayer/compliance/index.ts -> relayer/app/index.ts",
+    ]);
+    expect(found.join("\n")).to.not.include("relayer/app/index.ts -> relayer/workflows/routes.ts");
+  });
+});
+
+describe("# process.env only in relayer/config/ (eslint)", function () {
+  this.timeout(60_000);
+
+  async function restricted(filePath: string): Promise<number> {
+    const { ESLint } = await import("eslint");
+    const [result] = await new ESLint({ cwd: REPO }).lintText(
+      "export const port = process.env.PORT;\n",
+      { filePath: path.join(REPO, filePath) },
+    );
+    return result!.messages.filter((m) => m.ruleId === "no-restricted-properties").length;
+  }
+
+  it("should refuse process.env in an area and allow it in relayer/config/", async function () {
+    expect(await restricted("relayer/workflows/settings.ts")).to.equal(1);
+    expect(await restricted("relayer/config/settings.ts")).to.equal(0);
+  });
+});

@@ -15,10 +15,17 @@ import {
 import { loadSteps, startStep, stepMemo, finishStep } from "./steps.ts";
 import { TxJournal } from "./transactions.ts";
 import { ExecutionClaimError, ProverUnavailableError } from "../proofs/errors.ts";
+import { slotsOfActions, type ReportedClaim, type SubmissionReceipt } from "../proofs/index.ts";
 
 /** Proves an execution and returns the arguments of `ExecutionAttestor.attest` after the id. */
 export interface ExecutionProver {
-  prove(input: { executionId: string; workflow: Workflow; results: AgentResult[] }): Promise<{
+  prove(input: {
+    executionId: string;
+    workflow: Workflow;
+    results: AgentResult[];
+    /** The submission receipt: its salt and workflow commitment are what the proof must use. */
+    receipt: SubmissionReceipt | null;
+  }): Promise<{
     proof: unknown;
     publicSignals: string[];
     /** `attest(executionId, ...attestArgs)`. */
@@ -26,6 +33,8 @@ export interface ExecutionProver {
     /** The commitments' blinding salt, published in the report. */
     salt?: string;
     commitments?: { workflow: string; execution: string };
+    /** The execution side of the proved claim (`claimFromReport` rebuilds the claim from it). */
+    claim?: ReportedClaim;
   }>;
 }
 
@@ -91,15 +100,19 @@ export async function finalizeExecution(
     .filter((s) => s?.state === "completed" && s.result)
     .map((s) => s!.result as unknown as AgentResult);
 
-  let proof: {
-    zk_proof: string | null;
-    public_signals: string[] | null;
-    attestation: Record<string, unknown> | null;
-    proof_note?: string;
-  } = {
+  const [stored] = await store.query<{ receipt: SubmissionReceipt | string | null }>(
+    "SELECT receipt FROM workflow_executions WHERE id = $1",
+    [input.id],
+  );
+  const receipt =
+    typeof stored?.receipt === "string"
+      ? (JSON.parse(stored.receipt) as SubmissionReceipt)
+      : (stored?.receipt ?? null);
+  let proof: ProofSection = {
     zk_proof: null,
     public_signals: null,
     attestation: null,
+    claim: null,
   };
   const canProve = Boolean(deps.prover && home.deployment.contracts[ATTESTOR_CONTRACT]);
   if (input.state === "completed" && canProve) {
@@ -109,7 +122,7 @@ export async function finalizeExecution(
     let proved: Awaited<ReturnType<ExecutionProver["prove"]>> | null = null;
     try {
       proved = await memo("proof", () =>
-        deps.prover!.prove({ executionId: input.id, workflow: input.workflow, results }),
+        deps.prover!.prove({ executionId: input.id, workflow: input.workflow, results, receipt }),
       );
     } catch (err) {
       // The claim does not fit the circuit (e.g. more multisend recipients than its slots) or the
@@ -130,6 +143,7 @@ export async function finalizeExecution(
           salt: proved.salt ?? null,
           commitments: proved.commitments ?? null,
         },
+        claim: proved.claim ?? null,
       };
       await finishStep(store, input.id, FINAL_STEP, "completed", { result: { attestation } });
     }
@@ -147,6 +161,7 @@ export async function finalizeExecution(
       ? await deps.settle({ executionId: input.id, apiKeyId: input.apiKeyId })
       : null;
   const body = await buildReport(deps, input, steps, proof, home);
+  body.receipt = receipt;
   if (deps.settle) body.payment_receipt = payment;
   const cid = deps.artifacts ? await deps.artifacts.putArtifact(body) : await reportCid(body);
   const signer = operator(home);
@@ -205,16 +220,21 @@ async function attest(
   };
 }
 
+/** What the report says about the execution proof. */
+interface ProofSection {
+  zk_proof: string | null;
+  public_signals: string[] | null;
+  attestation: Record<string, unknown> | null;
+  /** The proved claim's execution side (relayer/proofs/reported.ts). */
+  claim: ReportedClaim | null;
+  proof_note?: string;
+}
+
 async function buildReport(
   deps: FinalizeDeps,
   input: FinalizeInput,
   steps: Awaited<ReturnType<typeof loadSteps>>,
-  proof: {
-    zk_proof: string | null;
-    public_signals: string[] | null;
-    attestation: Record<string, unknown> | null;
-    proof_note?: string;
-  },
+  proof: ProofSection,
   home: RoutingChain,
 ): Promise<ReportBody> {
   const chains = deps.chains.list();
@@ -243,9 +263,15 @@ async function buildReport(
     "SELECT action_index, address, role, sources FROM engine_compliance_alerts WHERE execution_id = $1 ORDER BY id",
     [input.id],
   );
+  const slots = proof.zk_proof ? slotsOfActions(input.workflow) : [];
   const actions = input.workflow.actions.map((action) => {
     const step = steps.get(action.index);
-    const result = (step?.result ?? null) as (AgentResult & Record<string, unknown>) | null;
+    let result = (step?.result ?? null) as (AgentResult & Record<string, unknown>) | null;
+    if (result && action.type === "bridge" && proof.zk_proof) {
+      // The cross-chain agent's zk_proof (spec): the execution proof, which covers this bridge in
+      // circuit slot `zk_proof_slots` (its deposit and release hashes, amounts and fee cap).
+      result = { ...result, zk_proof: proof.zk_proof, zk_proof_slots: slots[action.index] ?? [] };
+    }
     const chain = chains.find((c) => c.name === step?.chain);
     return {
       index: action.index,
@@ -313,6 +339,7 @@ async function buildReport(
     zk_proof: proof.zk_proof,
     public_signals: proof.public_signals,
     attestation: proof.attestation,
+    claim: proof.claim,
     ...(proof.proof_note ? { proof_note: proof.proof_note } : {}),
     relayer: { chain: home.name, chain_id: home.chainId },
   };

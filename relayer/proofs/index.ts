@@ -88,3 +88,10 @@ export {
 } from "./errors.ts";
 export { closeProver, loadCircuit } from "./keys.ts";
 export { checkAttestation, type AttestationCheck, type AttestorReader } from "./audit.ts";
+export {
+  DevelopmentKeysError,
+  assertProvingKeysFit,
+  provingKeySetup,
+  type CeremonyRecord,
+  type ProvingKeySetup,
+} from "./setup.ts";

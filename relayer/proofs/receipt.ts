@@ -151,13 +151,14 @@ export async function checkReceipt(
   receipt: SubmissionReceipt,
   workflow: SubmittedWorkflow,
 ): Promise<ReceiptCheck> {
-  let recoveredSigner: string | null = null;
+  // A malformed signature or salt is a failed check, not an error.
+  let recoveredSigner: string | null;
   try {
     recoveredSigner = receiptSigner(receipt);
   } catch {
     recoveredSigner = null;
   }
-  let commitmentMatches = false;
+  let commitmentMatches: boolean;
   try {
     commitmentMatches =
       (await workflowCommitment(workflow, receipt.salt)).toString() === receipt.workflow_commitment;

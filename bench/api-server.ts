@@ -9,7 +9,7 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import type { AddressInfo } from "node:net";
 import { loadConfig } from "../relayer/config/index.ts";
-import { startService } from "../relayer/service.ts";
+import { startService } from "../relayer/app/index.ts";
 
 const target = process.env.BENCH_TARGET ?? "ceiling";
 

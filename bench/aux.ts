@@ -29,7 +29,7 @@ const REAL_LIST = [
   path.resolve(root, "../../shared/data/ofac-sanctioned-eth.txt"),
 ].find(existsSync);
 const SAMPLE_LIST = path.join(root, "test/relayer/aux/fixtures/sdn-advanced-sample.xml");
-process.env.VERIFLOW_SANCTIONS_FILES = REAL_LIST ?? SAMPLE_LIST;
+const SANCTIONS_FILES = REAL_LIST ?? SAMPLE_LIST;
 
 const TORNADO_ROUTER = "0x8589427373D6D84E98730D7795D8f6f8731FDA16";
 
@@ -114,6 +114,7 @@ async function listLoading() {
 const lists = await listLoading();
 
 const svc = await startAuxService({
+  VERIFLOW_SANCTIONS_FILES: SANCTIONS_FILES,
   VERIFLOW_LIMITS: JSON.stringify(
     Object.fromEntries(
       ["free", "pro", "enterprise"].map((t) => [t, { requestsPerMinute: 10_000_000 }]),

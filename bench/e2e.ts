@@ -15,8 +15,8 @@ import { createApiKey } from "../relayer/auth/keys.ts";
 import { signedHeaders } from "../relayer/auth/hmac.ts";
 import { openChains } from "../relayer/chains/index.ts";
 import { loadConfig } from "../relayer/config/index.ts";
-import { closeContext, createContext } from "../relayer/context.ts";
-import { createApp } from "../relayer/http/app.ts";
+import { buildServices, createApp, startWorkers } from "../relayer/app/index.ts";
+import { closeContext } from "../relayer/context.ts";
 import { createLogger } from "../relayer/http/logging.ts";
 import { createMetrics } from "../relayer/http/metrics.ts";
 import { createTestDatabase } from "../test/fixtures/postgres.ts";
@@ -39,15 +39,16 @@ async function main(): Promise<void> {
     LOG_LEVEL: "silent",
     NODE_ENV: "test",
     ...(database ? { DATABASE_URL: database.url } : {}),
+    VERIFLOW_ENGINE_CONCURRENCY: process.env.VERIFLOW_ENGINE_CONCURRENCY ?? "16",
   });
-  process.env.VERIFLOW_ENGINE_CONCURRENCY ??= "16";
   const chains = await openChains({ mode: "embedded" });
-  const ctx = await createContext(config, {
+  const ctx = await buildServices(config, {
     logger: createLogger("silent"),
     metrics: createMetrics({ defaultMetrics: false }),
     chains,
   });
   const app = createApp(ctx);
+  await startWorkers(ctx);
   const keys = await Promise.all(
     Array.from({ length: DRAIN_KEYS }, async () => {
       const { record, secret } = await createApiKey(ctx.store, ctx.masterKey, {
@@ -152,7 +153,7 @@ async function main(): Promise<void> {
     drain: {
       workflows: DRAIN_WORKFLOWS,
       api_keys: DRAIN_KEYS,
-      worker_concurrency: Number(process.env.VERIFLOW_ENGINE_CONCURRENCY),
+      worker_concurrency: config.engine.concurrency,
       submit_ms: Math.round(submittedAt - drainStarted),
       total_ms: Math.round(drainMs),
       workflows_per_second: Math.round((DRAIN_WORKFLOWS / (drainMs / 1000)) * 100) / 100,

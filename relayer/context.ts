@@ -1,18 +1,16 @@
 import type { Logger } from "pino";
 import type { ChainSet } from "./chains/index.ts";
 import { ensureBootstrapKey, checkMasterKey } from "./auth/keys.ts";
-import { purgeExpiredSignatures } from "./auth/replay.ts";
 import type { Config } from "./config/index.ts";
 import { resolveMasterKey } from "./config/master-key.ts";
 import { createLogger } from "./http/logging.ts";
 import { createMetrics, registerQueueMetrics, type Metrics } from "./http/metrics.ts";
-import { purgeRateLimitWindows } from "./limits/rate-limit.ts";
 import { resolveTierLimits, type TierLimits, type TierName } from "./limits/tiers.ts";
-import { JOB_NAMES, openQueue, type Queue } from "./queue/index.ts";
+import { openQueue, type Queue } from "./queue/index.ts";
 import { openStore, type Store } from "./store/index.ts";
 import { migrate } from "./store/migrate.ts";
 
-/** Everything a route or worker needs, built once per process. */
+/** The platform services of a process; relayer/app/services.ts adds the areas' services. */
 export interface AppContext {
   config: Config;
   store: Store;
@@ -41,7 +39,7 @@ export interface CreateContextOptions {
   metrics?: Metrics;
 }
 
-/** Opens storage (migrated), the queue and the platform's housekeeping job. */
+/** Opens storage (migrated) and the queue: the platform part of the services (relayer/app/). */
 export async function createContext(
   config: Config,
   options: CreateContextOptions = {},
@@ -79,13 +77,6 @@ export async function createContext(
       draining: false,
       closers: [],
     };
-    await queue.work(JOB_NAMES.platformMaintenance, async () => {
-      const now = ctx.clock();
-      const signatures = await purgeExpiredSignatures(store, now);
-      const windows = await purgeRateLimitWindows(store, now);
-      return { signatures, windows };
-    });
-    await queue.schedule(JOB_NAMES.platformMaintenance, "*/5 * * * *", {});
     registerQueueMetrics(ctx);
     return ctx;
   } catch (err) {

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from "./config/index.ts";
 import { createLogger } from "./http/logging.ts";
-import { startService } from "./service.ts";
+import { startService } from "./app/index.ts";
 
 /**
  * `npm start`: the relayer on its embedded defaults (PGlite under DATA_DIR, the devnet chains

@@ -21,7 +21,7 @@ import { Wallet, verifyMessage } from "ethers";
 import { signedHeaders } from "../relayer/auth/hmac.ts";
 import { loadConfig } from "../relayer/config/index.ts";
 import { reportCid, type ReportBody, type SignedReport } from "../relayer/execution/report.ts";
-import { startService } from "../relayer/service.ts";
+import { startService } from "../relayer/app/index.ts";
 import {
   signingPublicKey,
   verifyInteractionOnChain,
@@ -97,12 +97,12 @@ async function main(): Promise<void> {
     VERIFLOW_SIGNING_SECRET: secret,
     VERIFLOW_TIER: "enterprise",
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    VERIFLOW_SANCTIONS_FILES:
+      process.env.VERIFLOW_SANCTIONS_FILES || `ofac-sdn=${PUBLISHED_OFAC_LIST}`,
   });
 
-  process.env.VERIFLOW_SANCTIONS_FILES ||= `ofac-sdn=${PUBLISHED_OFAC_LIST}`;
-
   say("Starting the relayer: three in-process devnet chains, PGlite in " + dataDir);
-  say(`Sanctions lists (VERIFLOW_SANCTIONS_FILES): ${process.env.VERIFLOW_SANCTIONS_FILES}`);
+  say(`Sanctions lists (VERIFLOW_SANCTIONS_FILES): ${config.sanctionsFiles}`);
   const service = await startService(config);
   const base = service.server.url;
   say(`Relayer listening on ${base}`);

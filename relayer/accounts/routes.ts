@@ -2,14 +2,14 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
-import { HMAC_SECURITY } from "../http/app.ts";
-import { startEngine, engineCipher } from "../execution/index.ts";
+import { HMAC_SECURITY } from "../http/security.ts";
 import {
   accountBalances,
   DEVNET_GRANT,
   ensureFundedAccount,
   grantOnChain,
   DEVNET_FAUCET,
+  type SecretCipher,
 } from "./index.ts";
 
 const chainBalancesSchema = z
@@ -62,15 +62,11 @@ const faucetResultSchema = z
 
 const errorSchema = z.object({ error: z.string(), detail: z.string() }).openapi("AccountError");
 
-/**
- * `GET /v1/account` and the devnet-only `POST /v1/account/faucet`. Building the router also
- * starts the engine's `workflow.execute` worker (as the workflows router starts its schedule worker).
- */
-export function accountRoutes(ctx: AppContext) {
+/** `GET /v1/account` and the devnet-only `POST /v1/account/faucet`. */
+export function accountRoutes(
+  ctx: Pick<AppContext, "store" | "chains"> & { cipher: SecretCipher },
+) {
   const app = createRouter();
-  void startEngine(ctx).catch((err: unknown) =>
-    ctx.logger.error({ err }, "engine worker failed to start"),
-  );
 
   const requireChains = () => {
     if (!ctx.chains)
@@ -97,7 +93,7 @@ export function accountRoutes(ctx: AppContext) {
       const chains = requireChains();
       const account = await ensureFundedAccount(
         ctx.store,
-        engineCipher(ctx),
+        ctx.cipher,
         c.get("apiKey").id,
         chains.list(),
         DEVNET_FAUCET,
@@ -183,7 +179,7 @@ export function accountRoutes(ctx: AppContext) {
       }
       const account = await ensureFundedAccount(
         ctx.store,
-        engineCipher(ctx),
+        ctx.cipher,
         c.get("apiKey").id,
         chains.list(),
         DEVNET_FAUCET,

@@ -4,13 +4,17 @@ import type { RoutingChain } from "../routing/chain.ts";
 import { feeQuote, isGasStrategy, type FeeQuote, type GasStrategy } from "../routing/fees.ts";
 import type { TxKind } from "../routing/gas.ts";
 import { paddedGasLimit, type SentTx, type TxJournal } from "../execution/transactions.ts";
-import type { ComplianceScreen, ScreenResult } from "./compliance.ts";
+import { z } from "zod";
+import { screenResultSchema, type ComplianceScreen, type ScreenResult } from "./compliance.ts";
 import { AgentError } from "./errors.ts";
 
-/** Spec "Task": the input of an agent. */
-export interface Task {
-  action: string;
-  params: Record<string, unknown>;
+/**
+ * Spec "Task": the input of an agent, `{action, params}`. One shape per action type (each agent
+ * module declares its own and builds it from the normalised action); `Task` is their union.
+ */
+export interface TaskOf<A extends string, P> {
+  action: A;
+  params: P;
 }
 
 export interface ExecuteOptions {
@@ -18,44 +22,59 @@ export interface ExecuteOptions {
   complianceCheck?: boolean;
 }
 
-export interface TxRecord {
-  slot: string;
-  kind: TxKind;
-  chain: string;
-  chainId: number;
-  hash: string;
-  gasUsed: string;
-  gasLimit: string;
-  status: "confirmed" | "reverted";
-}
+const TX_KINDS = [
+  "approve",
+  "swap",
+  "bridge-deposit",
+  "bridge-release",
+  "multisend",
+  "attest",
+  "wrap",
+] as const satisfies readonly TxKind[];
 
-/** What every agent returns: its transactions, metrics for the risk engine, compliance results. */
-export interface AgentResult {
-  action: string;
-  chain: string;
-  chainId: number;
-  tx_hashes: string[];
-  txs: TxRecord[];
-  metrics: AgentMetrics;
-  compliance: ScreenResult[];
-  [key: string]: unknown;
-}
+export const txRecordSchema = z.object({
+  slot: z.string(),
+  kind: z.enum(TX_KINDS),
+  chain: z.string(),
+  chainId: z.number().int(),
+  hash: z.string(),
+  gasUsed: z.string(),
+  gasLimit: z.string(),
+  status: z.enum(["confirmed", "reverted"]),
+});
+export type TxRecord = z.infer<typeof txRecordSchema>;
 
 /** Metrics the risk engine scores (see relayer/execution/risk.ts). */
-export interface AgentMetrics {
-  gas_used: string;
-  gas_cost_wei: string;
+export const agentMetricsSchema = z.object({
+  gas_used: z.string(),
+  gas_cost_wei: z.string(),
   /** Next base fee over the median of the last blocks when the agent ran (1 = normal). */
-  gas_spike: number;
-  out_of_gas_retries: number;
-  price_impact_bps?: number;
+  gas_spike: z.number(),
+  out_of_gas_retries: z.number().int(),
+  price_impact_bps: z.number().optional(),
   /** Quoted output minus received output, basis points of the quote. */
-  slippage_used_bps?: number;
-  slippage_tolerance_bps?: number;
+  slippage_used_bps: z.number().optional(),
+  slippage_tolerance_bps: z.number().optional(),
   /** Largest share of a pool's reserve the order took (0..1). */
-  pool_share?: number;
-  flagged_counterparties: number;
-}
+  pool_share: z.number().optional(),
+  flagged_counterparties: z.number().int(),
+});
+export type AgentMetrics = z.infer<typeof agentMetricsSchema>;
+
+/**
+ * What every agent returns: its transactions, metrics for the risk engine, compliance results.
+ * Each agent module extends it with its own fields and a literal `action` (the discriminant of
+ * `AgentResult`, relayer/agents/index.ts).
+ */
+export const agentResultBase = z.object({
+  chain: z.string(),
+  chainId: z.number().int(),
+  tx_hashes: z.array(z.string()),
+  txs: z.array(txRecordSchema),
+  metrics: agentMetricsSchema,
+  compliance: z.array(screenResultSchema),
+});
+export type AgentResultBase = z.infer<typeof agentResultBase>;
 
 /** What agents need from the engine; the orchestrator builds one per action. */
 export interface AgentEnvironment {
@@ -86,7 +105,7 @@ const GAS_RAISE_PERCENT = 140n;
  * Common agent machinery: the chain, compliance screening, allowance handling and sending through
  * the journal with the OUT_OF_GAS policy (×1.4, bounded), reverts decoded into codes.
  */
-export abstract class Agent {
+export abstract class Agent<T extends TaskOf<string, unknown>, R extends AgentResultBase> {
   readonly chain_id: number;
   readonly gas_strategy: GasStrategy;
   protected readonly env: AgentEnvironment;
@@ -103,7 +122,7 @@ export abstract class Agent {
     this.env = env;
   }
 
-  abstract execute(task: Task, options?: ExecuteOptions): Promise<AgentResult>;
+  abstract execute(task: T, options?: ExecuteOptions): Promise<R>;
 
   protected chainById(chainId: number): RoutingChain {
     const chain = this.env.chains.list().find((c) => c.chainId === chainId);
@@ -320,7 +339,7 @@ export abstract class Agent {
     await this.send(slot, "approve", request, { chain, signer });
   }
 
-  protected async baseMetrics(): Promise<AgentMetrics> {
+  private async baseMetrics(): Promise<AgentMetrics> {
     const fees = await this.feeQuote();
     const gasUsed = this.txs.reduce((s, t) => s + BigInt(t.gasUsed), 0n);
     const spike =
@@ -336,21 +355,16 @@ export abstract class Agent {
     };
   }
 
-  protected result(
-    action: string,
-    extra: Record<string, unknown>,
-    metrics: Partial<AgentMetrics>,
-    base: AgentMetrics,
-  ): AgentResult {
+  /** The fields every result carries (the agent adds its own and its `action`). */
+  protected async resultBase(metrics: Partial<AgentMetrics> = {}): Promise<AgentResultBase> {
+    const base = await this.baseMetrics();
     return {
-      action,
       chain: this.chain.name,
       chainId: this.chain.chainId,
       tx_hashes: this.txs.map((t) => t.hash),
       txs: this.txs,
       metrics: { ...base, ...metrics },
       compliance: this.screened,
-      ...extra,
     };
   }
 }

@@ -2,7 +2,10 @@ import { formatUnits, parseUnits, type Signer } from "ethers";
 import type { RoutingChain } from "../routing/chain.ts";
 import { tokenOf } from "../routing/chain.ts";
 import { crashPoint } from "../execution/crash.ts";
-import { Agent, type AgentResult, type ExecuteOptions, type Task } from "./base.ts";
+import { z } from "zod";
+import type { ActionFlow } from "../routing/chaining.ts";
+import type { WorkflowAction } from "../workflows/model.ts";
+import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "./errors.ts";
 
 export const BRIDGE_CONTRACT = "LockMintBridge";
@@ -20,6 +23,62 @@ const RELEASE_TYPES = {
   ],
 };
 
+/** The bridge protocol of an action that names none: the only one the chains offer. */
+export const DEFAULT_BRIDGE_PROTOCOL = "lockmint";
+
+export interface BridgeParams {
+  asset: string;
+  /** Decimal amount of `asset`. */
+  amount: string;
+  /** Destination chain name. */
+  destination: string;
+  protocol: string;
+  /** Default: the account. */
+  recipient?: string;
+  /** Cap on the bridge fee, basis points of the amount (default 100 = 1%). */
+  max_fee_bps?: number;
+}
+export type BridgeTask = TaskOf<"bridge", BridgeParams>;
+
+export const bridgeResultSchema = agentResultBase.extend({
+  action: z.literal("bridge"),
+  protocol: z.string(),
+  asset: z.string(),
+  destination: z.string(),
+  destination_chain_id: z.number().int(),
+  amount_in: z.string(),
+  amount_out: z.string(),
+  bridge_fee: z.string(),
+  max_fee: z.string(),
+  deposit_nonce: z.string(),
+  recipient: z.string(),
+  src_tx: z.string(),
+  dest_tx: z.string(),
+});
+export type BridgeResult = z.infer<typeof bridgeResultSchema>;
+
+export function bridgeTask(
+  action: WorkflowAction & { type: "bridge" },
+  input: Pick<ActionFlow, "asset" | "amount">,
+): BridgeTask {
+  if (!action.destination)
+    throw new AgentError("NO_ROUTE", `action ${action.index + 1} has no destination chain`);
+  return {
+    action: "bridge",
+    params: {
+      asset: input.asset,
+      amount: input.amount,
+      destination: action.destination,
+      protocol: action.protocol ?? DEFAULT_BRIDGE_PROTOCOL,
+    },
+  };
+}
+
+/** What a bridge hands to the next action: the amount delivered, on the destination chain. */
+export function bridgeOutput(result: BridgeResult): ActionFlow {
+  return { asset: result.asset, amount: result.amount_out, chain: result.destination };
+}
+
 interface DepositRecord {
   nonce: string;
   remoteToken: string;
@@ -31,17 +90,18 @@ interface DepositRecord {
 /**
  * Cross-chain transfer over the `lockmint` bridge: approve and deposit on the source chain (the
  * agent's chain), read the deposit's nonce from its `Deposited` event, sign the EIP-712 `Release`
- * with the operator key of the destination chain and release there. Returns `src_tx`, `dest_tx`
- * and `zk_proof` (the execution proof, attached when the workflow is proved; null until then).
- *
- * Task params: `asset`, `amount` (decimal), `destination` (chain name), `protocol` (`lockmint`),
- * `recipient?` (default: the account), `max_fee_bps?` (cap on the bridge fee, default 100 = 1%).
+ * with the operator key of the destination chain and release there. Returns `src_tx` and
+ * `dest_tx`; the spec's `zk_proof` of a cross-chain agent is the execution proof, which exists
+ * only once the whole workflow is proved: the final report attaches it to every bridge action.
  */
-export class BridgeAgent extends Agent {
-  async execute(task: Task, { complianceCheck = true }: ExecuteOptions = {}): Promise<AgentResult> {
+export class BridgeAgent extends Agent<BridgeTask, BridgeResult> {
+  async execute(
+    task: BridgeTask,
+    { complianceCheck = true }: ExecuteOptions = {},
+  ): Promise<BridgeResult> {
     const p = task.params;
-    const protocol = String(p.protocol ?? "lockmint");
-    if (protocol !== "lockmint")
+    const protocol = p.protocol;
+    if (protocol !== DEFAULT_BRIDGE_PROTOCOL)
       throw new AgentError(
         "NO_ROUTE",
         `bridge protocol ${protocol} is not supported (lockmint is)`,
@@ -49,7 +109,7 @@ export class BridgeAgent extends Agent {
     const source = this.chain;
     const destination = this.env.chains.list().find((c) => c.name === p.destination);
     if (!destination)
-      throw new AgentError("NO_ROUTE", `unknown destination chain ${String(p.destination)}`);
+      throw new AgentError("NO_ROUTE", `unknown destination chain ${p.destination}`);
     if (destination.chainId === source.chainId)
       throw new AgentError("NO_ROUTE", "bridge source and destination are the same chain");
     if (
@@ -61,10 +121,10 @@ export class BridgeAgent extends Agent {
         `no lockmint bridge between ${source.name} and ${destination.name}`,
       );
     }
-    const asset = String(p.asset);
+    const asset = p.asset;
     const token = tokenOf(source, asset);
-    const amount = parseUnits(String(p.amount), token.decimals);
-    const recipient = String(p.recipient ?? (await this.env.account.getAddress()));
+    const amount = parseUnits(p.amount, token.decimals);
+    const recipient = p.recipient ?? (await this.env.account.getAddress());
     const srcBridge = source.contract(BRIDGE_CONTRACT);
     const destBridge = destination.contract(BRIDGE_CONTRACT);
     const srcBridgeAddress = await srcBridge.getAddress();
@@ -79,7 +139,7 @@ export class BridgeAgent extends Agent {
     }
 
     const fee = (await srcBridge.getFunction("quoteFee")(amount)) as bigint;
-    const capBps = BigInt(Number(p.max_fee_bps ?? 100));
+    const capBps = BigInt(p.max_fee_bps ?? 100);
     const maxFee = (amount * capBps) / 10_000n;
     if (fee > maxFee) {
       throw new AgentError(
@@ -143,30 +203,25 @@ export class BridgeAgent extends Agent {
       });
       destTx = sent.hash;
     }
-    const base = await this.baseMetrics();
     const destToken = Object.entries(destination.deployment.tokens).find(
       ([, t]) => t.address.toLowerCase() === deposit.remoteToken.toLowerCase(),
     );
-    return this.result(
-      task.action,
-      {
-        protocol,
-        asset,
-        destination: destination.name,
-        destination_chain_id: destination.chainId,
-        amount_in: formatUnits(amount, token.decimals),
-        amount_out: formatUnits(BigInt(deposit.amount), destToken?.[1].decimals ?? token.decimals),
-        bridge_fee: formatUnits(BigInt(deposit.fee), token.decimals),
-        max_fee: formatUnits(maxFee, token.decimals),
-        deposit_nonce: deposit.nonce,
-        recipient: deposit.recipient,
-        src_tx: depositTx.hash,
-        dest_tx: destTx,
-        zk_proof: null,
-      },
-      {},
-      base,
-    );
+    return {
+      ...(await this.resultBase()),
+      action: "bridge",
+      protocol,
+      asset,
+      destination: destination.name,
+      destination_chain_id: destination.chainId,
+      amount_in: formatUnits(amount, token.decimals),
+      amount_out: formatUnits(BigInt(deposit.amount), destToken?.[1].decimals ?? token.decimals),
+      bridge_fee: formatUnits(BigInt(deposit.fee), token.decimals),
+      max_fee: formatUnits(maxFee, token.decimals),
+      deposit_nonce: deposit.nonce,
+      recipient: deposit.recipient,
+      src_tx: depositTx.hash,
+      dest_tx: destTx,
+    };
   }
 
   private operatorOf(chain: RoutingChain): Signer {

@@ -1,14 +1,16 @@
+import { z } from "zod";
 import type { RoutingChain } from "../routing/chain.ts";
 
 /** The result of screening one address against the sanctions sources. */
-export interface ScreenResult {
-  address: string;
-  sanctioned: boolean;
+export const screenResultSchema = z.object({
+  address: z.string(),
+  sanctioned: z.boolean(),
   /** Sanctions list ids that flagged it (`chainalysis-oracle`, `ofac-sdn`, ...). */
-  sources: string[];
+  sources: z.array(z.string()),
   /** Every source consulted, flagged or not. */
-  checked: string[];
-}
+  checked: z.array(z.string()),
+});
+export type ScreenResult = z.infer<typeof screenResultSchema>;
 
 /**
  * Screens an address (as a counterparty or recipient on `chain`). `required` is the list ids the

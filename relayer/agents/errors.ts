@@ -39,7 +39,7 @@ export class AgentError extends Error {
     this.extra = extra;
   }
 
-  toBody(): Record<string, unknown> {
+  toBody(): { error: AgentErrorCode; detail: string; [extra: string]: unknown } {
     return { error: this.code, detail: this.detail, ...this.extra };
   }
 }

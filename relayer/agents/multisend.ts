@@ -1,9 +1,74 @@
 import { formatUnits, parseUnits } from "ethers";
-import { tokenOf } from "../routing/chain.ts";
-import { Agent, type AgentResult, type ExecuteOptions, type Task } from "./base.ts";
+import { z } from "zod";
+import { tokenOf, type ChainAssets } from "../routing/chain.ts";
+import type { ActionFlow } from "../routing/chaining.ts";
+import type { WorkflowAction } from "../workflows/model.ts";
+import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "./errors.ts";
 
 export const MULTISEND_CONTRACT = "Multisend";
+
+const recipientSchema = z.object({ address: z.string(), amount: z.string() });
+
+export interface MultisendParams {
+  asset: string;
+  /** Decimal amounts of `asset` (percentages already resolved by {@link multisendTask}). */
+  recipients: Array<z.infer<typeof recipientSchema>>;
+  /** The first attempt's gas limit instead of the estimate. */
+  gas_limit?: bigint;
+}
+export type MultisendTask = TaskOf<"multisend", MultisendParams>;
+
+export const multisendResultSchema = agentResultBase.extend({
+  action: z.literal("multisend"),
+  asset: z.string(),
+  total: z.string(),
+  recipients: z.array(recipientSchema),
+});
+export type MultisendResult = z.infer<typeof multisendResultSchema>;
+
+/**
+ * The multisend task of a normalised action: a `<n>%` recipient gets that share of `input` (what
+ * the multisend receives), rounded down in base units of the asset on `chain`.
+ */
+export function multisendTask(
+  action: WorkflowAction & { type: "multisend" },
+  input: Pick<ActionFlow, "asset" | "amount">,
+  chain: ChainAssets,
+): MultisendTask {
+  const decimals = tokenOf(chain, input.asset).decimals;
+  const total = parseUnits(input.amount, decimals);
+  return {
+    action: "multisend",
+    params: {
+      asset: input.asset,
+      recipients: (action.recipients ?? []).map((r) => ({
+        address: r.address,
+        amount: formatUnits(
+          r.amount.kind === "percent"
+            ? (total * BigInt(r.amount.bps)) / 10_000n
+            : parseUnits(r.amount.amount, decimals),
+          decimals,
+        ),
+      })),
+    },
+  };
+}
+
+/** What a multisend hands on: the part of its input it did not send, where it is. */
+export function multisendOutput(
+  result: MultisendResult,
+  input: Pick<ActionFlow, "amount">,
+  chain: ChainAssets,
+): ActionFlow {
+  const decimals = tokenOf(chain, result.asset).decimals;
+  const left = parseUnits(input.amount, decimals) - parseUnits(result.total, decimals);
+  return {
+    asset: result.asset,
+    amount: formatUnits(left > 0n ? left : 0n, decimals),
+    chain: result.chain,
+  };
+}
 
 /**
  * Sends one asset to many recipients in one transaction (Disperse-style contract): screens every
@@ -12,13 +77,16 @@ export const MULTISEND_CONTRACT = "Multisend";
  * Task params: `asset`, `recipients` `[{address, amount}]` with decimal amounts (percentages are
  * resolved by the orchestrator), `gas_limit?`.
  */
-export class MultisendAgent extends Agent {
-  async execute(task: Task, { complianceCheck = true }: ExecuteOptions = {}): Promise<AgentResult> {
+export class MultisendAgent extends Agent<MultisendTask, MultisendResult> {
+  async execute(
+    task: MultisendTask,
+    { complianceCheck = true }: ExecuteOptions = {},
+  ): Promise<MultisendResult> {
     const p = task.params;
     const chain = this.chain;
-    const asset = String(p.asset);
+    const asset = p.asset;
     const token = tokenOf(chain, asset);
-    const recipients = (p.recipients as Array<{ address: string; amount: string }>) ?? [];
+    const recipients = p.recipients;
     if (recipients.length === 0) throw new AgentError("NO_ROUTE", "multisend has no recipients");
     if (!chain.deployment.contracts[MULTISEND_CONTRACT])
       throw new AgentError("NO_ROUTE", `no multisend contract on ${chain.name}`);
@@ -34,25 +102,20 @@ export class MultisendAgent extends Agent {
       recipients.map((r) => r.address),
       amounts,
     );
-    const gasLimit = p.gas_limit !== undefined ? BigInt(p.gas_limit as string | number) : undefined;
     await this.send("multisend", "multisend", request, {
-      gasLimit,
+      gasLimit: p.gas_limit,
       units: recipients.length,
       decode: multisend.interface,
     });
-    const base = await this.baseMetrics();
-    return this.result(
-      task.action,
-      {
-        asset,
-        total: formatUnits(total, token.decimals),
-        recipients: recipients.map((r, i) => ({
-          address: r.address,
-          amount: formatUnits(amounts[i]!, token.decimals),
-        })),
-      },
-      {},
-      base,
-    );
+    return {
+      ...(await this.resultBase()),
+      action: "multisend",
+      asset,
+      total: formatUnits(total, token.decimals),
+      recipients: recipients.map((r, i) => ({
+        address: r.address,
+        amount: formatUnits(amounts[i]!, token.decimals),
+      })),
+    };
   }
 }

@@ -5,13 +5,70 @@ import { tokenOf } from "../routing/chain.ts";
 import { InsufficientLiquidityError, NoRouteError } from "../routing/errors.ts";
 import { ReserveReader } from "../routing/pools.ts";
 import { quoteSwapCandidates, type SwapCandidate } from "../routing/quote.ts";
-import { ROUTE_PRIORITIES, selectRoute, type RoutePriority } from "../routing/select.ts";
-import { Agent, type AgentResult, type ExecuteOptions, type Task } from "./base.ts";
+import { selectRoute, type RoutePriority } from "../routing/select.ts";
+import { z } from "zod";
+import type { ActionFlow } from "../routing/chaining.ts";
+import type { WorkflowAction } from "../workflows/model.ts";
+import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "./errors.ts";
 
 const TRANSFER_TOPIC = id("Transfer(address,address,uint256)");
 /** Default tolerance when a task gives none: 0.5% (the intake's default). */
 const DEFAULT_SLIPPAGE_BPS = 50;
+
+export interface SwapParams {
+  from: string;
+  to: string;
+  /** Decimal amount of `from`. */
+  amount: string;
+  slippage_bps?: number;
+  dex?: string;
+  priority?: RoutePriority;
+  /** Default: the account. */
+  recipient?: string;
+  /** The first attempt's gas limit instead of the estimate. */
+  gas_limit?: bigint;
+}
+export type SwapTask = TaskOf<"swap" | "convert", SwapParams>;
+
+export const swapResultSchema = agentResultBase.extend({
+  action: z.enum(["swap", "convert"]),
+  exchange: z.string(),
+  path: z.array(z.string()),
+  from: z.string(),
+  to: z.string(),
+  amount_in: z.string(),
+  amount_out: z.string(),
+  quoted_out: z.string(),
+  min_out: z.string(),
+  slippage_bps: z.number().int(),
+  recipient: z.string(),
+});
+export type SwapResult = z.infer<typeof swapResultSchema>;
+
+/** The swap/convert task of a normalised action, selling `input` (the chained or explicit amount). */
+export function swapTask(
+  action: WorkflowAction & { type: "swap" | "convert" },
+  input: Pick<ActionFlow, "asset" | "amount">,
+): SwapTask {
+  if (!action.to) throw new NoRouteError(`action ${action.index + 1} has no target asset`);
+  return {
+    action: action.type,
+    params: {
+      from: input.asset,
+      to: action.to,
+      amount: input.amount,
+      ...(action.slippageBps !== undefined ? { slippage_bps: action.slippageBps } : {}),
+      ...(action.dex ? { dex: action.dex } : {}),
+      ...(action.priority ? { priority: action.priority } : {}),
+    },
+  };
+}
+
+/** What a swap hands to the next action: what it received, where it received it. */
+export function swapOutput(result: SwapResult): ActionFlow {
+  return { asset: result.to, amount: result.amount_out, chain: result.chain };
+}
 /** Swap deadline: the router rejects the transaction after this many seconds. */
 const DEADLINE_SECONDS = 1_200;
 
@@ -38,27 +95,21 @@ interface CommittedQuote {
  * Task params: `from`, `to`, `amount` (decimal), `slippage_bps`, `dex?`, `priority?`, `recipient?`
  * (default: the account), `gas_limit?` (first attempt's limit instead of the estimate).
  */
-export class SwapAgent extends Agent {
-  async execute(task: Task, { complianceCheck = true }: ExecuteOptions = {}): Promise<AgentResult> {
+export class SwapAgent extends Agent<SwapTask, SwapResult> {
+  async execute(
+    task: SwapTask,
+    { complianceCheck = true }: ExecuteOptions = {},
+  ): Promise<SwapResult> {
     const p = task.params;
-    const from = String(p.from);
-    const to = String(p.to);
-    const amount = String(p.amount);
-    const slippageBps = Number(p.slippage_bps ?? DEFAULT_SLIPPAGE_BPS);
+    const { from, to, amount } = p;
+    const slippageBps = p.slippage_bps ?? DEFAULT_SLIPPAGE_BPS;
     const account = await this.env.account.getAddress();
-    const recipient = String(p.recipient ?? account);
+    const recipient = p.recipient ?? account;
     const chain = this.chain;
     const tokenOut = tokenOf(chain, to);
 
     const quote = await this.env.memo<CommittedQuote>("quote", async () => {
-      const route = await this.route(
-        from,
-        to,
-        amount,
-        p.dex as string | undefined,
-        p.priority as string | undefined,
-        account,
-      );
+      const route = await this.route(from, to, amount, p.dex, p.priority, account);
       return {
         exchange: route.exchange,
         router: route.router,
@@ -104,9 +155,8 @@ export class SwapAgent extends Agent {
         recipient,
         BigInt(quote.deadline),
       );
-    const gasLimit = p.gas_limit !== undefined ? BigInt(p.gas_limit as string | number) : undefined;
     const sent = await this.send("swap", "swap", request, {
-      gasLimit,
+      gasLimit: p.gas_limit,
       units: quote.path.length - 1,
     });
 
@@ -123,29 +173,25 @@ export class SwapAgent extends Agent {
     const quoted = BigInt(quote.quoted);
     const slippageUsed =
       quoted > 0n && received < quoted ? Number(((quoted - received) * 10_000n) / quoted) : 0;
-    const base = await this.baseMetrics();
-    return this.result(
-      task.action,
-      {
-        exchange: quote.exchange,
-        path: quote.path,
-        from,
-        to,
-        amount_in: formatUnits(amountIn, tokenOf(chain, from).decimals),
-        amount_out: formatUnits(received, tokenOut.decimals),
-        quoted_out: formatUnits(quoted, tokenOut.decimals),
-        min_out: formatUnits(BigInt(quote.minOut), tokenOut.decimals),
-        slippage_bps: slippageBps,
-        recipient,
-      },
-      {
+    return {
+      ...(await this.resultBase({
         price_impact_bps: quote.priceImpactBps,
         slippage_used_bps: slippageUsed,
         slippage_tolerance_bps: slippageBps,
         pool_share: quote.poolShare,
-      },
-      base,
-    );
+      })),
+      action: task.action,
+      exchange: quote.exchange,
+      path: quote.path,
+      from,
+      to,
+      amount_in: formatUnits(amountIn, tokenOf(chain, from).decimals),
+      amount_out: formatUnits(received, tokenOut.decimals),
+      quoted_out: formatUnits(quoted, tokenOut.decimals),
+      min_out: formatUnits(BigInt(quote.minOut), tokenOut.decimals),
+      slippage_bps: slippageBps,
+      recipient,
+    };
   }
 
   /** Best route on this chain; INSUFFICIENT_LIQUIDITY names where else the order fits. */
@@ -154,7 +200,7 @@ export class SwapAgent extends Agent {
     to: string,
     amount: string,
     dex: string | undefined,
-    priority: string | undefined,
+    priority: RoutePriority | undefined,
     account: string,
   ): Promise<SwapCandidate> {
     const chains = this.env.chains.list();
@@ -163,13 +209,10 @@ export class SwapAgent extends Agent {
       { from, to, amount, account, gasStrategy: this.gas_strategy },
       new ReserveReader(),
     );
-    const prio = (ROUTE_PRIORITIES as readonly string[]).includes(priority ?? "")
-      ? (priority as RoutePriority)
-      : "cost";
     try {
       return selectRoute(
         all,
-        { priority: prio, chains: [this.chain.name], dex },
+        { priority: priority ?? "cost", chains: [this.chain.name], dex },
         `swap ${amount} ${from} → ${to}`,
       );
     } catch (err) {

@@ -4,25 +4,13 @@ import { ApiError } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
 import { errorSchema } from "../workflows/schemas.ts";
 import { generateArtifactBatch, registryChain } from "./batch.ts";
-import { openArtifactStore, parseCid, type ArtifactStore } from "./store.ts";
+import { parseCid, type ArtifactStore } from "./store.ts";
 
 /**
  * The artifact store over HTTP: store (`POST /artifacts`), read (`GET /artifacts/{cid}`), and CAR
  * export for pinning on any IPFS service (`GET /artifacts/{cid}/car`, `POST /artifacts/car`).
  * and `POST /zk/generate`: a Groth16 proof over stored artifacts with the root anchored on chain.
  */
-
-const stores = new WeakMap<AppContext, ArtifactStore>();
-
-/** The process's artifact store under `DATA_DIR` (shared with the engine). */
-export function artifactsFor(ctx: AppContext): ArtifactStore {
-  let store = stores.get(ctx);
-  if (!store) {
-    store = openArtifactStore(ctx.config.dataDir);
-    stores.set(ctx, store);
-  }
-  return store;
-}
 
 const error = (description: string) => ({
   description,
@@ -102,7 +90,9 @@ export const zkGenerateResultSchema = z
   })
   .openapi("ZkGenerateResult");
 
-export function artifactRoutes(ctx: AppContext) {
+export function artifactRoutes(
+  ctx: Pick<AppContext, "store" | "chains"> & { artifacts: ArtifactStore },
+) {
   const app = createRouter();
 
   app.openapi(
@@ -128,7 +118,7 @@ export function artifactRoutes(ctx: AppContext) {
     }),
     async (c) => {
       const value: unknown = c.req.valid("json");
-      return c.json({ cid: await artifactsFor(ctx).putArtifact(value) }, 201);
+      return c.json({ cid: await ctx.artifacts.putArtifact(value) }, 201);
     },
   );
 
@@ -150,7 +140,7 @@ export function artifactRoutes(ctx: AppContext) {
     }),
     async (c) => {
       const { cid } = c.req.valid("param");
-      const stored = await artifactsFor(ctx).getArtifact(parseCid(cid).toString());
+      const stored = await ctx.artifacts.getArtifact(parseCid(cid).toString());
       if (!stored) throw new ApiError(404, "ARTIFACT_NOT_FOUND", `no stored artifact ${cid}`);
       // JSON.stringify of the decoded canonical JSON gives back the canonical bytes (RFC 8785 §3.2).
       return c.json(stored.value, 200, {
@@ -178,7 +168,7 @@ export function artifactRoutes(ctx: AppContext) {
     }),
     async (c) => {
       const { cid } = c.req.valid("param");
-      const car = await artifactsFor(ctx).exportCar([cid]);
+      const car = await ctx.artifacts.exportCar([cid]);
       return c.body(car as Uint8Array<ArrayBuffer>, 200, {
         "Content-Type": CAR_TYPE,
         "Content-Disposition": `attachment; filename="${cid}.car"`,
@@ -209,7 +199,7 @@ export function artifactRoutes(ctx: AppContext) {
     }),
     async (c) => {
       const { cids } = c.req.valid("json");
-      const car = await artifactsFor(ctx).exportCar(cids);
+      const car = await ctx.artifacts.exportCar(cids);
       return c.body(car as Uint8Array<ArrayBuffer>, 200, { "Content-Type": CAR_TYPE });
     },
   );
@@ -243,7 +233,7 @@ export function artifactRoutes(ctx: AppContext) {
       const field = body.artifacts !== undefined ? "artifacts" : "cids";
       const chain = registryChain(ctx.chains?.list() ?? [], body.chain_id);
       const result = await generateArtifactBatch(
-        { store: artifactsFor(ctx), engineStore: ctx.store, chain },
+        { store: ctx.artifacts, engineStore: ctx.store, chain },
         (body.artifacts ?? body.cids)!,
         field,
       );

@@ -44,3 +44,14 @@ export function masterKeyFingerprint(masterKey: Buffer): string {
   assertMasterKey(masterKey);
   return createHmac("sha256", masterKey).update("veriflow master key check v1").digest("hex");
 }
+
+/** Secrets at rest under the master key, bound to a context (account keys, integration keys). */
+export function masterKeyCipher(masterKey: Buffer): {
+  encrypt(plaintext: string, context: string): string;
+  decrypt(blob: string, context: string): string;
+} {
+  return {
+    encrypt: (plaintext, context) => encryptSecret(masterKey, plaintext, context),
+    decrypt: (blob, context) => decryptSecret(masterKey, blob, context),
+  };
+}

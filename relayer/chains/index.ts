@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { environmentVariable } from "../config/environment.ts";
 import {
   Contract,
   Interface,
@@ -302,11 +303,11 @@ async function loadOperatorKey(
   baseDir: string,
 ) {
   if ("env" in ref) {
-    const key = process.env[ref.env];
+    const key = environmentVariable(ref.env);
     if (!key) throw new Error(`operator key environment variable ${ref.env} is not set`);
     return new Wallet(key).privateKey;
   }
-  const password = process.env[ref.passwordEnv];
+  const password = environmentVariable(ref.passwordEnv);
   if (password === undefined)
     throw new Error(`keystore password variable ${ref.passwordEnv} is not set`);
   const json = await readFile(path.resolve(baseDir, ref.keystore), "utf8");

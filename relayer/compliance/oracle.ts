@@ -63,3 +63,11 @@ export async function checkOracles(
     })),
   };
 }
+
+/** The chains with a deployment among those open (a ChainSet's `list()`), for the oracle reads. */
+export function oracleChains(list: readonly unknown[]): OracleChain[] {
+  return list.filter(
+    (c): c is OracleChain =>
+      typeof c === "object" && c !== null && "deployment" in c && "contract" in c,
+  );
+}

@@ -1,12 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppContext } from "../context.ts";
-import { HMAC_SECURITY } from "../http/app.ts";
-import { ApiError } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
+import { HMAC_SECURITY } from "../http/security.ts";
 import { errorSchema } from "../workflows/schemas.ts";
 import type { ComplianceResult } from "./check.ts";
-import type { OracleChain } from "./oracle.ts";
-import { openCompliance, type ComplianceService } from "./service.ts";
+import type { ComplianceSource } from "./service.ts";
 
 /**
  * The sanctions check in the spec's three forms, one answer:
@@ -14,51 +11,6 @@ import { openCompliance, type ComplianceService } from "./service.ts";
  * `POST /compliance` `{address}` (the spec's compliance client; `Authorization: Bearer <API_KEY>`
  * is accepted on these paths by the platform's authentication, as are the HMAC headers).
  */
-
-const services = new WeakMap<object, Promise<ComplianceService>>();
-
-/** Chains with a deployment (the `relayer/chains` ChainSet behind `ctx.chains`). */
-function oracleChains(ctx: Pick<AppContext, "chains">): OracleChain[] {
-  const list = (ctx.chains?.list() ?? []) as unknown[];
-  return list.filter(
-    (c): c is OracleChain =>
-      typeof c === "object" && c !== null && "deployment" in c && "contract" in c,
-  );
-}
-
-/**
- * The process's compliance service, started once per context: lists from
- * `VERIFLOW_SANCTIONS_FILES`, watched and reloaded on SIGHUP until `closeContext`. The engine
- * calls this too.
- */
-export function complianceFor(
-  ctx: Pick<AppContext, "chains" | "logger"> & Partial<Pick<AppContext, "closers">>,
-): Promise<ComplianceService> {
-  let service = services.get(ctx);
-  if (!service) {
-    service = openCompliance({
-      sanctionsFiles: process.env.VERIFLOW_SANCTIONS_FILES,
-      chains: () => oracleChains(ctx),
-      logger: ctx.logger,
-    }).catch((err: Error) => {
-      // Fail closed, and let the next request try again (the operator may have fixed the file).
-      ctx.logger.error({ error: err.message }, "sanctions lists failed to load");
-      services.delete(ctx);
-      throw new ApiError(
-        503,
-        "SANCTIONS_LIST_UNAVAILABLE",
-        "the sanctions lists could not be loaded; the relayer's log names the file and the reason",
-      );
-    });
-    services.set(ctx, service);
-    const opened = service;
-    ctx.closers?.push(async () => {
-      services.delete(ctx);
-      (await opened.catch(() => null))?.close();
-    });
-  }
-  return service;
-}
 
 const addressField = z.string().openapi({
   description: "0x-prefixed 20-byte address; mixed case must be a valid EIP-55 checksum",
@@ -127,14 +79,12 @@ function splitCodes(value: string | undefined): string[] | undefined {
   return codes && codes.length > 0 ? codes : undefined;
 }
 
-export function complianceRoutes(ctx: AppContext) {
-  const app = createRouter();
-  // Inside the function: app.ts imports this module, so its exports are not ready at load time.
-  const security = [...HMAC_SECURITY, { BearerApiKey: [] }];
-  void complianceFor(ctx).catch(() => undefined); // load the lists at start, not on the first request
+const security = [...HMAC_SECURITY, { BearerApiKey: [] }];
 
+export function complianceRoutes(services: { compliance: ComplianceSource }) {
+  const app = createRouter();
   const check = async (address: string, jurisdictions?: string[]): Promise<ComplianceResult> =>
-    (await complianceFor(ctx)).checkAddress(address, { jurisdictions });
+    (await services.compliance.get()).checkAddress(address, { jurisdictions });
 
   for (const path of ["/compliance/check", "/v3/compliance"]) {
     app.openapi(

@@ -52,3 +52,42 @@ export async function openCompliance(options: {
   const checker = createComplianceChecker({ lists, chains: options.chains, resolveJurisdictions });
   return { ...checker, lists, close: stop };
 }
+
+/**
+ * The process's compliance service, opened on first use (the composition root asks at start so
+ * the lists load before the first request) and shared by the routes, the intake and the engine.
+ * A failed load fails closed with 503 SANCTIONS_LIST_UNAVAILABLE and is retried on the next use
+ * (the operator may have fixed the file); the reason stays in the log, never in the answer.
+ */
+export interface ComplianceSource {
+  get(): Promise<ComplianceService>;
+  /** Stops watching the list files and SIGHUP. */
+  close(): Promise<void>;
+}
+
+export function complianceSource(options: {
+  sanctionsFiles?: string | undefined;
+  chains: () => readonly OracleChain[];
+  logger: Logger;
+}): ComplianceSource {
+  let opening: Promise<ComplianceService> | null = null;
+  return {
+    get() {
+      opening ??= openCompliance(options).catch((err: Error) => {
+        options.logger.error({ error: err.message }, "sanctions lists failed to load");
+        opening = null;
+        throw new ApiError(
+          503,
+          "SANCTIONS_LIST_UNAVAILABLE",
+          "the sanctions lists could not be loaded; the relayer's log names the file and the reason",
+        );
+      });
+      return opening;
+    },
+    async close() {
+      const opened = opening;
+      opening = null;
+      (await opened?.catch(() => null))?.close();
+    },
+  };
+}

@@ -97,6 +97,36 @@ const envSchema = z
     /** Operator override of the tier limits, JSON: {"pro": {"requestsPerMinute": 600}}. */
     VERIFLOW_LIMITS: z.preprocess(emptyToUndefined, z.string().optional()),
     VERIFLOW_INTEGRATIONS: z.preprocess(emptyToUndefined, z.string().optional()),
+    /** Sanctions list files: `path` or `list-id=path`, comma-separated (relayer/compliance/sanctions.ts). */
+    VERIFLOW_SANCTIONS_FILES: z.preprocess(emptyToUndefined, z.string().optional()),
+    /** `off`: an API-only process that queues executions for the worker processes. */
+    VERIFLOW_ENGINE_WORKER: z.preprocess(
+      emptyToUndefined,
+      z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
+    ),
+    /** Executions run at once by this process's engine worker. */
+    VERIFLOW_ENGINE_CONCURRENCY: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number({ message: "must be a number" })
+        .int("must be an integer")
+        .min(1, "must be between 1 and 256")
+        .max(256, "must be between 1 and 256")
+        .default(8),
+    ),
+    /** Base fee above which an action moves to its next fallback chain, in gwei. */
+    VERIFLOW_BASE_FEE_CAP_GWEI: z.preprocess(
+      emptyToUndefined,
+      z.coerce.number({ message: "must be a number" }).positive("must be positive").optional(),
+    ),
+    /** Fault injection for the crash tests (relayer/execution/crash.ts); refused in production. */
+    VERIFLOW_CRASH_AT: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[a-z]+\.[a-z]+(:[1-9][0-9]*)?$/, "must be <point>[:<n>], e.g. tx.signed:2")
+        .optional(),
+    ),
   })
   .superRefine((env, ctx) => {
     const bootstrap = [env.VERIFLOW_API_KEY, env.VERIFLOW_SIGNING_SECRET];
@@ -112,6 +142,13 @@ const envSchema = z
         code: "custom",
         path: ["VERIFLOW_TIER"],
         message: "only meaningful with VERIFLOW_API_KEY and VERIFLOW_SIGNING_SECRET",
+      });
+    }
+    if (env.NODE_ENV === "production" && env.VERIFLOW_CRASH_AT !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["VERIFLOW_CRASH_AT"],
+        message: "is fault injection for tests and must not be set when NODE_ENV=production",
       });
     }
     if (env.NODE_ENV === "production" && env.VERIFLOW_MASTER_KEY === undefined) {
@@ -155,6 +192,18 @@ export interface Config {
   limitsOverride?: string;
   /** External REST integrations (VERIFLOW_INTEGRATIONS file, relayer/integrations/config.ts). */
   integrations: IntegrationsConfig | null;
+  /** VERIFLOW_SANCTIONS_FILES as given (parsed by relayer/compliance/sanctions.ts when loaded). */
+  sanctionsFiles?: string;
+  engine: EngineSettings;
+}
+
+export interface EngineSettings {
+  /** Whether this process works `workflow.execute` jobs (false: API only). */
+  worker: boolean;
+  concurrency: number;
+  baseFeeCapGwei?: number;
+  /** `<point>[:<n>]`: the crash tests' fault injection. */
+  crashAt?: string;
 }
 
 export class ConfigError extends Error {
@@ -215,5 +264,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     limitsOverride: e.VERIFLOW_LIMITS,
     integrations,
+    sanctionsFiles: e.VERIFLOW_SANCTIONS_FILES,
+    engine: {
+      worker: e.VERIFLOW_ENGINE_WORKER === "on",
+      concurrency: e.VERIFLOW_ENGINE_CONCURRENCY,
+      baseFeeCapGwei: e.VERIFLOW_BASE_FEE_CAP_GWEI,
+      crashAt: e.VERIFLOW_CRASH_AT,
+    },
   };
 }

@@ -1,18 +1,27 @@
 /**
- * Fault injection for the crash tests: with `VERIFLOW_CRASH_AT=<point>[:<n>]` set, the process
- * kills itself with SIGKILL the n-th time (default first) it reaches that point, exactly as a
- * power cut would. Points: `tx.signed` (stored, not broadcast), `tx.sent` (broadcast, receipt not
- * stored), `tx.confirmed` (receipt stored, step not completed), `step.completed`, `proof.attested`.
- * Never set in production; unset it is a no-op.
+ * Fault injection for the crash tests: armed with `<point>[:<n>]` (VERIFLOW_CRASH_AT, parsed in
+ * relayer/config/), the process kills itself with SIGKILL the n-th time (default first) it reaches
+ * that point, exactly as a power cut would. Points: `tx.signed` (stored, not broadcast), `tx.sent`
+ * (broadcast, receipt not stored), `tx.confirmed` (receipt stored, step not completed),
+ * `step.completed`, `proof.attested`, `bridge.deposited`. The composition root arms it once per
+ * process; configuration refuses it in production. Process-wide on purpose: it simulates the
+ * whole process dying, and threading a test switch through every signing path would spread it.
  */
-const counters = new Map<string, number>();
+let armed: { point: string; nth: number } | null = null;
+let seen = 0;
+
+export function armCrashPoint(spec: string | undefined): void {
+  seen = 0;
+  if (!spec) {
+    armed = null;
+    return;
+  }
+  const [point, nth] = spec.split(":");
+  armed = { point: point!, nth: Number(nth ?? 1) };
+}
 
 export function crashPoint(name: string): void {
-  const spec = process.env.VERIFLOW_CRASH_AT;
-  if (!spec) return;
-  const [point, nth] = spec.split(":");
-  if (point !== name) return;
-  const seen = (counters.get(name) ?? 0) + 1;
-  counters.set(name, seen);
-  if (seen === Number(nth ?? 1)) process.kill(process.pid, "SIGKILL");
+  if (!armed || armed.point !== name) return;
+  seen += 1;
+  if (seen === armed.nth) process.kill(process.pid, "SIGKILL");
 }

@@ -3,26 +3,40 @@ import type { Logger } from "pino";
 import type { EngineStore } from "../accounts/store.ts";
 import type { RoutingChain } from "../routing/chain.ts";
 import type { Workflow } from "../workflows/model.ts";
-import type { AgentResult, TxRecord } from "../agents/base.ts";
 import { crashPoint } from "./crash.ts";
 import {
   reportCid,
+  type Attestation,
+  type ComplianceAlert,
+  type ComplianceSection,
   type GasMetric,
   type Operation,
+  type ReportAction,
+  type ReportAttestation,
   type ReportBody,
   type SignedReport,
 } from "./report.ts";
-import { loadSteps, startStep, stepMemo, finishStep } from "./steps.ts";
+import {
+  loadSteps,
+  startStep,
+  stepMemo,
+  finishStep,
+  type ErrorBody,
+  type StepResult,
+  type StepRow,
+} from "./steps.ts";
 import { TxJournal } from "./transactions.ts";
 import { ExecutionClaimError, ProverUnavailableError } from "../proofs/errors.ts";
+import { findAccount } from "../accounts/index.ts";
 import { slotsOfActions, type ReportedClaim, type SubmissionReceipt } from "../proofs/index.ts";
+import type { TxEvidence, TxRef } from "../audit/evidence.ts";
 
 /** Proves an execution and returns the arguments of `ExecutionAttestor.attest` after the id. */
 export interface ExecutionProver {
   prove(input: {
     executionId: string;
     workflow: Workflow;
-    results: AgentResult[];
+    results: StepResult[];
     /** The submission receipt: its salt and workflow commitment are what the proof must use. */
     receipt: SubmissionReceipt | null;
   }): Promise<{
@@ -55,6 +69,11 @@ export interface FinalizeDeps {
    * (relayer/integrations/payments.ts); its result is the report's `payment_receipt`.
    */
   settle?: (input: { executionId: string; apiKeyId: string }) => Promise<unknown>;
+  /**
+   * Reads the committed transactions back from their chains (relayer/audit/evidence.ts): the
+   * report's `evidence`, what an auditor compares with the chain.
+   */
+  evidence?: (refs: readonly TxRef[]) => Promise<TxEvidence[]>;
 }
 
 export const ATTESTOR_CONTRACT = "ExecutionAttestor";
@@ -67,7 +86,16 @@ interface FinalizeInput {
   name: string;
   workflow: Workflow;
   state: "completed" | "failed" | "cancelled";
-  error: Record<string, unknown> | undefined;
+  error: ErrorBody | undefined;
+}
+
+/** The proof part of the report: the proof and its attestation, or why there is none. */
+interface ProofSection {
+  zk_proof: string | null;
+  public_signals: string[] | null;
+  attestation: ReportAttestation | null;
+  claim: ReportedClaim | null;
+  proof_note?: string;
 }
 
 /** The chain that holds the attestation and whose operator signs the report. */
@@ -95,10 +123,10 @@ export async function finalizeExecution(
   const chains = deps.chains.list();
   const home = homeChain(chains);
   const steps = await loadSteps(store, input.id);
-  const results = input.workflow.actions
-    .map((a) => steps.get(a.index))
-    .filter((s) => s?.state === "completed" && s.result)
-    .map((s) => s!.result as unknown as AgentResult);
+  const results = input.workflow.actions.flatMap((a) => {
+    const step = steps.get(a.index);
+    return step?.state === "completed" && step.result ? [step.result] : [];
+  });
 
   const [stored] = await store.query<{ receipt: SubmissionReceipt | string | null }>(
     "SELECT receipt FROM workflow_executions WHERE id = $1",
@@ -197,7 +225,7 @@ async function attest(
   home: RoutingChain,
   executionId: string,
   args: unknown[],
-): Promise<Record<string, unknown>> {
+): Promise<Attestation> {
   const attestor = home.contract(ATTESTOR_CONTRACT);
   const key = keccakText(executionId);
   const request = await attestor.getFunction("attest").populateTransaction(key, ...args);
@@ -220,20 +248,10 @@ async function attest(
   };
 }
 
-/** What the report says about the execution proof. */
-interface ProofSection {
-  zk_proof: string | null;
-  public_signals: string[] | null;
-  attestation: Record<string, unknown> | null;
-  /** The proved claim's execution side (relayer/proofs/reported.ts). */
-  claim: ReportedClaim | null;
-  proof_note?: string;
-}
-
 async function buildReport(
   deps: FinalizeDeps,
   input: FinalizeInput,
-  steps: Awaited<ReturnType<typeof loadSteps>>,
+  steps: ReadonlyMap<number, StepRow>,
   proof: ProofSection,
   home: RoutingChain,
 ): Promise<ReportBody> {
@@ -259,19 +277,21 @@ async function buildReport(
     metric.used += Number(used);
     metric.saved += Number(used * (maxFee > paid ? maxFee - paid : 0n)) / 1e18;
   }
-  const alerts = await deps.store.query(
-    "SELECT action_index, address, role, sources FROM engine_compliance_alerts WHERE execution_id = $1 ORDER BY id",
-    [input.id],
-  );
-  const slots = proof.zk_proof ? slotsOfActions(input.workflow) : [];
-  const actions = input.workflow.actions.map((action) => {
+  const alerts = (
+    await deps.store.query<ComplianceAlert & { action_index: number | string; sources: unknown }>(
+      "SELECT action_index, address, role, sources FROM engine_compliance_alerts WHERE execution_id = $1 ORDER BY id",
+      [input.id],
+    )
+  ).map((a) => ({
+    action_index: Number(a.action_index),
+    address: a.address,
+    role: a.role,
+    sources: (typeof a.sources === "string" ? JSON.parse(a.sources) : a.sources) as string[],
+  }));
+  const slots = slotsOfActions(input.workflow);
+  const actions = input.workflow.actions.map((action): ReportAction => {
     const step = steps.get(action.index);
-    let result = (step?.result ?? null) as (AgentResult & Record<string, unknown>) | null;
-    if (result && action.type === "bridge" && proof.zk_proof) {
-      // The cross-chain agent's zk_proof (spec): the execution proof, which covers this bridge in
-      // circuit slot `zk_proof_slots` (its deposit and release hashes, amounts and fee cap).
-      result = { ...result, zk_proof: proof.zk_proof, zk_proof_slots: slots[action.index] ?? [] };
-    }
+    const result = step?.result ?? null;
     const chain = chains.find((c) => c.name === step?.chain);
     return {
       index: action.index,
@@ -284,12 +304,16 @@ async function buildReport(
       tx_hashes: txs
         .filter((t) => t.action_index === action.index && t.state !== "released")
         .map((t) => t.hash),
-      result: result
-        ? ({ ...result, txs: (result.txs as TxRecord[] | undefined) ?? [] } as Record<
-            string,
-            unknown
-          >)
-        : null,
+      // A bridge's zk_proof is the execution proof; `zk_proof_slots` are the circuit slots that
+      // hold this bridge (its deposit and release hashes, amounts and fee cap).
+      result:
+        result?.action === "bridge"
+          ? {
+              ...result,
+              zk_proof: proof.zk_proof,
+              zk_proof_slots: proof.zk_proof ? (slots[action.index] ?? []) : [],
+            }
+          : result,
       risk: step?.risk ?? null,
       error: step?.error ?? null,
     };
@@ -297,18 +321,36 @@ async function buildReport(
   const operations: Operation[] = actions
     .filter((a) => a.state === "completed")
     .map((a) => ({
-      protocol: String(
-        a.result?.exchange ??
-          a.result?.protocol ??
-          (a.type === "multisend" ? "multisend" : "uniswap-v2"),
-      ),
+      protocol: protocolOf(a.result),
       action: a.type,
       chain: a.chain ?? "",
       liquidation_price: null,
     }));
+  const attested = proof.attestation;
+  const evidenceRefs: TxRef[] = [
+    ...actions.flatMap((a) =>
+      (a.result?.txs ?? []).map((t) => ({
+        action_index: a.index,
+        kind: t.kind,
+        chain_id: t.chainId,
+        hash: t.hash,
+      })),
+    ),
+    ...(attested
+      ? [
+          {
+            action_index: null,
+            kind: "attest",
+            chain_id: attested.chain_id,
+            hash: attested.tx_hash,
+          },
+        ]
+      : []),
+  ];
+  const account = await findAccount(deps.store, input.apiKeyId);
   const riskByAgent: Record<string, number[]> = {};
   for (const a of actions) {
-    const score = (a.risk as { score?: number } | null)?.score;
+    const score = a.risk?.score;
     if (a.agent && score !== undefined) (riskByAgent[a.agent] ??= []).push(score);
   }
   const allScores = Object.values(riskByAgent).flat();
@@ -319,7 +361,7 @@ async function buildReport(
     name: input.name,
     state: input.state,
     error: input.error ?? null,
-    workflow: input.workflow as unknown as Record<string, unknown>,
+    workflow: input.workflow,
     actions,
     completed_actions: actions.filter((a) => a.state === "completed").map((a) => a.index),
     not_run: actions.filter((a) => a.state === "not_run").map((a) => a.index),
@@ -340,7 +382,11 @@ async function buildReport(
     public_signals: proof.public_signals,
     attestation: proof.attestation,
     claim: proof.claim,
+    receipt: null,
     ...(proof.proof_note ? { proof_note: proof.proof_note } : {}),
+    evidence: deps.evidence
+      ? { account: account?.address ?? null, transactions: await deps.evidence(evidenceRefs) }
+      : null,
     relayer: { chain: home.name, chain_id: home.chainId },
   };
 }
@@ -353,22 +399,34 @@ async function buildReport(
  */
 function complianceSection(
   workflow: Workflow,
-  actions: ReadonlyArray<{ index: number; result: Record<string, unknown> | null }>,
-  alerts: unknown[],
-) {
+  actions: readonly ReportAction[],
+  alerts: ComplianceAlert[],
+): ComplianceSection {
   const screened = actions.flatMap((a) =>
-    ((a.result?.compliance as Array<{ checked?: string[] }> | undefined) ?? []).map((c) => ({
-      action_index: a.index,
-      ...c,
-    })),
+    (a.result?.compliance ?? []).map((c) => ({ action_index: a.index, ...c })),
   );
   const jurisdictions = workflow.compliance?.jurisdictions ?? [];
   return {
     lists: workflow.compliance?.sanctionsLists ?? [],
     jurisdictions,
     required: jurisdictions.length ? (workflow.compliance?.sanctionsLists ?? []) : null,
-    consulted: [...new Set(screened.flatMap((s) => s.checked ?? []))].sort(),
+    consulted: [...new Set(screened.flatMap((s) => s.checked))].sort(),
     screened,
     alerts,
   };
+}
+
+/** The protocol of a completed action's operation: its exchange, bridge protocol or `multisend`. */
+function protocolOf(result: StepResult | null): string {
+  switch (result?.action) {
+    case "swap":
+    case "convert":
+      return result.exchange;
+    case "bridge":
+      return result.protocol;
+    case "multisend":
+      return "multisend";
+    default:
+      return "unknown";
+  }
 }

@@ -4,11 +4,9 @@
  * (DATABASE_URL, VERIFLOW_CHAINS, VERIFLOW_MASTER_KEY, ...). Run several next to the API processes
  * on one PostgreSQL to scale execution separately from intake.
  */
-import { openChains } from "../chains/index.ts";
+import { startWorkerProcess } from "../app/index.ts";
 import { ConfigError, loadConfig } from "../config/index.ts";
-import { closeContext, createContext } from "../context.ts";
 import { createLogger } from "../http/logging.ts";
-import { startEngine, stopEngine } from "./index.ts";
 
 async function main(): Promise<void> {
   let config;
@@ -22,12 +20,9 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
-  const chains = await openChains(config.chains);
-  const ctx = await createContext(config, { logger, chains });
-  await startEngine(ctx);
+  const worker = await startWorkerProcess(config, { logger });
   process.stdout.write(
-    `Veriflow execution worker ready (${chains
-      .list()
+    `Veriflow execution worker ready (${(worker.services.chains?.list() ?? [])
       .map((c) => c.name)
       .join(", ")})\n`,
   );
@@ -36,8 +31,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "worker stopping: finishing running executions");
-    stopEngine(ctx);
-    await closeContext(ctx);
+    await worker.stop();
     process.exit(0);
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,4 +1,4 @@
-import { formatUnits, parseUnits, type Wallet } from "ethers";
+import type { Wallet } from "ethers";
 import type { Logger } from "pino";
 import {
   accountWallet,
@@ -8,15 +8,19 @@ import {
 } from "../accounts/index.ts";
 import type { EngineStore } from "../accounts/store.ts";
 import {
-  agentFor,
+  AGENT_CLASS_NAMES,
   AgentError,
   oracleScreen,
+  outputOf,
+  runAgent,
+  taskFor,
   type AgentResult,
   type ComplianceScreen,
   type ScreenResult,
 } from "../agents/index.ts";
+import type { ActionFlow } from "../routing/chaining.ts";
 import type { RoutingChain } from "../routing/chain.ts";
-import { hasAsset, tokenOf } from "../routing/chain.ts";
+import { hasAsset } from "../routing/chain.ts";
 import { InsufficientLiquidityError, NoRouteError } from "../routing/errors.ts";
 import { ReserveReader } from "../routing/pools.ts";
 import { quoteSwapCandidates } from "../routing/quote.ts";
@@ -24,8 +28,16 @@ import { ROUTE_PRIORITIES, selectRoute, type RoutePriority } from "../routing/se
 import type { Workflow, WorkflowAction } from "../workflows/model.ts";
 import { crashPoint } from "./crash.ts";
 import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";
-import { evaluateRisk, RiskThresholdExceededError, type RiskEvaluation } from "./risk.ts";
-import { finishStep, loadSteps, startStep, stepMemo, type StepRow } from "./steps.ts";
+import { evaluateRisk, RiskThresholdExceededError } from "./risk.ts";
+import {
+  finishStep,
+  loadSteps,
+  startStep,
+  stepMemo,
+  type ErrorBody,
+  type StepResult,
+  type StepRow,
+} from "./steps.ts";
 import { TxJournal } from "./transactions.ts";
 import { finalizeExecution, type FinalizeDeps } from "./finalize.ts";
 
@@ -64,24 +76,10 @@ interface ExecutionRow {
   cancel_requested_at: Date | string | null;
 }
 
-/** What an action hands to the next one (chaining rule, docs/engine.md). */
-interface Output {
-  asset: string;
-  amount: string;
-  chain: string;
-}
-
-const CLASS_NAMES: Record<string, string> = {
-  swap: "SwapAgent",
-  convert: "ConvertAgent",
-  bridge: "BridgeAgent",
-  multisend: "MultisendAgent",
-};
-
 export async function setExecution(
   store: EngineStore,
   id: string,
-  fields: { state?: ExecutionState; stage?: string; error?: unknown },
+  fields: { state?: ExecutionState; stage?: string; error?: ErrorBody },
 ): Promise<void> {
   await store.query(
     `UPDATE workflow_executions
@@ -100,7 +98,7 @@ export async function setExecution(
   );
 }
 
-function errorBody(err: unknown): Record<string, unknown> {
+function errorBody(err: unknown): ErrorBody {
   if (err instanceof AgentError) return err.toBody();
   if (err instanceof RiskThresholdExceededError) {
     return { error: err.code, detail: err.message, agent: err.agent, risk: err.evaluation };
@@ -171,16 +169,15 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
   const wallet = await accountWallet(store, deps.cipher, row.api_key_id);
   const journal = new TxJournal(store);
   const steps = await loadSteps(store, executionId);
-  const results: Record<string, AgentResult[]> = {};
-  const risks: Record<number, RiskEvaluation> = {};
-  let previous: Output | null = null;
+  let previous: ActionFlow | null = null;
 
+  // Each result is stored with its step under the agent's class name (engine_steps.agent and
+  // result.agent); the final report packages them in workflow order (finalize.ts).
   for (const action of workflow.actions) {
-    const agentName = CLASS_NAMES[action.type]!;
+    const agentName = AGENT_CLASS_NAMES[action.type];
     const step = steps.get(action.index);
     if (step?.state === "completed") {
-      (results[agentName] ??= []).push(step.result as unknown as AgentResult);
-      previous = (step.result?.output as Output | undefined) ?? previous;
+      previous = step.result?.output ?? previous;
       continue;
     }
     if (step?.state === "failed") {
@@ -215,8 +212,7 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
         executionId,
       );
       const risk = evaluateRisk(result, workflow.riskThreshold);
-      risks[action.index] = risk;
-      const stored = { ...result, agent: agentName, output };
+      const stored: StepResult = { ...result, agent: agentName, output };
       await finishStep(store, executionId, action.index, risk.passed ? "completed" : "failed", {
         result: stored,
         risk,
@@ -226,7 +222,6 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
       });
       crashPoint("step.completed");
       if (!risk.passed) throw new RiskThresholdExceededError(agentName, risk);
-      (results[agentName] ??= []).push(stored);
       previous = output;
       log.info(
         { action: action.index, agent: agentName, chain: result.chain, risk: risk.score },
@@ -260,7 +255,7 @@ async function finish(
   row: ExecutionRow,
   workflow: Workflow,
   state: "completed" | "failed" | "cancelled",
-  error: Record<string, unknown> | undefined,
+  error: ErrorBody | undefined,
   log: Logger,
 ): Promise<ExecutionState> {
   await finalizeExecution(
@@ -280,12 +275,15 @@ async function runAction(
   deps: EngineDeps,
   workflow: Workflow,
   action: WorkflowAction,
-  previous: Output | null,
+  previous: ActionFlow | null,
   step: StepRow | null,
   wallet: Wallet,
   journal: TxJournal,
   executionId: string,
-): Promise<{ result: AgentResult; output: Output }> {
+): Promise<{
+  result: AgentResult & Pick<StepResult, "fallback_from" | "fallback_reason">;
+  output: ActionFlow;
+}> {
   const chains = deps.chains.list();
   const asset = action.from ?? previous?.asset;
   const amount = action.amount ?? previous?.amount;
@@ -293,7 +291,7 @@ async function runAction(
     throw new NoRouteError(
       `action ${action.index + 1} has no input: no amount and no previous output`,
     );
-  const agentName = CLASS_NAMES[action.type]!;
+  const agentName = AGENT_CLASS_NAMES[action.type];
   const candidates = step?.chain
     ? [step.chain]
     : await chainCandidates(chains, workflow, action, asset, amount, previous, wallet.address);
@@ -317,8 +315,8 @@ async function runAction(
       ...input,
       ...(fallbackFrom ? { fallback_reason: lastReason } : {}),
     });
-    const agent = agentFor(
-      action.type,
+    const result = await runAgent(
+      taskFor(action, { asset, amount }, chain),
       { chain_id: chain.chainId, gas_strategy: workflow.gasStrategy },
       {
         chains: deps.chains,
@@ -340,16 +338,15 @@ async function runAction(
           recordAlert(deps.store, executionId, action.index, result, role),
         memo: stepMemo(deps.store, executionId, action.index),
       },
+      { complianceCheck: true },
     );
-    const params = taskParams(action, asset, amount, chain);
-    const result = await agent.execute({ action: action.type, params }, { complianceCheck: true });
     return {
       result: {
         ...result,
         fallback_from: fallbackFrom,
         ...(fallbackFrom ? { fallback_reason: lastReason } : {}),
       },
-      output: outputOf(action, result, asset, amount, chain),
+      output: outputOf(result, { amount }, chain),
     };
   }
   throw new AgentError(
@@ -357,70 +354,6 @@ async function runAction(
     `no chain available for action ${action.index + 1}: ${lastReason}`,
     { retry_in: 60 },
   );
-}
-
-function taskParams(
-  action: WorkflowAction,
-  asset: string,
-  amount: string,
-  chain: RoutingChain,
-): Record<string, unknown> {
-  switch (action.type) {
-    case "swap":
-    case "convert":
-      return {
-        from: asset,
-        to: action.to,
-        amount,
-        slippage_bps: action.slippageBps,
-        dex: action.dex,
-        priority: action.priority,
-      };
-    case "bridge":
-      return {
-        asset,
-        amount,
-        destination: action.destination,
-        protocol: action.protocol ?? "lockmint",
-      };
-    case "multisend": {
-      const decimals = tokenOf(chain, asset).decimals;
-      const total = parseUnits(amount, decimals);
-      return {
-        asset,
-        recipients: (action.recipients ?? []).map((r) => ({
-          address: r.address,
-          amount: formatUnits(
-            r.amount.kind === "percent"
-              ? (total * BigInt(r.amount.bps)) / 10_000n
-              : parseUnits(r.amount.amount, decimals),
-            decimals,
-          ),
-        })),
-      };
-    }
-  }
-}
-
-function outputOf(
-  action: WorkflowAction,
-  result: AgentResult,
-  asset: string,
-  amount: string,
-  chain: RoutingChain,
-): Output {
-  switch (action.type) {
-    case "swap":
-    case "convert":
-      return { asset: action.to!, amount: String(result.amount_out), chain: chain.name };
-    case "bridge":
-      return { asset, amount: String(result.amount_out), chain: String(result.destination) };
-    case "multisend": {
-      const decimals = tokenOf(chain, asset).decimals;
-      const left = parseUnits(amount, decimals) - parseUnits(String(result.total), decimals);
-      return { asset, amount: formatUnits(left > 0n ? left : 0n, decimals), chain: chain.name };
-    }
-  }
 }
 
 /**
@@ -434,7 +367,7 @@ async function chainCandidates(
   action: WorkflowAction,
   asset: string,
   amount: string,
-  previous: Output | null,
+  previous: ActionFlow | null,
   account: string,
 ): Promise<string[]> {
   const fallbacks = action.fallbackChains ?? [];

@@ -1,5 +1,5 @@
 import { getAddress, Interface, parseUnits, type Log, type TransactionReceipt } from "ethers";
-import type { AgentResult, TxRecord } from "../agents/base.ts";
+import type { TxRecord } from "../agents/index.ts";
 import { BRIDGE_CONTRACT } from "../agents/bridge.ts";
 import { MULTISEND_CONTRACT } from "../agents/multisend.ts";
 import { ERC20_ABI } from "../routing/abis.ts";
@@ -12,6 +12,7 @@ import {
 } from "../proofs/index.ts";
 import type { WorkflowAction } from "../workflows/model.ts";
 import type { ExecutionProver } from "./finalize.ts";
+import type { StepResult } from "./steps.ts";
 
 const erc20 = new Interface(ERC20_ABI);
 const TRANSFER = erc20.getEvent("Transfer")!;
@@ -49,33 +50,33 @@ export function groth16Prover(chains: { list(): readonly RoutingChain[] }): Exec
   const lastHash = (txs: readonly TxRecord[], kind: string) =>
     [...txs].reverse().find((t) => t.kind === kind && t.status === "confirmed")?.hash;
 
-  const claimAction = async (
-    action: WorkflowAction,
-    r: AgentResult & Record<string, unknown>,
-  ): Promise<ExecutedAction> => {
+  const claimAction = async (action: WorkflowAction, r: StepResult): Promise<ExecutedAction> => {
     const chain = chainNamed(r.chain);
-    switch (action.type) {
+    if (r.action !== action.type) {
+      throw new ExecutionClaimError("workflow", action.index, `the step ran a ${r.action}`);
+    }
+    switch (r.action) {
       case "swap":
       case "convert": {
         const hash = lastHash(r.txs ?? [], "swap");
         if (!hash) throw new ExecutionClaimError("tx", action.index, "no confirmed swap");
         const receipt = await receiptOf(chain, hash);
-        const tokenIn = tokenOf(chain, String(r.from)).address;
-        const tokenOut = tokenOf(chain, String(r.to)).address;
-        const recipient = String(r.recipient ?? receipt.from);
+        const tokenIn = tokenOf(chain, r.from).address;
+        const tokenOut = tokenOf(chain, r.to).address;
+        const recipient = r.recipient ?? receipt.from;
         return {
           amountIn: transfers(receipt.logs, tokenIn, { from: receipt.from }),
           amountOut: transfers(receipt.logs, tokenOut, { to: recipient }),
-          quotedOut: parseUnits(String(r.quoted_out), tokenOf(chain, String(r.to)).decimals),
+          quotedOut: parseUnits(r.quoted_out, tokenOf(chain, r.to).decimals),
           txHashes: [hash],
         };
       }
       case "bridge": {
         const source = chain;
-        const destination = chainNamed(String(r.destination));
+        const destination = chainNamed(r.destination);
         const bridge = source.contract(BRIDGE_CONTRACT).interface;
-        const srcHash = String(r.src_tx);
-        const destHash = String(r.dest_tx);
+        const srcHash = r.src_tx;
+        const destHash = r.dest_tx;
         const [deposit, sent, release] = await Promise.all([
           receiptOf(source, srcHash),
           source.provider.getTransaction(srcHash),
@@ -111,7 +112,7 @@ export function groth16Prover(chains: { list(): readonly RoutingChain[] }): Exec
         const hash = lastHash(r.txs ?? [], "multisend");
         if (!hash) throw new ExecutionClaimError("tx", action.index, "no confirmed multisend");
         const receipt = await receiptOf(chain, hash);
-        const token = tokenOf(chain, String(r.asset)).address;
+        const token = tokenOf(chain, r.asset).address;
         const multisend = chain.deployment.contracts[MULTISEND_CONTRACT]!.address;
         if (!sameAddress(receipt.to ?? "", multisend)) {
           throw new ExecutionClaimError(
@@ -153,9 +154,11 @@ export function groth16Prover(chains: { list(): readonly RoutingChain[] }): Exec
         throw new ExecutionClaimError("workflow", null, "the execution has no submission receipt");
       }
       const actions = await Promise.all(
-        workflow.actions.map((action, i) =>
-          claimAction(action, results[i] as AgentResult & Record<string, unknown>),
-        ),
+        workflow.actions.map((action, i) => {
+          const result = results[i];
+          if (!result) throw new ExecutionClaimError("workflow", i, "the action has no result");
+          return claimAction(action, result);
+        }),
       );
       const proved = await proveExecution(
         { executionId, salt: receipt.salt, workflow, actions },

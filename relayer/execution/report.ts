@@ -1,7 +1,13 @@
+import type { ReportedClaim, SubmissionReceipt } from "../proofs/index.ts";
 import canonicalize from "canonicalize";
 import { CID } from "multiformats/cid";
 import * as json from "multiformats/codecs/json";
 import { sha256 } from "multiformats/hashes/sha2";
+import type { ScreenResult } from "../agents/index.ts";
+import type { TxEvidence } from "../audit/evidence.ts";
+import type { ActionType, Workflow } from "../workflows/model.ts";
+import type { RiskEvaluation } from "./risk.ts";
+import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
 
 /**
  * The final report as the spec's "Blockchain artifact" and "DeFi transaction artifact".
@@ -26,17 +32,106 @@ export interface Operation {
   liquidation_price: number | null;
 }
 
+/** The `ExecutionAttestor.attest` transaction of a proved execution. */
+export interface Attestation {
+  chain: string;
+  chain_id: number;
+  contract: string;
+  /** keccak256 of the execution id: the attestor's key. */
+  execution_key: string;
+  tx_hash: string;
+  block_number: number;
+}
+
+/** The report's attestation: the transaction plus what an auditor needs to recompute the signals. */
+export interface ReportAttestation extends Attestation {
+  salt: string | null;
+  commitments: { workflow: string; execution: string } | null;
+}
+
+/**
+ * One action of the report: its step (chain, agent, state, transactions) and its agent's typed
+ * result. A bridge's result carries the execution proof as its `zk_proof` (spec: cross-chain agents
+ * return `src_tx`, `dest_tx` and `zk_proof`), null when the execution was not proved.
+ */
+export interface ReportAction {
+  index: number;
+  type: ActionType;
+  agent: string | null;
+  state: StepRow["state"] | "not_run";
+  chain: string | null;
+  chain_id: number | null;
+  fallback_from: string | null;
+  tx_hashes: string[];
+  result: (StepResult & { zk_proof?: string | null; zk_proof_slots?: number[] }) | null;
+  risk: RiskEvaluation | null;
+  error: ErrorBody | null;
+}
+
+export interface RiskScores {
+  threshold: number;
+  max: number;
+  /** The scores of each agent's runs, keyed by its class name (spec: results stored under it). */
+  by_agent: Record<string, number[]>;
+}
+
 export interface ReportBody {
   kind: "veriflow.execution-report";
   version: 1;
   execution_id: string;
+  name: string;
+  state: "completed" | "failed" | "cancelled";
+  error: ErrorBody | null;
+  workflow: Workflow;
+  actions: ReportAction[];
+  completed_actions: number[];
+  not_run: number[];
   tx_hashes: string[];
-  zk_proof?: string | null;
   gas_metrics: Record<string, GasMetric>;
   operations: Operation[];
-  risk_scores: Record<string, unknown>;
+  risk_scores: RiskScores;
   liquidation_protection: boolean;
-  [key: string]: unknown;
+  compliance: ComplianceSection;
+  api_interactions: unknown[];
+  zk_proof: string | null;
+  public_signals: string[] | null;
+  attestation: ReportAttestation | null;
+  /** The proved claim's execution side, read from the chains (relayer/proofs/reported.ts). */
+  claim: ReportedClaim | null;
+  /** The signed submission receipt (relayer/proofs/receipt.ts); null without an attestor. */
+  receipt: SubmissionReceipt | null;
+  /** Why there is no proof, when there is none. */
+  proof_note?: string;
+  /** The committed transactions as their chains hold them (relayer/audit/evidence.ts). */
+  evidence: ReportEvidence | null;
+  relayer: { chain: string; chain_id: number };
+  /** The service fee's payment receipt (relayer/integrations/payments.ts), when payments are configured. */
+  payment_receipt?: unknown;
+}
+
+export interface ReportEvidence {
+  /** The execution's account (the sender of every transaction but releases and the attestation). */
+  account: string | null;
+  transactions: TxEvidence[];
+}
+
+/** A compliance alert raised while screening (`engine_compliance_alerts`). */
+export interface ComplianceAlert {
+  action_index: number;
+  address: string;
+  role: string;
+  sources: string[];
+}
+
+export interface ComplianceSection {
+  lists: string[];
+  jurisdictions: string[];
+  /** The lists the jurisdictions require; null when the workflow declared none. */
+  required: string[] | null;
+  /** Every list consulted for the execution's counterparties and recipients. */
+  consulted: string[];
+  screened: Array<ScreenResult & { action_index: number }>;
+  alerts: ComplianceAlert[];
 }
 
 export interface SignedReport extends ReportBody {
@@ -51,10 +146,23 @@ export function canonicalJson(value: unknown): string {
   return text;
 }
 
-export async function reportCid(body: ReportBody): Promise<string> {
+/** The CID of a report body (any JSON value: an auditor computes it over the body it received). */
+export async function reportCid(body: object): Promise<string> {
   const bytes = new TextEncoder().encode(canonicalJson(body));
   return CID.createV1(json.code, await sha256.digest(bytes)).toString();
 }
+
+/** The fields of a signed report the spec's two artifacts are built from. */
+export type ArtifactFields = Pick<
+  SignedReport,
+  | "artifact_id"
+  | "tx_hashes"
+  | "zk_proof"
+  | "gas_metrics"
+  | "operations"
+  | "risk_scores"
+  | "liquidation_protection"
+>;
 
 /** Spec "Blockchain artifact". */
 export class BlockchainArtifact {
@@ -63,7 +171,7 @@ export class BlockchainArtifact {
   readonly zk_proof: string | null;
   readonly gas_metrics: Record<string, GasMetric>;
 
-  constructor(report: SignedReport) {
+  constructor(report: ArtifactFields) {
     this.artifact_id = report.artifact_id;
     this.tx_hashes = report.tx_hashes;
     this.zk_proof = report.zk_proof ?? null;
@@ -79,10 +187,10 @@ export class BlockchainArtifact {
 /** Spec "DeFi transaction artifact". */
 export class DeFiTransactionArtifact extends BlockchainArtifact {
   readonly operations: Operation[];
-  readonly risk_scores: Record<string, unknown>;
+  readonly risk_scores: RiskScores;
   readonly liquidation_protection: boolean;
 
-  constructor(report: SignedReport) {
+  constructor(report: ArtifactFields) {
     super(report);
     this.operations = report.operations;
     this.risk_scores = report.risk_scores;

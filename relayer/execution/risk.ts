@@ -1,4 +1,6 @@
-import type { AgentResult } from "../agents/base.ts";
+import { z } from "zod";
+import type { AgentResultBase } from "../agents/index.ts";
+import { DEFAULT_RISK_THRESHOLD } from "../workflows/model.ts";
 
 /**
  * The risk engine (spec "Workflow orchestration rule"): after each agent, its result is scored in
@@ -15,14 +17,16 @@ import type { AgentResult } from "../agents/base.ts";
  * | `gas_retries` | three OUT_OF_GAS retries |
  * The score is the largest metric: one metric at its limit is enough to stop.
  */
-export const DEFAULT_RISK_THRESHOLD = 0.7;
+export { DEFAULT_RISK_THRESHOLD };
 
-export interface RiskEvaluation {
-  score: number;
-  threshold: number;
-  passed: boolean;
-  metrics: Record<string, number>;
-}
+export const riskEvaluationSchema = z.object({
+  score: z.number(),
+  threshold: z.number(),
+  passed: z.boolean(),
+  /** Each metric in [0, 1] by name (the table above). */
+  metrics: z.record(z.string(), z.number()),
+});
+export type RiskEvaluation = z.infer<typeof riskEvaluationSchema>;
 
 export class RiskThresholdExceededError extends Error {
   readonly code = "RISK_THRESHOLD_EXCEEDED";
@@ -44,7 +48,7 @@ const clamp = (v: number) => (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) :
 const round = (v: number) => Math.round(v * 10_000) / 10_000;
 
 export function evaluateRisk(
-  result: AgentResult,
+  result: Pick<AgentResultBase, "metrics">,
   threshold = DEFAULT_RISK_THRESHOLD,
 ): RiskEvaluation {
   const m = result.metrics;

@@ -1,4 +1,8 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Logger } from "pino";
+import type { AppEnv } from "./env.ts";
 
 /**
  * The one error shape that leaves the server: `{error, detail, ...extra}` with an HTTP status.
@@ -31,4 +35,32 @@ export class ApiError extends Error {
   toBody(): Record<string, unknown> {
     return { error: this.code, detail: this.detail, ...this.extra };
   }
+}
+
+/** `app.notFound`: an unknown route in the one shape. */
+export function renderNotFound(c: Context): Response {
+  return c.json({ error: "NOT_FOUND", detail: `no route for ${c.req.method} ${c.req.path}` }, 404);
+}
+
+/**
+ * `app.onError`: the one place errors become responses. An ApiError with its status; Hono's own
+ * refusals (e.g. malformed JSON in a validated body) in the one shape; anything else is logged
+ * and answered 500 with the request id, never its message or stack.
+ */
+export function renderError(fallbackLogger: Logger) {
+  return (err: Error, c: Context<AppEnv>): Response => {
+    if (err instanceof ApiError) {
+      return c.json(err.toBody(), err.status, err.headers);
+    }
+    if (err instanceof HTTPException) {
+      const code = err.status === 400 ? "MALFORMED_BODY" : `HTTP_${err.status}`;
+      return c.json({ error: code, detail: err.message || "request refused" }, err.status);
+    }
+    const id = c.get("requestId");
+    (c.get("logger") ?? fallbackLogger).error({ err }, "unhandled error");
+    return c.json(
+      { error: "INTERNAL_ERROR", detail: `an internal error occurred; quote request id ${id}` },
+      500,
+    );
+  };
 }

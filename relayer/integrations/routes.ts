@@ -1,16 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
-import { HMAC_SECURITY } from "../http/app.ts";
 import { ApiError } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
+import { HMAC_SECURITY } from "../http/security.ts";
 import { errorSchema, executionIdParamSchema } from "../workflows/schemas.ts";
-import { listInteractions, startIntegrationJobs } from "./index.ts";
+import { listInteractions } from "./index.ts";
 
 /**
  * `GET /v1/workflows/{id}/interactions`: the external API interactions of an execution with their
  * current anchor: immediate ones with their requestId and transaction, batched ones with the batch
  * root and leaf proof once the batch is anchored (`pending` before). The final report lists the
- * same entries as they stood when it was signed. Building the router starts the anchoring job.
+ * same entries as they stood when it was signed.
  */
 const hex32 = z.string().regex(/^0x[0-9a-f]{64}$/);
 
@@ -53,11 +53,8 @@ export const interactionListSchema = z
   .object({ execution_id: z.string(), interactions: z.array(interactionSchema) })
   .openapi("ApiInteractionList");
 
-export function integrationRoutes(ctx: AppContext) {
+export function integrationRoutes(ctx: Pick<AppContext, "store">) {
   const router = createRouter();
-  startIntegrationJobs(ctx).catch((err) =>
-    ctx.logger.error({ err }, "integration anchoring job failed to start"),
-  );
   router.openapi(
     createRoute({
       method: "get",

@@ -1,3 +1,4 @@
+import { environmentVariable } from "../config/environment.ts";
 import { generateKeyPairSync } from "node:crypto";
 import { decryptSecret, encryptSecret } from "../auth/secrets.ts";
 import type { EngineStore } from "../accounts/store.ts";
@@ -39,10 +40,10 @@ export async function readCredential(
   masterKey: Buffer,
   integration: string,
   ref: { keyVault: "local" | "env"; credentialId: string; type?: string },
-  env: Record<string, string | undefined> = process.env,
+  env?: Record<string, string | undefined>,
 ): Promise<string> {
   if (ref.keyVault === "env") {
-    const value = env[ref.credentialId];
+    const value = env ? env[ref.credentialId] : environmentVariable(ref.credentialId);
     if (!value)
       throw new IntegrationError(
         "INTEGRATION_CREDENTIAL_UNAVAILABLE",

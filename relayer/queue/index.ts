@@ -23,6 +23,8 @@ export const JOB_NAMES = {
   workflowSchedule: "workflow.schedule",
   /** Platform housekeeping: purges expired replay entries and old rate-limit windows. */
   platformMaintenance: "platform.maintenance",
+  /** Every minute: anchors the integrations' batches that came due (relayer/integrations). */
+  integrationsAnchor: "integrations.anchor",
 } as const;
 
 export interface QueueOptions {

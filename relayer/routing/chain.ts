@@ -22,38 +22,38 @@ export interface RoutingChain {
   stateVersion?(): number | null;
 }
 
+/** What the asset helpers read of a chain: its name and its deployment (tokens, native asset). */
+export type ChainAssets = Pick<RoutingChain, "name" | "deployment">;
+
 /** The set of chains routing chooses from (`ChainSet.list()`). */
 export interface RoutingChainSet {
   list(): readonly RoutingChain[];
 }
 
 /** Symbol of the wrapped native asset on a chain (used for native-asset pricing and WETH hops). */
-export function wrappedNativeSymbol(chain: RoutingChain): string {
+export function wrappedNativeSymbol(chain: ChainAssets): string {
   const declared = chain.deployment.extra["wrappedNative"];
   return typeof declared === "string" ? declared : "WETH";
 }
 
-export function hasAsset(chain: RoutingChain, symbol: string): boolean {
+export function hasAsset(chain: ChainAssets, symbol: string): boolean {
   return normaliseAsset(chain, symbol) in chain.deployment.tokens;
 }
 
 /** The native asset is routed through its wrapped token (ETH → WETH). */
-export function normaliseAsset(chain: RoutingChain, symbol: string): string {
+export function normaliseAsset(chain: ChainAssets, symbol: string): string {
   const upper = symbol.toUpperCase();
   return upper === nativeSymbol(chain) ? wrappedNativeSymbol(chain) : upper;
 }
 
 /** The native coin's symbol: `extra.nativeAsset.symbol` in the deployment (default ETH). */
-export function nativeSymbol(chain: RoutingChain): string {
+export function nativeSymbol(chain: ChainAssets): string {
   const declared = (chain.deployment.extra["nativeAsset"] as { symbol?: unknown } | undefined)
     ?.symbol;
   return typeof declared === "string" ? declared : "ETH";
 }
 
-export function tokenOf(
-  chain: RoutingChain,
-  symbol: string,
-): { address: string; decimals: number } {
+export function tokenOf(chain: ChainAssets, symbol: string): { address: string; decimals: number } {
   const token = chain.deployment.tokens[normaliseAsset(chain, symbol)];
   if (!token) throw new Error(`asset ${symbol} is not deployed on ${chain.name}`);
   return token;

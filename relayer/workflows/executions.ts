@@ -5,6 +5,7 @@ import type { Workflow } from "./model.ts";
 import type { CostEstimate } from "../routing/index.ts";
 import type { SubmissionReceipt } from "../proofs/index.ts";
 import type { ExecutionStage, ExecutionState } from "./schemas.ts";
+import { loadSteps, type StepRow } from "../execution/steps.ts";
 
 /**
  * Executions as rows of `workflow_executions` (migration 100): insert (inside the submission
@@ -178,19 +179,6 @@ async function hasTable(store: Store, name: string): Promise<boolean> {
   return Boolean(row?.t);
 }
 
-interface StepRow {
-  action_index: number;
-  agent: string;
-  state: string;
-  chain: string | null;
-  fallback_from: string | null;
-  result: unknown;
-  risk: unknown;
-  error: unknown;
-  started_at: Date | string;
-  finished_at: Date | string | null;
-}
-
 /**
  * One execution with its steps (one per action: the engine's `engine_steps` row when the action
  * started, else `pending`), the transaction hashes per step (`engine_txs`), compliance alerts,
@@ -207,7 +195,7 @@ export async function getExecution(store: Store, apiKeyId: string, id: string) {
   if (!row) throw notFound(id);
   const workflow = json(row.workflow);
 
-  const steps = new Map<number, StepRow>();
+  let steps: ReadonlyMap<number, StepRow> = new Map();
   const hashes = new Map<number, string[]>();
   let alerts: unknown[] = [];
   let report: {
@@ -216,15 +204,7 @@ export async function getExecution(store: Store, apiKeyId: string, id: string) {
     signature: string;
     report: Record<string, unknown>;
   } | null = null;
-  if (await hasTable(store, "engine_steps")) {
-    for (const s of await store.query<StepRow>(
-      `SELECT action_index, agent, state, chain, fallback_from, result, risk, error, started_at, finished_at
-         FROM engine_steps WHERE execution_id = $1`,
-      [id],
-    )) {
-      steps.set(Number(s.action_index), s);
-    }
-  }
+  if (await hasTable(store, "engine_steps")) steps = await loadSteps(store, id);
   if (await hasTable(store, "engine_txs")) {
     for (const t of await store.query<{ action_index: number; hash: string }>(
       `SELECT action_index, hash FROM engine_txs
@@ -271,8 +251,8 @@ export async function getExecution(store: Store, apiKeyId: string, id: string) {
         result: step?.result ?? null,
         risk: step?.risk ?? null,
         error: step?.error ?? null,
-        started_at: step ? iso(step.started_at) : null,
-        finished_at: step ? iso(step.finished_at) : null,
+        started_at: step?.started_at ?? null,
+        finished_at: step?.finished_at ?? null,
       };
     }),
     compliance_alerts: alerts,

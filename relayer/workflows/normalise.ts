@@ -1,7 +1,7 @@
 import { getAddress, ZeroAddress } from "ethers";
 import YAML from "yaml";
-import type { z } from "zod";
 import { ApiError } from "../http/errors.ts";
+import { issuesFromZod, validationFailed, type ValidationIssue } from "../http/validation.ts";
 import {
   COMPLIANCE_SPECS_PATH,
   INVALID_COMPLIANCE_RULES,
@@ -40,32 +40,6 @@ import { workflowSubmissionSchema, yamlWorkflowSchema } from "./schemas.ts";
  * exchanges and bridge protocols, recipients, chaining, schedule and compliance. Every problem is
  * collected with the path of the offending field in the submitted document.
  */
-
-export interface ValidationIssue {
-  path: string;
-  message: string;
-}
-
-export const VALIDATION_FAILED = "VALIDATION_FAILED";
-
-export function validationFailed(issues: ValidationIssue[], detail?: string): ApiError {
-  const first = issues[0];
-  const summary =
-    detail ??
-    (issues.length === 1 && first
-      ? `${first.path || "body"}: ${first.message}`
-      : `${issues.length} problems in the workflow; see issues`);
-  return new ApiError(400, VALIDATION_FAILED, summary, { issues });
-}
-
-/** zod path ["actions", 0, "amount"] → "actions.0.amount" (the platform's validation path format). */
-export function formatPath(path: readonly PropertyKey[]): string {
-  return path.map(String).join(".");
-}
-
-export function zodIssues(error: z.ZodError): ValidationIssue[] {
-  return error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message }));
-}
 
 export type BodyFormat = "json" | "yaml";
 
@@ -137,7 +111,7 @@ interface RawWorkflow {
 
 function fromJson(document: unknown): RawWorkflow {
   const parsed = workflowSubmissionSchema.safeParse(document);
-  if (!parsed.success) throw validationFailed(zodIssues(parsed.error));
+  if (!parsed.success) throw validationFailed(issuesFromZod(parsed.error));
   const body = parsed.data;
   return {
     format: "json",
@@ -175,7 +149,7 @@ function fromJson(document: unknown): RawWorkflow {
 
 function fromYaml(document: unknown): RawWorkflow {
   const parsed = yamlWorkflowSchema.safeParse(document);
-  if (!parsed.success) throw validationFailed(zodIssues(parsed.error));
+  if (!parsed.success) throw validationFailed(issuesFromZod(parsed.error));
   const body = parsed.data;
   const issues: ValidationIssue[] = [];
   const actions = body.actions.map((item, i): RawAction => {

@@ -1,15 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { complianceSpecs, complianceSpecsSchema } from "../compliance/specs.ts";
-import type { AppContext } from "../context.ts";
-import { HMAC_SECURITY } from "../http/app.ts";
 import { mediaType } from "../http/body.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
+import { validationFailed } from "../http/validation.ts";
+import { HMAC_SECURITY } from "../http/security.ts";
 import { getDeploymentVersions, listDeployments } from "./deployments.ts";
 import { cancelExecution, getExecution, listExecutions } from "./executions.ts";
-import { bodyFormat, validationFailed } from "./normalise.ts";
+import { bodyFormat } from "./normalise.ts";
 import { deleteSchedule, listSchedules, pauseSchedule, resumeSchedule } from "./schedules.ts";
 import {
   cancelResultSchema,
@@ -34,15 +34,15 @@ import {
 } from "./schemas.ts";
 import {
   deployWorkflow,
-  startWorkflowJobs,
   submitWorkflow,
   type SubmittedRequest,
+  type WorkflowContext,
 } from "./service.ts";
 
 /**
  * Routes of the workflow area: submission (JSON or YAML), status, list, cancel, schedules,
  * deployments, and the compliance catalogue. The route file composes; the work is in service.ts,
- * executions.ts and schedules.ts. Building the router also starts the `workflow.schedule` worker.
+ * executions.ts and schedules.ts.
  */
 
 const error = (description: string) => ({
@@ -98,9 +98,8 @@ const caller = (c: Context<AppEnv>) => {
   return { id: key.id, tier: key.tier };
 };
 
-export function workflowRoutes(ctx: AppContext) {
+export function workflowRoutes(ctx: WorkflowContext) {
   const router = createRouter();
-  startWorkflowJobs(ctx).catch((err) => ctx.logger.error({ err }, "workflow jobs failed to start"));
 
   router.openAPIRegistry.registerPath({
     method: "post",

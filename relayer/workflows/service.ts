@@ -1,8 +1,9 @@
 import type { Job } from "pg-boss";
-import { complianceFor } from "../compliance/routes.ts";
 import { howToConfigure, missingListFiles } from "../compliance/screen.ts";
+import type { ComplianceSource } from "../compliance/service.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
+import { issuesFromZod, validationFailed } from "../http/validation.ts";
 import { assertConcurrencyAvailable } from "../limits/concurrency.ts";
 import { JOB_NAMES } from "../queue/index.ts";
 import { estimateCostSummary, InsufficientLiquidityError, NoRouteError } from "../routing/index.ts";
@@ -27,13 +28,7 @@ import {
 } from "./idempotency.ts";
 import { newExecutionId } from "./ids.ts";
 import type { Workflow } from "./model.ts";
-import {
-  normaliseWorkflow,
-  parseBody,
-  validationFailed,
-  zodIssues,
-  type BodyFormat,
-} from "./normalise.ts";
+import { normaliseWorkflow, parseBody, type BodyFormat } from "./normalise.ts";
 import {
   insertSchedule,
   reconcileSchedules,
@@ -52,7 +47,32 @@ import { issueReceipt, receiptSignerOf, type SubmissionReceipt } from "../proofs
  * its job.
  */
 
-export type WorkflowContext = Pick<AppContext, "store" | "queue" | "chains" | "limits" | "logger">;
+/** The platform services the intake uses. */
+export type IntakePlatform = Pick<AppContext, "store" | "queue" | "chains" | "limits" | "logger">;
+
+export type WorkflowContext = IntakePlatform & {
+  compliance: ComplianceSource;
+  intake: WorkflowIntake;
+};
+
+/**
+ * What the intake keeps for the life of a process, built once by the composition root: the asset
+ * catalogue of the open chains (null without chains) and the batcher that stores submissions
+ * arriving together in one statement (see `submissionBatcher`).
+ */
+export interface WorkflowIntake {
+  catalogue: AssetCatalogue | null;
+  submissions: Batcher<PendingSubmission, Accepted>;
+}
+
+export function createWorkflowIntake(platform: IntakePlatform): WorkflowIntake {
+  return {
+    catalogue: platform.chains
+      ? buildCatalogue(platform.chains.list() as unknown as ChainDescription[])
+      : null,
+    submissions: submissionBatcher(platform),
+  };
+}
 
 export interface Caller {
   id: string;
@@ -68,11 +88,9 @@ export interface SubmittedRequest {
   idempotencyKey?: string | undefined;
 }
 
-const catalogues = new WeakMap<object, AssetCatalogue>();
-
 /** Assets, chains, exchanges and bridge protocols from the open chains' deployments. */
-export function workflowCatalogue(ctx: WorkflowContext): AssetCatalogue {
-  if (!ctx.chains) {
+export function workflowCatalogue(ctx: Pick<WorkflowContext, "intake">): AssetCatalogue {
+  if (!ctx.intake.catalogue) {
     throw new ApiError(
       503,
       "CHAINS_UNAVAILABLE",
@@ -81,12 +99,7 @@ export function workflowCatalogue(ctx: WorkflowContext): AssetCatalogue {
       { "Retry-After": "30" },
     );
   }
-  let catalogue = catalogues.get(ctx.chains);
-  if (!catalogue) {
-    catalogue = buildCatalogue(ctx.chains.list() as unknown as ChainDescription[]);
-    catalogues.set(ctx.chains, catalogue);
-  }
-  return catalogue;
+  return ctx.intake.catalogue;
 }
 
 /** The engine's estimate from the chains; routing failures become the spec's error bodies. */
@@ -141,7 +154,7 @@ async function resolveWorkflow(ctx: WorkflowContext, caller: Caller, request: Su
         ? { ...document, version: /^\d+$/.test(version) ? Number(version) : version }
         : document;
     const parsed = deploymentRunSchema.safeParse(run);
-    if (!parsed.success) throw validationFailed(zodIssues(parsed.error));
+    if (!parsed.success) throw validationFailed(issuesFromZod(parsed.error));
     const deployment = await findDeployment(
       ctx.store,
       caller.id,
@@ -178,8 +191,8 @@ export async function submitWorkflow(
   let schedule: ScheduleRow | null = null;
   if (!request.idempotencyKey && !(workflow.schedule && !byDeployment)) {
     // The common case (no idempotency key, no schedule to create): written in one statement with
-    // the submissions arriving meanwhile (submissionsOf).
-    return submissionsOf(ctx).submit({
+    // the submissions arriving meanwhile (submissionBatcher).
+    return ctx.intake.submissions.submit({
       caller,
       execution: {
         id: executionId,
@@ -261,7 +274,7 @@ export async function assertComplianceListsLoaded(
   workflow: Workflow,
 ): Promise<void> {
   if (!workflow.compliance?.jurisdictions?.length) return;
-  const compliance = await complianceFor(ctx);
+  const compliance = await ctx.compliance.get();
   const missing = missingListFiles(compliance.lists, workflow.compliance.sanctionsLists);
   if (missing.length === 0) return;
   throw new ApiError(
@@ -278,8 +291,6 @@ interface PendingSubmission {
 }
 type Accepted = StoredResponse & { body: SubmissionResult };
 
-const submissionBatchers = new WeakMap<object, Batcher<PendingSubmission, Accepted>>();
-
 /**
  * Submissions without an idempotency key or a schedule, written together in ONE statement (one
  * round trip, one durable commit): it locks each key's active count (sorted, so processes cannot
@@ -289,24 +300,19 @@ const submissionBatchers = new WeakMap<object, Batcher<PendingSubmission, Accept
  * Exactly what the single-submission transaction guarantees, for many at the cost of one round
  * trip. Where pg-boss's insert cannot be embedded, the same in a transaction (storeSubmissions).
  */
-function submissionsOf(ctx: WorkflowContext): Batcher<PendingSubmission, Accepted> {
-  let batcher = submissionBatchers.get(ctx.store);
-  if (!batcher) {
-    const inTransaction = new GroupCommit<PendingSubmission, Accepted>(ctx.store, (tx, items) =>
-      storeSubmissions(ctx, tx, items),
-    );
-    batcher = new Batcher(async (items) => {
-      const insertJobs = await ctx.queue.insertStatement(JOB_NAMES.workflowExecute);
-      const outcomes = insertJobs
-        ? await storeSubmissionsAtOnce(ctx, insertJobs, items)
-        : await Promise.all(items.map((i) => settle(inTransaction.submit(i))));
-      // Committed: this process's engine worker (if any) starts them now, not at its next poll.
-      if (outcomes.some((o) => o.ok)) ctx.queue.wake(JOB_NAMES.workflowExecute);
-      return outcomes;
-    });
-    submissionBatchers.set(ctx.store, batcher);
-  }
-  return batcher;
+function submissionBatcher(ctx: IntakePlatform): Batcher<PendingSubmission, Accepted> {
+  const inTransaction = new GroupCommit<PendingSubmission, Accepted>(ctx.store, (tx, items) =>
+    storeSubmissions(ctx, tx, items),
+  );
+  return new Batcher(async (items) => {
+    const insertJobs = await ctx.queue.insertStatement(JOB_NAMES.workflowExecute);
+    const outcomes = insertJobs
+      ? await storeSubmissionsAtOnce(ctx, insertJobs, items)
+      : await Promise.all(items.map((i) => settle(inTransaction.submit(i))));
+    // Committed: this process's engine worker (if any) starts them now, not at its next poll.
+    if (outcomes.some((o) => o.ok)) ctx.queue.wake(JOB_NAMES.workflowExecute);
+    return outcomes;
+  });
 }
 
 const settle = <R>(p: Promise<R>): Promise<Outcome<R>> =>
@@ -326,7 +332,7 @@ const accepted = (execution: NewExecution): Accepted => ({
 });
 
 async function storeSubmissionsAtOnce(
-  ctx: WorkflowContext,
+  ctx: IntakePlatform,
   insertJobs: string,
   items: PendingSubmission[],
 ): Promise<Outcome<Accepted>[]> {
@@ -417,7 +423,7 @@ function submissionStatement(insertJobs: string): string {
 }
 
 /**
- * Stores a batch of API submissions in ONE statement (see submissionsOf): per row, in order, its
+ * Stores a batch of API submissions in ONE statement (see submissionBatcher): per row, in order, its
  * key's active count when its turn came and whether it was admitted (its execution row and its
  * `workflow.execute` job inserted). `insertJobs` is `Queue.insertStatement(workflow.execute)`.
  */
@@ -446,7 +452,7 @@ export async function insertSubmissionBatch(
 }
 
 async function storeSubmissions(
-  ctx: WorkflowContext,
+  ctx: IntakePlatform,
   tx: Store,
   items: PendingSubmission[],
 ): Promise<Outcome<Accepted>[]> {
@@ -653,28 +659,20 @@ export async function fireSchedule(
   return fired;
 }
 
-const started = new WeakMap<object, Promise<void>>();
-
 /**
- * Starts this process's share of the workflow jobs: the `workflow.schedule` worker, and the
- * reconciliation of pg-boss cron entries with the stored schedules. Idempotent per context.
+ * This process's share of the workflow jobs, started by the composition root: the
+ * `workflow.schedule` worker, and the reconciliation of pg-boss cron entries with the stored
+ * schedules.
  */
-export function startWorkflowJobs(ctx: WorkflowContext): Promise<void> {
-  let running = started.get(ctx);
-  if (!running) {
-    running = (async () => {
-      await ctx.queue.work<{ scheduleId: string }>(
-        JOB_NAMES.workflowSchedule,
-        async (data, job: Job<{ scheduleId: string }>) => {
-          const result = await fireSchedule(ctx, data.scheduleId, job.id);
-          ctx.logger.info({ schedule: data.scheduleId, ...result }, "schedule fired");
-          return result;
-        },
-      );
-      const reconciled = await reconcileSchedules(ctx.store, ctx.queue);
-      if (reconciled.removed) ctx.logger.info(reconciled, "schedules reconciled with pg-boss");
-    })();
-    started.set(ctx, running);
-  }
-  return running;
+export async function startWorkflowJobs(ctx: WorkflowContext): Promise<void> {
+  await ctx.queue.work<{ scheduleId: string }>(
+    JOB_NAMES.workflowSchedule,
+    async (data, job: Job<{ scheduleId: string }>) => {
+      const result = await fireSchedule(ctx, data.scheduleId, job.id);
+      ctx.logger.info({ schedule: data.scheduleId, ...result }, "schedule fired");
+      return result;
+    },
+  );
+  const reconciled = await reconcileSchedules(ctx.store, ctx.queue);
+  if (reconciled.removed) ctx.logger.info(reconciled, "schedules reconciled with pg-boss");
 }

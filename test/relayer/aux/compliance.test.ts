@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
@@ -8,9 +8,8 @@ import { createComplianceChecker, parseAddress } from "../../../relayer/complian
 import { loadListFile } from "../../../relayer/compliance/lists.ts";
 import { parseSanctionsFiles, SanctionsLists } from "../../../relayer/compliance/sanctions.ts";
 import { listScreen } from "../../../relayer/compliance/screen.ts";
-import { complianceFor } from "../../../relayer/compliance/routes.ts";
-import type { AppContext } from "../../../relayer/context.ts";
-import { startInProcessRelayer, withEnv } from "../../fixtures/relayer.ts";
+import { complianceSource } from "../../../relayer/compliance/service.ts";
+import { startInProcessRelayer } from "../../fixtures/relayer.ts";
 import { referenceDataFile } from "./reference-data.ts";
 
 const TORNADO_ROUTER = "0x8589427373D6D84E98730D7795D8f6f8731FDA16";
@@ -249,12 +248,12 @@ describe("# address checks", function () {
 
   it("should stop watching the list files and SIGHUP when the relayer's context closes", async function () {
     const hangups = process.listenerCount("SIGHUP");
-    // The app opens the compliance service as it is created: the lists are set for the start.
-    const relayer = await withEnv({ VERIFLOW_SANCTIONS_FILES: fixture("sdn-sample.xml") }, () =>
-      startInProcessRelayer({ label: "compliance" }),
-    );
+    const relayer = await startInProcessRelayer({
+      label: "compliance",
+      env: { VERIFLOW_SANCTIONS_FILES: fixture("sdn-sample.xml") },
+    });
     try {
-      const service = await complianceFor(relayer.ctx);
+      const service = await relayer.ctx.compliance.get();
       expect((await service.checkAddress(TORNADO_ROUTER)).sanctioned).to.equal(true);
       expect(process.listenerCount("SIGHUP")).to.equal(hangups + 1);
     } finally {
@@ -264,22 +263,23 @@ describe("# address checks", function () {
   });
 
   it("should answer 503 while the configured lists cannot be loaded, and load them on a later request", async function () {
-    const previous = process.env.VERIFLOW_SANCTIONS_FILES;
+    const dir = await mkdtemp(path.join(tmpdir(), "veriflow-lists-"));
+    const file = path.join(dir, "veriflow-not-yet-there.xml");
     const errors: object[] = [];
     const logger = { info: () => undefined, error: (o: object) => errors.push(o) };
-    const ctx = { chains: null, logger } as unknown as AppContext;
+    const source = complianceSource({ sanctionsFiles: file, chains: () => [], logger });
     try {
-      process.env.VERIFLOW_SANCTIONS_FILES = path.join(tmpdir(), "veriflow-no-such-list.txt");
-      const err = await expectApiError(complianceFor(ctx), 503, "SANCTIONS_LIST_UNAVAILABLE");
-      expect(err.detail).to.not.include("veriflow-no-such-list"); // server paths stay in the log
-      expect(JSON.stringify(errors)).to.include("veriflow-no-such-list");
-      process.env.VERIFLOW_SANCTIONS_FILES = fixture("sdn-sample.xml");
-      const service = await complianceFor(ctx);
+      const err = await expectApiError(source.get(), 503, "SANCTIONS_LIST_UNAVAILABLE");
+      expect(err.detail).to.not.include("veriflow-not-yet-there"); // server paths stay in the log
+      expect(JSON.stringify(errors)).to.include("veriflow-not-yet-there");
+      // The operator puts the file in place: the next use loads it, without a restart.
+      await replaceFile(file, await readFile(fixture("sdn-sample.xml"), "utf8"));
+      const service = await source.get();
       expect((await service.checkAddress(TORNADO_ROUTER)).sanctioned).to.equal(true);
-      service.close();
+      expect(await source.get()).to.equal(service);
     } finally {
-      if (previous === undefined) delete process.env.VERIFLOW_SANCTIONS_FILES;
-      else process.env.VERIFLOW_SANCTIONS_FILES = previous;
+      await source.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -13,17 +13,15 @@ const WRONG_CHECKSUM = "0x70997970c51812dc3A010C7d01b50e0d17dc79C8";
 describe("# aux endpoints", function () {
   this.timeout(300_000);
   let svc: AuxService;
-  const previousFiles = process.env.VERIFLOW_SANCTIONS_FILES;
 
   before(async function () {
-    process.env.VERIFLOW_SANCTIONS_FILES = `ofac-sdn=${path.join(import.meta.dirname, "fixtures", "sdn-advanced-sample.xml")}`;
-    svc = await startAuxService();
+    svc = await startAuxService({
+      VERIFLOW_SANCTIONS_FILES: `ofac-sdn=${path.join(import.meta.dirname, "fixtures", "sdn-advanced-sample.xml")}`,
+    });
   });
 
   after(async function () {
     await svc?.close();
-    if (previousFiles === undefined) delete process.env.VERIFLOW_SANCTIONS_FILES;
-    else process.env.VERIFLOW_SANCTIONS_FILES = previousFiles;
   });
 
   describe("# compliance", function () {

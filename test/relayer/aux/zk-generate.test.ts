@@ -27,15 +27,11 @@ describe("# /zk/generate", function () {
   this.timeout(600_000);
   let svc: AuxService;
   const cids: string[] = [];
-  const previousFiles = process.env.VERIFLOW_SANCTIONS_FILES;
 
   before(async function () {
-    process.env.VERIFLOW_SANCTIONS_FILES = path.join(
-      import.meta.dirname,
-      "fixtures",
-      "sdn-sample.xml",
-    );
-    svc = await startAuxService();
+    svc = await startAuxService({
+      VERIFLOW_SANCTIONS_FILES: path.join(import.meta.dirname, "fixtures", "sdn-sample.xml"),
+    });
     for (const n of [1, 2, 3]) {
       const res = await svc.signed("POST", "/artifacts", {
         artifact_id: `report-${n}`,
@@ -47,8 +43,6 @@ describe("# /zk/generate", function () {
 
   after(async function () {
     await svc?.close();
-    if (previousFiles === undefined) delete process.env.VERIFLOW_SANCTIONS_FILES;
-    else process.env.VERIFLOW_SANCTIONS_FILES = previousFiles;
   });
 
   it("should prove stored artifacts, verify the proof, anchor the root on chain and give inclusion paths", async function () {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { accountWallet } from "../../../relayer/accounts/index.ts";
-import { engineCipher } from "../../../relayer/execution/index.ts";
+import { masterKeyCipher } from "../../../relayer/auth/secrets.ts";
 import { startEngineService, type EngineService } from "./harness.ts";
 
 interface AccountBody {
@@ -14,7 +14,7 @@ describe("# relayer-managed accounts (HTTP, embedded devnet)", function () {
   let svc: EngineService;
 
   before(async function () {
-    svc = await startEngineService({ appEnv: { VERIFLOW_ENGINE_WORKER: "off" } });
+    svc = await startEngineService({ env: { VERIFLOW_ENGINE_WORKER: "off" } });
   });
   after(async function () {
     await svc?.close();
@@ -58,9 +58,9 @@ describe("# relayer-managed accounts (HTTP, embedded devnet)", function () {
     );
     expect(row!.key_enc).to.match(/^v1\./);
     expect(row!.key_enc).to.not.match(/[0-9a-f]{64}/);
-    const wallet = await accountWallet(svc.ctx.store, engineCipher(svc.ctx), key.id);
+    const wallet = await accountWallet(svc.ctx.store, svc.ctx.cipher, key.id);
     expect(wallet.address).to.equal(address);
-    const wrongKey = engineCipher({ masterKey: Buffer.alloc(32, 7) });
+    const wrongKey = masterKeyCipher(Buffer.alloc(32, 7));
     let failed = false;
     try {
       await accountWallet(svc.ctx.store, wrongKey, key.id);

@@ -15,7 +15,7 @@ import { PROJECT_ROOT } from "../../../relayer/devnet/artifacts.ts";
 import { DEVNET_CHAINS } from "../../../relayer/devnet/chains.ts";
 import { keepBaseFee, startDevnetNode, type DevnetNode } from "../../../relayer/devnet/nodes.ts";
 import { deployDevnetOverRpc } from "../../../relayer/devnet/rpc.ts";
-import { engineCipher } from "../../../relayer/execution/index.ts";
+import { masterKeyCipher } from "../../../relayer/auth/secrets.ts";
 import { createLogger } from "../../../relayer/http/logging.ts";
 import { createMetrics } from "../../../relayer/http/metrics.ts";
 import { ERC20_ABI } from "../../../relayer/routing/abis.ts";
@@ -147,7 +147,7 @@ describe("# crash safety (SIGKILL a worker process, restart, exactly once)", fun
     const apiKeyId = "key_crash";
     const { account } = await ensureAccount(
       ctx.store,
-      engineCipher({ masterKey: Buffer.from(masterKey, "hex") }),
+      masterKeyCipher(Buffer.from(masterKey, "hex")),
       apiKeyId,
     );
     const arbitrum = chains.byName("arbitrum");

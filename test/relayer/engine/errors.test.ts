@@ -231,7 +231,7 @@ describe("# execution engine errors (embedded devnet)", function () {
       const agent = await swapAgent("wf_oog_retry");
       const result = await agent.execute({
         action: "swap",
-        params: { from: "USDC", to: "DAI", amount: "10", slippage_bps: 100, gas_limit: 60_000 },
+        params: { from: "USDC", to: "DAI", amount: "10", slippage_bps: 100, gas_limit: 60_000n },
       });
       const swaps = result.txs.filter((t) => t.kind === "swap");
       expect(swaps.length).to.be.greaterThan(1);
@@ -250,7 +250,7 @@ describe("# execution engine errors (embedded devnet)", function () {
       try {
         await agent.execute({
           action: "swap",
-          params: { from: "USDC", to: "DAI", amount: "10", slippage_bps: 100, gas_limit: 40_000 },
+          params: { from: "USDC", to: "DAI", amount: "10", slippage_bps: 100, gas_limit: 40_000n },
         });
       } catch (err) {
         error = err;

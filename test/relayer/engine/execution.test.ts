@@ -155,12 +155,14 @@ describe("# execution engine (embedded devnet)", function () {
       steps[2]!.result.src_tx,
       steps[2]!.result.dest_tx,
     ]);
-    // The bridge result's zk_proof is the execution proof covering its slot.
-    const bridgeResult = (report!.report.actions as Array<{ result: Record<string, unknown> }>)[2]!
-      .result;
-    expect(bridgeResult.zk_proof).to.equal(report!.report.zk_proof);
-    expect(bridgeResult.zk_proof_slots).to.deep.equal([2]);
     expect((await home.provider.getTransactionReceipt(attestation.tx_hash))!.status).to.equal(1);
+
+    // The bridge (the cross-chain agent) carries the execution proof as its zk_proof.
+    const bridgeResult = (report!.report as unknown as SignedReport).actions[2]!.result;
+    expect(bridgeResult?.action).to.equal("bridge");
+    expect(bridgeResult?.zk_proof).to.be.a("string").and.equal(report!.report.zk_proof);
+    // ... and the circuit slot that holds it.
+    expect(bridgeResult?.zk_proof_slots).to.deep.equal([2]);
 
     // Spec artifact operations.
     const artifact = new DeFiTransactionArtifact(report!.report as unknown as SignedReport);

@@ -1,8 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import type { AppContext } from "../../../relayer/context.ts";
-import { createApp } from "../../../relayer/http/app.ts";
+import type { createApp, Services } from "../../../relayer/app/index.ts";
 import { newApiKey, signedRequest, startInProcessRelayer } from "../../fixtures/relayer.ts";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { Contract, formatUnits, parseUnits, Wallet } from "ethers";
@@ -24,6 +23,7 @@ import { newExecutionId } from "../../../relayer/workflows/ids.ts";
 import type { EngineDeps } from "../../../relayer/execution/orchestrator.ts";
 import { groth16Prover } from "../../../relayer/execution/proof.ts";
 import { issueReceipt, receiptSignerOf } from "../../../relayer/proofs/index.ts";
+import { collectEvidence } from "../../../relayer/audit/evidence.ts";
 
 /**
  * Fixtures of the engine tests: the embedded devnet, a migrated PGlite database, an AES-256-GCM
@@ -95,6 +95,7 @@ export async function openEngineWorld(overrides: Partial<EngineDeps> = {}): Prom
     chains,
     logger: silentLogger,
     prover: groth16Prover(chains),
+    evidence: (refs) => collectEvidence(chains.list(), refs),
     ...overrides,
   };
   return {
@@ -215,7 +216,7 @@ export function decimal(chain: RoutingChain, symbol: string, amount: bigint): st
 }
 
 export interface EngineService {
-  ctx: AppContext;
+  ctx: Services;
   app: ReturnType<typeof createApp>;
   chains: ChainSet;
   request(
@@ -236,7 +237,6 @@ export async function startEngineService(
   options: {
     databaseUrl?: string;
     env?: Record<string, string>;
-    appEnv?: Record<string, string | null>;
   } = {},
 ): Promise<EngineService> {
   const chains = await openChains({ mode: "embedded" });

@@ -3,7 +3,6 @@ import {
   BlockchainArtifact,
   DeFiTransactionArtifact,
   reportCid,
-  type SignedReport,
 } from "../../../relayer/execution/report.ts";
 
 describe("# report artifacts (spec Blockchain / DeFi transaction artifact)", function () {
@@ -18,7 +17,7 @@ describe("# report artifacts (spec Blockchain / DeFi transaction artifact)", fun
       { protocol: "aave", action: "borrow", chain: "ethereum", liquidation_price: 2500 },
       { protocol: "uniswap", action: "swap", chain: "ethereum", liquidation_price: null },
     ],
-    risk_scores: { max: 0.2 },
+    risk_scores: { threshold: 0.7, max: 0.2, by_agent: { SwapAgent: [0.2] } },
     liquidation_protection: true,
   };
 
@@ -27,9 +26,7 @@ describe("# report artifacts (spec Blockchain / DeFi transaction artifact)", fun
     const artifact = new BlockchainArtifact({
       ...body,
       artifact_id: cid,
-      signer: "0x",
-      signature: "0x",
-    } as SignedReport);
+    });
     expect(JSON.parse(artifact.to_audit_json())).to.deep.equal({ proof: body.zk_proof, cid });
   });
 
@@ -45,9 +42,7 @@ describe("# report artifacts (spec Blockchain / DeFi transaction artifact)", fun
     const artifact = new DeFiTransactionArtifact({
       ...body,
       artifact_id: "x",
-      signer: "0x",
-      signature: "0x",
-    } as SignedReport);
+    });
     expect(artifact.simulate_liquidation(2000)).to.equal(true);
     expect(artifact.simulate_liquidation(2500)).to.equal(false);
     expect(artifact.simulate_liquidation(3000)).to.equal(false);

@@ -6,7 +6,7 @@
  * run as a program (otherwise a full run starts one on the default port and DATA_DIR).
  */
 import { loadConfig } from "../../../relayer/config/index.ts";
-import { startService } from "../../../relayer/service.ts";
+import { startService } from "../../../relayer/app/index.ts";
 
 if (import.meta.main) await main();
 

@@ -17,7 +17,7 @@ import { openStore } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";
 import { newKey, signedRequest, startTestService } from "./fixtures.ts";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
-import { startService } from "../../../relayer/service.ts";
+import { startService } from "../../../relayer/app/index.ts";
 
 const run = promisify(execFile);
 

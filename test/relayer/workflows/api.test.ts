@@ -5,6 +5,7 @@ import type { ChainSet } from "../../../relayer/chains/index.ts";
 import type { Workflow } from "../../../relayer/workflows/model.ts";
 import { reconcileSchedules } from "../../../relayer/workflows/schedules.ts";
 import { fireSchedule } from "../../../relayer/workflows/service.ts";
+import { riskEvaluation, swapStepResult } from "../../fixtures/results.ts";
 import { RECIPIENT_A, SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "./fixtures.ts";
 import {
   createTestDatabase,
@@ -510,11 +511,12 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
                   error = '{"error":"SANCTIONED_ADDRESS","detail":"recipient is sanctioned"}'::jsonb WHERE id = $1`,
           [execution_id],
         );
+        const converted = swapStepResult({ action: "convert", agent: "ConvertAgent" });
         await store.query(
           `INSERT INTO engine_steps (execution_id, action_index, agent, state, chain, result, risk, finished_at)
-           VALUES ($1, 0, 'ConvertAgent', 'completed', 'arbitrum', '{"amount_out":"4500"}', '{"score":0.1}', now()),
+           VALUES ($1, 0, 'ConvertAgent', 'completed', 'arbitrum', $2::jsonb, $3::jsonb, now()),
                   ($1, 1, 'SwapAgent', 'failed', 'arbitrum', NULL, NULL, now())`,
-          [execution_id],
+          [execution_id, JSON.stringify(converted), JSON.stringify(riskEvaluation(0.1))],
         );
         await store.query(
           `INSERT INTO engine_txs (execution_id, action_index, slot, kind, chain_id, sender, nonce, hash, gas_limit, state)
@@ -551,13 +553,15 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           chain: string | null;
           tx_hashes: string[];
           risk: unknown;
+          result: unknown;
         }[];
         expect(steps[0]).to.deep.include({
           agent: "ConvertAgent",
           state: "completed",
           chain: "arbitrum",
           tx_hashes: [hash(1), hash(2)],
-          risk: { score: 0.1 },
+          risk: riskEvaluation(0.1),
+          result: converted,
         });
         expect(steps[1]).to.deep.include({ agent: "SwapAgent", state: "failed", tx_hashes: [] }); // released: never broadcast
         expect(steps[2]).to.deep.include({ agent: null, state: "pending", tx_hashes: [] });

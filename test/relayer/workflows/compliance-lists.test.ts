@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import type { ChainSet } from "../../../relayer/chains/index.ts";
-import { engineDeps, runExecution, type EngineDeps } from "../../../relayer/execution/index.ts";
+import { runExecution, type EngineDeps } from "../../../relayer/execution/index.ts";
 import { insertExecution } from "../../../relayer/workflows/executions.ts";
 import { newExecutionId } from "../../../relayer/workflows/ids.ts";
 import { normaliseWorkflow } from "../../../relayer/workflows/normalise.ts";
@@ -166,7 +166,7 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
       deploymentId: null,
       costEstimate: null,
     });
-    expect(await runExecution(engineDeps(withoutLists.ctx), id)).to.equal("failed");
+    expect(await runExecution(withoutLists.ctx.engine!, id)).to.equal("failed");
     const ex = await executionView(withoutLists, id);
     expect(ex.state).to.equal("failed");
     expect(ex.error!.error).to.equal("SANCTIONS_LIST_UNAVAILABLE");
@@ -182,7 +182,7 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
     );
     expect(res.status, await res.clone().text()).to.equal(202);
     const { execution_id: id } = (await res.json()) as { execution_id: string };
-    expect(await runExecution(engineDeps(withLists.ctx), id)).to.equal("completed");
+    expect(await runExecution(withLists.ctx.engine!, id)).to.equal("completed");
     const ex = await executionView(withLists, id);
     const compliance = ex.report!.compliance as {
       required: string[] | null;
@@ -203,7 +203,7 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
       JSON.stringify(multisendWorkflow("cancel-race")),
     );
     const { execution_id: id } = (await res.json()) as { execution_id: string };
-    const deps = engineDeps(withLists.ctx);
+    const deps = withLists.ctx.engine!;
     // The engine's first read returns the row as it was (queued); the cancel then goes through
     // the API before the engine's next statement: exactly the race, without any timing.
     let raced = false;

@@ -1,13 +1,10 @@
 import path from "node:path";
 import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
-import { complianceFor } from "../../../relayer/compliance/routes.ts";
 import type { TierName } from "../../../relayer/limits/tiers.ts";
-import { startWorkflowJobs } from "../../../relayer/workflows/service.ts";
 import {
   newApiKey,
   signedRequest,
   startInProcessRelayer,
-  withEnv,
   type InProcessRelayer,
 } from "../../fixtures/relayer.ts";
 
@@ -36,20 +33,17 @@ export async function startWorkflowService(
     label: "workflows",
     databaseUrl,
     chains,
-    // Load the sanctions lists now, under this relayer's own setting (read once per context).
-    beforeApp: (ctx) =>
-      withEnv(
-        {
-          VERIFLOW_SANCTIONS_FILES:
-            options.sanctionsFiles === undefined ? OFAC_LIST : options.sanctionsFiles,
-        },
-        () => complianceFor(ctx),
-      ),
-    // Unless asked for, the engine's workflow.execute worker stays off: most tests observe
-    // executions as intake leaves them (queued), without an engine racing to run them.
-    appEnv: options.engine ? {} : { VERIFLOW_ENGINE_WORKER: "off" },
+    env: {
+      ...(options.sanctionsFiles === null
+        ? {}
+        : { VERIFLOW_SANCTIONS_FILES: options.sanctionsFiles ?? OFAC_LIST }),
+      // Unless asked for, the engine's workflow.execute worker stays off: most tests observe
+      // executions as intake leaves them (queued), without an engine racing to run them.
+      ...(options.engine ? {} : { VERIFLOW_ENGINE_WORKER: "off" }),
+    },
   });
-  await startWorkflowJobs(relayer.ctx);
+  // The lists are loaded before the tests submit (buildServices starts loading them).
+  await relayer.ctx.compliance.get();
   return { ...relayer, chains };
 }
 

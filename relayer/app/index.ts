@@ -1,21 +1,34 @@
 import type { Logger } from "pino";
-import { countApiKeys, createApiKey, listApiKeys } from "./auth/keys.ts";
-import { openChains, type ChainSet } from "./chains/index.ts";
-import { DEVNET_CHAIN_IDS } from "./devnet/chains.ts";
-import { assertProvingKeysFit } from "./proofs/index.ts";
-import type { Config } from "./config/index.ts";
-import { closeContext, createContext, type AppContext } from "./context.ts";
-import { createApp } from "./http/app.ts";
-import { createLogger } from "./http/logging.ts";
-import { listen, type RunningServer } from "./http/server.ts";
+import { countApiKeys, createApiKey, listApiKeys } from "../auth/keys.ts";
+import { openChains, type ChainSet } from "../chains/index.ts";
+import { DEVNET_CHAIN_IDS } from "../devnet/chains.ts";
+import { assertProvingKeysFit } from "../proofs/index.ts";
+import type { Config } from "../config/index.ts";
+import { closeContext } from "../context.ts";
+import { createLogger } from "../http/logging.ts";
+import { listen, type RunningServer } from "../http/server.ts";
+import { createApp } from "./http.ts";
+import { buildServices, type Services } from "./services.ts";
+import { startWorkers } from "./workers.ts";
+
+export { createApp } from "./http.ts";
+export { buildServices, type Services } from "./services.ts";
+export { ALL_WORKERS, startWorkers, type WorkerKind } from "./workers.ts";
 
 /**
- * One relayer process: context (storage, queue, chains), HTTP app, listening server and the
- * background workers. `npm start` (relayer/main.ts) runs it from the environment; tests run it
- * with their own configuration.
+ * The composition root. Entry points (relayer/main.ts, relayer/execution/main.ts, scripts/, the
+ * test fixtures) call only this module: `buildServices` (./services.ts) builds every service from
+ * the parsed configuration, `createApp` (./http.ts) mounts every area's routes on them, and
+ * `startWorkers` (./workers.ts) starts every background worker.
+ */
+
+/**
+ * One relayer process: services (storage, queue, chains and every area's), HTTP app, listening
+ * server and the background workers. `npm start` (relayer/main.ts) runs it from the environment;
+ * tests run it with their own configuration.
  */
 export interface RunningService {
-  ctx: AppContext;
+  ctx: Services;
   server: RunningServer;
   /** The API key announced at start (bootstrap, or the development key created on first run). */
   apiKey?: string;
@@ -32,7 +45,7 @@ export interface StartServiceOptions {
   /** Chains to use; by default opened from `config.chains`. */
   chains?: ChainSet | null;
   /** Extra routes or workers (tests), called before the server listens. */
-  extend?: (ctx: AppContext, app: ReturnType<typeof createApp>) => Promise<void> | void;
+  extend?: (ctx: Services, app: ReturnType<typeof createApp>) => Promise<void> | void;
 }
 
 export async function startService(
@@ -55,7 +68,7 @@ export async function startService(
       throw err;
     });
   }
-  const ctx = await createContext(config, { logger, chains });
+  const ctx = await buildServices(config, { logger, chains });
 
   // First run with no key at all: a development key so the service is usable at once.
   let apiKey = config.bootstrapKey?.key;
@@ -73,8 +86,7 @@ export async function startService(
   const activeKeys = (await listApiKeys(ctx.store)).filter((k) => !k.revokedAt).map((k) => k.key);
 
   const app = createApp(ctx);
-  // Areas start their background workers here, one line each (they run in every process;
-  // pg-boss hands each job to one of them).
+  await startWorkers(ctx);
   await options.extend?.(ctx, app);
 
   const server = await listen(app, config.host, config.port);
@@ -104,4 +116,19 @@ export async function startService(
       return stopping;
     },
   };
+}
+
+/**
+ * `npm run worker`: the platform's housekeeping and the engine's `workflow.execute` worker,
+ * without the HTTP API. `stop()` waits for running executions, then closes everything.
+ */
+export async function startWorkerProcess(
+  config: Config,
+  options: { logger?: Logger } = {},
+): Promise<{ services: Services; stop(): Promise<void> }> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const chains = await openChains(config.chains);
+  const services = await buildServices(config, { logger, chains });
+  await startWorkers(services, ["platform", "engine"]);
+  return { services, stop: () => closeContext(services) };
 }

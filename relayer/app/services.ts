@@ -1,0 +1,101 @@
+import type { SecretCipher } from "../accounts/index.ts";
+import { TextAnalysis } from "../analysis/index.ts";
+import type { ArtifactStore } from "../artifacts/store.ts";
+import { openArtifactStore } from "../artifacts/store.ts";
+import { masterKeyCipher } from "../auth/secrets.ts";
+import { oracleChains } from "../compliance/oracle.ts";
+import { complianceSource, type ComplianceSource } from "../compliance/service.ts";
+import type { Config } from "../config/index.ts";
+import { createContext, type AppContext, type CreateContextOptions } from "../context.ts";
+import { armCrashPoint, engineDeps, type EngineDeps } from "../execution/index.ts";
+import { Integrations } from "../integrations/index.ts";
+import { createWorkflowIntake, type WorkflowIntake } from "../workflows/service.ts";
+
+/**
+ * Every service of one relayer process, built once from the parsed configuration by
+ * `buildServices` and passed explicitly to route factories and workers. The platform part
+ * (storage, queue, chains, logger, metrics, master key, limits, clock) is `AppContext`; each area
+ * adds its long-lived objects here. To add one: build it in `buildServices`, register what it
+ * must close in `closers`, and give route factories and workers only the fields they use.
+ */
+export interface Services extends AppContext {
+  /** Account keys and other secrets at rest under the master key. */
+  cipher: SecretCipher;
+  /** The sanctions lists and oracles (routes, intake and engine share one). */
+  compliance: ComplianceSource;
+  /** Configured external REST integrations; null without `VERIFLOW_INTEGRATIONS` or chains. */
+  integrations: Integrations | null;
+  /** The text-analysis provider integration; null without `text_analysis:` or chains. */
+  analysis: TextAnalysis | null;
+  /** Content-addressed artifacts under DATA_DIR. */
+  artifacts: ArtifactStore;
+  /** The workflow intake's catalogue and submission batcher. */
+  intake: WorkflowIntake;
+  /** The engine's dependencies; null when the relayer runs without chains. */
+  engine: EngineDeps | null;
+}
+
+/** Opens the platform (storage migrated, queue, chains given) and builds every area's services. */
+export async function buildServices(
+  config: Config,
+  options: CreateContextOptions = {},
+): Promise<Services> {
+  armCrashPoint(config.engine.crashAt);
+  const ctx = await createContext(config, options);
+  const { chains, logger } = ctx;
+  const compliance = complianceSource({
+    sanctionsFiles: config.sanctionsFiles,
+    chains: () => oracleChains(chains?.list() ?? []),
+    logger,
+  });
+  ctx.closers.push(() => compliance.close());
+  const cipher = masterKeyCipher(ctx.masterKey);
+  const integrations =
+    config.integrations && chains
+      ? new Integrations(config.integrations, {
+          store: ctx.store,
+          chains,
+          masterKey: ctx.masterKey,
+          logger: logger.child({ area: "integrations" }),
+          metrics: ctx.metrics.registry,
+        })
+      : null;
+  const textAnalysis = config.integrations?.textAnalysis;
+  const analysis =
+    textAnalysis && chains
+      ? new TextAnalysis(textAnalysis, {
+          store: ctx.store,
+          masterKey: ctx.masterKey,
+          logger: logger.child({ area: "analysis" }),
+          registry: ctx.metrics.registry,
+          chains: chains.list(),
+          clock: () => ctx.clock(),
+        })
+      : null;
+  if (analysis) ctx.closers.push(() => analysis.close());
+  // One object: the HTTP app, the workers and `closeContext` see the same `draining` flag.
+  const artifacts = openArtifactStore(config.dataDir);
+  const services: Services = Object.assign(ctx, {
+    cipher,
+    compliance,
+    integrations,
+    analysis,
+    artifacts,
+    intake: createWorkflowIntake(ctx),
+    engine: chains
+      ? engineDeps({
+          store: ctx.store,
+          chains,
+          cipher,
+          logger,
+          compliance,
+          integrations,
+          artifacts,
+          baseFeeCapGwei: config.engine.baseFeeCapGwei,
+        })
+      : null,
+  });
+  // Load the sanctions lists now, not on the first request (a failure is logged and retried).
+  void compliance.get().catch(() => undefined);
+  return services;
+}

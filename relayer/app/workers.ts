@@ -1,0 +1,53 @@
+import { startAnalysisJobs } from "../analysis/index.ts";
+import { purgeExpiredSignatures } from "../auth/replay.ts";
+import { startEngineWorker } from "../execution/index.ts";
+import { startIntegrationJobs } from "../integrations/index.ts";
+import { purgeRateLimitWindows } from "../limits/rate-limit.ts";
+import { JOB_NAMES } from "../queue/index.ts";
+import { startWorkflowJobs } from "../workflows/service.ts";
+import type { Services } from "./services.ts";
+
+/**
+ * The background work a process runs. pg-boss hands each job to one of the processes working
+ * its queue, so every process may start all of them; `npm run worker` starts only the platform's
+ * housekeeping and the engine. To add a worker: a kind here and one branch in `startWorkers`.
+ */
+export type WorkerKind = "platform" | "workflows" | "integrations" | "analysis" | "engine";
+
+export const ALL_WORKERS: readonly WorkerKind[] = [
+  "platform",
+  "workflows",
+  "integrations",
+  "analysis",
+  "engine",
+];
+
+export async function startWorkers(
+  services: Services,
+  kinds: readonly WorkerKind[] = ALL_WORKERS,
+): Promise<void> {
+  const { queue, store, logger } = services;
+  if (kinds.includes("platform")) {
+    await queue.work(JOB_NAMES.platformMaintenance, async () => {
+      const now = services.clock();
+      const signatures = await purgeExpiredSignatures(store, now);
+      const windows = await purgeRateLimitWindows(store, now);
+      return { signatures, windows };
+    });
+    await queue.schedule(JOB_NAMES.platformMaintenance, "*/5 * * * *", {});
+  }
+  if (kinds.includes("workflows")) await startWorkflowJobs(services);
+  if (kinds.includes("integrations") && services.integrations) {
+    await startIntegrationJobs(queue, services.integrations);
+  }
+  if (kinds.includes("analysis") && services.analysis) {
+    await startAnalysisJobs(queue, services.analysis, () => services.clock());
+  }
+  if (kinds.includes("engine") && services.engine && services.config.engine.worker) {
+    const worker = await startEngineWorker(queue, services.engine, {
+      concurrency: services.config.engine.concurrency,
+    });
+    services.closers.push(() => worker.stop());
+    logger.info("engine worker started (workflow.execute)");
+  }
+}

@@ -236,6 +236,20 @@ describe("# ExecutionAttestor", function () {
     );
   });
 
+  it("should verify an execution proof on chain within 250k gas (three public signals)", async () => {
+    const verifier = await ethers.getContractAt(
+      "ExecutionGroth16Verifier",
+      await attestor.verifier(),
+    );
+    const { a, b, c } = proved.calldata.args[1];
+    const signals = proved.publicSignals.map(BigInt) as [bigint, bigint, bigint];
+    expect(await verifier.verifyProof(a, b, c, signals)).to.equal(true);
+    const verifyGas = await verifier.verifyProof.estimateGas(a, b, c, signals);
+    expect(Number(verifyGas)).to.be.at.most(250_000);
+    const attested = await (await attestor.attest(...proved.calldata.args)).wait();
+    console.log(`      verifyProof ${verifyGas} gas, attest ${attested!.gasUsed} gas`);
+  });
+
   it("should verify an artifacts proof with the generated artifacts verifier", async () => {
     const { artifactsVerifier: verifier } = await deployModule();
     const cids = await Promise.all([0, 1].map((i) => jsonCid({ onchain: i })));

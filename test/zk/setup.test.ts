@@ -3,7 +3,10 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { createRequire } from "node:module";
 import { expect } from "chai";
+import * as snarkjs from "snarkjs";
+import { zkeyVerifies } from "../../scripts/circuits-export.ts";
 import { DEVNET_CHAIN_IDS } from "../../relayer/devnet/chains.ts";
 import { BUILD_DIR, MANIFEST_PATH, REPO_ROOT } from "../../relayer/proofs/circuits.ts";
 import {
@@ -14,6 +17,8 @@ import {
 } from "../../relayer/proofs/index.ts";
 
 const run = promisify(execFile);
+const require = createRequire(import.meta.url);
+const silent = { info() {}, debug() {}, warn() {}, error() {} };
 
 /** `node scripts/circuits.ts <args>`: its exit code and stderr. */
 async function circuitsScript(...args: string[]): Promise<{ code: number; stderr: string }> {
@@ -77,6 +82,36 @@ describe("# proving keys: development vs ceremony", function () {
       kind: "ceremony",
       ceremony,
     });
+  });
+
+  it("should verify a zkey only against its own r1cs and ptau (snarkjs zkey verify)", async () => {
+    // Two one-constraint circuits and a 2^4 powers of tau: the same check `circuits export`
+    // runs, on inputs small enough for a test.
+    const build = async (name: string, body: string) => {
+      const source = path.join(dir, `${name}.circom`);
+      await writeFile(
+        source,
+        `pragma circom 2.1.9;\ntemplate T() { signal input a; signal input b; signal output c; ${body} }\ncomponent main = T();\n`,
+      );
+      await run(process.execPath, [require.resolve("circom2/cli.js"), source, "--r1cs", "-o", dir]);
+      return path.join(dir, `${name}.r1cs`);
+    };
+    const product = await build("product", "c <== a * b;");
+    const square = await build("square", "c <== a * a + b;");
+    const curve = await snarkjs.curves.getCurveFromName("bn128");
+    const ptau0 = path.join(dir, "pot0.ptau");
+    const ptau1 = path.join(dir, "pot1.ptau");
+    const ptau = path.join(dir, "pot.ptau");
+    await snarkjs.powersOfTau.newAccumulator(curve, 4, ptau0, silent);
+    await snarkjs.powersOfTau.beacon(ptau0, ptau1, "test", "ab".repeat(32), 10, silent);
+    await snarkjs.powersOfTau.preparePhase2(ptau1, ptau, silent);
+    const zkey = path.join(dir, "product.zkey");
+    await snarkjs.zKey.newZKey(product, ptau, zkey, silent);
+    expect(await zkeyVerifies(product, ptau, zkey)).to.equal(true);
+    expect(await zkeyVerifies(square, ptau, zkey)).to.equal(false);
+    const garbage = path.join(dir, "garbage.zkey");
+    await writeFile(garbage, "not a zkey");
+    expect(await zkeyVerifies(product, ptau, garbage)).to.equal(false);
   });
 
   it("should refuse to export without a ceremony ptau, or with the development one", async () => {

@@ -14,7 +14,8 @@ export type IntegrationErrorCode =
   | "INTEGRATION_RESPONSE_SIGNATURE_INVALID"
   | "INTEGRATION_CIRCUIT_OPEN"
   | "INTEGRATION_RATE_LIMITED"
-  | "INTEGRATION_DISABLED";
+  | "INTEGRATION_DISABLED"
+  | "INTEGRATION_ORDERS_INVALID";
 
 export class IntegrationError extends Error {
   readonly code: IntegrationErrorCode;

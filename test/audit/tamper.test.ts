@@ -8,7 +8,7 @@ import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
 import { serveChainsFile } from "../fixtures/rpc-bridge.ts";
 import { auditReport, type AuditVerdict } from "../../relayer/audit/index.ts";
 import type { SignedReport } from "../../relayer/execution/report.ts";
-import { openAuditWorld, type AuditWorld } from "./fixtures.ts";
+import { openAuditWorld, type AuditWorld } from "../fixtures/audit-world.ts";
 
 /**
  * The auditor on real chains: a genuine report passes every check; each forged report fails

@@ -11,7 +11,10 @@
  * provider (a real HTTP server on 127.0.0.1 speaking the documented protocol, from
  * test/fixtures/standins/) and configures it as the engine's screening integration: every
  * counterparty and recipient is screened by it too, each answer is anchored in the ProofRegistry,
- * and the demo verifies the report's `api_interactions` from the chain.
+ * and the demo verifies the report's `api_interactions` from the chain. It also starts a STAND-IN
+ * for the text-analysis provider (OpenAI-compatible, test/fixtures/standins/analysis-provider.ts)
+ * and analyses one payment instruction referencing the workflow: personal data redacted before it
+ * leaves, the audit record listed in the final report, the audit chain anchored and verified.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -26,6 +29,10 @@ import { startService } from "../relayer/app/index.ts";
 import { signingPublicKey, type InteractionView } from "../relayer/integrations/index.ts";
 import { serveChainsFile } from "../test/fixtures/rpc-bridge.ts";
 import { startScreeningProvider, type StandIn } from "../test/fixtures/standins/index.ts";
+import {
+  startAnalysisProvider,
+  type AnalysisProviderStandIn,
+} from "../test/fixtures/standins/analysis-provider.ts";
 
 /** Runs the audit command (scripts/audit.ts) as its own process, its output on this terminal. */
 function runAudit(args: string[]): Promise<number | null> {
@@ -37,17 +44,6 @@ function runAudit(args: string[]): Promise<number | null> {
     child.on("close", resolve);
   });
 }
-
-/**
- * The workflow below declares `jurisdictions: ["US"]`, which requires the OFAC SDN list
- * (`ofac-sdn`): without it loaded the relayer refuses the submission (fail closed). Unless the
- * environment names its own lists, the demo loads the published OFAC ETH addresses kept in the
- * repository (test/fixtures/reference/README.md).
- */
-const PUBLISHED_OFAC_LIST = path.resolve(
-  import.meta.dirname,
-  "../test/fixtures/reference/ofac-sanctioned-eth.txt",
-);
 
 const POLL_MS = 250;
 const TIMEOUT_MS = 10 * 60_000;
@@ -79,10 +75,14 @@ async function main(): Promise<void> {
   const apiKey = `vfk_demo_${randomBytes(6).toString("hex")}`;
   const secret = randomBytes(32).toString("hex");
   let standIn: StandIn | null = null;
+  let analysisStandIn: AnalysisProviderStandIn | null = null;
   if (!process.env.VERIFLOW_INTEGRATIONS) {
     const credential = randomBytes(24).toString("hex");
     standIn = await startScreeningProvider({ jwtSecret: credential });
     process.env.VERIFLOW_DEMO_SCREENING_JWT = credential;
+    const analysisKey = `sk-demo-${randomBytes(16).toString("hex")}`;
+    analysisStandIn = await startAnalysisProvider({ apiKey: analysisKey });
+    process.env.VERIFLOW_DEMO_ANALYSIS_KEY = analysisKey;
     const file = path.join(dataDir, "integrations.yaml");
     await writeFile(
       file,
@@ -93,6 +93,11 @@ async function main(): Promise<void> {
         "    auth: { type: jwt_bearer, key_vault: env, credential_id: VERIFLOW_DEMO_SCREENING_JWT }",
         '    validation: { schema: compliance.screening, version: "1.0", strict: true }',
         "screening: { integration: screening, required: true }",
+        "text_analysis:",
+        `  api_endpoint: ${analysisStandIn.url}`,
+        "  models: { ultra: ultra-2025-06-01, general: general-2025-08-01, in_house: inhouse-2025-05-15 }",
+        "  fallback_model: general-2025-03-01",
+        "  auth: { type: api_key, key_vault: env, credential_id: VERIFLOW_DEMO_ANALYSIS_KEY }",
         "",
       ].join("\n"),
     );
@@ -106,8 +111,6 @@ async function main(): Promise<void> {
     VERIFLOW_SIGNING_SECRET: secret,
     VERIFLOW_TIER: "enterprise",
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
-    VERIFLOW_SANCTIONS_FILES:
-      process.env.VERIFLOW_SANCTIONS_FILES || `ofac-sdn=${PUBLISHED_OFAC_LIST}`,
   });
 
   say("Starting the relayer: three in-process devnet chains, PGlite in " + dataDir);
@@ -176,6 +179,27 @@ async function main(): Promise<void> {
     say(`→ 202 ${JSON.stringify(submitted)}`);
     const id = String(submitted.execution_id);
 
+    // A payment instruction that accompanies the workflow, analysed through the provider.
+    let analysis: Record<string, unknown> | null = null;
+    if (analysisStandIn) {
+      const text =
+        "Payment instruction: please pay Jane Whitfield (jane.whitfield@example.com, +1 415 555 2671) " +
+        "EUR 2,500 to IBAN DE89 3704 0044 0532 0130 00 once the treasury rebalance settles.";
+      say("\nPOST /v1/analysis (the workflow's payment instruction)");
+      analysis = await call("POST", "/v1/analysis", { text, workflow_id: id });
+      say(
+        `→ 200 ${analysis.analysis_id}: model ${analysis.model} (${analysis.route}), redactions ` +
+          `${JSON.stringify(analysis.redactions)}, checks ${JSON.stringify(analysis.compliance_checks)}, audit ${analysis.audit_id}`,
+      );
+      const leaked = analysisStandIn.hits.some((h) =>
+        ["Whitfield", "jane.whitfield", "555 2671", "3704 0044"].some((v) => h.body.includes(v)),
+      );
+      say(
+        `  the provider STAND-IN received ${analysisStandIn.hits.length} requests, ${leaked ? "WITH PERSONAL DATA" : "none with personal data"}`,
+      );
+      if (leaked) process.exitCode = 1;
+    }
+
     const started = Date.now();
     let view: ExecutionView;
     let lastStage = "";
@@ -226,9 +250,26 @@ async function main(): Promise<void> {
     } finally {
       await served.close();
     }
+    let analysesOk = true;
+    if (analysis && service.ctx.analysis) {
+      const listed = (report.analyses ?? []) as Array<{ analysis_id: string; audit_id: string }>;
+      analysesOk = listed.some(
+        (a) => a.analysis_id === analysis.analysis_id && a.audit_id === analysis.audit_id,
+      );
+      say(`  analyses: ${listed.map((a) => `${a.analysis_id} (audit ${a.audit_id})`).join(", ")}`);
+      const anchored = await service.ctx.analysis.anchor();
+      const chainCheck = await service.ctx.analysis.verify();
+      analysesOk &&= chainCheck.ok && chainCheck.anchorsVerified > 0;
+      say(
+        `  text-analysis audit chain: head ${anchored?.seq ?? chainCheck.head.seq} anchored in ProofRegistry; ` +
+          `${chainCheck.ok ? `${chainCheck.checked} record(s) verified from the chain` : `BROKEN: ${chainCheck.problem}`}`,
+      );
+    }
+    if (!analysesOk) process.exitCode = 1;
   } finally {
     await service.stop();
     await standIn?.close();
+    await analysisStandIn?.close();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { Counter, type Registry } from "prom-client";
 import { decryptSecret, encryptSecret } from "../auth/secrets.ts";
+import type { ReportAnalysis } from "../execution/report.ts";
 import { ApiError } from "../http/errors.ts";
 import { anchorTarget, type AnchorTarget } from "../integrations/anchor.ts";
 import { gatewayAddress, OnChainBreaker } from "../integrations/breaker.ts";
@@ -325,8 +326,14 @@ export class TextAnalysis {
   }
 
   /** The analyses an execution's final report lists. */
-  forReport(workflowId: string) {
-    return analysesOfWorkflow(this.deps.store, workflowId);
+  async forReport(workflowId: string): Promise<ReportAnalysis[]> {
+    return (await analysesOfWorkflow(this.deps.store, workflowId)).map((a) => ({
+      analysis_id: a.id,
+      audit_id: a.audit_id,
+      model: a.model,
+      created_at: a.created_at,
+      compliance_checks: a.compliance_checks,
+    }));
   }
 
   anchor() {

@@ -9,6 +9,7 @@ import type { Config } from "../config/index.ts";
 import { createContext, type AppContext, type CreateContextOptions } from "../context.ts";
 import { armCrashPoint, engineDeps, type EngineDeps } from "../execution/index.ts";
 import { Integrations } from "../integrations/index.ts";
+import { Monitors } from "../monitors/index.ts";
 import { createWorkflowIntake, type WorkflowIntake } from "../workflows/service.ts";
 
 /**
@@ -25,6 +26,8 @@ export interface Services extends AppContext {
   compliance: ComplianceSource;
   /** Configured external REST integrations; null without `VERIFLOW_INTEGRATIONS` or chains. */
   integrations: Integrations | null;
+  /** Monitored integration paths (`monitors:` of the integrations file); null without integrations. */
+  monitors: Monitors | null;
   /** The text-analysis provider integration; null without `text_analysis:` or chains. */
   analysis: TextAnalysis | null;
   /** Content-addressed artifacts under DATA_DIR. */
@@ -60,6 +63,9 @@ export async function buildServices(
           metrics: ctx.metrics.registry,
         })
       : null;
+  const monitors = integrations
+    ? new Monitors({ store: ctx.store, integrations, logger: logger.child({ area: "monitors" }) })
+    : null;
   const textAnalysis = config.integrations?.textAnalysis;
   const analysis =
     textAnalysis && chains
@@ -79,6 +85,7 @@ export async function buildServices(
     cipher,
     compliance,
     integrations,
+    monitors,
     analysis,
     artifacts,
     intake: createWorkflowIntake(ctx),
@@ -90,6 +97,7 @@ export async function buildServices(
           logger,
           compliance,
           integrations,
+          analysis,
           artifacts,
           baseFeeCapGwei: config.engine.baseFeeCapGwei,
         })

@@ -39,6 +39,10 @@ export async function startWorkers(
   if (kinds.includes("workflows")) await startWorkflowJobs(services);
   if (kinds.includes("integrations") && services.integrations) {
     await startIntegrationJobs(queue, services.integrations);
+    // Monitors poll on their own interval (below pg-boss's one-minute cron); each turn is claimed
+    // in the database, so one process polls it.
+    if (services.monitors && services.monitors.configured.length > 0)
+      services.closers.push(services.monitors.start());
   }
   if (kinds.includes("analysis") && services.analysis) {
     await startAnalysisJobs(queue, services.analysis, () => services.clock());

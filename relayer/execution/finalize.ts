@@ -12,6 +12,7 @@ import {
   type GasMetric,
   type Operation,
   type ReportAction,
+  type ReportAnalysis,
   type ReportAttestation,
   type ReportBody,
   type SignedReport,
@@ -55,6 +56,8 @@ export interface FinalizeDeps {
    * pending batched ones, listed in the report as `api_interactions`.
    */
   apiInteractions?: (executionId: string) => Promise<unknown[]>;
+  /** The text analyses that reference the execution (relayer/analysis): the report's `analyses`. */
+  analyses?: (executionId: string) => Promise<ReportAnalysis[]>;
   /**
    * Settles the service fee of a completed execution and issues its payment receipt
    * (relayer/integrations/payments.ts); its result is the report's `payment_receipt`.
@@ -347,6 +350,7 @@ async function buildReport(
     liquidation_protection: true,
     compliance: complianceSection(input.workflow, actions, alerts),
     api_interactions: deps.apiInteractions ? await deps.apiInteractions(input.id) : [],
+    analyses: deps.analyses ? await deps.analyses(input.id) : [],
     zk_proof: proof.zk_proof,
     public_signals: proof.public_signals,
     attestation: proof.attestation,

@@ -22,6 +22,7 @@ import type { ActionFlow } from "../routing/chaining.ts";
 import type { RoutingChain } from "../routing/chain.ts";
 import { hasAsset } from "../routing/chain.ts";
 import { InsufficientLiquidityError, NoRouteError } from "../routing/errors.ts";
+import { bridgeDestinationAhead } from "../routing/bridge-ahead.ts";
 import { ReserveReader } from "../routing/pools.ts";
 import { quoteSwapCandidates } from "../routing/quote.ts";
 import { ROUTE_PRIORITIES, selectRoute, type RoutePriority } from "../routing/select.ts";
@@ -387,7 +388,16 @@ async function chainCandidates(
         gasStrategy: workflow.gasStrategy,
       },
       new ReserveReader(),
-    ).catch(() => []);
+    )
+      .then((all) => {
+        const avoid = bridgeDestinationAhead(
+          workflow.actions,
+          workflow.actions.indexOf(action),
+          (a) => a.input === "chained",
+        );
+        return all.filter((c) => c.chain !== avoid);
+      })
+      .catch(() => []);
     const priority = (ROUTE_PRIORITIES as readonly string[]).includes(action.priority ?? "")
       ? (action.priority as RoutePriority)
       : "cost";

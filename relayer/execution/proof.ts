@@ -6,7 +6,7 @@ import {
   randomSalt,
   type ExecutedAction,
 } from "../proofs/index.ts";
-import type { RoutingChain } from "../routing/chain.ts";
+import { tokenOf, type RoutingChain } from "../routing/chain.ts";
 import type { ExecutionProver } from "./finalize.ts";
 import type { StepResult } from "./steps.ts";
 
@@ -90,9 +90,9 @@ export function executedActionOf(
 export function groth16Prover(chains: { list(): readonly RoutingChain[] }): ExecutionProver {
   const decimalsOf = (chainName: string, asset: string): number => {
     const chain = chains.list().find((c) => c.name === chainName);
-    const token = chain?.deployment.tokens[asset];
-    if (!token) throw new Error(`no ${asset} on ${chainName}`);
-    return token.decimals;
+    if (!chain) throw new Error(`no chain ${chainName}`);
+    // The native coin (ETH) counts in its wrapped token's units, as the swap routed it.
+    return tokenOf(chain, asset).decimals;
   };
   return {
     async prove({ executionId, results }) {

@@ -92,6 +92,8 @@ export interface ReportBody {
   liquidation_protection: boolean;
   compliance: ComplianceSection;
   api_interactions: unknown[];
+  /** The text analyses that reference this execution (`workflow_id`), oldest first. */
+  analyses: ReportAnalysis[];
   zk_proof: string | null;
   public_signals: string[] | null;
   attestation: ReportAttestation | null;
@@ -102,6 +104,19 @@ export interface ReportBody {
   relayer: { chain: string; chain_id: number };
   /** The service fee's payment receipt (relayer/integrations/payments.ts), when payments are configured. */
   payment_receipt?: unknown;
+}
+
+/** A text analysis in the final report (relayer/analysis): its id, audit record and result. */
+export interface ReportAnalysis {
+  analysis_id: string;
+  audit_id: string;
+  model: string;
+  created_at: string;
+  compliance_checks: {
+    clm_violations: number;
+    uben_compliance: "passed" | "failed";
+    pii_leakage: boolean;
+  };
 }
 
 export interface ReportEvidence {

@@ -4,8 +4,8 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { isAddress } from "ethers";
 import { loadRulesFile, type LegalRules } from "../analysis/rules.ts";
-import { pemCertificates } from "./mtls.ts";
-import { RESPONSE_SCHEMAS } from "./schemas.ts";
+import { pemCertificates } from "./pem.ts";
+import { MONITORED_COLLECTIONS, RESPONSE_SCHEMAS } from "./schemas.ts";
 
 /**
  * The integration configuration (spec "Integration configuration keys", "Limits"): a YAML or JSON
@@ -398,8 +398,33 @@ const fileSchema = z
       })
       .strict()
       .optional(),
+    /** Integration paths polled on an interval, each change recorded and anchored (monitors/). */
+    monitors: z
+      .record(
+        z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "ids are lower-case a-z 0-9 _ -"),
+        z
+          .object({
+            integration: z.string().min(1),
+            path: z.string().regex(/^\/[A-Za-z0-9._~/-]*$/, "must be a path such as /inventory"),
+            query: z.record(z.string(), z.string()).optional(),
+            interval: duration("interval")
+              .default(60_000)
+              .refine((ms) => ms >= 1000, { message: "must be at least 1s" }),
+          })
+          .strict(),
+      )
+      .optional(),
   })
   .strict();
+
+/** A monitored integration path (`monitors.<id>`). */
+export interface MonitorConfig {
+  id: string;
+  integration: string;
+  path: string;
+  query: Record<string, string>;
+  intervalMs: number;
+}
 
 /** `auth.type: jwt_bearer`: the credential is the JWT signing secret. */
 export interface JwtBearerAuth {
@@ -443,6 +468,7 @@ export interface IntegrationsConfig {
   integrations: Record<string, IntegrationConfig>;
   screening: { integration: string; required: boolean } | null;
   payments: { integration: string; serviceFee: string; currency: string } | null;
+  monitors: MonitorConfig[];
   textAnalysis: TextAnalysisConfig | null;
 }
 
@@ -579,11 +605,32 @@ export function parseIntegrations(
       `payments.integration ${JSON.stringify(payments.integration)} must name an integration with a payments.* schema`,
     );
   }
+  const monitors: MonitorConfig[] = [];
+  for (const [id, raw] of Object.entries(parsed.data.monitors ?? {})) {
+    const family = integrations[raw.integration]?.validation.schema;
+    if (family === undefined) {
+      problems.push(
+        `monitors.${id}.integration names ${JSON.stringify(raw.integration)}, which is not configured`,
+      );
+    } else if (!MONITORED_COLLECTIONS[family]) {
+      problems.push(
+        `monitors.${id}.integration ${raw.integration} validates with ${family}, which cannot be monitored (monitored schemas: ${Object.keys(MONITORED_COLLECTIONS).join(", ")})`,
+      );
+    }
+    monitors.push({
+      id,
+      integration: raw.integration,
+      path: raw.path,
+      query: raw.query ?? {},
+      intervalMs: raw.interval,
+    });
+  }
   const textAnalysis = parsed.data.text_analysis
     ? toTextAnalysis(parsed.data.text_analysis, baseDir, problems)
     : null;
   if (problems.length) throw new IntegrationsConfigError(source, problems);
   return {
+    monitors,
     textAnalysis,
     integrations,
     screening,

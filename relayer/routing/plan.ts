@@ -8,6 +8,7 @@ import { baselineGas, estimateTxGas, observedGasVersion, type TxKind } from "./g
 import { ReserveReader } from "./pools.ts";
 import { nativeUsdPrice } from "./prices.ts";
 import { quoteSwapCandidates, type SwapCandidate } from "./quote.ts";
+import { bridgeDestinationAhead } from "./bridge-ahead.ts";
 import { selectRoute, type RoutePriority, ROUTE_PRIORITIES } from "./select.ts";
 import { NoRouteError } from "./errors.ts";
 
@@ -175,8 +176,12 @@ export async function planWorkflow(
         },
         reader,
       );
+      // In the estimate every later action without its own chain runs where the output is.
+      const avoid = pinnedChain
+        ? undefined
+        : bridgeDestinationAhead(workflow.actions, index, () => true);
       const route = selectRoute(
-        candidates,
+        candidates.filter((c) => c.chain !== avoid),
         { priority: actionPriority(action), chains: allowedChains?.slice(0, 1), dex: action.dex },
         label,
       );

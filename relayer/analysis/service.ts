@@ -5,7 +5,7 @@ import { decryptSecret, encryptSecret } from "../auth/secrets.ts";
 import type { ReportAnalysis } from "../execution/report.ts";
 import { ApiError } from "../http/errors.ts";
 import { anchorTarget, type AnchorTarget } from "../integrations/anchor.ts";
-import { gatewayAddress, OnChainBreaker } from "../integrations/breaker.ts";
+import { CIRCUIT_BREAKER, gatewayAddress, OnChainBreaker } from "../integrations/breaker.ts";
 import type { TextAnalysisConfig } from "../integrations/config.ts";
 import { readCredential } from "../integrations/vault.ts";
 import type { RoutingChain } from "../routing/chain.ts";
@@ -77,6 +77,8 @@ export interface TextAnalysisDeps {
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
   env?: Record<string, string | undefined>;
+  /** The redaction (tests replace it to prove that a failing one sends nothing). */
+  redact?: typeof redact;
 }
 
 const SYSTEM_PROMPT =
@@ -162,11 +164,12 @@ export class TextAnalysis {
     let redacted;
     let instructions;
     try {
-      redacted = redact(request.text, this.redaction);
+      const redactText = this.deps.redact ?? redact;
+      redacted = redactText(request.text, this.redaction);
       instructions =
         request.instructions === undefined
           ? undefined
-          : redact(request.instructions, this.redaction, redacted.placeholders);
+          : redactText(request.instructions, this.redaction, redacted.placeholders);
     } catch (err) {
       if (!(err instanceof RedactionError)) throw err;
       logger.error({ err: err.cause }, "redaction failed; nothing was sent");
@@ -365,13 +368,21 @@ export class TextAnalysis {
     const now = this.now();
     if (!this.breakerState || now - this.breakerState.at > BREAKER_CACHE_MS)
       this.breakerState = { open: await this.breaker.isOpen(), at: now };
-    if (this.breakerState.open)
+    if (this.breakerState.open) {
+      const chain = this.target.chain;
+      const [resetAt, block] = await Promise.all([
+        chain.contract(CIRCUIT_BREAKER).getFunction("resetAt")(
+          this.breaker.gateway,
+        ) as Promise<bigint>,
+        chain.provider.getBlock("latest"),
+      ]);
       throw new ApiError(
         503,
         "ANALYSIS_PROVIDER_UNAVAILABLE",
         `the circuit of the text-analysis gateway ${this.breaker.gateway} is OPEN on chain; nothing was sent (it closes after the contract's cooldown)`,
-        { retry_in: 60 },
+        { retry_in: Math.max(1, Number(resetAt) - (block?.timestamp ?? 0)) },
       );
+    }
   }
 
   /** Runs a provider call; a final failure becomes the client's error (and a breaker report). */

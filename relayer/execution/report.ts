@@ -1,3 +1,4 @@
+import type { ReportedClaim, SubmissionReceipt } from "../proofs/index.ts";
 import canonicalize from "canonicalize";
 import { CID } from "multiformats/cid";
 import * as json from "multiformats/codecs/json";
@@ -62,7 +63,7 @@ export interface ReportAction {
   chain_id: number | null;
   fallback_from: string | null;
   tx_hashes: string[];
-  result: (StepResult & { zk_proof?: string | null }) | null;
+  result: (StepResult & { zk_proof?: string | null; zk_proof_slots?: number[] }) | null;
   risk: RiskEvaluation | null;
   error: ErrorBody | null;
 }
@@ -97,6 +98,10 @@ export interface ReportBody {
   zk_proof: string | null;
   public_signals: string[] | null;
   attestation: ReportAttestation | null;
+  /** The proved claim's execution side, read from the chains (relayer/proofs/reported.ts). */
+  claim: ReportedClaim | null;
+  /** The signed submission receipt (relayer/proofs/receipt.ts); null without an attestor. */
+  receipt: SubmissionReceipt | null;
   /** Why there is no proof, when there is none. */
   proof_note?: string;
   /** The committed transactions as their chains hold them (relayer/audit/evidence.ts). */

@@ -1,7 +1,7 @@
 import { id as keccakText, Transaction, type Signer } from "ethers";
 import type { Logger } from "pino";
 import type { EngineStore } from "../accounts/store.ts";
-import type { RoutingChain } from "../routing/chain.ts";
+import { ATTESTOR_CONTRACT, type RoutingChain } from "../routing/chain.ts";
 import type { Workflow } from "../workflows/model.ts";
 import { crashPoint } from "./crash.ts";
 import {
@@ -60,7 +60,6 @@ export interface FinalizeDeps {
   settle?: (input: { executionId: string; apiKeyId: string }) => Promise<unknown>;
 }
 
-export const ATTESTOR_CONTRACT = "ExecutionAttestor";
 /** The finalisation's own step row (proof memo, attestation transaction slot). */
 const FINAL_STEP = -1;
 

@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { signPayload } from "../relayer/auth/hmac.ts";
+import { SHIPPED_OFAC_SNAPSHOT, snapshotFilesSpec } from "../relayer/compliance/snapshot.ts";
 import type { Workflow } from "../relayer/workflows/model.ts";
 import { cpuMeter, measureStorage, type CpuShare, type StorageFigures } from "./api-storage.ts";
 
@@ -24,7 +25,6 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP_S = 3;
 const ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 const API_KEY = "vfk_bench_api_key";
-const OFAC_LIST = path.join(HERE, "..", "test", "fixtures", "reference", "ofac-sanctioned-eth.txt");
 const SECRET = `vfs_${randomBytes(24).toString("hex")}`;
 /** POST /v1/workflows once the workflow routes exist; until then a signed stand-in route. */
 const ROUTE =
@@ -237,7 +237,7 @@ function relayerEnv(dataDir: string, databaseUrl?: string): Record<string, strin
     VERIFLOW_SIGNING_SECRET: SECRET,
     VERIFLOW_TIER: "enterprise",
     // The workflow's jurisdictions (US) require the OFAC SDN list: the relayer refuses (503) without it.
-    VERIFLOW_SANCTIONS_FILES: `ofac-sdn=${OFAC_LIST}`,
+    VERIFLOW_SANCTIONS_FILES: snapshotFilesSpec(SHIPPED_OFAC_SNAPSHOT),
     // The limits still run on every request; they are raised so the load is not refused.
     VERIFLOW_LIMITS: JSON.stringify({
       enterprise: { requestsPerMinute: 100_000_000, concurrentWorkflows: 100_000_000 },

@@ -1,3 +1,4 @@
+import { describeSnapshot } from "./compliance/snapshot.ts";
 import { ConfigError, loadConfig } from "./config/index.ts";
 import { createLogger } from "./http/logging.ts";
 import { startService } from "./app/index.ts";
@@ -20,11 +21,18 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const service = await startService(config, { logger });
 
+  // The banner is for the person at the terminal, never the JSON log stream (stdout when that is
+  // not a terminal): the secret must not end up in a log collector.
+  const terminal = process.stdout.isTTY ? process.stdout : process.stderr;
+  if (config.sanctionsSnapshot) terminal.write(`${describeSnapshot(config.sanctionsSnapshot)}\n`);
   if (service.createdSecret) {
-    // Printed once, to the terminal only (never to the JSON log); it is stored encrypted.
-    process.stdout.write(
+    // Printed once; it is stored encrypted. The CLI asks for the secret at a prompt so it stays
+    // out of argv and shell history.
+    terminal.write(
       `\nCreated a development API key (the secret is shown only now):\n` +
-        `  X-SVC-Key:       ${service.apiKey}\n  signing secret:  ${service.createdSecret}\n\n`,
+        `  X-SVC-Key:       ${service.apiKey}\n  signing secret:  ${service.createdSecret}\n` +
+        `Use it from the CLI (paste the secret at the prompt):\n` +
+        `  npx veriflow login --url ${service.server.url} --key ${service.apiKey}\n\n`,
     );
   }
   const keys = service.apiKey
@@ -33,7 +41,7 @@ async function main(): Promise<void> {
       ? "no active API key: create one with npm run keys -- create"
       : `API key${service.activeKeys.length > 1 ? "s" : ""} ${service.activeKeys.slice(0, 3).join(", ")}` +
         (service.activeKeys.length > 3 ? ` and ${service.activeKeys.length - 3} more` : "");
-  process.stdout.write(
+  terminal.write(
     `Veriflow relayer listening on ${service.server.url} (${keys}); docs at ${service.server.url}/docs\n`,
   );
 

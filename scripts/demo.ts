@@ -29,17 +29,6 @@ import {
 } from "../relayer/integrations/index.ts";
 import { startScreeningProvider, type StandIn } from "../test/fixtures/standins/index.ts";
 
-/**
- * The workflow below declares `jurisdictions: ["US"]`, which requires the OFAC SDN list
- * (`ofac-sdn`): without it loaded the relayer refuses the submission (fail closed). Unless the
- * environment names its own lists, the demo loads the published OFAC ETH addresses kept in the
- * repository (test/fixtures/reference/README.md).
- */
-const PUBLISHED_OFAC_LIST = path.resolve(
-  import.meta.dirname,
-  "../test/fixtures/reference/ofac-sanctioned-eth.txt",
-);
-
 const POLL_MS = 250;
 const TIMEOUT_MS = 10 * 60_000;
 
@@ -97,8 +86,6 @@ async function main(): Promise<void> {
     VERIFLOW_SIGNING_SECRET: secret,
     VERIFLOW_TIER: "enterprise",
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
-    VERIFLOW_SANCTIONS_FILES:
-      process.env.VERIFLOW_SANCTIONS_FILES || `ofac-sdn=${PUBLISHED_OFAC_LIST}`,
   });
 
   say("Starting the relayer: three in-process devnet chains, PGlite in " + dataDir);

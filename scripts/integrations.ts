@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { checkMasterKey } from "../relayer/auth/keys.ts";
 import { ConfigError, loadConfig } from "../relayer/config/index.ts";
 import { resolveMasterKey } from "../relayer/config/master-key.ts";
+import { enableIntegration } from "../relayer/integrations/health.ts";
 import { encodeMtlsCredential, parseMtlsCredential } from "../relayer/integrations/mtls.ts";
 import { putCredential, signingPublicKey } from "../relayer/integrations/vault.ts";
 import { openStore } from "../relayer/store/index.ts";
@@ -13,15 +14,17 @@ import { migrate } from "../relayer/store/migrate.ts";
  *   npm run integrations -- set-credential <credential_id>   (the secret is read from stdin)
  *   npm run integrations -- set-mtls-credential <credential_id> --client-id <id> --cert <pem> --key <pem>
  *   npm run integrations -- public-key <integration>         (Ed25519 SPKI PEM to register remotely)
+ *   npm run integrations -- enable <integration>             (re-enables a node disabled after 401s)
  * Secrets are stored only encrypted under the master key and never printed.
  */
 const USAGE = `usage: npm run integrations -- <command>
   set-credential <credential_id>   reads the secret from stdin (key_vault: local)
   set-mtls-credential <credential_id> --client-id <id> --cert <chain.pem> --key <key.pem>
                                    stores an oauth2_mtls client certificate chain and key
-  public-key <integration>         prints the request-signing public key (created on first use)`;
+  public-key <integration>         prints the request-signing public key (created on first use)
+  enable <integration>             re-enables a node disabled after repeated 401s (rotate its credential first)`;
 
-const COMMANDS = ["set-credential", "set-mtls-credential", "public-key"];
+const COMMANDS = ["set-credential", "set-mtls-credential", "public-key", "enable"];
 
 class UsageError extends Error {}
 
@@ -69,6 +72,13 @@ async function run(argv: string[]): Promise<void> {
       await putCredential(store, master.key, name, mtlsCredential.text);
       process.stdout.write(
         `stored oauth2_mtls credential ${name} for client_id ${mtlsCredential.clientId} (certificate x5t#S256 ${mtlsCredential.thumbprint}; encrypted; key_vault: local)\n`,
+      );
+    } else if (command === "enable") {
+      const changed = await enableIntegration(store, name);
+      process.stdout.write(
+        changed
+          ? `integration ${name} enabled (its 401 count cleared)\n`
+          : `integration ${name} was not disabled; nothing changed\n`,
       );
     } else {
       process.stdout.write(await signingPublicKey(store, master.key, name));

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { every } from "hono/combine";
 import { requestId } from "hono/request-id";
 import { accountRoutes } from "../accounts/routes.ts";
+import { analysisRoutes } from "../analysis/index.ts";
 import { artifactRoutes } from "../artifacts/routes.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { complianceRoutes } from "../compliance/routes.ts";
@@ -14,6 +15,7 @@ import { observe } from "../http/observe.ts";
 import { createRouter } from "../http/router.ts";
 import { acceptsBearer, HMAC_SECURITY, isPublicPath, SECURITY_SCHEMES } from "../http/security.ts";
 import { integrationRoutes } from "../integrations/routes.ts";
+import { monitorRoutes } from "../monitors/index.ts";
 import { admissionBatcher } from "../limits/admission.ts";
 import { rateLimit } from "../limits/middleware.ts";
 import { simulationRoutes } from "../simulation/routes.ts";
@@ -71,6 +73,8 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   app.route("/", artifactRoutes(services));
   app.route("/", workflowRoutes(services));
   app.route("/", integrationRoutes(services));
+  app.route("/", monitorRoutes(services));
+  app.route("/", analysisRoutes(services.analysis));
 
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
     app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);

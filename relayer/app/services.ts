@@ -1,4 +1,5 @@
 import type { SecretCipher } from "../accounts/index.ts";
+import { TextAnalysis } from "../analysis/index.ts";
 import type { ArtifactStore } from "../artifacts/store.ts";
 import { openArtifactStore } from "../artifacts/store.ts";
 import { masterKeyCipher } from "../auth/secrets.ts";
@@ -8,6 +9,7 @@ import type { Config } from "../config/index.ts";
 import { createContext, type AppContext, type CreateContextOptions } from "../context.ts";
 import { armCrashPoint, engineDeps, type EngineDeps } from "../execution/index.ts";
 import { Integrations } from "../integrations/index.ts";
+import { Monitors } from "../monitors/index.ts";
 import { createWorkflowIntake, type WorkflowIntake } from "../workflows/service.ts";
 
 /**
@@ -24,6 +26,10 @@ export interface Services extends AppContext {
   compliance: ComplianceSource;
   /** Configured external REST integrations; null without `VERIFLOW_INTEGRATIONS` or chains. */
   integrations: Integrations | null;
+  /** Monitored integration paths (`monitors:` of the integrations file); null without integrations. */
+  monitors: Monitors | null;
+  /** The text-analysis provider integration; null without `text_analysis:` or chains. */
+  analysis: TextAnalysis | null;
   /** Content-addressed artifacts under DATA_DIR. */
   artifacts: ArtifactStore;
   /** The workflow intake's catalogue and submission batcher. */
@@ -54,14 +60,34 @@ export async function buildServices(
           chains,
           masterKey: ctx.masterKey,
           logger: logger.child({ area: "integrations" }),
+          metrics: ctx.metrics.registry,
         })
       : null;
+  const monitors = integrations
+    ? new Monitors({ store: ctx.store, integrations, logger: logger.child({ area: "monitors" }) })
+    : null;
+  const textAnalysis = config.integrations?.textAnalysis;
+  const analysis =
+    textAnalysis && chains
+      ? new TextAnalysis(textAnalysis, {
+          store: ctx.store,
+          masterKey: ctx.masterKey,
+          logger: logger.child({ area: "analysis" }),
+          registry: ctx.metrics.registry,
+          chains: chains.list(),
+          clock: () => ctx.clock(),
+        })
+      : null;
+  if (analysis) ctx.closers.push(() => analysis.close());
   // One object: the HTTP app, the workers and `closeContext` see the same `draining` flag.
+  const artifacts = openArtifactStore(config.dataDir);
   const services: Services = Object.assign(ctx, {
     cipher,
     compliance,
     integrations,
-    artifacts: openArtifactStore(config.dataDir),
+    monitors,
+    analysis,
+    artifacts,
     intake: createWorkflowIntake(ctx),
     engine: chains
       ? engineDeps({
@@ -71,6 +97,7 @@ export async function buildServices(
           logger,
           compliance,
           integrations,
+          artifacts,
           baseFeeCapGwei: config.engine.baseFeeCapGwei,
         })
       : null,

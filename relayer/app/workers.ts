@@ -1,3 +1,4 @@
+import { startAnalysisJobs } from "../analysis/index.ts";
 import { purgeExpiredSignatures } from "../auth/replay.ts";
 import { startEngineWorker } from "../execution/index.ts";
 import { startIntegrationJobs } from "../integrations/index.ts";
@@ -11,12 +12,13 @@ import type { Services } from "./services.ts";
  * its queue, so every process may start all of them; `npm run worker` starts only the platform's
  * housekeeping and the engine. To add a worker: a kind here and one branch in `startWorkers`.
  */
-export type WorkerKind = "platform" | "workflows" | "integrations" | "engine";
+export type WorkerKind = "platform" | "workflows" | "integrations" | "analysis" | "engine";
 
 export const ALL_WORKERS: readonly WorkerKind[] = [
   "platform",
   "workflows",
   "integrations",
+  "analysis",
   "engine",
 ];
 
@@ -37,6 +39,13 @@ export async function startWorkers(
   if (kinds.includes("workflows")) await startWorkflowJobs(services);
   if (kinds.includes("integrations") && services.integrations) {
     await startIntegrationJobs(queue, services.integrations);
+    // Monitors poll on their own interval (below pg-boss's one-minute cron); each turn is claimed
+    // in the database, so one process polls it.
+    if (services.monitors && services.monitors.configured.length > 0)
+      services.closers.push(services.monitors.start());
+  }
+  if (kinds.includes("analysis") && services.analysis) {
+    await startAnalysisJobs(queue, services.analysis, () => services.clock());
   }
   if (kinds.includes("engine") && services.engine && services.config.engine.worker) {
     const worker = await startEngineWorker(queue, services.engine, {

@@ -6,6 +6,11 @@ import {
 } from "../integrations/config.ts";
 import { z } from "zod";
 import { TIER_NAMES } from "../limits/tiers.ts";
+import {
+  SHIPPED_OFAC_SNAPSHOT,
+  snapshotFilesSpec,
+  type SanctionsSnapshot,
+} from "../compliance/snapshot.ts";
 
 /**
  * The relayer's configuration: every environment variable it reads, parsed once at start.
@@ -192,8 +197,16 @@ export interface Config {
   limitsOverride?: string;
   /** External REST integrations (VERIFLOW_INTEGRATIONS file, relayer/integrations/config.ts). */
   integrations: IntegrationsConfig | null;
-  /** VERIFLOW_SANCTIONS_FILES as given (parsed by relayer/compliance/sanctions.ts when loaded). */
+  /**
+   * VERIFLOW_SANCTIONS_FILES as given (parsed by relayer/compliance/sanctions.ts when loaded); on
+   * the embedded development relayer without it, the shipped snapshot (`sanctionsSnapshot`).
+   */
   sanctionsFiles?: string;
+  /**
+   * The shipped sanctions snapshot, used only by the embedded development relayer when no list is
+   * configured (VERIFLOW_SANCTIONS_FILES unset); null everywhere else, so production fails closed.
+   */
+  sanctionsSnapshot: SanctionsSnapshot | null;
   engine: EngineSettings;
 }
 
@@ -243,6 +256,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chainsValue === "embedded" || chainsValue === "rpc"
       ? { mode: chainsValue }
       : { mode: "file", file: path.resolve(chainsValue) };
+  // The embedded devnet without configured lists runs on the shipped snapshot; production and
+  // real chains fail closed until the operator names the lists.
+  const sanctionsSnapshot =
+    e.NODE_ENV === "development" &&
+    chains.mode === "embedded" &&
+    e.VERIFLOW_SANCTIONS_FILES === undefined
+      ? SHIPPED_OFAC_SNAPSHOT
+      : null;
   return {
     env: e.NODE_ENV,
     host: e.HOST,
@@ -264,7 +285,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     limitsOverride: e.VERIFLOW_LIMITS,
     integrations,
-    sanctionsFiles: e.VERIFLOW_SANCTIONS_FILES,
+    sanctionsFiles:
+      e.VERIFLOW_SANCTIONS_FILES ??
+      (sanctionsSnapshot ? snapshotFilesSpec(sanctionsSnapshot) : undefined),
+    sanctionsSnapshot,
     engine: {
       worker: e.VERIFLOW_ENGINE_WORKER === "on",
       concurrency: e.VERIFLOW_ENGINE_CONCURRENCY,

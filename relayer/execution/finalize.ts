@@ -27,6 +27,8 @@ import {
 } from "./steps.ts";
 import { TxJournal } from "./transactions.ts";
 import { ExecutionClaimError, ProverUnavailableError } from "../proofs/errors.ts";
+import { findAccount } from "../accounts/index.ts";
+import type { TxEvidence, TxRef } from "../audit/evidence.ts";
 
 /** Proves an execution and returns the arguments of `ExecutionAttestor.attest` after the id. */
 export interface ExecutionProver {
@@ -58,6 +60,11 @@ export interface FinalizeDeps {
    * (relayer/integrations/payments.ts); its result is the report's `payment_receipt`.
    */
   settle?: (input: { executionId: string; apiKeyId: string }) => Promise<unknown>;
+  /**
+   * Reads the committed transactions back from their chains (relayer/audit/evidence.ts): the
+   * report's `evidence`, what an auditor compares with the chain.
+   */
+  evidence?: (refs: readonly TxRef[]) => Promise<TxEvidence[]>;
 }
 
 /** The finalisation's own step row (proof memo, attestation transaction slot). */
@@ -287,6 +294,28 @@ async function buildReport(
       chain: a.chain ?? "",
       liquidation_price: null,
     }));
+  const attested = proof.attestation;
+  const evidenceRefs: TxRef[] = [
+    ...actions.flatMap((a) =>
+      (a.result?.txs ?? []).map((t) => ({
+        action_index: a.index,
+        kind: t.kind,
+        chain_id: t.chainId,
+        hash: t.hash,
+      })),
+    ),
+    ...(attested
+      ? [
+          {
+            action_index: null,
+            kind: "attest",
+            chain_id: attested.chain_id,
+            hash: attested.tx_hash,
+          },
+        ]
+      : []),
+  ];
+  const account = await findAccount(deps.store, input.apiKeyId);
   const riskByAgent: Record<string, number[]> = {};
   for (const a of actions) {
     const score = a.risk?.score;
@@ -321,6 +350,9 @@ async function buildReport(
     public_signals: proof.public_signals,
     attestation: proof.attestation,
     ...(proof.proof_note ? { proof_note: proof.proof_note } : {}),
+    evidence: deps.evidence
+      ? { account: account?.address ?? null, transactions: await deps.evidence(evidenceRefs) }
+      : null,
     relayer: { chain: home.name, chain_id: home.chainId },
   };
 }

@@ -6,6 +6,8 @@ import type { ChainSet } from "../chains/index.ts";
 import { listScreen, requireConsulted } from "../compliance/screen.ts";
 import type { ComplianceSource } from "../compliance/service.ts";
 import type { Integrations } from "../integrations/index.ts";
+import type { ArtifactStore } from "../artifacts/store.ts";
+import { collectEvidence } from "../audit/evidence.ts";
 import type { EngineDeps } from "./orchestrator.ts";
 import { groth16Prover } from "./proof.ts";
 
@@ -23,6 +25,8 @@ export interface EngineInputs {
   logger: Logger;
   compliance: ComplianceSource;
   integrations: Integrations | null;
+  /** Where the final report is stored under its CID. */
+  artifacts: ArtifactStore;
   baseFeeCapGwei?: number | undefined;
 }
 
@@ -37,6 +41,9 @@ export function engineDeps(input: EngineInputs): EngineDeps {
     logger: input.logger.child({ area: "engine" }),
     faucet: chains.list().every((c) => c.devnet) ? DEVNET_FAUCET : null,
     prover: groth16Prover(chains),
+    // The signed report is stored under its CID: GET /artifacts/{cid} and the CAR export serve it.
+    artifacts: input.artifacts,
+    evidence: (refs) => collectEvidence(chains.list(), refs),
     // Every counterparty and recipient. A workflow with jurisdictions: exactly the lists they
     // require (`required`), each of which must be consulted or the action stops before anything
     // is signed (SANCTIONS_LIST_UNAVAILABLE). Without jurisdictions: the chain's sanctions oracle

@@ -3,6 +3,7 @@ import { CID } from "multiformats/cid";
 import * as json from "multiformats/codecs/json";
 import { sha256 } from "multiformats/hashes/sha2";
 import type { ScreenResult } from "../agents/index.ts";
+import type { TxEvidence } from "../audit/evidence.ts";
 import type { ActionType, Workflow } from "../workflows/model.ts";
 import type { RiskEvaluation } from "./risk.ts";
 import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
@@ -96,9 +97,17 @@ export interface ReportBody {
   attestation: ReportAttestation | null;
   /** Why there is no proof, when there is none. */
   proof_note?: string;
+  /** The committed transactions as their chains hold them (relayer/audit/evidence.ts). */
+  evidence: ReportEvidence | null;
   relayer: { chain: string; chain_id: number };
   /** The service fee's payment receipt (relayer/integrations/payments.ts), when payments are configured. */
   payment_receipt?: unknown;
+}
+
+export interface ReportEvidence {
+  /** The execution's account (the sender of every transaction but releases and the attestation). */
+  account: string | null;
+  transactions: TxEvidence[];
 }
 
 /** A compliance alert raised while screening (`engine_compliance_alerts`). */

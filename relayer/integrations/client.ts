@@ -6,9 +6,14 @@ import { anchorImmediate, recordInteraction, type AnchorTarget } from "./anchor.
 import type { OnChainBreaker } from "./breaker.ts";
 import type { IntegrationConfig } from "./config.ts";
 import { IntegrationError } from "./errors.ts";
+import {
+  credentialFingerprint,
+  DISABLE_AFTER_UNAUTHORIZED,
+  type IntegrationHealth,
+} from "./health.ts";
 import { OAuthMtls } from "./oauth2.ts";
-import { TokenBucket } from "./rate-limit.ts";
-import { AttemptFailure, retryPolicy } from "./retry.ts";
+import { reserveToken } from "./rate-limit.ts";
+import { AttemptFailure, parseRetryAfter, retryPolicy } from "./retry.ts";
 import { responseSchema } from "./schemas.ts";
 import {
   KEY_ID_HEADER,
@@ -20,13 +25,16 @@ import {
 import { readCredential, signingKeyPem } from "./vault.ts";
 
 /**
- * One named external REST system. A call: refused at once while the system's circuit is OPEN on
- * chain (or routed to the configured fallback); signed (spec "Authentication" 3); authorised with a
- * JWT bearer or an OAuth 2.0 access token over mutual TLS (oauth2.ts); rate limited; retried per
- * the retry policy (only on its conditions: never on other 4xx); recorded and anchored once it has a response; validated against the pinned response schema
- * (a mismatch is INTEGRATION_SCHEMA_MISMATCH and the data is not used); a 401 is
- * INTEGRATION_UNAUTHORIZED ("rotate the credential"); a failure (no response, final status >= 500)
- * is reported to the CircuitBreakerGateway, which the relayer trips above the threshold.
+ * One named external REST system. A call: refused at once while the node is disabled or its
+ * circuit is OPEN on chain (or routed to the configured fallback); signed (spec "Authentication"
+ * 3); authorised with a JWT bearer or an OAuth 2.0 access token over mutual TLS (oauth2.ts); each
+ * attempt rate limited by the bucket every process shares; retried per the retry policy (only on
+ * its conditions, and a 429 after its Retry-After); recorded and anchored once it has a response;
+ * validated against the pinned response schema (or the rollback version, with an alert). The
+ * spec's error handlings: a 429 whose wait exceeds `max_delay` is INTEGRATION_RATE_LIMITED with the
+ * wait; a 504 goes to the fallback at once; a 401 is INTEGRATION_UNAUTHORIZED ("rotate the
+ * credential") and, answered to a fresh credential, marks it suspect and eventually disables the
+ * node; a failure (no response, final status >= 500) is reported to the CircuitBreakerGateway.
  */
 export interface CallRequest {
   method: "GET" | "POST" | "PUT" | "DELETE";
@@ -41,11 +49,18 @@ export interface CallRequest {
 }
 
 export interface CallResult<T = unknown> {
+  /** The integration that answered (the fallback's name when this one was routed around). */
   integration: string;
   status: number;
   data: T;
   interactionId: number;
+  /** The API version the answer was accepted under: the pinned one, or the rollback version. */
+  schemaVersion: string;
+  /** Why the configured integration was routed around to its fallback, when it was. */
+  routedAround?: { integration: string; reason: RouteAroundReason };
 }
+
+export type RouteAroundReason = "disabled" | "circuit_open" | "gateway_timeout";
 
 export interface ClientDeps {
   store: EngineStore;
@@ -53,6 +68,7 @@ export interface ClientDeps {
   logger: Logger;
   target: AnchorTarget;
   breaker: OnChainBreaker;
+  health: IntegrationHealth;
   clock?: () => number;
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
@@ -64,24 +80,26 @@ export interface ClientDeps {
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 interface CallAuthorization {
+  /** Names the credential in alerts: a fingerprint or certificate thumbprint, never the secret. */
+  fingerprint: string;
+  /** Whether a 401 answered a credential issued for this call (not a cached one). */
+  freshOn401(renewed: boolean): boolean;
   token(): Promise<string>;
   send(
     url: URL,
     init: { method: string; headers: Record<string, string>; body: Uint8Array | null },
-  ): Promise<{ status: number; text: string }>;
+  ): Promise<{ status: number; text: string; retryAfter?: string }>;
   renew?(token: string): void;
 }
 
 export class IntegrationClient {
   readonly config: IntegrationConfig;
   private readonly deps: ClientDeps;
-  private readonly bucket: TokenBucket | null;
   private readonly mtls: OAuthMtls | null;
 
   constructor(config: IntegrationConfig, deps: ClientDeps) {
     this.config = config;
     this.deps = deps;
-    this.bucket = config.rateLimit ? new TokenBucket(config.rateLimit, this.now()) : null;
     const auth = config.auth;
     this.mtls =
       auth.type === "oauth2_mtls"
@@ -103,12 +121,29 @@ export class IntegrationClient {
   }
 
   async call<T = unknown>(request: CallRequest): Promise<CallResult<T>> {
+    const node = await this.deps.health.state(this.name);
+    if (node.state === "disabled") {
+      return this.routeAround<T>(
+        request,
+        "disabled",
+        () =>
+          new IntegrationError(
+            "INTEGRATION_DISABLED",
+            this.name,
+            `the integration node is disabled since ${node.since} (${node.reason}); no request was sent: rotate the credential ${this.config.auth.credentialId}, then re-enable it with npm run integrations -- enable ${this.name}`,
+          ),
+      );
+    }
     if (await this.deps.breaker.isOpen()) {
-      if (this.deps.fallback) return this.deps.fallback().call<T>(request);
-      throw new IntegrationError(
-        "INTEGRATION_CIRCUIT_OPEN",
-        this.name,
-        `the circuit of gateway ${this.deps.breaker.gateway} is OPEN on chain; no request was sent (it closes after the contract's cooldown)`,
+      return this.routeAround<T>(
+        request,
+        "circuit_open",
+        () =>
+          new IntegrationError(
+            "INTEGRATION_CIRCUIT_OPEN",
+            this.name,
+            `the circuit of gateway ${this.deps.breaker.gateway} is OPEN on chain; no request was sent (it closes after the contract's cooldown)`,
+          ),
       );
     }
     const url = new URL(this.config.url + request.path);
@@ -146,15 +181,15 @@ export class IntegrationClient {
       [KEY_ID_HEADER]: `${this.name}-request-signer`,
     };
 
-    const wait = this.bucket?.reserve(this.now()) ?? 0;
-    if (wait > 0) await (this.deps.sleep ?? defaultSleep)(wait);
-
+    // Spec 504 "route around": with a fallback, a gateway timeout is not waited out here.
+    const stop = (f: AttemptFailure) => f.status === 504 && this.deps.fallback !== undefined;
     let response: { status: number; text: string } | null = null;
     let failure: AttemptFailure | null = null;
     let renewed = false;
     try {
-      response = await retryPolicy(this.config.retry).execute(async () => {
+      response = await retryPolicy(this.config.retry, stop).execute(async () => {
         for (;;) {
+          await this.takeToken();
           const token = await auth.token();
           const res = await auth.send(url, {
             method: request.method,
@@ -168,9 +203,10 @@ export class IntegrationClient {
             continue;
           }
           if (res.status >= 400) {
-            const failed = new AttemptFailure("status", res.status, `HTTP ${res.status}`);
-            Object.assign(failed, { text: res.text });
-            throw failed;
+            throw new AttemptFailure("status", res.status, `HTTP ${res.status}`, {
+              text: res.text,
+              retryAfterMs: res.status === 429 ? parseRetryAfter(res.retryAfter, this.now()) : null,
+            });
           }
           return res;
         }
@@ -178,8 +214,8 @@ export class IntegrationClient {
     } catch (err) {
       if (!(err instanceof AttemptFailure)) throw err;
       failure = err;
-      const text = (err as AttemptFailure & { text?: string }).text;
-      if (err.status !== null && text !== undefined) response = { status: err.status, text };
+      if (err.status !== null && err.text !== null)
+        response = { status: err.status, text: err.text };
     }
 
     const observedAt = Math.floor(this.now() / 1000);
@@ -188,39 +224,116 @@ export class IntegrationClient {
       interactionId = await this.record(request, url, bodyText, response, observedAt);
     }
     if (failure) {
-      if (failure.status === 401) {
-        throw new IntegrationError(
-          "INTEGRATION_UNAUTHORIZED",
-          this.name,
-          `401 Unauthorized${renewed ? " again with a newly issued access token" : ""}: rotate the credential ${this.config.auth.credentialId} (key_vault ${this.config.auth.keyVault}) and check the remote system's registration`,
-          401,
-        );
+      if (failure.status === 504 && this.deps.fallback) {
+        await this.reportFailure();
+        return this.viaFallback<T>(this.deps.fallback, request, "gateway_timeout");
       }
-      if (failure.status !== null && failure.status < 500) {
-        throw new IntegrationError(
-          "INTEGRATION_REQUEST_REFUSED",
-          this.name,
-          `the system answered ${failure.status} (not retried)`,
-          failure.status,
-        );
+      throw await this.failed(failure, auth, renewed);
+    }
+    const { data, version } = await this.validate(response!.text, request.executionId);
+    await this.verifyHmac(data);
+    if (node.state === "suspect") await this.deps.health.succeeded(this.name);
+    return {
+      integration: this.name,
+      status: response!.status,
+      data: data as T,
+      interactionId,
+      schemaVersion: version,
+    };
+  }
+
+  /** The configured fallback answers instead (and says which integration it stood in for). */
+  private async routeAround<T>(
+    request: CallRequest,
+    reason: RouteAroundReason,
+    refusal: () => IntegrationError,
+  ): Promise<CallResult<T>> {
+    if (!this.deps.fallback) throw refusal();
+    return this.viaFallback<T>(this.deps.fallback, request, reason);
+  }
+
+  private async viaFallback<T>(
+    fallback: () => IntegrationClient,
+    request: CallRequest,
+    reason: RouteAroundReason,
+  ): Promise<CallResult<T>> {
+    const result = await fallback().call<T>(request);
+    return { ...result, routedAround: result.routedAround ?? { integration: this.name, reason } };
+  }
+
+  /** One token of the shared rate limit per attempt (retries are metered too). */
+  private async takeToken(): Promise<void> {
+    const limit = this.config.rateLimit;
+    if (!limit) return;
+    const wait = await reserveToken(this.deps.store, this.name, limit, this.now());
+    if (wait > 0) await (this.deps.sleep ?? defaultSleep)(wait);
+  }
+
+  private async reportFailure(): Promise<{ failures: number; opened: boolean } | null> {
+    return this.deps.breaker.reportFailure().catch((err: unknown) => {
+      this.deps.logger.error(
+        { err, integration: this.name },
+        "could not report the failure on chain",
+      );
+      return null;
+    });
+  }
+
+  /** The typed error of a final failed attempt, after the bookkeeping it calls for. */
+  private async failed(
+    failure: AttemptFailure,
+    auth: CallAuthorization,
+    renewed: boolean,
+  ): Promise<IntegrationError> {
+    const credentialId = this.config.auth.credentialId;
+    if (failure.status === 401) {
+      let consequence = "";
+      if (auth.freshOn401(renewed)) {
+        const node = await this.deps.health.unauthorized(this.name, auth.fingerprint, credentialId);
+        consequence =
+          node.state === "disabled"
+            ? `; the integration node is now disabled (${node.reason}): npm run integrations -- enable ${this.name} after rotating it`
+            : node.state === "suspect"
+              ? `; the credential is suspect (${node.unauthorizedCount} of ${DISABLE_AFTER_UNAUTHORIZED} consecutive 401s before the node is disabled)`
+              : "";
       }
-      const reported = await this.deps.breaker.reportFailure().catch((err: unknown) => {
-        this.deps.logger.error(
-          { err, integration: this.name },
-          "could not report the failure on chain",
-        );
-        return null;
-      });
-      throw new IntegrationError(
-        "INTEGRATION_UNAVAILABLE",
+      return new IntegrationError(
+        "INTEGRATION_UNAUTHORIZED",
         this.name,
-        `${failure.message} after ${this.config.retry.attempts} attempt(s)${reported ? `; failure ${reported.failures} recorded on chain${reported.opened ? ", circuit OPEN" : ""}` : ""}`,
+        `401 Unauthorized${renewed ? " again with a newly issued access token" : ""}: rotate the credential ${credentialId} (key_vault ${this.config.auth.keyVault}) and check the remote system's registration${consequence}`,
+        401,
+      );
+    }
+    if (failure.status === 429) {
+      const wait = failure.retryAfterMs;
+      const seconds = wait === null ? null : Math.ceil(wait / 1000);
+      const why =
+        wait !== null && wait > this.config.retry.maxDelayMs
+          ? `it asks to wait ${seconds} s (Retry-After), more than the retry policy's max_delay of ${this.config.retry.maxDelayMs / 1000} s; not retried`
+          : `still 429 after ${this.config.retry.attempts} attempt(s)`;
+      return new IntegrationError(
+        "INTEGRATION_RATE_LIMITED",
+        this.name,
+        `the system's rate limit was exceeded (429): ${why}${seconds !== null ? `; retry after ${seconds} s` : ""}`,
+        429,
+        wait,
+      );
+    }
+    if (failure.status !== null && failure.status < 500) {
+      return new IntegrationError(
+        "INTEGRATION_REQUEST_REFUSED",
+        this.name,
+        `the system answered ${failure.status} (not retried)`,
         failure.status,
       );
     }
-    const data = this.validate(response!.text);
-    await this.verifyHmac(data);
-    return { integration: this.name, status: response!.status, data: data as T, interactionId };
+    const reported = await this.reportFailure();
+    return new IntegrationError(
+      "INTEGRATION_UNAVAILABLE",
+      this.name,
+      `${failure.message} after ${this.config.retry.attempts} attempt(s)${reported ? `; failure ${reported.failures} recorded on chain${reported.opened ? ", circuit OPEN" : ""}` : ""}`,
+      failure.status,
+    );
   }
 
   /**
@@ -233,6 +346,9 @@ export class IntegrationClient {
     if (auth.type === "oauth2_mtls") {
       const session = await this.mtls!.session();
       return {
+        fingerprint: `x5t#S256 ${session.thumbprint}`,
+        // A cached token may simply have been revoked; the one fetched after it is fresh.
+        freshOn401: (renewed) => renewed,
         token: () => session.accessToken(),
         send: (url, init) => session.exchange(url, init),
         renew: (token) => session.invalidate(token),
@@ -247,6 +363,9 @@ export class IntegrationClient {
     );
     const doFetch = this.deps.fetch ?? fetch;
     return {
+      fingerprint: credentialFingerprint(secret),
+      // Every attempt mints its own JWT from the credential: a 401 refuses the credential itself.
+      freshOn401: () => true,
       // A fresh token per attempt (short-lived).
       token: () => bearerJwt(secret, auth.credentialId, this.config.url, this.now()),
       send: async (url, init) => {
@@ -267,7 +386,12 @@ export class IntegrationClient {
               : `network error: ${(err as Error).message}`,
           );
         }
-        return { status: res.status, text: await res.text() };
+        const retryAfter = res.headers.get("retry-after");
+        return {
+          status: res.status,
+          text: await res.text(),
+          ...(retryAfter !== null ? { retryAfter } : {}),
+        };
       },
     };
   }
@@ -297,8 +421,15 @@ export class IntegrationClient {
     return id;
   }
 
-  private validate(text: string): unknown {
-    const { schema, version, strict } = this.config.validation;
+  /**
+   * The body against the pinned schema version; failing that, against `rollback_version` (spec:
+   * "roll back the API version"): accepted under it with an alert, otherwise refused.
+   */
+  private async validate(
+    text: string,
+    executionId: string | undefined,
+  ): Promise<{ data: unknown; version: string }> {
+    const { schema, version, rollbackVersion, strict } = this.config.validation;
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -310,18 +441,28 @@ export class IntegrationClient {
       );
     }
     const parsed = responseSchema(schema, version, strict).safeParse(json);
-    if (!parsed.success) {
-      const issues = parsed.error.issues
-        .slice(0, 5)
-        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
-        .join("; ");
-      throw new IntegrationError(
-        "INTEGRATION_SCHEMA_MISMATCH",
-        this.name,
-        `the response does not match ${schema}@${version}${strict ? " (strict)" : ""}: ${issues}; the data was not used (enable the matching schema version or roll the API version back)`,
-      );
+    if (parsed.success) return { data: parsed.data, version };
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+      .join("; ");
+    if (rollbackVersion !== undefined) {
+      const rolledBack = responseSchema(schema, rollbackVersion, strict).safeParse(json);
+      if (rolledBack.success) {
+        await this.deps.health.raise({
+          integration: this.name,
+          kind: "schema_rollback",
+          detail: `integration ${this.name}: a response off ${schema}@${version} (${issues}) was accepted under the rollback version ${rollbackVersion}; the system serves the older API version`,
+          executionId,
+        });
+        return { data: rolledBack.data, version: rollbackVersion };
+      }
     }
-    return parsed.data;
+    throw new IntegrationError(
+      "INTEGRATION_SCHEMA_MISMATCH",
+      this.name,
+      `the response does not match ${schema}@${version}${rollbackVersion ? ` nor the rollback version ${rollbackVersion}` : ""}${strict ? " (strict)" : ""}: ${issues}; the data was not used (enable the matching schema version or roll the API version back)`,
+    );
   }
 
   /** `validation.response_hmac`: the response's `hmac` must be HMAC-SHA256(key, JSON of `data`). */

@@ -3,8 +3,9 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { isAddress } from "ethers";
+import { loadRulesFile, type LegalRules } from "../analysis/rules.ts";
 import { pemCertificates } from "./mtls.ts";
-import { RESPONSE_SCHEMAS } from "./schemas.ts";
+import { MONITORED_COLLECTIONS, RESPONSE_SCHEMAS } from "./schemas.ts";
 
 /**
  * The integration configuration (spec "Integration configuration keys", "Limits"): a YAML or JSON
@@ -21,11 +22,22 @@ import { RESPONSE_SCHEMAS } from "./schemas.ts";
  *     validation:
  *       schema: crm.orders
  *       version: "2.4"
+ *       rollback_version: "2.3"         # accepted under 2.3 (with an alert) when 2.4 fails
  *       strict: true
  *       blockchain_anchor: { interval: 1h, contract: ProofRegistry }
  *     rate_limit: { rps: 25, burst: 100 }
  *     retry: { attempts: 5, backoff: fibonacci, max_delay: 10s, conditions: ["status >= 500", network_error] }
  * screening: { integration: screening-provider, required: true }
+ * text_analysis:                  # the text-analysis provider (relayer/analysis/, docs/analysis.md)
+ *   api_endpoint: https://llm.example.com/v1
+ *   models: { ultra: ultra-2025-06-01, general: general-2025-08-01, in_house: inhouse-2025-05-15 }
+ *   fallback_model: general-2025-03-01
+ *   auth: { type: api_key, key_vault: local, credential_id: analysis-key }
+ *   rate_limit: { rpm: 600, burst: 50 }
+ *   security: { input_sanitization: strict, output_encryption: aes-256-gcm }
+ *   audit: { model_interactions: true, data_retention: 7y, anchor_interval: 1h }
+ *   bias_threshold: 0.7
+ *   rules: ./legal-rules.yaml
  * ```
  */
 
@@ -151,6 +163,15 @@ const anchorSchema = z
   })
   .strict();
 
+const circuitBreakerSchema = z
+  .object({
+    gateway: z
+      .string()
+      .refine((a) => isAddress(a), { message: "must be a 0x address" })
+      .optional(),
+  })
+  .strict();
+
 const integrationSchema = z
   .object({
     url: z
@@ -215,6 +236,8 @@ const integrationSchema = z
       .object({
         schema: z.string().min(1),
         version: z.string().min(1).optional(),
+        /** A response off `version` that matches this one is accepted under it, with an alert. */
+        rollback_version: z.string().min(1).optional(),
         strict: z.boolean().default(true),
         /** A response HMAC the client verifies (CRM): field `hmac` over the JSON of `data`. */
         response_hmac: z
@@ -238,24 +261,127 @@ const integrationSchema = z
     timeout: duration("timeout").default(10_000),
     /** Another integration to call while this one's circuit is open on chain. */
     fallback: z.string().min(1).optional(),
-    circuit_breaker: z
-      .object({
-        gateway: z
-          .string()
-          .refine((a) => isAddress(a), { message: "must be a 0x address" })
-          .optional(),
-      })
-      .strict()
-      .optional(),
+    circuit_breaker: circuitBreakerSchema.optional(),
   })
   .strict();
 
+/** A model pinned to a dated version (spec "Versioning"): `general-2025-08-01`. */
+const datedModel = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:/-]*-\d{4}-\d{2}-\d{2}$/,
+    "must be a model pinned to a dated version such as general-2025-08-01",
+  );
+
+/** `7y`, `90d`, `12h`: years are 365 days. */
+const retention = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const text = String(value).trim();
+  const years = /^(\d+)\s*y$/.exec(text);
+  const ms = years ? Number(years[1]) * 365 * 86_400_000 : parseDuration(text);
+  if (ms === null || ms < 1000) {
+    ctx.addIssue({
+      code: "custom",
+      message: `must be a duration such as 7y, 90d or 1h (got ${JSON.stringify(value)})`,
+    });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+/** Spec "Limits": text-analysis integration 600 requests per minute, burst 50; bias above 0.7. */
+export const TEXT_ANALYSIS_RATE_LIMIT = { rpm: 600, burst: 50 } as const;
+export const BIAS_THRESHOLD = 0.7;
+
+const textAnalysisSchema = z
+  .object({
+    api_endpoint: z
+      .string()
+      .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), {
+        message: "must be an absolute http(s) URL such as https://llm.example.com/v1",
+      }),
+    models: z.object({ ultra: datedModel, general: datedModel, in_house: datedModel }).strict(),
+    fallback_model: datedModel,
+    auth: z
+      .object({
+        type: z.literal("api_key", { message: "must be api_key (a bearer key)" }),
+        key_vault: z.enum(["local", "env"], { message: "must be local or env" }),
+        credential_id: z
+          .string({ message: "is required: the id of the key in the key_vault" })
+          .regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 characters of A-Z a-z 0-9 _ . : -"),
+      })
+      .strict(),
+    rate_limit: z
+      .object({
+        rpm: z.number().positive("must be positive").max(1_000_000),
+        burst: z.number().int().min(1, "must be at least 1").max(100_000),
+      })
+      .strict()
+      .prefault({ ...TEXT_ANALYSIS_RATE_LIMIT }),
+    security: z
+      .object({
+        input_sanitization: z
+          .literal("strict", { message: "must be strict (personal data redacted, fail closed)" })
+          .default("strict"),
+        output_encryption: z
+          .literal("aes-256-gcm", { message: "must be aes-256-gcm" })
+          .default("aes-256-gcm"),
+        /** Put the redacted values back into the output returned to the owner. */
+        restore_placeholders: z.boolean().default(false),
+        /** Crypto addresses count as personal data. */
+        redact_crypto_addresses: z.boolean().default(true),
+      })
+      .strict()
+      .prefault({}),
+    audit: z
+      .object({
+        model_interactions: z
+          .literal(true, { message: "must be true: every analysis writes an audit record" })
+          .default(true),
+        data_retention: retention.prefault("7y"),
+        /** How often the audit chain's head is anchored in ProofRegistry. */
+        anchor_interval: duration("anchor_interval").default(3_600_000),
+        /** Chain name; default the first configured chain with a ProofRegistry. */
+        chain: z.string().min(1).optional(),
+      })
+      .strict()
+      .prefault({}),
+    bias_threshold: z
+      .number()
+      .min(0, "must be between 0 and 1")
+      .max(1, "must be between 0 and 1")
+      .default(BIAS_THRESHOLD),
+    retry: retrySchema.optional(),
+    timeout: duration("timeout").default(30_000),
+    /** The legal rule sets (relayer/analysis/rules.ts): a YAML or JSON file. */
+    rules: z.string().min(1).optional(),
+    circuit_breaker: circuitBreakerSchema.optional(),
+  })
+  .strict();
+
+export interface TextAnalysisConfig {
+  apiEndpoint: string;
+  models: { ultra: string; general: string; inHouse: string };
+  fallbackModel: string;
+  auth: { type: "api_key"; keyVault: "local" | "env"; credentialId: string };
+  rateLimit: { rpm: number; burst: number };
+  security: { restorePlaceholders: boolean; redactCryptoAddresses: boolean };
+  audit: { retentionMs: number; anchorIntervalMs: number; chain?: string };
+  biasThreshold: number;
+  retry: RetryPolicy;
+  timeoutMs: number;
+  rules: LegalRules | null;
+  gateway?: string;
+}
+
 const fileSchema = z
   .object({
-    integrations: z.record(
-      z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "names are lower-case a-z 0-9 _ -"),
-      integrationSchema,
-    ),
+    integrations: z
+      .record(
+        z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "names are lower-case a-z 0-9 _ -"),
+        integrationSchema,
+      )
+      .default({}),
+    text_analysis: textAnalysisSchema.optional(),
     screening: z
       .object({ integration: z.string().min(1), required: z.boolean().default(true) })
       .strict()
@@ -272,8 +398,33 @@ const fileSchema = z
       })
       .strict()
       .optional(),
+    /** Integration paths polled on an interval, each change recorded and anchored (monitors/). */
+    monitors: z
+      .record(
+        z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "ids are lower-case a-z 0-9 _ -"),
+        z
+          .object({
+            integration: z.string().min(1),
+            path: z.string().regex(/^\/[A-Za-z0-9._~/-]*$/, "must be a path such as /inventory"),
+            query: z.record(z.string(), z.string()).optional(),
+            interval: duration("interval")
+              .default(60_000)
+              .refine((ms) => ms >= 1000, { message: "must be at least 1s" }),
+          })
+          .strict(),
+      )
+      .optional(),
   })
   .strict();
+
+/** A monitored integration path (`monitors.<id>`). */
+export interface MonitorConfig {
+  id: string;
+  integration: string;
+  path: string;
+  query: Record<string, string>;
+  intervalMs: number;
+}
 
 /** `auth.type: jwt_bearer`: the credential is the JWT signing secret. */
 export interface JwtBearerAuth {
@@ -300,6 +451,8 @@ export interface IntegrationConfig {
   validation: {
     schema: string;
     version: string;
+    /** `validation.rollback_version`: the API version a mismatching response may fall back to. */
+    rollbackVersion?: string;
     strict: boolean;
     responseHmac?: { keyVault: "local" | "env"; credentialId: string };
     anchor: { intervalMs: number; contract: string; chain?: string };
@@ -315,6 +468,8 @@ export interface IntegrationsConfig {
   integrations: Record<string, IntegrationConfig>;
   screening: { integration: string; required: boolean } | null;
   payments: { integration: string; serviceFee: string; currency: string } | null;
+  monitors: MonitorConfig[];
+  textAnalysis: TextAnalysisConfig | null;
 }
 
 export class IntegrationsConfigError extends Error {
@@ -357,6 +512,12 @@ export function parseIntegrations(
         `integrations.${name}.validation.version ${JSON.stringify(version)} is not a version of ${family} (known: ${Object.keys(versions).join(", ")})`,
       );
     }
+    const rollback = raw.validation.rollback_version;
+    if (versions && rollback !== undefined && (!versions[rollback] || rollback === version)) {
+      problems.push(
+        `integrations.${name}.validation.rollback_version ${JSON.stringify(rollback)} must be another version of ${family} (known: ${Object.keys(versions).join(", ")})`,
+      );
+    }
     if (raw.fallback !== undefined && !(raw.fallback in parsed.data.integrations)) {
       problems.push(
         `integrations.${name}.fallback names ${JSON.stringify(raw.fallback)}, which is not configured`,
@@ -390,6 +551,7 @@ export function parseIntegrations(
         schema: family,
         version: version ?? "",
         strict: raw.validation.strict,
+        ...(rollback !== undefined ? { rollbackVersion: rollback } : {}),
         ...(raw.validation.response_hmac
           ? {
               responseHmac: {
@@ -411,6 +573,19 @@ export function parseIntegrations(
       gateway: raw.circuit_breaker?.gateway,
     };
   }
+  for (const name of Object.keys(integrations)) {
+    const seen = [name];
+    for (let next = integrations[name]!.fallback; next; next = integrations[next]?.fallback) {
+      if (seen.includes(next)) {
+        if (next === name && seen.length > 1)
+          problems.push(
+            `integrations.${name}.fallback forms a cycle: ${[...seen, next].join(" → ")}`,
+          );
+        break;
+      }
+      seen.push(next);
+    }
+  }
   const screening = parsed.data.screening ?? null;
   if (screening) {
     const target = integrations[screening.integration];
@@ -430,8 +605,33 @@ export function parseIntegrations(
       `payments.integration ${JSON.stringify(payments.integration)} must name an integration with a payments.* schema`,
     );
   }
+  const monitors: MonitorConfig[] = [];
+  for (const [id, raw] of Object.entries(parsed.data.monitors ?? {})) {
+    const family = integrations[raw.integration]?.validation.schema;
+    if (family === undefined) {
+      problems.push(
+        `monitors.${id}.integration names ${JSON.stringify(raw.integration)}, which is not configured`,
+      );
+    } else if (!MONITORED_COLLECTIONS[family]) {
+      problems.push(
+        `monitors.${id}.integration ${raw.integration} validates with ${family}, which cannot be monitored (monitored schemas: ${Object.keys(MONITORED_COLLECTIONS).join(", ")})`,
+      );
+    }
+    monitors.push({
+      id,
+      integration: raw.integration,
+      path: raw.path,
+      query: raw.query ?? {},
+      intervalMs: raw.interval,
+    });
+  }
+  const textAnalysis = parsed.data.text_analysis
+    ? toTextAnalysis(parsed.data.text_analysis, baseDir, problems)
+    : null;
   if (problems.length) throw new IntegrationsConfigError(source, problems);
   return {
+    monitors,
+    textAnalysis,
     integrations,
     screening,
     payments: payments
@@ -441,6 +641,41 @@ export function parseIntegrations(
           currency: payments.currency,
         }
       : null,
+  };
+}
+
+function toTextAnalysis(
+  raw: z.infer<typeof textAnalysisSchema>,
+  baseDir: string,
+  problems: string[],
+): TextAnalysisConfig {
+  let rules: LegalRules | null = null;
+  if (raw.rules !== undefined) {
+    const loaded = loadRulesFile(path.resolve(baseDir, raw.rules));
+    if ("problems" in loaded)
+      problems.push(...loaded.problems.map((p) => `text_analysis.rules ${p}`));
+    else rules = loaded;
+  }
+  return {
+    apiEndpoint: raw.api_endpoint.replace(/\/+$/, ""),
+    models: { ultra: raw.models.ultra, general: raw.models.general, inHouse: raw.models.in_house },
+    fallbackModel: raw.fallback_model,
+    auth: { type: "api_key", keyVault: raw.auth.key_vault, credentialId: raw.auth.credential_id },
+    rateLimit: raw.rate_limit,
+    security: {
+      restorePlaceholders: raw.security.restore_placeholders,
+      redactCryptoAddresses: raw.security.redact_crypto_addresses,
+    },
+    audit: {
+      retentionMs: raw.audit.data_retention,
+      anchorIntervalMs: raw.audit.anchor_interval,
+      ...(raw.audit.chain ? { chain: raw.audit.chain } : {}),
+    },
+    biasThreshold: raw.bias_threshold,
+    retry: retryPolicy(raw.retry, false),
+    timeoutMs: raw.timeout,
+    rules,
+    ...(raw.circuit_breaker?.gateway ? { gateway: raw.circuit_breaker.gateway } : {}),
   };
 }
 

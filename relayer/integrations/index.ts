@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { Registry } from "prom-client";
 import type { EngineStore } from "../accounts/store.ts";
 import type { ComplianceScreen } from "../agents/compliance.ts";
 import { JOB_NAMES, type Queue } from "../queue/index.ts";
@@ -16,6 +17,7 @@ import {
 import { gatewayAddress, OnChainBreaker } from "./breaker.ts";
 import { IntegrationClient, type ClientDeps } from "./client.ts";
 import type { IntegrationsConfig } from "./config.ts";
+import { IntegrationHealth } from "./health.ts";
 import { providerScreen } from "./screening.ts";
 import { settleServiceFee, type PaymentReceiptView } from "./payments.ts";
 
@@ -26,6 +28,8 @@ export type { IntegrationsConfig, IntegrationConfig } from "./config.ts";
 export { verifyInteractionOnChain } from "./verify.ts";
 export { listInteractions, type InteractionView } from "./anchor.ts";
 export { putCredential, signingPublicKey } from "./vault.ts";
+export { IntegrationHealth, DISABLE_AFTER_UNAUTHORIZED } from "./health.ts";
+export type { IntegrationAlertView, NodeState } from "./health.ts";
 
 export interface IntegrationsDeps {
   store: EngineStore;
@@ -36,6 +40,8 @@ export interface IntegrationsDeps {
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
   env?: Record<string, string | undefined>;
+  /** The process's metrics registry (alerts, disabled nodes). */
+  metrics?: Registry;
 }
 
 /**
@@ -48,10 +54,13 @@ export class Integrations {
   private readonly deps: IntegrationsDeps;
   private readonly clients = new Map<string, IntegrationClient>();
   private readonly targets = new Map<string, AnchorTarget>();
+  /** Node states and alerts, shared through the database. */
+  readonly health: IntegrationHealth;
 
   constructor(config: IntegrationsConfig, deps: IntegrationsDeps) {
     this.config = config;
     this.deps = deps;
+    this.health = new IntegrationHealth(deps.store, deps.logger, deps.metrics);
     const chains = deps.chains.list();
     for (const [name, cfg] of Object.entries(config.integrations)) {
       const target = anchorTarget(chains, cfg.validation.anchor);
@@ -62,6 +71,7 @@ export class Integrations {
         logger: deps.logger,
         target,
         breaker: new OnChainBreaker(deps.store, target.chain, gatewayAddress(cfg)),
+        health: this.health,
         clock: deps.clock,
         fetch: deps.fetch,
         sleep: deps.sleep,

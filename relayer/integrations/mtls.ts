@@ -98,6 +98,8 @@ export function mtlsAgent(credential: MtlsCredential, ca: string | undefined): A
 export interface Exchange {
   status: number;
   text: string;
+  /** The `Retry-After` header, when the answer carries one (a 429). */
+  retryAfter?: string;
 }
 
 /**
@@ -131,7 +133,13 @@ export function httpsExchange(
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
         res.on("error", fail);
         res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString("utf8"),
+            ...(typeof res.headers["retry-after"] === "string"
+              ? { retryAfter: res.headers["retry-after"] }
+              : {}),
+          }),
         );
       },
     );

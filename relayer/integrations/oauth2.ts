@@ -71,6 +71,11 @@ export class MtlsSession {
     this.now = options.now;
   }
 
+  /** The client certificate's `x5t#S256` (names the credential in alerts, never its key). */
+  get thumbprint(): string {
+    return this.credential.thumbprint;
+  }
+
   /** The cached token, or the one a single shared token request brings. */
   accessToken(): Promise<string> {
     if (this.token && this.now() < this.token.refreshAt) return Promise.resolve(this.token.value);

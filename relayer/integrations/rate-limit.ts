@@ -1,29 +1,38 @@
+import type { EngineStore } from "../accounts/store.ts";
+
+/** `rate_limit.rps`, `.burst` of an integration. */
+export interface RateLimit {
+  rps: number;
+  burst: number;
+}
+
 /**
- * A token bucket per integration (`rate_limit.rps`, `.burst`): up to `burst` requests at once, then
- * `rps` per second. Own code: cockatiel has no rate limiter. `reserve` returns how long the caller
- * must wait for its token (0: send now); reservations queue in order.
+ * The integration's token bucket (`rate_limit.rps`, `.burst`), one row per integration in
+ * `integration_rate_buckets`, so every relayer process on the database draws from the same
+ * bucket: up to `burst` requests at once, then `rps` per second across all of them. Own code:
+ * cockatiel has no rate limiter and the shared state must live where the processes meet.
+ *
+ * `reserve` takes one token, possibly in the future, and returns how long the caller waits for it
+ * (0: send now). The refill and the take are one upsert: PostgreSQL serialises concurrent
+ * upserts on the row, so two processes never spend the same token. Every attempt of a call
+ * reserves its own token (retries are metered too).
  */
-export class TokenBucket {
-  private readonly rps: number;
-  private readonly burst: number;
-  private tokens: number;
-  private updatedAt: number;
-
-  constructor(limit: { rps: number; burst: number }, now: number) {
-    this.rps = limit.rps;
-    this.burst = limit.burst;
-    this.tokens = limit.burst;
-    this.updatedAt = now;
-  }
-
-  /** Takes one token (possibly in the future) and returns the wait in milliseconds. */
-  reserve(now: number): number {
-    if (now > this.updatedAt) {
-      this.tokens = Math.min(this.burst, this.tokens + ((now - this.updatedAt) * this.rps) / 1000);
-      this.updatedAt = now;
-    }
-    this.tokens -= 1;
-    if (this.tokens >= 0) return 0;
-    return Math.ceil((-this.tokens * 1000) / this.rps);
-  }
+export async function reserveToken(
+  store: EngineStore,
+  integration: string,
+  limit: RateLimit,
+  nowMs: number,
+): Promise<number> {
+  const [row] = await store.query<{ tokens: number }>(
+    `INSERT INTO integration_rate_buckets AS b (integration, tokens, updated_ms)
+     VALUES ($1, $2::double precision - 1, $3)
+     ON CONFLICT (integration) DO UPDATE SET
+       tokens = LEAST($2::double precision,
+                      b.tokens + GREATEST(0, $3 - b.updated_ms) * $4::double precision / 1000) - 1,
+       updated_ms = GREATEST(b.updated_ms, $3)
+     RETURNING tokens`,
+    [integration, limit.burst, Math.floor(nowMs), limit.rps],
+  );
+  const tokens = Number(row!.tokens);
+  return tokens >= 0 ? 0 : Math.ceil((-tokens * 1000) / limit.rps);
 }

@@ -1,4 +1,10 @@
-import { handleWhen, IterableBackoff, retry, type RetryPolicy as CockatielRetry } from "cockatiel";
+import {
+  DelegateBackoff,
+  handleWhen,
+  retry,
+  type IRetryBackoffContext,
+  type RetryPolicy as CockatielRetry,
+} from "cockatiel";
 import type { RetryCondition, RetryPolicy } from "./config.ts";
 
 /**
@@ -18,19 +24,39 @@ export function retryDelays(policy: RetryPolicy): number[] {
   return delays;
 }
 
+/**
+ * `Retry-After` (RFC 9110 10.2.3): delay-seconds or an HTTP date, as milliseconds from `nowMs`
+ * (a date in the past is 0); null when absent or unreadable.
+ */
+export function parseRetryAfter(header: string | null | undefined, nowMs: number): number | null {
+  const value = header?.trim();
+  if (!value) return null;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  if (!/[A-Za-z]/.test(value) || Number.isNaN(at)) return null;
+  return Math.max(0, at - nowMs);
+}
+
 /** A failed attempt: an HTTP status (the response arrived) or a transport failure. */
 export class AttemptFailure extends Error {
   readonly status: number | null;
   readonly kind: "status" | "network_error" | "timeout";
+  /** The response body, when a response arrived (recorded and anchored like a success). */
+  readonly text: string | null;
+  /** A 429's `Retry-After`, in milliseconds from when it arrived. */
+  readonly retryAfterMs: number | null;
   constructor(
     kind: "status" | "network_error" | "timeout",
     status: number | null,
     message: string,
+    response: { text?: string; retryAfterMs?: number | null } = {},
   ) {
     super(message);
     this.name = "AttemptFailure";
     this.kind = kind;
     this.status = status;
+    this.text = response.text ?? null;
+    this.retryAfterMs = response.retryAfterMs ?? null;
   }
 }
 
@@ -52,13 +78,39 @@ export function matches(condition: RetryCondition, failure: AttemptFailure): boo
   }
 }
 
-export function isRetryable(policy: RetryPolicy, err: unknown): boolean {
-  return err instanceof AttemptFailure && policy.conditions.some((c) => matches(c, err));
+/**
+ * Whether a failed attempt is tried again. A 429 (spec Errors: "retry after the interval given by
+ * the Retry-After header") always is, unless its Retry-After asks for more than `max_delay`; other
+ * failures only on the policy's conditions. `stop` (a 504 with a fallback to go to) never is.
+ */
+export function isRetryable(
+  policy: RetryPolicy,
+  err: unknown,
+  stop: (failure: AttemptFailure) => boolean = () => false,
+): boolean {
+  if (!(err instanceof AttemptFailure) || stop(err)) return false;
+  if (err.status === 429) return err.retryAfterMs === null || err.retryAfterMs <= policy.maxDelayMs;
+  return policy.conditions.some((c) => matches(c, err));
 }
 
-export function retryPolicy(policy: RetryPolicy): CockatielRetry {
+/**
+ * The policy as a cockatiel retry: the computed delays, except that a 429's Retry-After replaces
+ * the delay before the next attempt (other advice in the spec: the backoff, used when it has none).
+ */
+export function retryPolicy(
+  policy: RetryPolicy,
+  stop?: (failure: AttemptFailure) => boolean,
+): CockatielRetry {
+  const delays = retryDelays(policy);
   return retry(
-    handleWhen((err) => isRetryable(policy, err)),
-    { maxAttempts: policy.attempts - 1, backoff: new IterableBackoff(retryDelays(policy)) },
+    handleWhen((err) => isRetryable(policy, err, stop)),
+    {
+      maxAttempts: policy.attempts - 1,
+      backoff: new DelegateBackoff((context: IRetryBackoffContext<unknown>) => {
+        const failed = "error" in context.result ? context.result.error : null;
+        const asked = failed instanceof AttemptFailure ? failed.retryAfterMs : null;
+        return asked ?? delays[context.attempt - 1] ?? policy.maxDelayMs;
+      }),
+    },
   );
 }

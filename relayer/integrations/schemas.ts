@@ -29,6 +29,21 @@ const payment = z.object({
   reference: z.string().min(1),
 });
 
+/**
+ * A warehouse's stock (`GET /inventory`, the monitored path; the spec does not show its shape):
+ * every item by its SKU with the quantity on hand at a location, as of a time.
+ */
+const stockItem = z.object({
+  sku: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
+  name: z.string().min(1).max(200),
+  quantity: z.number().int().min(0),
+  location: z.string().min(1).max(64),
+});
+const inventory = z.object({
+  as_of: z.iso.datetime({ offset: true }),
+  items: z.array(stockItem).max(10_000),
+});
+
 export const RESPONSE_SCHEMAS: Record<string, Record<string, z.ZodObject>> = {
   "compliance.screening": { "1.0": screening },
   "crm.orders": {
@@ -36,10 +51,20 @@ export const RESPONSE_SCHEMAS: Record<string, Record<string, z.ZodObject>> = {
     "2.4": z.object({ data: z.array(order), hmac: z.string().regex(/^[0-9a-f]{64}$/) }),
   },
   "payments.create": { "1.0": payment },
+  "inventory.stock": { "1.0": inventory },
+};
+
+/**
+ * The families a monitor can follow: the collection whose items are compared between polls and
+ * the field that identifies an item.
+ */
+export const MONITORED_COLLECTIONS: Record<string, { collection: string; key: string }> = {
+  "inventory.stock": { collection: "items", key: "sku" },
 };
 
 export type ScreeningResponse = z.infer<typeof screening>;
 export type PaymentResponse = z.infer<typeof payment>;
+export type InventoryResponse = z.infer<typeof inventory>;
 
 export function responseSchema(family: string, version: string, strict: boolean): z.ZodType {
   const schema = RESPONSE_SCHEMAS[family]?.[version];

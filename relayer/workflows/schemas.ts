@@ -199,6 +199,15 @@ export const errorSchema = z
   .passthrough()
   .openapi("Error");
 
+/**
+ * A named schema or null, documented as `anyOf: [$ref, null]`: `.nullable()` on a named schema is
+ * rendered as `allOf: [$ref, {type: [object, null]}]`, which admits no null (generated client types
+ * could not hold one).
+ */
+function nullableRef<T extends z.ZodType>(schema: T) {
+  return z.union([schema, z.null()]);
+}
+
 export const costEstimateSchema = z
   .object({
     total_usd: z.number().openapi({ example: 1.27 }),
@@ -274,7 +283,7 @@ export const executionSummarySchema = z
     trigger: z.enum(["api", "schedule"]),
     schedule_id: z.string().nullable(),
     deployment: z.object({ name: z.string(), version: z.number().int() }).nullable(),
-    cost_estimate: costEstimateSchema.nullable(),
+    cost_estimate: nullableRef(costEstimateSchema),
     created_at: z.string(),
     updated_at: z.string(),
     finished_at: z.string().nullable(),
@@ -344,7 +353,7 @@ export const deployResultSchema = z
     id: z.string().openapi({ example: "dep_01JD8X3V6N2Q5R7T9W0Y1Z2A3B" }),
     name: z.string(),
     version: z.number().int(),
-    schedule: scheduleViewSchema.nullable(),
+    schedule: nullableRef(scheduleViewSchema),
     created_at: z.string(),
   })
   .openapi("DeployResult");

@@ -22,6 +22,7 @@ import type { Workflow } from "../../../relayer/workflows/model.ts";
 import { newExecutionId } from "../../../relayer/workflows/ids.ts";
 import type { EngineDeps } from "../../../relayer/execution/orchestrator.ts";
 import { groth16Prover } from "../../../relayer/execution/proof.ts";
+import { collectEvidence } from "../../../relayer/audit/evidence.ts";
 
 /**
  * Fixtures of the engine tests: the embedded devnet, a migrated PGlite database, an AES-256-GCM
@@ -93,6 +94,7 @@ export async function openEngineWorld(overrides: Partial<EngineDeps> = {}): Prom
     chains,
     logger: silentLogger,
     prover: groth16Prover(chains),
+    evidence: (refs) => collectEvidence(chains.list(), refs),
     ...overrides,
   };
   return {

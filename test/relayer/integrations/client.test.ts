@@ -3,8 +3,8 @@ import { getBytes, verifyMessage, Wallet } from "ethers";
 import { DEFAULT_RETRY, CRITICAL_RETRY } from "../../../relayer/integrations/config.ts";
 import { interactionDigest, textHash } from "../../../relayer/integrations/anchor.ts";
 import { gatewayAddress } from "../../../relayer/integrations/breaker.ts";
-import { IntegrationError, verifyInteractionOnChain } from "../../../relayer/integrations/index.ts";
-import { TokenBucket } from "../../../relayer/integrations/rate-limit.ts";
+import { verifyInteractionOnChain } from "../../../relayer/integrations/index.ts";
+import { reserveToken } from "../../../relayer/integrations/rate-limit.ts";
 import { retryDelays } from "../../../relayer/integrations/retry.ts";
 import { signingMessage } from "../../../relayer/integrations/signer.ts";
 import { startCrm, startPaymentGateway, type StandIn } from "../../fixtures/standins/index.ts";
@@ -15,17 +15,8 @@ import {
   JWT_SECRET,
   openIntegrationWorld,
   type IntegrationWorld,
+  rejection,
 } from "./world.ts";
-
-async function rejection(p: Promise<unknown>): Promise<IntegrationError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).to.be.instanceOf(IntegrationError);
-    return err as IntegrationError;
-  }
-  throw new Error("expected a rejection");
-}
 
 describe("# external REST integrations: client, signer, retries, breaker, anchoring", function () {
   this.timeout(240_000);
@@ -281,11 +272,20 @@ describe("# external REST integrations: client, signer, retries, breaker, anchor
     expect(err.message).to.include("crm.orders@2.4 (strict)");
   });
 
-  it("should space requests by the token bucket (rps, burst)", async function () {
-    const bucket = new TokenBucket({ rps: 2, burst: 3 }, 0);
-    expect([0, 0, 0, 0, 0].map(() => bucket.reserve(0))).to.deep.equal([0, 0, 0, 500, 1000]);
-    expect(bucket.reserve(1000)).to.equal(500);
+  it("should space requests by the token bucket (rps, burst), one token per attempt", async function () {
+    await world.store.query("DELETE FROM integration_rate_buckets");
+    const limit = { rps: 2, burst: 3 };
     const waits: number[] = [];
+    for (let i = 0; i < 5; i++)
+      waits.push(await reserveToken(world.store, "bucket-unit", limit, 0));
+    expect(waits).to.deep.equal([0, 0, 0, 500, 1000]);
+    expect(await reserveToken(world.store, "bucket-unit", limit, 1000)).to.equal(500);
+    // Refilled at rps up to the burst, never beyond.
+    expect(await reserveToken(world.store, "bucket-unit", limit, 60_000)).to.equal(0);
+    for (let i = 0; i < 2; i++) await reserveToken(world.store, "bucket-unit", limit, 60_000);
+    expect(await reserveToken(world.store, "bucket-unit", limit, 60_000)).to.equal(500);
+
+    const slept: number[] = [];
     const t0 = Date.now(); // a frozen clock: no token comes back
     const integrations = world.build(
       {
@@ -293,28 +293,30 @@ describe("# external REST integrations: client, signer, retries, breaker, anchor
           payments: entry(payments.url, {}, { schema: "payments.create", version: "1.0" }),
         },
       },
-      { clock: () => t0, sleep: async (ms) => void waits.push(ms) },
+      { clock: () => t0, sleep: async (ms) => void slept.push(ms) },
     );
     payments.setPublicKey(await world.publicKey("payments"));
     // Payment gateway default (spec Limits): 25 rps, burst 100.
     expect(integrations.client("payments").config.rateLimit).to.deep.equal({ rps: 25, burst: 100 });
-    for (let i = 0; i < 102; i++) {
-      const bucketOnly = (integrations.client("payments") as unknown as { bucket: TokenBucket })
-        .bucket;
-      const w = bucketOnly.reserve(t0);
-      if (w > 0) waits.push(w);
+    const bucket = integrations.client("payments").config.rateLimit!;
+    for (let i = 0; i < 101; i++) {
+      const w = await reserveToken(world.store, "payments", bucket, t0);
+      if (w > 0) slept.push(w);
     }
-    expect(waits).to.deep.equal([40, 80]);
-    waits.length = 0;
+    expect(slept).to.deep.equal([40]);
+    slept.length = 0;
+    // A retried call takes a token per attempt: 503 then 201 = two more tokens (80 ms, 120 ms).
+    payments.failNext(503);
     const paid = await integrations.client("payments").call({
       method: "POST",
       path: "/payments",
       body: { amount: "5", currency: "USDC", reference: "r1" },
     });
     expect(paid.status).to.equal(201);
-    expect(waits).to.deep.equal([120]);
-    expect(payments.hits).to.have.length(1);
-    expect(payments.hits[0]!.signatureValid).to.equal(true);
+    expect(slept).to.deep.equal([80, 120]);
+    expect(payments.hits).to.have.length(2);
+    expect(payments.hits[1]!.signatureValid).to.equal(true);
+    await world.store.query("DELETE FROM integration_rate_buckets");
   });
 
   it("should report failures on chain, open the circuit after more than 10, refuse calls while OPEN, and close after the cooldown", async function () {

@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { expect } from "chai";
 import { readCredential } from "../../../relayer/integrations/vault.ts";
 import { resolveMasterKey } from "../../../relayer/config/master-key.ts";
+import { migrate } from "../../../relayer/store/migrate.ts";
 import { openStore } from "../../../relayer/store/index.ts";
 import { ConfigError, loadConfig } from "../../../relayer/config/index.ts";
 import {
@@ -380,6 +381,36 @@ describe("# integrations command", function () {
       ).to.equal(secret);
     } finally {
       await store.close();
+    }
+  });
+
+  it("should re-enable an integration node disabled after repeated 401s (enable <name>), and say when there was nothing to do", async () => {
+    const store = await openStore({ dataDir });
+    try {
+      await migrate(store);
+      await store.query(
+        `INSERT INTO integration_states (integration, state, unauthorized_count, reason, suspect_since, disabled_at)
+         VALUES ('crm', 'disabled', 3, '3 consecutive 401s', now(), now())`,
+      );
+    } finally {
+      await store.close();
+    }
+    const enabled = await cli(["enable", "crm"]);
+    expect(enabled.code, enabled.stderr).to.equal(0);
+    expect(enabled.stdout).to.include("integration crm enabled");
+    const again = await cli(["enable", "crm"]);
+    expect(again.code).to.equal(0);
+    expect(again.stdout).to.include("integration crm was not disabled; nothing changed");
+    const bad = await cli(["enable"]);
+    expect(bad.code).to.equal(2);
+    const reopened = await openStore({ dataDir });
+    try {
+      const [row] = await reopened.query<{ state: string; unauthorized_count: number }>(
+        "SELECT state, unauthorized_count FROM integration_states WHERE integration = 'crm'",
+      );
+      expect(row).to.deep.equal({ state: "enabled", unauthorized_count: 0 });
+    } finally {
+      await reopened.close();
     }
   });
 });

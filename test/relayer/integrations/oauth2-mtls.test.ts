@@ -2,7 +2,7 @@ import { Agent, request } from "node:https";
 import { expect } from "chai";
 import { Wallet } from "ethers";
 import { gatewayAddress } from "../../../relayer/integrations/breaker.ts";
-import { IntegrationError, verifyInteractionOnChain } from "../../../relayer/integrations/index.ts";
+import { verifyInteractionOnChain } from "../../../relayer/integrations/index.ts";
 import { listInteractions } from "../../../relayer/integrations/anchor.ts";
 import { encodeMtlsCredential, httpsExchange } from "../../../relayer/integrations/mtls.ts";
 import { putCredential } from "../../../relayer/integrations/vault.ts";
@@ -13,17 +13,13 @@ import {
   type StandIn,
 } from "../../fixtures/standins/index.ts";
 import { createTestCa, type IssuedCertificate } from "../../fixtures/standins/pki.ts";
-import { entry, HMAC_KEY, openIntegrationWorld, type IntegrationWorld } from "./world.ts";
-
-async function rejection(p: Promise<unknown>): Promise<IntegrationError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).to.be.instanceOf(IntegrationError);
-    return err as IntegrationError;
-  }
-  throw new Error("expected a rejection");
-}
+import {
+  entry,
+  HMAC_KEY,
+  openIntegrationWorld,
+  type IntegrationWorld,
+  rejection,
+} from "./world.ts";
 
 /** A raw HTTPS request to the stand-in (what a client other than the relayer would send). */
 function rawRequest(

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { expect } from "chai";
 import type { JsonRpcApiProvider } from "ethers";
 import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
 import {
+  IntegrationError,
   Integrations,
   parseIntegrations,
   putCredential,
@@ -75,4 +77,15 @@ export async function increaseTime(chain: RoutingChain, seconds: number): Promis
   const provider = chain.provider as unknown as JsonRpcApiProvider;
   await provider.send("evm_increaseTime", [seconds]);
   await provider.send("evm_mine", []);
+}
+
+/** The IntegrationError a call is expected to fail with. */
+export async function rejection(p: Promise<unknown>): Promise<IntegrationError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).to.be.instanceOf(IntegrationError);
+    return err as IntegrationError;
+  }
+  throw new Error("expected a rejection");
 }

@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import { startChildRelayer, type ChildRelayer } from "../../fixtures/child.ts";
 import { createApiKey } from "../../../relayer/auth/keys.ts";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import { openStore, type Store } from "../../../relayer/store/index.ts";
@@ -14,36 +13,11 @@ import { createTestDatabase } from "./fixtures.ts";
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "child-relayer.ts");
 
-interface Child {
-  process: ChildProcess;
-  url: string;
-  pid: number;
-  exited: Promise<number | null>;
-}
-
-async function startChild(env: Record<string, string>): Promise<Child> {
-  const child = spawn(process.execPath, [CHILD], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (chunk) => (stderr += String(chunk)));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  const lines = createInterface({ input: child.stdout! });
-  const ready = await new Promise<{ ready: string; pid: number }>((resolve, reject) => {
-    lines.on("line", (line) => {
-      if (line.startsWith('{"ready"')) resolve(JSON.parse(line));
-    });
-    void exited.then((code) => reject(new Error(`relayer exited with ${code}: ${stderr}`)));
-  });
-  return { process: child, url: ready.ready, pid: ready.pid, exited };
-}
-
 describe("# two relayer processes on one PostgreSQL", function () {
   this.timeout(120_000);
   let drop: () => Promise<void>;
   let store: Store;
-  let children: Child[] = [];
+  let children: ChildRelayer[] = [];
   const dataDirs: string[] = [];
   const masterKey = randomBytes(32);
   const bootstrap = {
@@ -75,7 +49,10 @@ describe("# two relayer processes on one PostgreSQL", function () {
       };
     };
     // Both start at once: migrations and the bootstrap key must not collide.
-    children = await Promise.all([startChild(await env()), startChild(await env())]);
+    children = await Promise.all([
+      startChildRelayer(CHILD, await env()),
+      startChildRelayer(CHILD, await env()),
+    ]);
     await migrate(store); // already applied by the children: nothing left to do
   });
 
@@ -87,7 +64,7 @@ describe("# two relayer processes on one PostgreSQL", function () {
     for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
   });
 
-  function submit(child: Child, headers: Record<string, string>, body: string) {
+  function submit(child: ChildRelayer, headers: Record<string, string>, body: string) {
     return fetch(`${child.url}/probe/submit`, {
       method: "POST",
       headers: { "Content-Type": "application/json", ...headers },

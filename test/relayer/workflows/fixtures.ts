@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { deploymentSchema } from "../../../relayer/chains/deployments.ts";
 import { buildCatalogue, type ChainDescription } from "../../../relayer/workflows/catalogue.ts";
 
@@ -6,6 +8,8 @@ import { buildCatalogue, type ChainDescription } from "../../../relayer/workflow
  * decimals, DAI and WETH with 18, Uniswap- and Sushiswap-style exchanges, the lock-mint bridge),
  * and the spec's examples in both forms.
  */
+const EXAMPLES = path.resolve(import.meta.dirname, "../../../examples");
+
 const token = (n: number) => ({ address: `0x${n.toString(16).padStart(40, "0")}`, decimals: 18 });
 
 function devnetLikeDeployment(name: string, chainId: number) {
@@ -47,60 +51,33 @@ export const devnetLikeCatalogue = () => buildCatalogue(DEVNET_LIKE_CHAINS);
 export const RECIPIENT_A = "0x52908400098527886E0F7030069857D2E4169EE7";
 export const RECIPIENT_B = "0x8617E340B3D01FA5F11F306F4090FD50E238070D";
 
-/** The spec's JSON form: convert (priority cost), swap (slippage), bridge, multisend with a percentage. */
-export const SPEC_JSON_WORKFLOW = {
-  name: "weekly-treasury-rebalance",
-  schedule: "0 9 * * 1",
-  timezone: "America/New_York",
-  actions: [
-    {
-      type: "convert",
-      from: "ETH",
-      to: "USDC",
-      amount: "1.5",
-      route_optimizer: { priority: "cost" },
-    },
-    { type: "swap", from: "USDC", to: "DAI", amount: "1000", slippage: 0.5, dex: "uniswap" },
-    { type: "bridge", destination: "polygon", protocol: "lockmint" },
-    {
-      type: "multisend",
-      recipients: [
-        { address: RECIPIENT_A, amount: "250" },
-        { address: RECIPIENT_B, amount: "50%" },
-      ],
-    },
-  ],
-  compliance: { jurisdictions: ["US"], tax_forms: ["1099-DA"] },
+/**
+ * The spec's examples as the repository ships them (examples/, also what the README and the CLI
+ * use): the JSON form (convert by cost, swap with slippage, bridge, multisend with a percentage)
+ * and the same workflow in the YAML form (spec "Workflow definition").
+ */
+export const SPEC_JSON_WORKFLOW = JSON.parse(
+  readFileSync(path.join(EXAMPLES, "treasury-rebalance.json"), "utf8"),
+) as {
+  name: string;
+  schedule: string;
+  timezone: string;
+  actions: Array<{
+    type: string;
+    from?: string;
+    to?: string;
+    amount?: string;
+    slippage?: number;
+    dex?: string;
+    destination?: string;
+    protocol?: string;
+    route_optimizer?: { priority: string };
+    recipients?: Array<{ address: string; amount: string }>;
+  }>;
+  compliance: { jurisdictions: string[]; tax_forms: string[] };
 };
 
-/** The same workflow in the YAML form (spec "Workflow definition"). */
-export const SPEC_YAML_WORKFLOW = `name: weekly-treasury-rebalance
-trigger:
-  frequency: every Monday at 09:00 EST
-actions:
-  - action: convert
-    params:
-      from: ETH
-      to: USDC
-      amount: 1.5
-      priority: cost
-  - action: swap
-    params:
-      from: USDC
-      to: DAI
-      amount: 1000
-      slippage: 0.5
-      dex: uniswap
-  - action: bridge
-    params:
-      destination: polygon
-      protocol: lockmint
-  - action: multisend
-    params:
-      recipients:
-        - ${RECIPIENT_A}: 250
-        - ${RECIPIENT_B}: 50%
-compliance:
-  jurisdictions: [US]
-  tax_forms: [1099-DA]
-`;
+export const SPEC_YAML_WORKFLOW = readFileSync(
+  path.join(EXAMPLES, "treasury-rebalance.yaml"),
+  "utf8",
+);

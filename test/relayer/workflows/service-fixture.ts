@@ -1,5 +1,5 @@
-import path from "node:path";
 import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
+import { SHIPPED_OFAC_SNAPSHOT, snapshotFilesSpec } from "../../../relayer/compliance/snapshot.ts";
 import type { TierName } from "../../../relayer/limits/tiers.ts";
 import {
   newApiKey,
@@ -8,8 +8,8 @@ import {
   type InProcessRelayer,
 } from "../../fixtures/relayer.ts";
 
-/** The published OFAC SDN ETH addresses (test/fixtures/reference/README.md), as list `ofac-sdn`. */
-export const OFAC_LIST = `ofac-sdn=${path.resolve(import.meta.dirname, "../../fixtures/reference/ofac-sanctioned-eth.txt")}`;
+/** The published OFAC SDN ETH addresses the product ships, as list `ofac-sdn`. */
+export const OFAC_LIST = snapshotFilesSpec(SHIPPED_OFAC_SNAPSHOT);
 
 /**
  * The real relayer for workflow tests: the embedded devnet chains (deployed in process), PGlite

@@ -1,0 +1,305 @@
+import { createHash } from "node:crypto";
+import canonicalize from "canonicalize";
+import type { Contract, Log } from "ethers";
+import type { EngineStore } from "../accounts/store.ts";
+import { TxJournal } from "../execution/transactions.ts";
+import type { AnchorTarget } from "../integrations/anchor.ts";
+
+/**
+ * The audit records of the text analysis (spec "Audit log record"), exactly the spec's fields
+ * and no text. Records are append-only (a database trigger refuses UPDATE and any DELETE outside
+ * retention pruning) and hash-chained in one sequence shared by every process:
+ * `hash = sha256(prev_hash || canonical JSON of {seq, id, api_key_id, analysis_id, record})`.
+ *
+ * The head is anchored in ProofRegistry on an interval as `anchorBatch(root = head hash, count =
+ * seq, uri = "veriflow:analysis-audit:<seq>")`, so an auditor holding the records recomputes the
+ * hashes and finds the head on chain (`batchOf(hash)`): a record altered or removed before an
+ * anchored head breaks the chain there. Pruning removes only records older than the retention
+ * that an anchor covers, and keeps the hash of the last removed one (itself anchored) as the
+ * chain's new start.
+ */
+export interface AuditRecord {
+  timestamp: string;
+  model: string;
+  input_sha256: string;
+  output_token_count: number;
+  compliance_checks: {
+    clm_violations: number;
+    uben_compliance: "passed" | "failed";
+    pii_leakage: boolean;
+  };
+  cost_breakdown: { provider_tokens: number; platform_units: number };
+}
+
+export interface AuditEntry {
+  seq: number;
+  id: string;
+  api_key_id: string;
+  analysis_id: string;
+  record: AuditRecord;
+  prev_hash: string;
+  hash: string;
+}
+
+export const GENESIS_HASH = "0".repeat(64);
+const ANCHOR_URI = "veriflow:analysis-audit:";
+
+export function auditId(seq: number): string {
+  return `aud_${seq}`;
+}
+
+export function entryHash(
+  prevHash: string,
+  entry: Pick<AuditEntry, "seq" | "id" | "api_key_id" | "analysis_id" | "record">,
+): string {
+  const body = canonicalize({
+    seq: entry.seq,
+    id: entry.id,
+    api_key_id: entry.api_key_id,
+    analysis_id: entry.analysis_id,
+    record: entry.record,
+  })!;
+  return createHash("sha256").update(prevHash).update(body).digest("hex");
+}
+
+/** Appends one record after the head (in the caller's transaction); returns its id. */
+export async function appendAudit(
+  tx: EngineStore,
+  input: { apiKeyId: string; analysisId: string; record: AuditRecord },
+): Promise<AuditEntry> {
+  const [head] = await tx.query<{ seq: string; hash: string }>(
+    "SELECT seq, hash FROM analysis_audit_head FOR UPDATE",
+  );
+  const seq = Number(head!.seq) + 1;
+  const entry = {
+    seq,
+    id: auditId(seq),
+    api_key_id: input.apiKeyId,
+    analysis_id: input.analysisId,
+    record: input.record,
+    prev_hash: head!.hash,
+  };
+  const hash = entryHash(head!.hash, entry);
+  await tx.query(
+    `INSERT INTO analysis_audit (seq, id, api_key_id, analysis_id, record, prev_hash, hash, recorded_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      seq,
+      entry.id,
+      entry.api_key_id,
+      entry.analysis_id,
+      JSON.stringify(entry.record),
+      entry.prev_hash,
+      hash,
+      entry.record.timestamp,
+    ],
+  );
+  await tx.query("UPDATE analysis_audit_head SET seq = $1, hash = $2", [seq, hash]);
+  return { ...entry, hash };
+}
+
+function toEntry(row: Record<string, unknown>): AuditEntry {
+  return {
+    seq: Number(row.seq),
+    id: String(row.id),
+    api_key_id: String(row.api_key_id),
+    analysis_id: String(row.analysis_id),
+    record: (typeof row.record === "string" ? JSON.parse(row.record) : row.record) as AuditRecord,
+    prev_hash: String(row.prev_hash),
+    hash: String(row.hash),
+  };
+}
+
+/** A key's records between two instants (ISO 8601), oldest first, after `cursor` (a seq). */
+export async function listAudit(
+  store: EngineStore,
+  query: { apiKeyId: string; from?: string; to?: string; afterSeq?: number; limit: number },
+): Promise<AuditEntry[]> {
+  const rows = await store.query(
+    `SELECT seq, id, api_key_id, analysis_id, record, prev_hash, hash FROM analysis_audit
+     WHERE api_key_id = $1 AND ($2::timestamptz IS NULL OR recorded_at >= $2)
+       AND ($3::timestamptz IS NULL OR recorded_at < $3) AND seq > $4
+     ORDER BY seq LIMIT $5`,
+    [query.apiKeyId, query.from ?? null, query.to ?? null, query.afterSeq ?? 0, query.limit],
+  );
+  return rows.map(toEntry);
+}
+
+export interface ChainVerification {
+  ok: boolean;
+  /** The first seq whose hash or link does not hold, when not ok. */
+  brokenAt: number | null;
+  problem: string | null;
+  /** Records checked, from the checkpoint on. */
+  checked: number;
+  head: { seq: number; hash: string };
+  /** Anchored heads whose hash the recomputed chain reproduces and the registry holds. */
+  anchorsVerified: number;
+}
+
+/**
+ * Recomputes the chain from the retention checkpoint to the head and checks every stored anchor
+ * against it and, when a registry is given, against the chain (`batchOf(hash)` non-zero).
+ */
+export async function verifyAuditChain(
+  store: EngineStore,
+  registry?: Contract,
+): Promise<ChainVerification> {
+  const [checkpoint] = await store.query<{ seq: string; hash: string }>(
+    "SELECT seq, hash FROM analysis_audit_checkpoint",
+  );
+  const [head] = await store.query<{ seq: string; hash: string }>(
+    "SELECT seq, hash FROM analysis_audit_head",
+  );
+  const rows = (
+    await store.query(
+      "SELECT seq, id, api_key_id, analysis_id, record, prev_hash, hash FROM analysis_audit ORDER BY seq",
+    )
+  ).map(toEntry);
+  const headOut = { seq: Number(head!.seq), hash: head!.hash };
+  const fail = (seq: number, problem: string, checked: number): ChainVerification => ({
+    ok: false,
+    brokenAt: seq,
+    problem,
+    checked,
+    head: headOut,
+    anchorsVerified: 0,
+  });
+  let expectedSeq = Number(checkpoint!.seq) + 1;
+  let prev = checkpoint!.hash;
+  const hashes = new Map<number, string>([[Number(checkpoint!.seq), prev]]);
+  for (const [i, e] of rows.entries()) {
+    if (e.seq !== expectedSeq) return fail(expectedSeq, `record ${expectedSeq} is missing`, i);
+    if (e.prev_hash !== prev)
+      return fail(e.seq, `record ${e.seq} does not link to its predecessor`, i);
+    if (entryHash(prev, e) !== e.hash) return fail(e.seq, `record ${e.seq} was altered`, i);
+    prev = e.hash;
+    hashes.set(e.seq, e.hash);
+    expectedSeq++;
+  }
+  if (expectedSeq - 1 !== headOut.seq || prev !== headOut.hash)
+    return fail(
+      expectedSeq,
+      `records after ${expectedSeq - 1} are missing (head ${headOut.seq})`,
+      rows.length,
+    );
+  let anchorsVerified = 0;
+  const anchors = await store.query<{ seq: string; hash: string }>(
+    "SELECT seq, hash FROM analysis_audit_anchors WHERE seq >= $1 ORDER BY seq",
+    [checkpoint!.seq],
+  );
+  for (const a of anchors) {
+    const seq = Number(a.seq);
+    if (hashes.get(seq) !== a.hash)
+      return fail(seq, `the anchored head at ${seq} does not match the records`, rows.length);
+    if (registry) {
+      const batch = (await registry.getFunction("batchOf")(`0x${a.hash}`)) as {
+        batchId: bigint;
+        count: bigint;
+      };
+      if (batch.batchId === 0n || Number(batch.count) !== seq)
+        return fail(seq, `the head at ${seq} is not anchored in the registry`, rows.length);
+    }
+    anchorsVerified++;
+  }
+  return {
+    ok: true,
+    brokenAt: null,
+    problem: null,
+    checked: rows.length,
+    head: headOut,
+    anchorsVerified,
+  };
+}
+
+/**
+ * Anchors the head when it moved since the last anchor. Through the engine's transaction journal
+ * (slot `aa_<seq>`): a restart resumes the transaction instead of signing a second one.
+ */
+export async function anchorAuditHead(
+  store: EngineStore,
+  target: AnchorTarget,
+  nowMs: number,
+): Promise<{ seq: number; txHash: string } | null> {
+  const [head] = await store.query<{ seq: string; hash: string }>(
+    "SELECT seq, hash FROM analysis_audit_head",
+  );
+  const seq = Number(head!.seq);
+  if (seq === 0) return null;
+  const [done] = await store.query("SELECT 1 FROM analysis_audit_anchors WHERE seq = $1", [seq]);
+  if (done) return null;
+  const { chain, registry, address } = target;
+  const signer = chain.operator;
+  if (!signer) throw new Error(`no operator key on ${chain.name} to anchor the audit chain`);
+  const data = registry.interface.encodeFunctionData("anchorBatch", [
+    `0x${head!.hash}`,
+    seq,
+    `${ANCHOR_URI}${seq}`,
+  ]);
+  const sent = await new TxJournal(store).sendCall(
+    chain,
+    signer,
+    { executionId: `aa_${seq}`, actionIndex: 0, slot: "anchor" },
+    "attest",
+    { to: address, data },
+    { units: -1 },
+  );
+  if (sent.status !== "confirmed")
+    throw new Error(`anchorBatch ${sent.hash} reverted on ${chain.name}`);
+  const event = sent.receipt.logs
+    .map((l: Log) => {
+      try {
+        return registry.interface.parseLog(l);
+      } catch {
+        return null;
+      }
+    })
+    .find((e) => e?.name === "BatchAnchored");
+  await store.query(
+    `INSERT INTO analysis_audit_anchors (seq, hash, chain_id, registry, tx_hash, block_number, batch_id, anchored_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (seq) DO NOTHING`,
+    [
+      seq,
+      head!.hash,
+      chain.chainId,
+      address,
+      sent.hash,
+      sent.receipt.blockNumber,
+      String(event?.args.getValue("batchId") ?? 0n),
+      new Date(nowMs).toISOString(),
+    ],
+  );
+  return { seq, txHash: sent.hash };
+}
+
+/**
+ * Retention: removes the records older than `cutoff` up to the newest anchored head among them,
+ * and moves the checkpoint there (the removed records stay provable through that anchor; the
+ * remaining chain starts from its hash). Returns how many records were removed.
+ */
+export async function pruneAudit(store: EngineStore, cutoff: Date): Promise<number> {
+  return store.transaction(async (tx) => {
+    const [anchor] = await tx.query<{ seq: string; hash: string }>(
+      `SELECT a.seq, a.hash FROM analysis_audit_anchors a
+       JOIN analysis_audit r ON r.seq = a.seq
+       WHERE r.recorded_at < $1 ORDER BY a.seq DESC LIMIT 1`,
+      [cutoff.toISOString()],
+    );
+    if (!anchor) return 0;
+    await tx.query("SELECT set_config('veriflow.audit_prune', 'on', true)");
+    const removed = await tx.query<{ id: string }>(
+      "DELETE FROM analysis_audit WHERE seq <= $1 RETURNING id",
+      [anchor.seq],
+    );
+    // The analyses these records audit go with them (their outputs are kept as long as their audit).
+    await tx.query("DELETE FROM analyses WHERE audit_id = ANY($1::text[])", [
+      removed.map((r) => r.id),
+    ]);
+    await tx.query("SELECT set_config('veriflow.audit_prune', '', true)");
+    await tx.query("UPDATE analysis_audit_checkpoint SET seq = $1, hash = $2", [
+      anchor.seq,
+      anchor.hash,
+    ]);
+    return removed.length;
+  });
+}

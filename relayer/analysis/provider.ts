@@ -1,0 +1,201 @@
+import { z } from "zod";
+import type { RetryPolicy, TextAnalysisConfig } from "../integrations/config.ts";
+import { AttemptFailure, isRetryable, retryDelays } from "../integrations/retry.ts";
+
+/**
+ * The text-analysis provider's protocol, OpenAI-compatible so real gateways and providers fit
+ * (docs/analysis.md "Provider protocol"):
+ *
+ * - `POST {api_endpoint}/chat/completions` `{model, messages}` → `choices[0].message.content`,
+ *   `usage.prompt_tokens`, `usage.completion_tokens`, optional `model` (the version that answered)
+ *   and `cost_units` (the provider's billing units);
+ * - `POST {api_endpoint}/moderations` `{input}` → `results[0].category_scores.bias` in [0, 1].
+ *
+ * Requests carry `Authorization: Bearer <key>`. Each call follows the retry policy: failures
+ * matching its conditions (`status >= 500`, `network_error`, `timeout`) are retried with its
+ * backoff; a 429 is retried after its `Retry-After` when that fits within `max_delay`.
+ */
+const completionSchema = z.object({
+  model: z.string().optional(),
+  choices: z
+    .array(z.object({ message: z.object({ content: z.string() }) }))
+    .min(1, "must hold at least one choice"),
+  usage: z.object({
+    prompt_tokens: z.number().int().nonnegative(),
+    completion_tokens: z.number().int().nonnegative(),
+  }),
+  cost_units: z.number().nonnegative().optional(),
+});
+
+const moderationSchema = z.object({
+  results: z
+    .array(z.object({ category_scores: z.object({ bias: z.number().min(0).max(1) }) }))
+    .min(1),
+});
+
+export interface Completion {
+  content: string;
+  /** The dated version that answered (the request's when the provider does not say). */
+  modelVersion: string;
+  promptTokens: number;
+  completionTokens: number;
+  costUnits: number | null;
+}
+
+/** Why a provider call failed for good; the use case turns each into the client's error. */
+export type ProviderFailure =
+  | { kind: "unauthorized"; status: 401 }
+  | { kind: "forbidden"; status: 403 }
+  | { kind: "rate_limited"; status: 429; retryAfterSeconds: number }
+  /** 5xx, timeout or dropped connection after the retry policy. */
+  | { kind: "unavailable"; reason: string }
+  | { kind: "bad_response"; reason: string };
+
+export class ProviderError extends Error {
+  readonly failure: ProviderFailure;
+  constructor(failure: ProviderFailure) {
+    super(`text-analysis provider: ${failure.kind}`);
+    this.name = "ProviderError";
+    this.failure = failure;
+  }
+}
+
+export interface ProviderDeps {
+  /** The bearer key, read per call so a rotated credential is used at once. */
+  apiKey: () => Promise<string>;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class AnalysisProvider {
+  private readonly endpoint: string;
+  private readonly policy: RetryPolicy;
+  private readonly timeoutMs: number;
+  private readonly deps: ProviderDeps;
+
+  constructor(
+    config: Pick<TextAnalysisConfig, "apiEndpoint" | "retry" | "timeoutMs">,
+    deps: ProviderDeps,
+  ) {
+    this.endpoint = config.apiEndpoint;
+    this.policy = config.retry;
+    this.timeoutMs = config.timeoutMs;
+    this.deps = deps;
+  }
+
+  async complete(model: string, messages: Array<{ role: string; content: string }>) {
+    const body = await this.call("/chat/completions", { model, messages }, completionSchema);
+    const completion: Completion = {
+      content: body.choices[0]!.message.content,
+      modelVersion: body.model ?? model,
+      promptTokens: body.usage.prompt_tokens,
+      completionTokens: body.usage.completion_tokens,
+      costUnits: body.cost_units ?? null,
+    };
+    return completion;
+  }
+
+  /** The provider's bias score of `input` in [0, 1]. */
+  async biasScore(input: string): Promise<number> {
+    const body = await this.call("/moderations", { input }, moderationSchema);
+    return body.results[0]!.category_scores.bias;
+  }
+
+  private async call<T>(path: string, payload: unknown, schema: z.ZodType<T>): Promise<T> {
+    const delays = retryDelays(this.policy);
+    const sleep = this.deps.sleep ?? defaultSleep;
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.attempt(path, payload);
+      if (outcome.ok) {
+        const parsed = schema.safeParse(outcome.body);
+        if (!parsed.success)
+          throw new ProviderError({
+            kind: "bad_response",
+            reason: `${path}: ${parsed.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}`,
+          });
+        return parsed.data;
+      }
+      const failure = outcome.failure;
+      const delay = delays[attempt];
+      if (failure.status === 401) throw new ProviderError({ kind: "unauthorized", status: 401 });
+      if (failure.status === 403) throw new ProviderError({ kind: "forbidden", status: 403 });
+      if (failure.status === 429) {
+        const wait = (outcome.retryAfterSeconds ?? 1) * 1000;
+        if (delay === undefined || wait > this.policy.maxDelayMs)
+          throw new ProviderError({
+            kind: "rate_limited",
+            status: 429,
+            retryAfterSeconds: outcome.retryAfterSeconds ?? 1,
+          });
+        await sleep(Math.max(wait, delay));
+        continue;
+      }
+      if (delay === undefined || !isRetryable(this.policy, failure)) {
+        if (failure.kind === "status" && failure.status !== null && failure.status < 500)
+          throw new ProviderError({ kind: "bad_response", reason: failure.message });
+        throw new ProviderError({ kind: "unavailable", reason: failure.message });
+      }
+      await sleep(delay);
+    }
+  }
+
+  private async attempt(
+    path: string,
+    payload: unknown,
+  ): Promise<
+    { ok: true; body: unknown } | { ok: false; failure: AttemptFailure; retryAfterSeconds?: number }
+  > {
+    const doFetch = this.deps.fetch ?? fetch;
+    let response: Response;
+    try {
+      response = await doFetch(this.endpoint + path, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Authorization: `Bearer ${await this.deps.apiKey()}`,
+        },
+        body: JSON.stringify(payload),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      const timeout = (err as Error).name === "TimeoutError";
+      return {
+        ok: false,
+        failure: new AttemptFailure(
+          timeout ? "timeout" : "network_error",
+          null,
+          timeout ? `${path}: no answer within ${this.timeoutMs} ms` : `${path}: connection failed`,
+        ),
+      };
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch {
+      return {
+        ok: false,
+        failure: new AttemptFailure("network_error", null, `${path}: connection dropped`),
+      };
+    }
+    if (!response.ok) {
+      const retryAfter = Number(response.headers.get("retry-after"));
+      return {
+        ok: false,
+        failure: new AttemptFailure("status", response.status, `${path}: HTTP ${response.status}`),
+        ...(Number.isFinite(retryAfter) && retryAfter >= 0
+          ? { retryAfterSeconds: Math.ceil(retryAfter) }
+          : {}),
+      };
+    }
+    try {
+      return { ok: true, body: JSON.parse(text) };
+    } catch {
+      return {
+        ok: false,
+        failure: new AttemptFailure("status", 502, `${path}: the answer is not JSON`),
+      };
+    }
+  }
+}

@@ -1,0 +1,375 @@
+import { electronicFormatIBAN, isValidIBAN } from "ibantools";
+import { findPhoneNumbersInText, type CountryCode } from "libphonenumber-js/max";
+import nlp from "compromise";
+import validator from "validator";
+
+/**
+ * Personal data in free text, found and replaced by typed placeholders (`[EMAIL_1]`) before any
+ * text leaves the relayer (spec "Integration conventions": redaction of personal data).
+ *
+ * Libraries where one fits (compared in docs/analysis.md): libphonenumber-js (phone numbers in
+ * international and national formats, validated against the numbering plans), ibantools (IBAN
+ * checksum and country length), validator (e-mail syntax, Luhn and issuer prefixes of cards, IP
+ * addresses), compromise (English person names). Own detectors for what none covers: US SSN, bank
+ * account numbers by their label, dates of birth by their label, postal addresses by street types
+ * of several locales, names after honorifics and labels in several languages, crypto addresses.
+ *
+ * Each detector proposes spans; overlaps resolve to the more specific type (a card number is not
+ * also a phone number), then the longer span.
+ */
+export const PII_TYPES = [
+  "EMAIL",
+  "PHONE",
+  "IBAN",
+  "BANK_ACCOUNT",
+  "CARD",
+  "SSN",
+  "IP",
+  "ADDRESS",
+  "DOB",
+  "NAME",
+  "CRYPTO",
+] as const;
+export type PiiType = (typeof PII_TYPES)[number];
+
+export interface PiiSpan {
+  type: PiiType;
+  start: number;
+  end: number;
+  value: string;
+}
+
+export interface RedactionOptions {
+  /** Crypto addresses (EVM 0x…, Bitcoin) count as personal data. */
+  cryptoAddresses: boolean;
+  /** Regions whose national phone formats are recognised (international `+` formats always are). */
+  phoneRegions: readonly CountryCode[];
+}
+
+export const DEFAULT_REDACTION: RedactionOptions = {
+  cryptoAddresses: true,
+  phoneRegions: ["US", "GB", "DE", "FR", "ES", "IT"],
+};
+
+export interface Redaction {
+  text: string;
+  /** Placeholder → original value (kept encrypted; used to restore only when configured). */
+  placeholders: Map<string, string>;
+  counts: Array<{ type: PiiType; count: number }>;
+}
+
+export class RedactionError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "RedactionError";
+  }
+}
+
+/** Specific types first: they win an overlap. */
+const PRIORITY: Record<PiiType, number> = {
+  EMAIL: 0,
+  CRYPTO: 1,
+  IBAN: 2,
+  CARD: 3,
+  SSN: 4,
+  IP: 5,
+  BANK_ACCOUNT: 6,
+  DOB: 7,
+  PHONE: 8,
+  ADDRESS: 9,
+  NAME: 10,
+};
+
+/** A placeholder the redaction writes: never itself taken for personal data. */
+export const PLACEHOLDER =
+  /\[(?:EMAIL|PHONE|IBAN|BANK_ACCOUNT|CARD|SSN|IP|ADDRESS|DOB|NAME|CRYPTO)_\d+\]/g;
+
+function* matches(re: RegExp, text: string, group = 0): Generator<[number, string]> {
+  for (const m of text.matchAll(re)) {
+    const value = m[group];
+    if (value === undefined) continue;
+    const offset = group === 0 ? 0 : m[0].indexOf(value);
+    yield [m.index + offset, value];
+  }
+}
+
+function span(type: PiiType, start: number, value: string): PiiSpan {
+  return { type, start, end: start + value.length, value };
+}
+
+function emails(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const [i, v] of matches(/[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu, text)) {
+    const value = v.replace(/[.-]+$/, "");
+    if (validator.isEmail(value, { allow_utf8_local_part: true }))
+      out.push(span("EMAIL", i, value));
+  }
+  return out;
+}
+
+function cards(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const [i, v] of matches(/(?<![\p{L}\p{N}-])\d(?:[ -]?\d){12,18}(?![\p{L}\p{N}-])/gu, text)) {
+    if (validator.isCreditCard(v.replace(/[ -]/g, ""))) out.push(span("CARD", i, v));
+  }
+  return out;
+}
+
+function ibans(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const [i, v] of matches(/\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){10,30}/g, text)) {
+    // The pattern may run into a following upper-case word: take the longest valid prefix.
+    for (let end = v.length; end >= 14; end--) {
+      const candidate = v.slice(0, end).trimEnd();
+      const electronic = electronicFormatIBAN(candidate);
+      if (electronic && isValidIBAN(electronic)) {
+        out.push(span("IBAN", i, candidate));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+function ssns(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  const valid = (d: string) =>
+    !/^(000|666|9)/.test(d) && d.slice(3, 5) !== "00" && d.slice(5) !== "0000";
+  for (const [i, v] of matches(/(?<![\p{L}\p{N}-])\d{3}-\d{2}-\d{4}(?![\p{L}\p{N}-])/gu, text)) {
+    if (valid(v.replace(/-/g, ""))) out.push(span("SSN", i, v));
+  }
+  for (const [i, v] of matches(
+    /\b(?:SSN|social security (?:number|no\.?))[:#\s]*(\d{3} ?\d{2} ?\d{4})\b/gi,
+    text,
+    1,
+  )) {
+    if (valid(v.replace(/ /g, ""))) out.push(span("SSN", i, v));
+  }
+  return out;
+}
+
+function ips(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const [i, v] of matches(/(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.]*\d)/g, text)) {
+    if (validator.isIP(v, 4)) out.push(span("IP", i, v));
+  }
+  for (const [i, v] of matches(
+    /(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])/g,
+    text,
+  )) {
+    if (v.length > 2 && validator.isIP(v, 6)) out.push(span("IP", i, v));
+  }
+  return out;
+}
+
+const ACCOUNT_LABEL =
+  /\b(?:account (?:number|no\.?|#)|acct\.? (?:no\.?|#)|a\/c(?: no\.?)?|Kontonummer|Konto(?:-?Nr\.?)?|num[ée]ro de compte|n[°º] de compte|n[úu]mero de cuenta|cuenta|numero di conto|conto(?: n\.)?|rekeningnummer|routing (?:number|no\.?))[:#\s]*((?:\d[ -]?){5,17}\d)\b/giu;
+
+function bankAccounts(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const [i, v] of matches(ACCOUNT_LABEL, text, 1)) out.push(span("BANK_ACCOUNT", i, v));
+  // UK sort code + account number.
+  for (const [i, v] of matches(/\b\d{2}-\d{2}-\d{2}[ ,/]+\d{8}\b/g, text))
+    out.push(span("BANK_ACCOUNT", i, v));
+  return out;
+}
+
+const MONTHS =
+  "(?:Jan(?:uary|vier|uar)?|Feb(?:ruary|ruar)?|f[ée]vrier|M[äa]r(?:ch|z|s)?|Apr(?:il)?|avril|May|Mai|June?|Juni|juin|July?|Juli|juillet|Aug(?:ust)?|ao[ûu]t|Sep(?:t(?:ember)?)?|septembre|Oct(?:ober)?|Okt(?:ober)?|octobre|Nov(?:ember)?|novembre|Dec(?:ember)?|Dez(?:ember)?|d[ée]cembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre)";
+const DATE = `(?:\\d{4}-\\d{2}-\\d{2}|\\d{1,2}[./-]\\d{1,2}[./-]\\d{2,4}|${MONTHS}\\.? \\d{1,2},? \\d{4}|\\d{1,2}\\.? (?:de )?${MONTHS}\\.?,? (?:de )?\\d{4})`;
+const DOB_RE = new RegExp(
+  `\\b(?:date of birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth ?date|geboren(?: am)?|geb\\.|Geburtsdatum|n[ée]e? le|date de naissance|fecha de nacimiento|nacid[oa] el|nat[oa] il|data di nascita)[:\\s]*(${DATE})`,
+  "giu",
+);
+
+function datesOfBirth(text: string): PiiSpan[] {
+  return [...matches(DOB_RE, text, 1)].map(([i, v]) => span("DOB", i, v));
+}
+
+const STREET_TYPES_EN =
+  "Street|St\\.?|Avenue|Ave\\.?|Road|Rd\\.?|Lane|Ln\\.?|Boulevard|Blvd\\.?|Drive|Dr\\.?|Way|Court|Ct\\.?|Place|Pl\\.?|Terrace|Close|Crescent|Square|Parkway|Pkwy|Highway|Hwy|Circle|Trail|Junction|Gardens|Grove|Mews|Row|Hill|Park|Green|Walk|View|Heights|Ridge|Loop|Pike|Plaza|Alley|Bridge|Crossing|Path|Point|Port|Run|Pass|Rest|Route|Track|Viaduct|Vista|Wells|Meadow|Manor|Mills|Falls|Ford|Forge|Fork|Harbor|Haven|Island|Key|Knoll|Landing|Light|Lock|Lodge|Mount|Neck|Orchard|Oval|Prairie|Ranch|Rapids|Shoal|Shore|Spring|Springs|Station|Stream|Summit|Throughway|Trace|Turnpike|Union|Valley|Village|Ville|Cove|Creek|Estates|Expressway|Extension|Field|Fields|Flat|Flats|Glen|Harbour|Hollow|Inlet|Isle|Lake|Lakes|Motorway|Parade|Quay|Rise|Side|Skyway|Spur|Strand|Stravenue|Underpass|Wall|Wharf|Dale|Burg|Bypass|Camp|Canyon|Cape|Causeway|Center|Centre|Cliff|Club|Common|Corner|Corners|Course|Crest|Curve|Dam|Divide|Freeway|Garden|Gateway|Lights";
+const ADDRESS_PATTERNS: RegExp[] = [
+  // 123 Main Street[, Apt. 4][, Springfield, IL 62704]
+  new RegExp(
+    `\\b\\d{1,6}[A-Za-z]? (?:[A-Z][\\p{L}'’-]*\\.? ){1,4}(?:${STREET_TYPES_EN})\\b\\.?(?:,? (?:Apt\\.?|Suite|Unit|Flat) \\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?)?(?:,? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2})?`,
+    "gu",
+  ),
+  // Flat 2, 10 Downing Street style handled above; Hauptstraße 5 / Am Markt 3 / Friedrich-Ebert-Platz 5 [, 10115 Berlin]
+  /\b(?:[A-ZÄÖÜ][\p{L}-]*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|berg|graben|hof|kamp|straat|laan|plein|gracht|dijk|kade|singel)|(?:Am|An der|Im|In der|Auf der|Zum|Zur) [A-ZÄÖÜ][\p{L}-]+) \d{1,4}[a-z]?(?:,? \d{4,5} [A-ZÄÖÜ][\p{L}-]+(?: (?:am |an der |im |ob der |in der )?\p{Lu}[\p{L}-]+)?)?/gu,
+  // 12 rue de la Paix[, 75002 Paris] / 5 bis avenue Foch
+  /\b\d{1,4}(?: bis| ter)?,? (?:rue|avenue|av\.|boulevard|bd|place|allée|impasse|chemin|quai|route|cours|passage|voie|square|sentier|faubourg|rond-point|esplanade|mail|parvis|villa|cité|hameau|porte) (?:(?:de la|de l'|du|des|de|d'|la|le|l')\s?)?[\p{L}'’ -]+?(?=,|\n|\.(?:\s|$)|$| \d{5})(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|et|und|y|e)\b))?/gimu,
+  // Calle Mayor 5 / Avenida de la Constitución, 12 / Via Roma 10 / Gran Subida Hugo 2 [, 28013 Madrid]
+  /\b(?:(?:Calle|C\/|Avenida|Avda\.?|Paseo|Plaza|Camino|Carrera|Ronda|Travesía|Glorieta|Callejón|Cuesta|Carretera|Urbanización|Rambla|Gran (?:Vía|Subida|Calle|Avenida|Plaza|Paseo|Camino|Ronda|Travesía|Cuesta|Rambla)|Via|Viale|Piazza|Corso|Vicolo|Largo|Strada|Contrada|Borgo|Piazzale|Lungomare|Salita|Rotonda|Incrocio|Canale|Contrada|Vico|Traversa)\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\s)?[\p{Lu}][\p{L}'’ .-]*?,? \d{1,4}(?:[ ,]+(?:\d{1,2}[ºª°][A-Z]?|Piso \d+|Puerta \d+|Interno \d+|Appartamento \d+|Escalera \d+|Scala \d+))*)(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|y|e)\b))?/gu,
+];
+
+function addresses(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const re of ADDRESS_PATTERNS)
+    for (const [i, v] of matches(re, text)) out.push(span("ADDRESS", i, v.replace(/[\s,]+$/, "")));
+  return out;
+}
+
+const HONORIFICS =
+  "Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Herr|Frau|Hr|Fr|M|Mme|Mlle|Monsieur|Madame|Mademoiselle|Sr|Sra|Srta|Don|Doña|Dña|Sig|Sig\\.ra|Signor|Signora|Signorina|Dott|Dott\\.ssa|Ing|Avv|Dhr|Mevr";
+const NAME_WORD = "[\\p{Lu}][\\p{Ll}'’]+(?:-[\\p{Lu}][\\p{Ll}'’]+)?";
+const PARTICLE = "(?:von|van|der|den|de|del|de la|della|di|da|du|le|la|dos|das|y|zu|ter|ten|O')";
+const FULL_NAME = `${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD}){0,3}`;
+const NAME_CONTEXTS: RegExp[] = [
+  new RegExp(`\\b(?:${HONORIFICS})\\.? (${FULL_NAME})`, "gu"),
+  new RegExp(
+    `\\b(?:Name|Full name|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti)\\s?[:,]?\\s+(?:(?:${HONORIFICS})\\.? )?(${FULL_NAME})`,
+    "gu",
+  ),
+  new RegExp(
+    `\\b(?:between|and|by|from|to|with|entre|et|y|e|zwischen|und|tra|con|mit|avec)\\s+(${FULL_NAME}),? \\(`,
+    "gu",
+  ),
+  new RegExp(
+    `\\b(${FULL_NAME}),? (?:\\((?:the )?["“]?(?:Disclosing|Receiving|Employee|Employer|Tenant|Landlord|Buyer|Seller|Client|Consultant|Contractor|Borrower|Lender|Guarantor|Beneficiary)|born|geboren|né|née|nacid[oa]|nat[oa]|residing at|wohnhaft|demeurant|domiciliad[oa]|residente)`,
+    "gu",
+  ),
+];
+/** Words a name pattern may start on that are not names. */
+const NOT_NAMES = new Set(
+  "The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing".split(
+    " ",
+  ),
+);
+
+const LEADING_HONORIFIC = new RegExp(`^(?:${HONORIFICS})\\.?\\s+`, "u");
+
+function names(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const re of NAME_CONTEXTS) {
+    for (const [i, v] of matches(re, text, 1)) {
+      const words = v.split(" ");
+      while (words.length && NOT_NAMES.has(words[0]!)) words.shift();
+      while (words.length && NOT_NAMES.has(words.at(-1)!)) words.pop();
+      if (!words.length) continue;
+      const value = words.join(" ");
+      out.push(span("NAME", i + v.indexOf(value), value));
+    }
+  }
+  // English names without a label (compromise's lexicon of first names and its grammar).
+  const doc = nlp(text);
+  for (const person of doc.people().json({ offset: true }) as Array<{
+    text: string;
+    offset: { start: number; length: number };
+  }>) {
+    const value = person.text
+      .replace(/[\s,.;:!?'’]+$/, "")
+      .replace(/^[\s"“(]+/, "")
+      .replace(LEADING_HONORIFIC, "");
+    if (!/^\p{Lu}/u.test(value) || !value.includes(" ")) continue;
+    const start = text.indexOf(value, person.offset.start);
+    if (start >= 0) out.push(span("NAME", start, value));
+  }
+  return out;
+}
+
+function cryptoAddresses(text: string): PiiSpan[] {
+  return [
+    ...matches(/\b0x[0-9a-fA-F]{40}\b/g, text),
+    ...matches(/\b(?:bc1[02-9ac-hj-np-z]{25,59}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b/g, text),
+  ].map(([i, v]) => span("CRYPTO", i, v));
+}
+
+/** Dates the numbering plans would accept as numbers (`2025-08-01`, `01.08.2025`). */
+const DATE_SHAPED = /^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})$/;
+
+function phones(text: string, regions: readonly CountryCode[]): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  const seen = new Set<string>();
+  for (const region of regions.length ? regions : [undefined]) {
+    for (const found of findPhoneNumbersInText(text, region ? { defaultCountry: region } : {})) {
+      const key = `${found.startsAt}:${found.endsAt}`;
+      const value = text.slice(found.startsAt, found.endsAt);
+      if (seen.has(key) || !found.number.isValid() || DATE_SHAPED.test(value)) continue;
+      seen.add(key);
+      out.push(span("PHONE", found.startsAt, value));
+    }
+  }
+  return out;
+}
+
+/** Every piece of personal data found, non-overlapping, in text order. */
+export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACTION): PiiSpan[] {
+  const masked = text.replace(PLACEHOLDER, (p) => " ".repeat(p.length));
+  const candidates = [
+    ...emails(masked),
+    ...(options.cryptoAddresses ? cryptoAddresses(masked) : []),
+    ...ibans(masked),
+    ...cards(masked),
+    ...ssns(masked),
+    ...ips(masked),
+    ...bankAccounts(masked),
+    ...datesOfBirth(masked),
+    ...phones(masked, options.phoneRegions),
+    ...addresses(masked),
+    ...names(masked),
+  ].filter((s) => s.value.trim().length > 0);
+  candidates.sort(
+    (a, b) => PRIORITY[a.type] - PRIORITY[b.type] || b.end - b.start - (a.end - a.start),
+  );
+  const taken: PiiSpan[] = [];
+  for (const c of candidates) {
+    if (!taken.some((t) => c.start < t.end && t.start < c.end)) taken.push(c);
+  }
+  return taken.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Replaces every piece of personal data by a typed placeholder, numbered per type in order of
+ * appearance; the same value gets the same placeholder. Throws RedactionError (fail closed) when a
+ * detector fails: the caller then sends nothing.
+ */
+export function redact(
+  text: string,
+  options: RedactionOptions = DEFAULT_REDACTION,
+  start: Map<string, string> = new Map(),
+): Redaction {
+  let spans: PiiSpan[];
+  try {
+    spans = findPii(text, options);
+  } catch (err) {
+    throw new RedactionError("a personal-data detector failed; nothing was sent", { cause: err });
+  }
+  const placeholders = new Map(start);
+  const byValue = new Map([...start].map(([p, v]) => [`${p.replace(/_\d+\]$/, "")}:${v}`, p]));
+  const next = new Map<string, number>();
+  for (const p of start.keys()) {
+    const [, type, n] = /^\[(\w+?)_(\d+)\]$/.exec(p) ?? [];
+    if (type) next.set(type, Math.max(next.get(type) ?? 0, Number(n)));
+  }
+  const counts = new Map<PiiType, number>();
+  let out = "";
+  let at = 0;
+  for (const s of spans) {
+    const key = `[${s.type}:${s.value}`;
+    let placeholder = byValue.get(key);
+    if (!placeholder) {
+      const n = (next.get(s.type) ?? 0) + 1;
+      next.set(s.type, n);
+      placeholder = `[${s.type}_${n}]`;
+      byValue.set(key, placeholder);
+      placeholders.set(placeholder, s.value);
+    }
+    counts.set(s.type, (counts.get(s.type) ?? 0) + 1);
+    out += text.slice(at, s.start) + placeholder;
+    at = s.end;
+  }
+  out += text.slice(at);
+  return {
+    text: out,
+    placeholders,
+    counts: PII_TYPES.filter((t) => counts.has(t)).map((type) => ({
+      type,
+      count: counts.get(type)!,
+    })),
+  };
+}
+
+/** Puts the original values back where the output kept placeholders. */
+export function restore(text: string, placeholders: ReadonlyMap<string, string>): string {
+  return text.replace(PLACEHOLDER, (p) => placeholders.get(p) ?? p);
+}

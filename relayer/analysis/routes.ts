@@ -1,0 +1,223 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { HMAC_SECURITY } from "../http/security.ts";
+import { ApiError } from "../http/errors.ts";
+import { createRouter } from "../http/router.ts";
+import { errorSchema } from "../workflows/schemas.ts";
+import type { TextAnalysis } from "./service.ts";
+
+/**
+ * `POST /v1/analysis`, `GET /v1/analysis/audit`, `GET /v1/analysis/{id}` (docs/analysis.md). The
+ * router only composes: the use cases are TextAnalysis's. Without a `text_analysis:` configuration
+ * (or without chains for its circuit and anchors) every route answers 503 ANALYSIS_NOT_CONFIGURED.
+ */
+export const MAX_TEXT_BYTES = 256 * 1024;
+
+const analysisRequestSchema = z
+  .object({
+    text: z
+      .string()
+      .min(1, "must not be empty")
+      .refine((t) => Buffer.byteLength(t, "utf8") <= MAX_TEXT_BYTES, {
+        message: `must be at most ${MAX_TEXT_BYTES} bytes of UTF-8 (256 KiB)`,
+      }),
+    instructions: z.string().min(1).max(8_192, "must be at most 8192 characters").optional(),
+    workflow_id: z
+      .string()
+      .regex(/^wf_[0-9A-HJKMNP-TV-Z]{26}$/, "must be an execution id (wf_…)")
+      .optional(),
+  })
+  .strict()
+  .openapi("AnalysisRequest");
+
+const checksSchema = z.object({
+  clm_violations: z.number().int(),
+  uben_compliance: z.enum(["passed", "failed"]),
+  pii_leakage: z.boolean(),
+});
+
+export const analysisSchema = z
+  .object({
+    analysis_id: z.string(),
+    workflow_id: z.string().nullable(),
+    model: z
+      .string()
+      .openapi({ description: "the model that answered (the fallback model when it did)" }),
+    model_version: z.string(),
+    route: z.enum(["nda", "short", "long", "fallback"]),
+    fallback_reason: z.string().nullable(),
+    output: z.string(),
+    redactions: z.array(z.object({ type: z.string(), count: z.number().int() })),
+    compliance_checks: checksSchema,
+    alerts: z.array(z.object({ type: z.string(), detail: z.string() })),
+    audit_id: z.string(),
+    created_at: z.string(),
+  })
+  .openapi("Analysis");
+
+const auditRecordSchema = z
+  .object({
+    audit_id: z.string(),
+    analysis_id: z.string(),
+    timestamp: z.string(),
+    model: z.string(),
+    input_sha256: z.string(),
+    output_token_count: z.number().int(),
+    compliance_checks: checksSchema,
+    cost_breakdown: z.object({ provider_tokens: z.number().int(), platform_units: z.number() }),
+    seq: z.number().int(),
+    prev_hash: z.string(),
+    hash: z.string(),
+  })
+  .openapi("AnalysisAuditRecord");
+
+const iso = z
+  .string()
+  .refine((v) => !Number.isNaN(Date.parse(v)), { message: "must be an ISO 8601 date-time" })
+  .optional();
+const auditQuerySchema = z.object({
+  from: iso,
+  to: iso,
+  cursor: z
+    .string()
+    .regex(/^aud_\d{1,18}$/, "must be a cursor returned by this endpoint")
+    .optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+const analysisResponse = {
+  description: "The analysis",
+  content: { "application/json": { schema: analysisSchema } },
+};
+
+const errors = (codes: Record<number, string>) =>
+  Object.fromEntries(
+    Object.entries(codes).map(([status, description]) => [
+      status,
+      { description, content: { "application/json": { schema: errorSchema } } },
+    ]),
+  );
+
+export function analysisRoutes(analysis: TextAnalysis | null) {
+  const router = createRouter();
+  const service = (): TextAnalysis => {
+    if (!analysis)
+      throw new ApiError(
+        503,
+        "ANALYSIS_NOT_CONFIGURED",
+        "text analysis is not configured on this relayer (text_analysis: in the VERIFLOW_INTEGRATIONS file, and chains for its circuit breaker and audit anchors)",
+      );
+    return analysis;
+  };
+
+  router.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/analysis",
+      summary:
+        "Analyse a text (redacted, bias-checked, routed to a model, checked, encrypted, audited)",
+      tags: ["analysis"],
+      security: HMAC_SECURITY,
+      request: {
+        body: {
+          content: { "application/json": { schema: analysisRequestSchema } },
+          required: true,
+        },
+      },
+      responses: {
+        200: analysisResponse,
+        ...errors({
+          400: "VALIDATION_FAILED",
+          404: "WORKFLOW_NOT_FOUND",
+          422: "BIAS_REJECTED (the input's bias score is above the threshold; nothing was sent for analysis), REDACTION_FAILED",
+          429: "RATE_LIMITED (600 rpm, burst 50 across the relayer) or ANALYSIS_PROVIDER_RATE_LIMITED; Retry-After",
+          502: "ANALYSIS_PROVIDER_UNAUTHORIZED (rotate the credential), ANALYSIS_PROVIDER_FORBIDDEN (source address not whitelisted, or key to rotate), ANALYSIS_PROVIDER_BAD_RESPONSE",
+          503: "ANALYSIS_PROVIDER_UNAVAILABLE after retries and the fallback model (retry_in seconds), ANALYSIS_NOT_CONFIGURED",
+        }),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const view = await service().analyze({
+        apiKeyId: c.get("apiKey").id,
+        text: body.text,
+        ...(body.instructions !== undefined ? { instructions: body.instructions } : {}),
+        ...(body.workflow_id !== undefined ? { workflowId: body.workflow_id } : {}),
+      });
+      return c.json(view, 200);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/analysis/audit",
+      summary: "The key's text-analysis audit records (hash-chained), oldest first",
+      tags: ["analysis"],
+      security: HMAC_SECURITY,
+      request: { query: auditQuerySchema },
+      responses: {
+        200: {
+          description: "A page of audit records; `next_cursor` when more follow",
+          content: {
+            "application/json": {
+              schema: z.object({
+                records: z.array(auditRecordSchema),
+                next_cursor: z.string().nullable(),
+              }),
+            },
+          },
+        },
+        ...errors({ 400: "VALIDATION_FAILED" }),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      const entries = await service().audit({
+        apiKeyId: c.get("apiKey").id,
+        ...(q.from ? { from: new Date(q.from).toISOString() } : {}),
+        ...(q.to ? { to: new Date(q.to).toISOString() } : {}),
+        afterSeq: q.cursor ? Number(q.cursor.slice(4)) : 0,
+        limit: q.limit + 1,
+      });
+      const page = entries.slice(0, q.limit);
+      return c.json(
+        {
+          records: page.map((e) => ({
+            audit_id: e.id,
+            analysis_id: e.analysis_id,
+            ...e.record,
+            seq: e.seq,
+            prev_hash: e.prev_hash,
+            hash: e.hash,
+          })),
+          next_cursor: entries.length > q.limit ? page.at(-1)!.id : null,
+        },
+        200,
+      );
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/analysis/{id}",
+      summary: "An analysis again, decrypted for its owner",
+      tags: ["analysis"],
+      security: HMAC_SECURITY,
+      request: {
+        params: z.object({
+          id: z.string().regex(/^an_[0-9A-HJKMNP-TV-Z]{26}$/, "must be an analysis id (an_…)"),
+        }),
+      },
+      responses: {
+        200: analysisResponse,
+        ...errors({
+          400: "VALIDATION_FAILED",
+          404: "ANALYSIS_NOT_FOUND (also for another key's analysis)",
+        }),
+      },
+    }),
+    async (c) => c.json(await service().get(c.req.valid("param").id, c.get("apiKey").id), 200),
+  );
+  return router;
+}

@@ -1,0 +1,33 @@
+import type { TextAnalysisConfig } from "../integrations/config.ts";
+
+/**
+ * Which model analyses a text (spec "Integration configuration keys": text containing the term NDA
+ * goes to the ultra model; other text under 2000 characters to a general model; longer text to an
+ * in-house model). Exact matching, decided here once:
+ *
+ * - NDA: the upper-case acronym as a whole word, plural `NDAs` included (`NDA`, `(NDA)`,
+ *   `NDA-based`, `NDAs`); not inside other words (`AGENDA`, `NDAX`, `SNDA`) and not lower-case
+ *   (`nda` is not the acronym). Checked on the text as submitted (no personal data looks like it).
+ * - Length: Unicode code points of the text as submitted, before redaction (placeholders change the
+ *   length; the client knows what it sent). Under 2000 (at most 1999) → general; 2000 and more →
+ *   in-house.
+ */
+export const GENERAL_MAX_CHARS = 1999;
+const NDA = /(?<![\p{L}\p{N}])NDAs?(?![\p{L}\p{N}])/u;
+
+export type ModelTier = "ultra" | "general" | "in_house";
+
+export interface RouteDecision {
+  tier: ModelTier;
+  model: string;
+  reason: "nda" | "short" | "long";
+  characters: number;
+}
+
+export function routeText(text: string, models: TextAnalysisConfig["models"]): RouteDecision {
+  const characters = [...text].length;
+  if (NDA.test(text)) return { tier: "ultra", model: models.ultra, reason: "nda", characters };
+  if (characters <= GENERAL_MAX_CHARS)
+    return { tier: "general", model: models.general, reason: "short", characters };
+  return { tier: "in_house", model: models.inHouse, reason: "long", characters };
+}

@@ -1,0 +1,428 @@
+import { createHash } from "node:crypto";
+import type { Logger } from "pino";
+import { Counter, type Registry } from "prom-client";
+import { decryptSecret, encryptSecret } from "../auth/secrets.ts";
+import { ApiError } from "../http/errors.ts";
+import { anchorTarget, type AnchorTarget } from "../integrations/anchor.ts";
+import { gatewayAddress, OnChainBreaker } from "../integrations/breaker.ts";
+import type { TextAnalysisConfig } from "../integrations/config.ts";
+import { readCredential } from "../integrations/vault.ts";
+import type { RoutingChain } from "../routing/chain.ts";
+import type { Store } from "../store/index.ts";
+import { ulid } from "../workflows/ids.ts";
+import {
+  anchorAuditHead,
+  appendAudit,
+  listAudit,
+  pruneAudit,
+  verifyAuditChain,
+  type AuditEntry,
+  type AuditRecord,
+  type ChainVerification,
+} from "./audit.ts";
+import {
+  AnalysisProvider,
+  ProviderError,
+  type Completion,
+  type ProviderFailure,
+} from "./provider.ts";
+import { findPii, redact, RedactionError, restore, type RedactionOptions } from "./redaction.ts";
+import { routeText, type RouteDecision } from "./routing.ts";
+import { checkRules } from "./rules.ts";
+import {
+  analysesOfWorkflow,
+  findAnalysis,
+  insertAnalysis,
+  recordIncident,
+  takeToken,
+  type AnalysisRow,
+} from "./store.ts";
+
+/**
+ * The text-analysis use cases: analyse a text (redact → bias pre-check → route → complete, with
+ * fallback → output checks → encrypt → audit), read an analysis back for its owner, list a key's
+ * audit records, and the scheduled work on the audit chain (anchor, prune).
+ */
+export interface AnalysisView {
+  analysis_id: string;
+  workflow_id: string | null;
+  model: string;
+  model_version: string;
+  /** Why this model: `nda`, `short`, `long`, or `fallback` (then `fallback_reason`). */
+  route: RouteDecision["reason"] | "fallback";
+  fallback_reason: string | null;
+  output: string;
+  redactions: Array<{ type: string; count: number }>;
+  compliance_checks: AuditRecord["compliance_checks"];
+  alerts: Array<{ type: string; detail: string }>;
+  audit_id: string;
+  created_at: string;
+}
+
+export interface AnalysisRequest {
+  apiKeyId: string;
+  text: string;
+  instructions?: string;
+  workflowId?: string;
+}
+
+export interface TextAnalysisDeps {
+  store: Store;
+  masterKey: Buffer;
+  logger: Logger;
+  registry: Registry;
+  chains: readonly RoutingChain[];
+  clock?: () => number;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+  env?: Record<string, string | undefined>;
+}
+
+const SYSTEM_PROMPT =
+  "You review legal and compliance texts (contracts, NDAs, payment instructions). Bracketed placeholders such as [NAME_1] stand for redacted personal data: keep them as they are.";
+const CLM_ADVICE =
+  "update the legal rule sets (text_analysis.rules) if the rule is outdated, or send the text to a manual audit";
+const BREAKER_CACHE_MS = 1_000;
+const BUCKET = "text_analysis";
+
+export class TextAnalysis {
+  readonly config: TextAnalysisConfig;
+  readonly target: AnchorTarget;
+  readonly breaker: OnChainBreaker;
+  private readonly deps: TextAnalysisDeps;
+  private readonly provider: AnalysisProvider;
+  private readonly redaction: RedactionOptions;
+  private readonly clmViolations: Counter<"kind">;
+  private breakerState: { open: boolean; at: number } | null = null;
+  private readonly reports = new Set<Promise<unknown>>();
+
+  constructor(config: TextAnalysisConfig, deps: TextAnalysisDeps) {
+    this.config = config;
+    this.deps = deps;
+    this.target = anchorTarget(deps.chains, {
+      contract: "ProofRegistry",
+      chain: config.audit.chain,
+    });
+    this.breaker = new OnChainBreaker(
+      deps.store,
+      this.target.chain,
+      gatewayAddress({ url: config.apiEndpoint, gateway: config.gateway }),
+    );
+    this.provider = new AnalysisProvider(config, {
+      apiKey: () =>
+        readCredential(deps.store, deps.masterKey, "text_analysis", config.auth, deps.env),
+      fetch: deps.fetch,
+      sleep: deps.sleep,
+    });
+    this.redaction = {
+      cryptoAddresses: config.security.redactCryptoAddresses,
+      phoneRegions: ["US", "GB", "DE", "FR", "ES", "IT"],
+    };
+    const name = "veriflow_analysis_clm_violations_total";
+    this.clmViolations =
+      (deps.registry.getSingleMetric(name) as Counter<"kind"> | undefined) ??
+      new Counter({
+        name,
+        help: "CLM rule violations found in text-analysis outputs, by document kind",
+        labelNames: ["kind"],
+        registers: [deps.registry],
+      });
+  }
+
+  private now(): number {
+    return (this.deps.clock ?? Date.now)();
+  }
+
+  async analyze(request: AnalysisRequest): Promise<AnalysisView> {
+    const { store, masterKey, logger } = this.deps;
+    if (request.workflowId) {
+      const [wf] = await store.query(
+        "SELECT 1 FROM workflow_executions WHERE id = $1 AND api_key_id = $2",
+        [request.workflowId, request.apiKeyId],
+      );
+      if (!wf)
+        throw new ApiError(
+          404,
+          "WORKFLOW_NOT_FOUND",
+          `no workflow ${request.workflowId} for this API key`,
+        );
+    }
+    const bucket = await takeToken(store, BUCKET, this.config.rateLimit, this.now());
+    if (!bucket.allowed)
+      throw new ApiError(
+        429,
+        "RATE_LIMITED",
+        `the text-analysis integration allows ${this.config.rateLimit.rpm} requests per minute (burst ${this.config.rateLimit.burst}) across all relayer processes`,
+        { retry_in: bucket.retryAfterSeconds },
+        { "Retry-After": String(bucket.retryAfterSeconds) },
+      );
+
+    // Fail closed: a detector failure stops here, before anything is sent.
+    let redacted;
+    let instructions;
+    try {
+      redacted = redact(request.text, this.redaction);
+      instructions =
+        request.instructions === undefined
+          ? undefined
+          : redact(request.instructions, this.redaction, redacted.placeholders);
+    } catch (err) {
+      if (!(err instanceof RedactionError)) throw err;
+      logger.error({ err: err.cause }, "redaction failed; nothing was sent");
+      throw new ApiError(422, "REDACTION_FAILED", err.message);
+    }
+    const placeholders = instructions?.placeholders ?? redacted.placeholders;
+    const inputSha256 = createHash("sha256").update(request.text, "utf8").digest("hex");
+
+    await this.refuseWhileOpen();
+    const score = await this.guard(() => this.provider.biasScore(redacted.text));
+    if (score > this.config.biasThreshold) {
+      await recordIncident(store, {
+        apiKeyId: request.apiKeyId,
+        kind: "bias_rejected",
+        inputSha256,
+        score,
+        threshold: this.config.biasThreshold,
+      });
+      logger.warn(
+        {
+          incident: "bias_rejected",
+          input_sha256: inputSha256,
+          score,
+          threshold: this.config.biasThreshold,
+        },
+        "text-analysis input rejected by the bias pre-check",
+      );
+      throw new ApiError(
+        422,
+        "BIAS_REJECTED",
+        `the provider's bias score of the input (${score}) is above the threshold ${this.config.biasThreshold}; nothing was sent for analysis`,
+      );
+    }
+
+    const route = routeText(request.text, this.config.models);
+    const messages = [
+      { role: "system", content: SYSTEM_PROMPT },
+      ...(instructions ? [{ role: "system", content: instructions.text }] : []),
+      { role: "user", content: redacted.text },
+    ];
+    let completion: Completion;
+    let model = route.model;
+    let fallbackReason: string | null = null;
+    try {
+      completion = await this.guard(() => this.provider.complete(route.model, messages));
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== "ANALYSIS_PROVIDER_UNAVAILABLE") throw err;
+      fallbackReason = `${route.model}: ${String(err.extra.reason)}`;
+      model = this.config.fallbackModel;
+      logger.warn(
+        { model: route.model, fallback: model, reason: err.extra.reason },
+        "text analysis falls back",
+      );
+      completion = await this.guard(() => this.provider.complete(model, messages));
+    }
+
+    // Output checks: personal data the model wrote (not a placeholder), the legal rules, UBEN.
+    const leaks = findPii(completion.content, this.redaction);
+    const leakage = leaks.length > 0;
+    const output = leakage
+      ? redact(completion.content, this.redaction, placeholders)
+      : { text: completion.content, placeholders };
+    const violations = this.config.rules
+      ? checkRules(this.config.rules, request.text, completion.content)
+      : [];
+    const outputScore = await this.guard(() => this.provider.biasScore(output.text));
+    const checks: AuditRecord["compliance_checks"] = {
+      clm_violations: violations.length,
+      uben_compliance: outputScore <= this.config.biasThreshold && !leakage ? "passed" : "failed",
+      pii_leakage: leakage,
+    };
+    const alerts: AnalysisView["alerts"] = [];
+    if (violations.length) {
+      for (const v of violations) this.clmViolations.inc({ kind: v.kind });
+      alerts.push({
+        type: "CLM Rule Violation",
+        detail: `${violations.map((v) => `${v.kind}: ${v.rule} /${v.pattern}/`).join("; ")}: ${CLM_ADVICE}`,
+      });
+    }
+    if (leakage)
+      alerts.push({
+        type: "PII Leakage",
+        detail: `the model's output held ${leaks.length} piece(s) of personal data (${[...new Set(leaks.map((l) => l.type))].join(", ")}); they were redacted`,
+      });
+    const returned = this.config.security.restorePlaceholders
+      ? restore(output.text, output.placeholders)
+      : output.text;
+
+    const id = `an_${ulid(this.now())}`;
+    const providerTokens = completion.promptTokens + completion.completionTokens;
+    const record: AuditRecord = {
+      timestamp: new Date(this.now()).toISOString(),
+      model: completion.modelVersion,
+      input_sha256: inputSha256,
+      output_token_count: completion.completionTokens,
+      compliance_checks: checks,
+      cost_breakdown: {
+        provider_tokens: providerTokens,
+        platform_units: completion.costUnits ?? Math.round(providerTokens) / 1000,
+      },
+    };
+    const row = await store.transaction(async (tx) => {
+      const entry = await appendAudit(tx, { apiKeyId: request.apiKeyId, analysisId: id, record });
+      const row: AnalysisRow = {
+        id,
+        api_key_id: request.apiKeyId,
+        workflow_id: request.workflowId ?? null,
+        model,
+        model_version: completion.modelVersion,
+        route_reason: route.reason,
+        fallback_reason: fallbackReason,
+        redactions: redacted.counts,
+        compliance_checks: checks,
+        alerts,
+        output_blob: encryptSecret(masterKey, returned, `${id}:output`),
+        input_blob: encryptSecret(masterKey, redacted.text, `${id}:input`),
+        audit_id: entry.id,
+        created_at: record.timestamp,
+      };
+      await insertAnalysis(tx, row);
+      return row;
+    });
+    return this.view(row, returned);
+  }
+
+  async get(id: string, apiKeyId: string): Promise<AnalysisView> {
+    const row = await findAnalysis(this.deps.store, id, apiKeyId);
+    if (!row) throw new ApiError(404, "ANALYSIS_NOT_FOUND", `no analysis ${id} for this API key`);
+    return this.view(row, decryptSecret(this.deps.masterKey, row.output_blob, `${id}:output`));
+  }
+
+  private view(row: AnalysisRow, output: string): AnalysisView {
+    return {
+      analysis_id: row.id,
+      workflow_id: row.workflow_id,
+      model: row.model,
+      model_version: row.model_version,
+      route: row.fallback_reason ? "fallback" : (row.route_reason as RouteDecision["reason"]),
+      fallback_reason: row.fallback_reason,
+      output,
+      redactions: row.redactions,
+      compliance_checks: row.compliance_checks,
+      alerts: row.alerts,
+      audit_id: row.audit_id,
+      created_at: row.created_at,
+    };
+  }
+
+  audit(query: {
+    apiKeyId: string;
+    from?: string;
+    to?: string;
+    afterSeq?: number;
+    limit: number;
+  }): Promise<AuditEntry[]> {
+    return listAudit(this.deps.store, query);
+  }
+
+  /** The analyses an execution's final report lists. */
+  forReport(workflowId: string) {
+    return analysesOfWorkflow(this.deps.store, workflowId);
+  }
+
+  anchor() {
+    return anchorAuditHead(this.deps.store, this.target, this.now());
+  }
+
+  /** Epoch ms of the latest anchor of the audit chain's head, or null before the first. */
+  async lastAnchorAt(): Promise<number | null> {
+    const [row] = await this.deps.store.query<{ at: string | null }>(
+      "SELECT max(anchored_at) AS at FROM analysis_audit_anchors",
+    );
+    return row?.at ? new Date(row.at).getTime() : null;
+  }
+
+  /** Waits for breaker reports still on their way to the chain. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.reports]);
+  }
+
+  prune(): Promise<number> {
+    return pruneAudit(this.deps.store, new Date(this.now() - this.config.audit.retentionMs));
+  }
+
+  verify(): Promise<ChainVerification> {
+    return verifyAuditChain(this.deps.store, this.target.registry);
+  }
+
+  private async refuseWhileOpen(): Promise<void> {
+    const now = this.now();
+    if (!this.breakerState || now - this.breakerState.at > BREAKER_CACHE_MS)
+      this.breakerState = { open: await this.breaker.isOpen(), at: now };
+    if (this.breakerState.open)
+      throw new ApiError(
+        503,
+        "ANALYSIS_PROVIDER_UNAVAILABLE",
+        `the circuit of the text-analysis gateway ${this.breaker.gateway} is OPEN on chain; nothing was sent (it closes after the contract's cooldown)`,
+        { retry_in: 60 },
+      );
+  }
+
+  /** Runs a provider call; a final failure becomes the client's error (and a breaker report). */
+  private async guard<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (!(err instanceof ProviderError)) throw err;
+      throw this.toApiError(err.failure);
+    }
+  }
+
+  private toApiError(failure: ProviderFailure): ApiError {
+    const credential = `${this.config.auth.credentialId} (key_vault ${this.config.auth.keyVault})`;
+    switch (failure.kind) {
+      case "unauthorized":
+        return new ApiError(
+          502,
+          "ANALYSIS_PROVIDER_UNAUTHORIZED",
+          `the text-analysis provider refused the API key (401): rotate the credential ${credential}`,
+        );
+      case "forbidden":
+        return new ApiError(
+          502,
+          "ANALYSIS_PROVIDER_FORBIDDEN",
+          `the text-analysis provider refused the request (403): the relayer's source address may not be whitelisted at the provider, or the key ${credential} must be rotated`,
+        );
+      case "rate_limited":
+        return new ApiError(
+          429,
+          "ANALYSIS_PROVIDER_RATE_LIMITED",
+          `the text-analysis provider is rate limiting (429, Retry-After ${failure.retryAfterSeconds} s beyond the retry policy's max_delay)`,
+          { retry_in: failure.retryAfterSeconds },
+          { "Retry-After": String(failure.retryAfterSeconds) },
+        );
+      case "bad_response":
+        return new ApiError(
+          502,
+          "ANALYSIS_PROVIDER_BAD_RESPONSE",
+          `the text-analysis provider's answer does not follow the protocol: ${failure.reason}`,
+        );
+      case "unavailable":
+        this.breakerState = null;
+        {
+          const report = this.breaker
+            .reportFailure()
+            .catch((err: unknown) =>
+              this.deps.logger.error({ err }, "circuit breaker report failed"),
+            )
+            .finally(() => this.reports.delete(report));
+          this.reports.add(report);
+        }
+        return new ApiError(
+          503,
+          "ANALYSIS_PROVIDER_UNAVAILABLE",
+          `the text-analysis provider did not answer after the retry policy (${failure.reason})`,
+          { retry_in: Math.ceil(this.config.retry.maxDelayMs / 1000), reason: failure.reason },
+        );
+    }
+  }
+}

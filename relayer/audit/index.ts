@@ -1,0 +1,22 @@
+/**
+ * The auditor library: checks a signed final report from the chains alone (relayer/audit/audit.ts),
+ * and the on-chain evidence the relayer lists in its reports (relayer/audit/evidence.ts).
+ * `node.ts` opens the environment in Node (`npm run audit`); see README "Auditing an execution".
+ */
+export {
+  auditReport,
+  type AuditCheck,
+  type AuditEnvironment,
+  type AuditVerdict,
+  type CheckFamily,
+} from "./audit.ts";
+export {
+  collectEvidence,
+  decodeEvidenceEvents,
+  transactionEvidence,
+  type EvidenceChain,
+  type EvidenceEvent,
+  type TxEvidence,
+  type TxRef,
+} from "./evidence.ts";
+export { AuditInputError, parseAuditInput, type AuditedReport } from "./input.ts";

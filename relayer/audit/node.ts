@@ -1,0 +1,124 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { JsonRpcProvider, type InterfaceAbi } from "ethers";
+import type * as snarkjs from "snarkjs";
+import { chainsFileSchema } from "../chains/config.ts";
+import { readDeployment } from "../chains/deployments.ts";
+import { readAbis } from "../chains/index.ts";
+import { DEVNET_CHAINS } from "../devnet/chains.ts";
+import { PROJECT_ROOT } from "../devnet/artifacts.ts";
+import { DEVNET_CHAIN_NAMES } from "../devnet/plan.ts";
+import type { AuditEnvironment } from "./audit.ts";
+import type { EvidenceChain } from "./evidence.ts";
+import { AuditInputError } from "./input.ts";
+
+/**
+ * The auditor's environment in Node: read-only RPC access to the chains (a chains file in the
+ * relayer's format, whose operator keys it never reads, or the JSON-RPC devnet of `npm run devnet`
+ * with the repository's `deployments/`), the verification key and the verifier bytecode compiled
+ * from this repository.
+ */
+
+export const VERIFICATION_KEY_FILE = path.join(PROJECT_ROOT, "circuits/keys/execution.vkey.json");
+export const VERIFIER_ARTIFACT_FILE = path.join(
+  PROJECT_ROOT,
+  "artifacts/contracts/verifiers/ExecutionGroth16Verifier.sol/ExecutionGroth16Verifier.json",
+);
+
+interface ChainSource {
+  name: string;
+  chainId: number;
+  rpcUrl: string;
+  deploymentsDir: string;
+}
+
+async function readJson(file: string, what: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(file, "utf8"));
+  } catch (err) {
+    throw new AuditInputError(`cannot read ${what} ${file}: ${(err as Error).message}`);
+  }
+}
+
+async function chainSources(chainsFile: string | undefined): Promise<ChainSource[]> {
+  if (!chainsFile) {
+    return DEVNET_CHAIN_NAMES.map((name) => ({
+      name,
+      chainId: DEVNET_CHAINS[name].chainId,
+      rpcUrl: `http://127.0.0.1:${DEVNET_CHAINS[name].defaultPort}`,
+      deploymentsDir: path.join(PROJECT_ROOT, "deployments"),
+    }));
+  }
+  const parsed = chainsFileSchema.safeParse(await readJson(chainsFile, "chains file"));
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new AuditInputError(`invalid chains file ${chainsFile}: ${issues.join("; ")}`);
+  }
+  const base = path.dirname(path.resolve(chainsFile));
+  return parsed.data.chains.map((c) => ({
+    name: c.name,
+    chainId: c.chainId,
+    rpcUrl: c.rpcUrl,
+    deploymentsDir: path.resolve(base, c.deploymentsDir),
+  }));
+}
+
+export interface NodeAuditEnvironment extends AuditEnvironment {
+  close(): void;
+}
+
+/** Opens the auditor's chains and reads the keys; `close()` releases the providers. */
+export async function openAuditEnvironment(
+  options: { chainsFile?: string } = {},
+): Promise<NodeAuditEnvironment> {
+  const sources = await chainSources(options.chainsFile);
+  const providers: JsonRpcProvider[] = [];
+  try {
+    const chains: EvidenceChain[] = await Promise.all(
+      sources.map(async (s) => {
+        const provider = new JsonRpcProvider(s.rpcUrl, s.chainId, {
+          staticNetwork: true,
+          batchMaxCount: 1,
+        });
+        providers.push(provider);
+        const [deployment, abis] = await Promise.all([
+          readDeployment(s.deploymentsDir, s.chainId),
+          readAbis(s.deploymentsDir, s.chainId),
+        ]);
+        return {
+          name: s.name,
+          chainId: s.chainId,
+          provider,
+          deployment,
+          abi: (name: string) => {
+            const abi = abis[name];
+            if (!abi) throw new Error(`no ABI ${name} in ${s.deploymentsDir}/${s.chainId}`);
+            return abi as InterfaceAbi;
+          },
+        };
+      }),
+    );
+    return {
+      chains,
+      ...(await readAuditKeys()),
+      close: () => providers.forEach((p) => p.destroy()),
+    };
+  } catch (err) {
+    providers.forEach((p) => p.destroy());
+    throw err instanceof AuditInputError ? err : new AuditInputError((err as Error).message);
+  }
+}
+
+/** The verification key and the compiled verifier's runtime bytecode, from this repository. */
+export async function readAuditKeys(): Promise<
+  Pick<AuditEnvironment, "verificationKey" | "verifierBytecode">
+> {
+  const [vkey, artifact] = await Promise.all([
+    readJson(VERIFICATION_KEY_FILE, "verification key"),
+    readJson(VERIFIER_ARTIFACT_FILE, "verifier artifact (run `npx hardhat build`)"),
+  ]);
+  return {
+    verificationKey: vkey as snarkjs.VerificationKey,
+    verifierBytecode: (artifact as { deployedBytecode: string }).deployedBytecode,
+  };
+}

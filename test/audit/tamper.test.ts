@@ -1,0 +1,398 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import { hexlify, randomBytes, Wallet, type JsonRpcApiProvider } from "ethers";
+import { readAbis } from "../../relayer/chains/index.ts";
+import { writeDeployment } from "../../relayer/chains/deployments.ts";
+import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
+import { serveJsonRpc, type RpcBridge } from "../fixtures/rpc-bridge.ts";
+import { auditReport, type AuditVerdict } from "../../relayer/audit/index.ts";
+import type { SignedReport } from "../../relayer/execution/report.ts";
+import { openAuditWorld, type AuditWorld } from "./fixtures.ts";
+
+/**
+ * The auditor on real chains: a genuine report passes every check; each forged report fails
+ * with the check that catches it, including forgeries a dishonest relayer re-signs with its own
+ * key (valid CID and signature, so only the chain can expose them).
+ */
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const failed = (verdict: AuditVerdict) => verdict.checks.filter((c) => !c.ok).map((c) => c.id);
+
+/** A decimal amount plus one unit in its last place (a minimal forgery). */
+function bump(amount: string): string {
+  const [whole, fraction = ""] = amount.split(".");
+  if (!fraction || /^0*$/.test(fraction)) return `${BigInt(whole!) + 1n}.0`;
+  const digits = BigInt(whole! + fraction) + 1n;
+  const text = digits.toString().padStart(fraction.length + 1, "0");
+  return `${text.slice(0, -fraction.length)}.${text.slice(-fraction.length)}`;
+}
+
+describe("# auditor: genuine and forged reports (embedded devnet)", function () {
+  this.timeout(600_000);
+  let world: AuditWorld;
+  let genuine: SignedReport;
+  let other: SignedReport;
+
+  before(async function () {
+    world = await openAuditWorld();
+    genuine = await world.execute("key_audit_a");
+    other = await world.execute("key_audit_b", "2000");
+  });
+  after(async function () {
+    await world?.close();
+  });
+
+  it("should pass every check of a genuine report, and of its GET /v1/workflows/{id} envelope", async function () {
+    const verdict = await auditReport(genuine, world.env);
+    expect(failed(verdict), JSON.stringify(verdict.checks, null, 1)).to.deep.equal([]);
+    expect(verdict.ok).to.equal(true);
+    expect(verdict.checks.map((c) => c.id)).to.include.members([
+      "cid",
+      "signature",
+      "proof",
+      "verifier",
+      "attestation",
+      "commitments",
+      "constraints",
+      "transactions",
+      "action[0]",
+      "action[1]",
+      "action[2]",
+      "bridge[2]",
+      "action[3]",
+      "interaction[0]",
+    ]);
+    const envelope = {
+      cid: genuine.artifact_id,
+      signer: genuine.signer,
+      signature: genuine.signature,
+      report: genuine,
+    };
+    expect((await auditReport(envelope, world.env)).ok).to.equal(true);
+    expect((await auditReport(other, world.env)).ok).to.equal(true);
+  });
+
+  it("should list in the report every committed transaction as the chain holds it, approvals included", async function () {
+    const evidence = genuine.evidence as Json;
+    const transactions = evidence.transactions as Json[];
+    const listed = (genuine.actions as Json[]).flatMap((a) => a.result.txs as Json[]);
+    expect(transactions.map((t) => t.hash)).to.deep.equal([
+      ...listed.map((t) => t.hash),
+      (genuine.attestation as Json).tx_hash,
+    ]);
+    expect(transactions.map((t) => t.kind)).to.include.members([
+      "approve",
+      "swap",
+      "bridge-deposit",
+      "bridge-release",
+      "multisend",
+      "attest",
+    ]);
+    for (const tx of transactions) {
+      expect(tx.status).to.equal("success");
+      expect(tx.block_number).to.be.a("number");
+      const chain = world.engine.chains.byId(tx.chain_id);
+      const receipt = await chain.provider.getTransactionReceipt(tx.hash);
+      expect(receipt!.from).to.equal(tx.from);
+      expect(receipt!.blockNumber).to.equal(tx.block_number);
+    }
+    const names = (kind: string) =>
+      transactions
+        .filter((t) => t.kind === kind)
+        .flatMap((t) => (t.events as Json[]).map((e) => e.event));
+    expect(names("approve")).to.include("Approval");
+    expect(names("swap")).to.include.members(["Transfer", "Swap"]);
+    expect(names("bridge-deposit")).to.include.members(["Transfer", "Deposited"]);
+    expect(names("bridge-release")).to.include("Released");
+    expect(names("multisend")).to.include.members(["Transfer", "Dispersed"]);
+    expect(names("attest")).to.include("ExecutionAttested");
+    expect(evidence.account).to.equal(transactions[0]!.from);
+  });
+
+  type Forgery = {
+    name: string;
+    /** Whether the forger re-signs it with the relayer's operator key (a dishonest relayer). */
+    resign: boolean;
+    forge(report: Json): void | Promise<void>;
+    /** Checks that must fail. */
+    caught: string[];
+  };
+
+  const action = (r: Json, index: number) => (r.actions as Json[])[index]!;
+  const submitted = (r: Json, index: number) => (r.workflow.actions as Json[])[index]!;
+  const txOf = (r: Json, index: number, kind: string) =>
+    (action(r, index).result.txs as Json[]).find((t) => t.kind === kind)!;
+
+  const forgeries: Forgery[] = [
+    {
+      name: "an amount changed without re-signing",
+      resign: false,
+      forge: (r) => void (action(r, 1).result.amount_out = bump(action(r, 1).result.amount_out)),
+      caught: ["cid"],
+    },
+    {
+      name: "re-signed by a key the chain does not recognise",
+      resign: false,
+      forge: async (r) => {
+        const stranger = Wallet.createRandom();
+        r.signer = stranger.address;
+        r.signature = await stranger.signMessage(r.artifact_id);
+      },
+      caught: ["signature"],
+    },
+    {
+      name: "a changed amount out",
+      resign: true,
+      forge: (r) => void (action(r, 1).result.amount_out = bump(action(r, 1).result.amount_out)),
+      caught: ["commitments", "action[1]"],
+    },
+    {
+      name: "a changed multisend recipient",
+      resign: true,
+      forge: (r) => {
+        const forged = Wallet.createRandom().address;
+        action(r, 3).result.recipients[1].address = forged;
+        submitted(r, 3).recipients[1].address = forged;
+      },
+      caught: ["commitments", "action[3]"],
+    },
+    {
+      name: "a changed amount paid to a recipient",
+      resign: true,
+      forge: (r) => {
+        const paid = action(r, 3).result.recipients[0];
+        paid.amount = bump(paid.amount);
+      },
+      caught: ["commitments", "action[3]"],
+    },
+    {
+      name: "a swap hash replaced by a real transaction of another execution",
+      resign: true,
+      forge: (r) => {
+        const theirs = txOf(other, 1, "swap").hash as string;
+        const ours = txOf(r, 1, "swap");
+        r.tx_hashes = (r.tx_hashes as string[]).map((h) => (h === ours.hash ? theirs : h));
+        ours.hash = theirs;
+        ours.chainId = txOf(other, 1, "swap").chainId;
+      },
+      caught: ["commitments", "transactions", "action[1]"],
+    },
+    {
+      name: "a dropped action",
+      resign: true,
+      forge: (r) => {
+        r.actions = (r.actions as Json[]).slice(0, 3);
+        r.workflow.actions = (r.workflow.actions as Json[]).slice(0, 3);
+      },
+      caught: ["commitments"],
+    },
+    {
+      name: "a changed slippage (workflow and result)",
+      resign: true,
+      forge: (r) => {
+        submitted(r, 1).slippageBps = 5000;
+        action(r, 1).result.slippage_bps = 5000;
+      },
+      caught: ["commitments"],
+    },
+    {
+      name: "a changed quote",
+      resign: true,
+      forge: (r) => void (action(r, 0).result.quoted_out = bump(action(r, 0).result.quoted_out)),
+      caught: ["commitments"],
+    },
+    {
+      name: "another execution's proof, signals and attestation",
+      resign: true,
+      forge: (r) => {
+        r.zk_proof = other.zk_proof;
+        r.public_signals = other.public_signals;
+        r.attestation = other.attestation;
+      },
+      caught: ["attestation", "commitments"],
+    },
+    {
+      name: "another execution's proof and commitments under this execution's attestation",
+      resign: true,
+      forge: (r) => {
+        r.zk_proof = other.zk_proof;
+        r.public_signals = other.public_signals;
+      },
+      caught: ["attestation", "commitments"],
+    },
+    {
+      name: "a different salt",
+      resign: true,
+      forge: (r) => void (r.attestation.salt = (BigInt(r.attestation.salt) + 1n).toString()),
+      caught: ["commitments"],
+    },
+    {
+      name: "a bridge release that never happened",
+      resign: true,
+      forge: (r) => {
+        const fake = hexlify(randomBytes(32));
+        const release = txOf(r, 2, "bridge-release");
+        r.tx_hashes = (r.tx_hashes as string[]).map((h) => (h === release.hash ? fake : h));
+        action(r, 2).result.dest_tx = fake;
+        release.hash = fake;
+      },
+      caught: ["commitments", "transactions", "bridge[2]"],
+    },
+    {
+      name: "an API interaction pointing at another registry",
+      resign: true,
+      forge: (r) => {
+        const chain = world.engine.chains.byId(r.api_interactions[0].chain_id);
+        r.api_interactions[0].registry = chain.deployment.contracts.CircuitBreakerGateway!.address;
+      },
+      caught: ["interaction[0]"],
+    },
+  ];
+
+  for (const forgery of forgeries) {
+    it(`should fail ${forgery.caught.join(", ")} on ${forgery.name}`, async function () {
+      const copy = structuredClone(genuine) as Json;
+      await forgery.forge(copy);
+      const report = forgery.resign ? await world.resign(copy) : copy;
+      const verdict = await auditReport(report, world.env);
+      expect(verdict.ok).to.equal(false);
+      expect(failed(verdict), JSON.stringify(verdict.checks, null, 1)).to.include.members(
+        forgery.caught,
+      );
+      if (forgery.resign) {
+        // The dishonest relayer's own key: CID and signature hold, the chain does not.
+        expect(failed(verdict)).to.not.include("cid");
+        expect(failed(verdict)).to.not.include("signature");
+      }
+    });
+  }
+
+  it("should fail the cid check on an envelope whose CID is not its report's", async function () {
+    const envelope = {
+      cid: other.artifact_id,
+      signer: genuine.signer,
+      signature: genuine.signature,
+      report: genuine,
+    };
+    expect(failed(await auditReport(envelope, world.env))).to.deep.equal(["cid"]);
+  });
+
+  describe("# the audit command (npm run audit, veriflow-audit)", function () {
+    let dir: string;
+    let bridges: RpcBridge[] = [];
+    let chainsFile: string;
+
+    /** Runs scripts/audit.ts as a child process (the same Node that runs the tests). */
+    const audit = (...args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+        const child = spawn(
+          process.execPath,
+          [path.join(PROJECT_ROOT, "scripts/audit.ts"), ...args],
+          {
+            stdio: ["ignore", "pipe", "pipe"],
+          },
+        );
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+      });
+
+    before(async function () {
+      dir = await mkdtemp(path.join(tmpdir(), "vf-audit-"));
+      const chains = world.engine.chains.list();
+      // In-process chains are reached through ethers BrowserProviders (JSON-RPC API providers).
+      bridges = await Promise.all(
+        chains.map((c) => serveJsonRpc(c.provider as JsonRpcApiProvider)),
+      );
+      for (const c of chains)
+        await writeDeployment(
+          path.join(dir, "deployments"),
+          c.deployment,
+          await readAbis(path.join(PROJECT_ROOT, "deployments"), c.chainId),
+        );
+      chainsFile = path.join(dir, "chains.json");
+      // The relayer's chains file format; the auditor never reads the operator key it references.
+      await writeFile(
+        chainsFile,
+        JSON.stringify({
+          chains: chains.map((c, i) => ({
+            name: c.name,
+            chainId: c.chainId,
+            rpcUrl: bridges[i]!.url,
+            operatorKey: { env: "VERIFLOW_OPERATOR_KEY_UNSET" },
+            deploymentsDir: "deployments",
+          })),
+        }),
+      );
+      await writeFile(
+        path.join(dir, "envelope.json"),
+        JSON.stringify({
+          cid: genuine.artifact_id,
+          signer: genuine.signer,
+          signature: genuine.signature,
+          report: genuine,
+        }),
+      );
+      const forged = structuredClone(genuine) as Json;
+      forged.attestation.salt = "1";
+      await writeFile(path.join(dir, "forged.json"), JSON.stringify(await world.resign(forged)));
+    });
+    after(async function () {
+      await Promise.all(bridges.map((b) => b.close()));
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it("should print one PASS line per check and exit 0 on the genuine report envelope", async function () {
+      const run = await audit(path.join(dir, "envelope.json"), "--chains", chainsFile);
+      expect(run.code, run.stderr + run.stdout).to.equal(0);
+      const lines = run.stdout.trim().split("\n");
+      expect(lines.at(-1)).to.match(/^verdict: PASS: wf_/);
+      expect(lines.slice(0, -1).every((l) => l.startsWith("PASS  "))).to.equal(true);
+      expect(lines.some((l) => /^PASS {2}proof /.test(l))).to.equal(true);
+    });
+
+    it("should exit 1 naming the failing check on a forged report, and print the verdict as JSON with --json", async function () {
+      const run = await audit(path.join(dir, "forged.json"), "--chains", chainsFile);
+      expect(run.code).to.equal(1);
+      expect(run.stdout).to.match(
+        /^FAIL {2}commitments +the claim rebuilt from the report does not open/m,
+      );
+      expect(run.stdout.trim().split("\n").at(-1)).to.match(/^verdict: FAIL: /);
+      const json = await audit(path.join(dir, "forged.json"), "--chains", chainsFile, "--json");
+      expect(json.code).to.equal(1);
+      const verdict = JSON.parse(json.stdout) as {
+        ok: boolean;
+        checks: { id: string; ok: boolean }[];
+      };
+      expect(verdict.ok).to.equal(false);
+      expect(verdict.checks.find((c) => c.id === "commitments")!.ok).to.equal(false);
+    });
+
+    it("should exit 2 on usage and input errors", async function () {
+      expect((await audit()).code).to.equal(2);
+      expect((await audit("a.json", "b.json")).code).to.equal(2);
+      expect((await audit(path.join(dir, "envelope.json"), "--bogus")).code).to.equal(2);
+      const missing = await audit(path.join(dir, "missing.json"), "--chains", chainsFile);
+      expect(missing.code).to.equal(2);
+      expect(missing.stderr).to.match(/cannot read/);
+      await writeFile(path.join(dir, "not-a-report.json"), JSON.stringify({ hello: "world" }));
+      const wrong = await audit(path.join(dir, "not-a-report.json"), "--chains", chainsFile);
+      expect(wrong.code).to.equal(2);
+      expect(wrong.stderr).to.match(/not a signed Veriflow execution report/);
+      const badChains = await audit(
+        path.join(dir, "envelope.json"),
+        "--chains",
+        path.join(dir, "envelope.json"),
+      );
+      expect(badChains.code).to.equal(2);
+      expect(badChains.stderr).to.match(/invalid chains file/);
+    });
+  });
+});

@@ -1,0 +1,375 @@
+import { createHash } from "node:crypto";
+import { expect } from "chai";
+import { decryptSecret } from "../../../relayer/auth/secrets.ts";
+import { newApiKey } from "../../fixtures/relayer.ts";
+import {
+  FALLBACK_MODEL,
+  MODELS,
+  openAnalysisWorld,
+  type AnalysisWorld,
+} from "../../fixtures/analysis.ts";
+import { BIASED_MARKER } from "../../fixtures/standins/analysis-provider.ts";
+
+/**
+ * POST /v1/analysis, GET /v1/analysis/{id}, GET /v1/analysis/audit against the provider stand-in:
+ * redaction before anything leaves, the bias pre-check with its incident, routing, the provider's
+ * 401 / 403 / 429 / 5xx / dropped / slow answers with retries and the fallback model, encryption
+ * at rest, the audit records and owner-only reads.
+ */
+const CONTRACT = `Payment instruction from Jane Whitfield (jane.whitfield@example.com, +1 415 555 2671):
+please transfer EUR 12,500 to IBAN DE89 3704 0044 0532 0130 00 by Friday. Card on file 4111 1111 1111 1111.`;
+
+describe("# text analysis API (stand-in provider)", function () {
+  this.timeout(120_000);
+  let world: AnalysisWorld;
+
+  before(async function () {
+    world = await openAnalysisWorld({
+      label: "analysis-api",
+      textAnalysis: { rules: "rules.yaml" },
+      files: {
+        "rules.yaml": [
+          "kinds:",
+          "  payment_instruction:",
+          "    detect: ['\\btransfer\\b', 'IBAN']",
+          "    must_include: ['confirm the beneficiary']",
+          "  general:",
+          "    must_not_include: ['guarantee']",
+        ].join("\n"),
+      },
+    });
+  });
+  after(async function () {
+    await world?.close();
+  });
+  beforeEach(function () {
+    world.provider.hits.length = 0;
+  });
+
+  it("should redact, route, answer the spec's fields and send the provider no personal data", async function () {
+    const res = await world.post({
+      text: CONTRACT,
+      instructions: "Check the payment for Jane Whitfield.",
+    });
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(res.status, JSON.stringify(body)).to.equal(200);
+    expect(body).to.include.keys(
+      "analysis_id",
+      "model",
+      "model_version",
+      "output",
+      "redactions",
+      "compliance_checks",
+      "alerts",
+      "audit_id",
+    );
+    expect(body.model).to.equal(MODELS.general);
+    expect(body.route).to.equal("short");
+    const types = (body.redactions as Array<{ type: string }>).map((r) => r.type);
+    expect(types).to.include.members(["NAME", "EMAIL", "PHONE", "IBAN", "CARD"]);
+    // Two calls (moderation of the input, completion) and the output's moderation; none with PII.
+    expect(world.provider.hits.map((h) => h.path)).to.deep.equal([
+      "/v1/moderations",
+      "/v1/chat/completions",
+      "/v1/moderations",
+    ]);
+    for (const hit of world.provider.hits) {
+      for (const secret of ["Whitfield", "jane.whitfield", "555 2671", "3704 0044", "4111 1111"])
+        expect(hit.body).to.not.include(secret);
+    }
+    expect(world.provider.hits[1]!.body).to.include("[EMAIL_1]").and.include("[NAME_1]");
+    // The rules: a payment instruction must ask to confirm the beneficiary; the stand-in does not.
+    expect(body.compliance_checks).to.deep.equal({
+      clm_violations: 1,
+      uben_compliance: "passed",
+      pii_leakage: false,
+    });
+    const alerts = body.alerts as Array<{ type: string; detail: string }>;
+    expect(alerts.map((a) => a.type)).to.deep.equal(["CLM Rule Violation"]);
+    expect(alerts[0]!.detail).to.match(/update the legal rule sets.*manual audit/);
+    const metrics = await world.relayer.ctx.metrics.registry.getSingleMetricAsString(
+      "veriflow_analysis_clm_violations_total",
+    );
+    expect(metrics).to.match(/kind="payment_instruction"} [1-9]/);
+  });
+
+  it("should store no plaintext: output and redacted input are AES-256-GCM under the master key bound to the record id", async function () {
+    const res = await world.post({ text: CONTRACT });
+    const body = (await res.json()) as { analysis_id: string; output: string };
+    const [row] = await world.relayer.ctx.store.query<Record<string, string>>(
+      "SELECT * FROM analyses WHERE id = $1",
+      [body.analysis_id],
+    );
+    const dump = JSON.stringify(row);
+    for (const plain of ["Whitfield", "Review by", "[EMAIL_1]", "DE89", "characters"])
+      expect(dump).to.not.include(plain);
+    const key = world.relayer.ctx.masterKey;
+    expect(decryptSecret(key, row!.output_blob!, `${body.analysis_id}:output`)).to.equal(
+      body.output,
+    );
+    expect(decryptSecret(key, row!.input_blob!, `${body.analysis_id}:input`)).to.include(
+      "[IBAN_1]",
+    );
+    // Bound to its id: the blob under another id does not decrypt.
+    expect(() => decryptSecret(key, row!.output_blob!, "an_other:output")).to.throw();
+  });
+
+  it("should return an analysis again to its owner only", async function () {
+    const res = await world.post({ text: "Short note without personal data." });
+    const first = (await res.json()) as { analysis_id: string };
+    const again = await world.get(`/v1/analysis/${first.analysis_id}`);
+    expect(again.status).to.equal(200);
+    expect(await again.json()).to.deep.equal(first);
+    const other = await newApiKey(world.relayer.ctx);
+    const refused = await world.get(`/v1/analysis/${first.analysis_id}`, other);
+    expect(refused.status).to.equal(404);
+    expect(((await refused.json()) as { error: string }).error).to.equal("ANALYSIS_NOT_FOUND");
+  });
+
+  it("should write one audit record per analysis with exactly the spec's fields and no text", async function () {
+    const res = await world.post({ text: CONTRACT });
+    const body = (await res.json()) as { analysis_id: string; audit_id: string };
+    const list = await world.get(
+      `/v1/analysis/audit?from=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`,
+    );
+    expect(list.status).to.equal(200);
+    const { records } = (await list.json()) as { records: Array<Record<string, unknown>> };
+    const record = records.find((r) => r.audit_id === body.audit_id)!;
+    expect(record).to.not.equal(undefined);
+    expect(Object.keys(record).sort()).to.deep.equal(
+      [
+        "audit_id",
+        "analysis_id",
+        "timestamp",
+        "model",
+        "input_sha256",
+        "output_token_count",
+        "compliance_checks",
+        "cost_breakdown",
+        "seq",
+        "prev_hash",
+        "hash",
+      ].sort(),
+    );
+    expect(record.input_sha256).to.equal(createHash("sha256").update(CONTRACT).digest("hex"));
+    expect(new Date(record.timestamp as string).toISOString()).to.equal(record.timestamp);
+    expect(record.output_token_count).to.be.a("number").greaterThan(0);
+    expect(Object.keys(record.cost_breakdown as object).sort()).to.deep.equal([
+      "platform_units",
+      "provider_tokens",
+    ]);
+    expect(JSON.stringify(record)).to.not.include("Whitfield");
+    // Another key sees none of these records.
+    const other = await newApiKey(world.relayer.ctx);
+    const theirs = await world.get("/v1/analysis/audit", other);
+    expect(((await theirs.json()) as { records: unknown[] }).records).to.deep.equal([]);
+  });
+
+  it("should page the audit records with a cursor", async function () {
+    for (let i = 0; i < 3; i++) await world.post({ text: `Note ${i}` });
+    const first = (await (await world.get("/v1/analysis/audit?limit=2")).json()) as {
+      records: Array<{ seq: number }>;
+      next_cursor: string;
+    };
+    expect(first.records).to.have.length(2);
+    const second = (await (
+      await world.get(`/v1/analysis/audit?limit=2&cursor=${first.next_cursor}`)
+    ).json()) as {
+      records: Array<{ seq: number }>;
+    };
+    expect(second.records[0]!.seq).to.be.greaterThan(first.records[1]!.seq);
+    const bad = await world.get("/v1/analysis/audit?cursor=nope");
+    expect(bad.status).to.equal(400);
+  });
+
+  it("should reject a biased input with 422 BIAS_REJECTED, send nothing for completion and log an incident with the text's SHA-256 only", async function () {
+    const text = `${BIASED_MARKER} Applicants from that neighbourhood are unreliable.`;
+    const res = await world.post({ text });
+    expect(res.status).to.equal(422);
+    const body = (await res.json()) as { error: string; detail: string };
+    expect(body.error).to.equal("BIAS_REJECTED");
+    expect(world.provider.hits.map((h) => h.path)).to.deep.equal(["/v1/moderations"]);
+    const incidents = await world.relayer.ctx.store.query<Record<string, unknown>>(
+      "SELECT * FROM analysis_incidents ORDER BY id DESC LIMIT 1",
+    );
+    expect(incidents[0]!.input_sha256).to.equal(createHash("sha256").update(text).digest("hex"));
+    expect(JSON.stringify(incidents)).to.not.include("neighbourhood");
+  });
+
+  it("should accept a score exactly at the threshold (rejection is strictly greater)", async function () {
+    world.provider.bias = (input) => (input.includes("edge") ? 0.7 : 0.05);
+    try {
+      const res = await world.post({ text: "An edge case." });
+      expect(res.status).to.equal(200);
+    } finally {
+      world.provider.bias = (input) => (input.includes(BIASED_MARKER) ? 0.92 : 0.05);
+    }
+  });
+
+  it("should route NDA texts to the ultra model and 2000+ characters to the in-house model", async function () {
+    const nda = (await (await world.post({ text: "Please review this NDA." })).json()) as {
+      model: string;
+      route: string;
+    };
+    expect([nda.model, nda.route]).to.deep.equal([MODELS.ultra, "nda"]);
+    const agenda = (await (await world.post({ text: "The AGENDA for Monday." })).json()) as {
+      model: string;
+    };
+    expect(agenda.model).to.equal(MODELS.general);
+    const long = (await (await world.post({ text: "a".repeat(2000) })).json()) as {
+      model: string;
+      route: string;
+    };
+    expect([long.model, long.route]).to.deep.equal([MODELS.in_house, "long"]);
+    const short = (await (await world.post({ text: "a".repeat(1999) })).json()) as {
+      model: string;
+    };
+    expect(short.model).to.equal(MODELS.general);
+  });
+
+  it("should retry a 5xx and answer from the routed model when a retry succeeds", async function () {
+    world.provider.failNext(503, 1);
+    const res = await world.post({ text: "Retry me." });
+    const body = (await res.json()) as { model: string; fallback_reason: string | null };
+    expect(res.status).to.equal(200);
+    expect(body.model).to.equal(MODELS.general);
+    expect(body.fallback_reason).to.equal(null);
+    expect(world.provider.hits.filter((h) => h.path === "/v1/moderations")).to.have.length(3);
+  });
+
+  it("should fall back to fallback_model after the retry policy on 5xx, and say so in the answer and the audit record", async function () {
+    world.provider.failModel(MODELS.general, 502);
+    try {
+      const res = await world.post({ text: "Fallback please." });
+      const body = (await res.json()) as {
+        model: string;
+        route: string;
+        fallback_reason: string;
+        audit_id: string;
+      };
+      expect(res.status, JSON.stringify(body)).to.equal(200);
+      expect(body.model).to.equal(FALLBACK_MODEL);
+      expect(body.route).to.equal("fallback");
+      expect(body.fallback_reason).to.match(/general-2025-08-01.*HTTP 502/);
+      const completions = world.provider.hits.filter((h) => h.path === "/v1/chat/completions");
+      expect(completions.map((h) => h.model)).to.deep.equal([
+        MODELS.general,
+        MODELS.general,
+        MODELS.general,
+        FALLBACK_MODEL,
+      ]);
+      const { records } = (await (await world.get("/v1/analysis/audit?limit=500")).json()) as {
+        records: Array<{ audit_id: string; model: string }>;
+      };
+      expect(records.find((r) => r.audit_id === body.audit_id)!.model).to.equal(FALLBACK_MODEL);
+    } finally {
+      world.provider.failModel(MODELS.general, null);
+    }
+  });
+
+  it("should fall back on dropped connections and on timeouts", async function () {
+    world.provider.failModel(MODELS.general, "drop");
+    try {
+      const dropped = (await (await world.post({ text: "Dropped." })).json()) as { model: string };
+      expect(dropped.model).to.equal(FALLBACK_MODEL);
+    } finally {
+      world.provider.failModel(MODELS.general, null);
+    }
+    world.provider.slowMs = 1_500;
+    world.provider.failModel(MODELS.general, "slow");
+    try {
+      const slow = (await (await world.post({ text: "Slow." })).json()) as {
+        model: string;
+        fallback_reason: string;
+      };
+      expect(slow.model).to.equal(FALLBACK_MODEL);
+      expect(slow.fallback_reason).to.match(/no answer within 1000 ms/);
+    } finally {
+      world.provider.failModel(MODELS.general, null);
+    }
+  });
+
+  it("should answer 503 with retry_in when the provider stays down after retries and the fallback", async function () {
+    world.provider.failModel(MODELS.general, 500);
+    world.provider.failModel(FALLBACK_MODEL, 500);
+    const count = () => world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
+    const before = await count();
+    try {
+      const res = await world.post({ text: "Down." });
+      const body = (await res.json()) as { error: string; retry_in: number };
+      expect(res.status).to.equal(503);
+      expect(body.error).to.equal("ANALYSIS_PROVIDER_UNAVAILABLE");
+      expect(body.retry_in).to.be.a("number").greaterThan(0);
+      expect(await count()).to.deep.equal(before);
+    } finally {
+      world.provider.failModel(MODELS.general, null);
+      world.provider.failModel(FALLBACK_MODEL, null);
+    }
+  });
+
+  it("should turn a provider 401 into a rotate-the-credential error and a 403 into one naming both causes", async function () {
+    world.provider.failNext(401);
+    const unauthorized = await world.post({ text: "Hello." });
+    const u = (await unauthorized.json()) as { error: string; detail: string };
+    expect([unauthorized.status, u.error]).to.deep.equal([502, "ANALYSIS_PROVIDER_UNAUTHORIZED"]);
+    expect(u.detail).to.match(/rotate the credential analysis-key/);
+    expect(u.detail).to.not.include("sk-standin");
+    world.provider.failNext(403);
+    const forbidden = await world.post({ text: "Hello." });
+    const f = (await forbidden.json()) as { error: string; detail: string };
+    expect([forbidden.status, f.error]).to.deep.equal([502, "ANALYSIS_PROVIDER_FORBIDDEN"]);
+    expect(f.detail)
+      .to.match(/whitelisted/)
+      .and.match(/rotated/);
+    // Neither was retried nor sent on for completion.
+    expect(world.provider.hits.filter((h) => h.path === "/v1/chat/completions")).to.have.length(0);
+  });
+
+  it("should honour a provider 429 Retry-After within the retry policy, and pass it on beyond max_delay", async function () {
+    world.provider.retryAfter = 1;
+    world.provider.failNext(429);
+    const started = Date.now();
+    const ok = await world.post({ text: "Throttled once." });
+    expect(ok.status).to.equal(200);
+    expect(Date.now() - started).to.be.at.least(1_000);
+    const moderations = world.provider.hits.filter((h) => h.path === "/v1/moderations");
+    expect(moderations[1]!.at - moderations[0]!.at).to.be.at.least(990);
+
+    world.provider.retryAfter = 30;
+    world.provider.failNext(429);
+    const refused = await world.post({ text: "Throttled long." });
+    expect(refused.status).to.equal(429);
+    expect(refused.headers.get("Retry-After")).to.equal("30");
+    expect(((await refused.json()) as { error: string }).error).to.equal(
+      "ANALYSIS_PROVIDER_RATE_LIMITED",
+    );
+    world.provider.retryAfter = 1;
+  });
+
+  it("should refuse bad input with {error, detail} and store nothing", async function () {
+    const before = await world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
+    const cases: Array<[unknown, number, string]> = [
+      [{}, 400, "VALIDATION_FAILED"],
+      [{ text: "" }, 400, "VALIDATION_FAILED"],
+      [{ text: 5 }, 400, "VALIDATION_FAILED"],
+      [{ text: "x", extra: true }, 400, "VALIDATION_FAILED"],
+      [{ text: "é".repeat(131_073) }, 400, "VALIDATION_FAILED"],
+      [{ text: "x", workflow_id: "wf_nope" }, 400, "VALIDATION_FAILED"],
+      [{ text: "x", workflow_id: "wf_01JA0000000000000000000000" }, 404, "WORKFLOW_NOT_FOUND"],
+    ];
+    for (const [body, status, error] of cases) {
+      const res = await world.post(body);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).to.equal(status);
+      const answer = (await res.json()) as { error: string; detail: string };
+      expect(answer.error).to.equal(error);
+      expect(answer.detail).to.be.a("string");
+    }
+    const unknown = await world.get("/v1/analysis/an_01JA0000000000000000000000");
+    expect(unknown.status).to.equal(404);
+    const malformed = await world.get("/v1/analysis/nope");
+    expect(malformed.status).to.equal(400);
+    const after = await world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
+    expect(after).to.deep.equal(before);
+    expect(world.provider.hits).to.deep.equal([]);
+  });
+});

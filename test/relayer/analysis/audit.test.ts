@@ -1,0 +1,159 @@
+import { randomBytes } from "node:crypto";
+import { expect } from "chai";
+import type { TextAnalysis } from "../../../relayer/analysis/index.ts";
+import { anchorIfDue } from "../../../relayer/analysis/worker.ts";
+import { createTestDatabase, type TestDatabase } from "../../fixtures/postgres.ts";
+import { openAnalysisWorld, type AnalysisWorld } from "../../fixtures/analysis.ts";
+
+describe("# text-analysis audit chain", function () {
+  this.timeout(120_000);
+  let now = Date.parse("2026-01-10T12:00:00Z");
+  let world: AnalysisWorld;
+  let analysis: TextAnalysis;
+
+  before(async function () {
+    world = await openAnalysisWorld({
+      label: "analysis-audit",
+      clock: () => now,
+      textAnalysis: { audit: { data_retention: "1h", anchor_interval: "10m" } },
+    });
+    // The relayer's own; the tests drive its scheduled work by hand.
+    analysis = world.relayer.ctx.analysis!;
+  });
+  after(async function () {
+    await world?.close();
+  });
+
+  it("should anchor the chain's head in ProofRegistry on its interval and verify every record from the chain", async function () {
+    for (let i = 0; i < 3; i++)
+      expect((await world.post({ text: `Memo ${i}` })).status).to.equal(200);
+    expect(await anchorIfDue(analysis, now)).to.equal(3);
+    // Within the interval nothing more is anchored, even after new records.
+    expect((await world.post({ text: "Memo 3" })).status).to.equal(200);
+    expect(await anchorIfDue(analysis, now + 60_000)).to.equal(null);
+    expect(await anchorIfDue(analysis, now + 11 * 60_000)).to.equal(4);
+    const verified = await analysis.verify();
+    expect(verified).to.include({ ok: true, checked: 4, anchorsVerified: 2 });
+    const [head] = await world.relayer.ctx.store.query<{ hash: string }>(
+      "SELECT hash FROM analysis_audit_head",
+    );
+    const batch = (await analysis.target.registry.getFunction("batchOf")(`0x${head!.hash}`)) as {
+      count: bigint;
+    };
+    expect(batch.count).to.equal(4n);
+  });
+
+  it("should refuse to update or delete an audit record", async function () {
+    const store = world.relayer.ctx.store;
+    let failure = "";
+    await store
+      .query("UPDATE analysis_audit SET record = '{}' WHERE seq = 1")
+      .catch((e: Error) => (failure = e.message));
+    expect(failure).to.match(/append-only/);
+    await store
+      .query("DELETE FROM analysis_audit WHERE seq = 1")
+      .catch((e: Error) => (failure = e.message));
+    expect(failure).to.match(/only through retention pruning/);
+  });
+
+  it("should detect a record altered or removed behind the trigger's back", async function () {
+    const store = world.relayer.ctx.store;
+    const [original] = await store.query<{ record: unknown }>(
+      "SELECT record FROM analysis_audit WHERE seq = 2",
+    );
+    await store.exec("ALTER TABLE analysis_audit DISABLE TRIGGER analysis_audit_append_only");
+    try {
+      await store.query(
+        "UPDATE analysis_audit SET record = jsonb_set(record, '{output_token_count}', '999') WHERE seq = 2",
+      );
+      expect(await analysis.verify()).to.include({ ok: false, brokenAt: 2 });
+      await store.query("UPDATE analysis_audit SET record = $1 WHERE seq = 2", [
+        JSON.stringify(original!.record),
+      ]);
+      expect((await analysis.verify()).ok).to.equal(true);
+      const [row] = await store.query<Record<string, unknown>>(
+        "SELECT * FROM analysis_audit WHERE seq = 3",
+      );
+      await store.query("DELETE FROM analysis_audit WHERE seq = 3");
+      const removed = await analysis.verify();
+      expect(removed).to.include({ ok: false, brokenAt: 3 });
+      expect(removed.problem).to.match(/missing/);
+      await store.query(
+        "INSERT INTO analysis_audit (seq, id, api_key_id, analysis_id, record, prev_hash, hash, recorded_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
+        [
+          row!.seq,
+          row!.id,
+          row!.api_key_id,
+          row!.analysis_id,
+          JSON.stringify(row!.record),
+          row!.prev_hash,
+          row!.hash,
+          row!.recorded_at,
+        ],
+      );
+    } finally {
+      await store.exec("ALTER TABLE analysis_audit ENABLE TRIGGER analysis_audit_append_only");
+    }
+    expect((await analysis.verify()).ok).to.equal(true);
+  });
+
+  it("should prune records past the retention up to an anchored head and keep the chain verifiable", async function () {
+    now += 2 * 3_600_000;
+    expect((await world.post({ text: "Fresh memo" })).status).to.equal(200);
+    expect(await analysis.prune()).to.equal(4);
+    const store = world.relayer.ctx.store;
+    const seqs = (
+      await store.query<{ seq: string }>("SELECT seq FROM analysis_audit ORDER BY seq")
+    ).map((r) => Number(r.seq));
+    expect(seqs).to.deep.equal([5]);
+    expect(
+      (await store.query<{ n: number }>("SELECT count(*)::int AS n FROM analyses"))[0]!.n,
+    ).to.equal(1);
+    const verified = await analysis.verify();
+    expect(verified).to.include({ ok: true, checked: 1 });
+    // The pruned prefix stays provable: the checkpoint is the anchored head at 4.
+    const [checkpoint] = await store.query<{ seq: string }>(
+      "SELECT seq FROM analysis_audit_checkpoint",
+    );
+    expect(Number(checkpoint!.seq)).to.equal(4);
+    // Nothing newer than the last anchor is pruned.
+    now += 2 * 3_600_000;
+    expect(await analysis.prune()).to.equal(0);
+  });
+});
+
+describe("# text-analysis rate limit shared by two relayers on one PostgreSQL", function () {
+  this.timeout(120_000);
+  let db: TestDatabase;
+  let a: AnalysisWorld;
+  let b: AnalysisWorld;
+
+  before(async function () {
+    db = await createTestDatabase("analysis_limit");
+    const shared = {
+      databaseUrl: db.url,
+      textAnalysis: { rate_limit: { rpm: 60, burst: 5 } },
+      env: { VERIFLOW_MASTER_KEY: randomBytes(32).toString("hex") },
+    };
+    a = await openAnalysisWorld({ label: "analysis-limit-a", ...shared });
+    b = await openAnalysisWorld({ label: "analysis-limit-b", ...shared, provider: a.provider });
+  });
+  after(async function () {
+    await b?.close();
+    await a?.close();
+    await db?.drop();
+  });
+
+  it("should let the burst through across both processes, then answer 429 with Retry-After", async function () {
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).post({ text: `Burst ${i}` }, a.key)),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).to.have.length(5);
+    expect(statuses.filter((s) => s === 429)).to.have.length(3);
+    const refused = results.find((r) => r.status === 429)!;
+    expect(Number(refused.headers.get("Retry-After"))).to.be.within(1, 2);
+    expect(((await refused.json()) as { error: string }).error).to.equal("RATE_LIMITED");
+    expect(a.provider.hits.filter((h) => h.path === "/v1/chat/completions")).to.have.length(5);
+  });
+});

@@ -1,0 +1,144 @@
+import { expect } from "chai";
+import { findPii, redact, restore } from "../../../relayer/analysis/redaction.ts";
+import { GENERAL_MAX_CHARS, routeText } from "../../../relayer/analysis/routing.ts";
+import { parseIntegrations } from "../../../relayer/integrations/config.ts";
+import { FALLBACK_MODEL, MODELS, textAnalysisEntry } from "../../fixtures/analysis.ts";
+
+const models = { ultra: MODELS.ultra, general: MODELS.general, inHouse: MODELS.in_house };
+
+describe("# analysis redaction", function () {
+  it("should replace each type by a typed placeholder, the same value by the same placeholder", function () {
+    const text =
+      "Mail ana@example.org or ana@example.org, call +49 30 901820, SSN 078-05-1120, card 5555 5555 5555 4444, " +
+      "IBAN GB82 WEST 1234 5698 7654 32, IP 10.0.0.7, born on 3 March 1980, wallet 0x52908400098527886E0F7030069857D2E4169EE7.";
+    const r = redact(text);
+    expect(r.text).to.equal(
+      "Mail [EMAIL_1] or [EMAIL_1], call [PHONE_1], SSN [SSN_1], card [CARD_1], IBAN [IBAN_1], IP [IP_1], born on [DOB_1], wallet [CRYPTO_1].",
+    );
+    expect(r.counts.find((c) => c.type === "EMAIL")!.count).to.equal(2);
+    expect(restore(r.text, r.placeholders)).to.equal(text);
+  });
+
+  it("should leave numbers that fail their checks: a card failing Luhn, an invalid IBAN, SSN area 000, a version date", function () {
+    const text =
+      "Order 4111 1111 1111 1112, ref DE00 3704 0044 0532 0130 00, id 000-12-3456, model general-2025-08-01, total 1,250.00.";
+    expect(findPii(text)).to.deep.equal([]);
+  });
+
+  it("should keep crypto addresses when configured not to redact them", function () {
+    const text = "Send to 0x52908400098527886E0F7030069857D2E4169EE7.";
+    expect(redact(text, { cryptoAddresses: false, phoneRegions: ["US"] }).text).to.equal(text);
+  });
+
+  it("should not take its own placeholders for personal data, and continue numbering from a map", function () {
+    const first = redact("Mail a@example.com.");
+    const second = redact(
+      "[EMAIL_1] wrote to b@example.com and a@example.com",
+      undefined,
+      first.placeholders,
+    );
+    expect(second.text).to.equal("[EMAIL_1] wrote to [EMAIL_2] and [EMAIL_1]");
+  });
+
+  it("should find names after honorifics and labels in several languages, and postal addresses of several locales", function () {
+    const cases: Array<[string, string]> = [
+      ["Sehr geehrter Herr Jürgen Müller-Lüdenscheidt,", "Jürgen Müller-Lüdenscheidt"],
+      ["Bénéficiaire : Mme Camille Lefèvre", "Camille Lefèvre"],
+      ["Firmado por: Sra. María Teresa Domínguez", "María Teresa Domínguez"],
+      ["Sendung an Hauptstraße 12, 10115 Berlin bitte.", "Hauptstraße 12, 10115 Berlin"],
+      ["Livraison au 12 rue de la Paix, 75002 Paris.", "12 rue de la Paix, 75002 Paris"],
+      [
+        "Ship to 1600 Pennsylvania Avenue, Washington, DC 20500.",
+        "1600 Pennsylvania Avenue, Washington, DC 20500",
+      ],
+    ];
+    for (const [text, value] of cases)
+      expect(
+        findPii(text).map((s) => s.value),
+        text,
+      ).to.include(value);
+  });
+});
+
+describe("# analysis routing", function () {
+  it("should send the NDA acronym as a word to ultra, not inside words or in lower case", function () {
+    for (const t of ["NDA", "Sign the NDA.", "(NDA)", "NDAs attached", "NDA-based terms"])
+      expect(routeText(t, models).tier, t).to.equal("ultra");
+    for (const t of ["AGENDA", "the NDAX index", "SNDA", "nda", "Nda"])
+      expect(routeText(t, models).tier, t).to.equal("general");
+  });
+
+  it("should count code points of the text as submitted: 1999 general, 2000 and 2001 in-house", function () {
+    expect(GENERAL_MAX_CHARS).to.equal(1999);
+    expect(routeText("x".repeat(1999), models).tier).to.equal("general");
+    expect(routeText("x".repeat(2000), models).tier).to.equal("in_house");
+    expect(routeText("x".repeat(2001), models).tier).to.equal("in_house");
+    // 1999 emoji are 3998 UTF-16 units but 1999 characters.
+    expect(routeText("😀".repeat(1999), models).tier).to.equal("general");
+    // A 2000-character NDA goes to ultra: the term wins over the length.
+    expect(routeText(`NDA ${"x".repeat(1996)}`, models).tier).to.equal("ultra");
+  });
+});
+
+describe("# text_analysis configuration", function () {
+  it("should accept the spec's keys with the spec's defaults", function () {
+    const config = parseIntegrations({
+      text_analysis: textAnalysisEntry("https://llm.example.com/v1/"),
+    });
+    const ta = config.textAnalysis!;
+    expect(ta.apiEndpoint).to.equal("https://llm.example.com/v1");
+    expect(ta.fallbackModel).to.equal(FALLBACK_MODEL);
+    expect(ta.rateLimit).to.deep.equal({ rpm: 600, burst: 50 });
+    expect(ta.biasThreshold).to.equal(0.7);
+    expect(ta.audit.retentionMs).to.equal(7 * 365 * 86_400_000);
+    expect(config.integrations).to.deep.equal({});
+  });
+
+  it("should name every bad value at start", function () {
+    const bad = {
+      ...textAnalysisEntry("ftp://x"),
+      models: { ultra: "ultra", general: MODELS.general, in_house: MODELS.in_house },
+      fallback_model: "latest",
+      rate_limit: { rpm: -1, burst: 0 },
+      security: { input_sanitization: "none", output_encryption: "rot13" },
+      audit: { model_interactions: false, data_retention: "forever" },
+      bias_threshold: 1.5,
+      auth: { type: "oauth", key_vault: "cloud", credential_id: "x" },
+    };
+    let problems: string[] = [];
+    try {
+      parseIntegrations({ text_analysis: bad });
+    } catch (err) {
+      problems = (err as { problems: string[] }).problems;
+    }
+    for (const path of [
+      "text_analysis.api_endpoint",
+      "text_analysis.models.ultra",
+      "text_analysis.fallback_model",
+      "text_analysis.rate_limit.rpm",
+      "text_analysis.rate_limit.burst",
+      "text_analysis.security.input_sanitization",
+      "text_analysis.security.output_encryption",
+      "text_analysis.audit.model_interactions",
+      "text_analysis.audit.data_retention",
+      "text_analysis.bias_threshold",
+      "text_analysis.auth.type",
+      "text_analysis.auth.key_vault",
+    ])
+      expect(
+        problems.some((p) => p.startsWith(path)),
+        `${path} in ${problems.join("\n")}`,
+      ).to.equal(true);
+  });
+
+  it("should refuse a rules file that is missing or holds a bad pattern", function () {
+    expect(() =>
+      parseIntegrations({
+        text_analysis: {
+          ...textAnalysisEntry("https://x.example"),
+          rules: "/nonexistent/rules.yaml",
+        },
+      }),
+    ).to.throw(/text_analysis.rules cannot read/);
+  });
+});

@@ -31,14 +31,20 @@ import { crashPoint } from "./crash.ts";
 import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";
 import { evaluateRisk, RiskThresholdExceededError } from "./risk.ts";
 import {
+  cancelRequested,
+  executionState,
   finishStep,
+  loadExecution,
   loadSteps,
+  markRunning,
+  recordAlert,
+  setExecution,
   startStep,
   stepMemo,
-  type ErrorBody,
-  type StepResult,
-  type StepRow,
-} from "./steps.ts";
+  type EngineExecutionRow,
+} from "./executions-store.ts";
+import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
+import type { ExecutionState } from "../workflows/schemas.ts";
 import { TxJournal } from "./transactions.ts";
 import { finalizeExecution, type FinalizeDeps } from "./finalize.ts";
 
@@ -66,38 +72,7 @@ export interface EngineDeps extends FinalizeDeps {
   baseFeeCapGwei?: number;
 }
 
-export type ExecutionState = "queued" | "running" | "completed" | "failed" | "cancelled";
-
-interface ExecutionRow {
-  id: string;
-  api_key_id: string;
-  name: string;
-  state: ExecutionState;
-  workflow: Workflow | string;
-  cancel_requested_at: Date | string | null;
-}
-
-export async function setExecution(
-  store: EngineStore,
-  id: string,
-  fields: { state?: ExecutionState; stage?: string; error?: ErrorBody },
-): Promise<void> {
-  await store.query(
-    `UPDATE workflow_executions
-        SET state = COALESCE($2, state), stage = COALESCE($3, stage),
-            error = CASE WHEN $4::text IS NULL THEN error ELSE $4::jsonb END,
-            started_at = CASE WHEN $2 = 'running' THEN COALESCE(started_at, now()) ELSE started_at END,
-            finished_at = CASE WHEN $2 IN ('completed', 'failed', 'cancelled') THEN now() ELSE finished_at END,
-            updated_at = now()
-      WHERE id = $1`,
-    [
-      id,
-      fields.state ?? null,
-      fields.stage ?? null,
-      fields.error === undefined ? null : JSON.stringify(fields.error),
-    ],
-  );
-}
+export type { ExecutionState };
 
 function errorBody(err: unknown): ErrorBody {
   if (err instanceof AgentError) return err.toBody();
@@ -131,45 +106,29 @@ export function isFinalError(err: unknown): boolean {
  */
 export async function runExecution(deps: EngineDeps, executionId: string): Promise<ExecutionState> {
   const { store } = deps;
-  const [row] = await store.query<ExecutionRow>(
-    "SELECT id, api_key_id, name, state, workflow, cancel_requested_at FROM workflow_executions WHERE id = $1",
-    [executionId],
-  );
+  const row = await loadExecution(store, executionId);
   if (!row) throw new Error(`execution ${executionId} does not exist`);
   if (row.state === "completed" || row.state === "failed" || row.state === "cancelled")
     return row.state;
-  const workflow = (
-    typeof row.workflow === "string" ? JSON.parse(row.workflow) : row.workflow
-  ) as Workflow;
+  const { workflow } = row;
   const log = deps.logger.child({ executionId });
 
   // queued → running only if it is still queued (or running: a resumed job). A cancel that landed
-  // after the SELECT above made it `cancelled`; overwriting that would run a cancelled workflow.
-  const [started] = await store.query<{ state: ExecutionState }>(
-    `UPDATE workflow_executions
-        SET state = 'running', stage = 'execute', started_at = COALESCE(started_at, now()),
-            updated_at = now()
-      WHERE id = $1 AND state IN ('queued', 'running')
-      RETURNING state`,
-    [executionId],
-  );
-  if (!started) {
-    const [now] = await store.query<{ state: ExecutionState }>(
-      "SELECT state FROM workflow_executions WHERE id = $1",
-      [executionId],
-    );
-    log.info({ state: now?.state }, "execution no longer queued (cancelled meanwhile); not run");
-    return now?.state ?? "cancelled";
+  // after the read above made it `cancelled`; overwriting that would run a cancelled workflow.
+  if (!(await markRunning(store, executionId))) {
+    const now = await executionState(store, executionId);
+    log.info({ state: now }, "execution no longer queued (cancelled meanwhile); not run");
+    return now ?? "cancelled";
   }
 
   await ensureFundedAccount(
     store,
     deps.cipher,
-    row.api_key_id,
+    row.apiKeyId,
     deps.chains.list(),
     deps.faucet ?? null,
   );
-  const wallet = await accountWallet(store, deps.cipher, row.api_key_id);
+  const wallet = await accountWallet(store, deps.cipher, row.apiKeyId);
   const journal = new TxJournal(store);
   const steps = await loadSteps(store, executionId);
   let previous: ActionFlow | null = null;
@@ -247,17 +206,9 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
   return finish(deps, row, workflow, "completed", undefined, log);
 }
 
-async function cancelRequested(store: EngineStore, id: string): Promise<boolean> {
-  const [r] = await store.query<{ cancel_requested_at: unknown }>(
-    "SELECT cancel_requested_at FROM workflow_executions WHERE id = $1",
-    [id],
-  );
-  return Boolean(r?.cancel_requested_at);
-}
-
 async function finish(
   deps: EngineDeps,
-  row: ExecutionRow,
+  row: EngineExecutionRow,
   workflow: Workflow,
   state: "completed" | "failed" | "cancelled",
   error: ErrorBody | undefined,
@@ -265,7 +216,7 @@ async function finish(
 ): Promise<ExecutionState> {
   await finalizeExecution(
     deps,
-    { id: row.id, apiKeyId: row.api_key_id, name: row.name, workflow, state, error },
+    { id: row.id, apiKeyId: row.apiKeyId, name: row.name, workflow, state, error },
     log,
   );
   await setExecution(deps.store, row.id, { state, stage: "report", ...(error ? { error } : {}) });
@@ -404,17 +355,4 @@ async function runAction(
     },
     output: outputOf(result, input, chain),
   };
-}
-
-async function recordAlert(
-  store: EngineStore,
-  executionId: string,
-  index: number,
-  result: ScreenResult,
-  role: string,
-): Promise<void> {
-  await store.query(
-    "INSERT INTO engine_compliance_alerts (execution_id, action_index, address, role, sources) VALUES ($1, $2, $3, $4, $5::jsonb)",
-    [executionId, index, result.address, role, JSON.stringify(result.sources)],
-  );
 }

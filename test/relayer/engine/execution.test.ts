@@ -3,7 +3,7 @@ import { Contract, verifyMessage, Wallet } from "ethers";
 import { parse } from "yaml";
 import { minimumOut } from "../../../relayer/routing/amm.ts";
 import { ERC20_ABI, ROUTER_ABI } from "../../../relayer/routing/abis.ts";
-import { stepMemo } from "../../../relayer/execution/steps.ts";
+import { stepMemo } from "../../../relayer/execution/executions-store.ts";
 import { accountWallet } from "../../../relayer/accounts/index.ts";
 import { DEVNET_ACCOUNTS } from "../../../relayer/devnet/accounts.ts";
 import { TxJournal } from "../../../relayer/execution/transactions.ts";

@@ -229,6 +229,10 @@ export async function planWorkflow(
   const reader = options.reader ?? new ReserveReader();
   const unavailable = new Map(options.unavailable ?? []);
   const first = options.start?.index ?? 0;
+  // The search backtracks only over routed actions and prunes at the first action that cannot
+  // run, but a workflow failing late could revisit every combination: it stops after this many
+  // single-action plans and reports the error it has.
+  let budget = MAX_ACTION_PLANS;
   const planFrom = async (i: number, previous: ActionFlow | null): Promise<PlannedAction[]> => {
     const action = workflow.actions[i];
     if (!action) return [];
@@ -242,6 +246,7 @@ export async function planWorkflow(
     const queue = candidateChains(chainSet, action, input, index, label, unavailable, quotes);
     let bestError: unknown = null;
     for (const { chain, fallbackFrom } of queue) {
+      if (budget-- <= 0 && bestError) break;
       try {
         const step = await onChain(chain, () =>
           planOn(chainSet, action, input, index, label, chain, options, reader, quotes),
@@ -272,6 +277,9 @@ export async function planWorkflow(
   };
   return planFrom(0, options.start?.previous ?? null);
 }
+
+/** Single-action plans one decision may make before it gives up (see planWorkflow). */
+export const MAX_ACTION_PLANS = 64;
 
 function noChainFor(index: number, pin: string, reason: string): ChainUnavailableError {
   return new ChainUnavailableError(

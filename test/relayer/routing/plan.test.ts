@@ -238,6 +238,24 @@ describe("# routing: one plan for the whole workflow (embedded devnet)", functio
     expect(err).to.be.instanceOf(InsufficientLiquidityError);
   });
 
+  it("should give up a search that cannot succeed within its budget, with the failing action's error", async function () {
+    // Six routed swaps, then one no choice of theirs can help: 3^6 combinations without a budget.
+    const swaps: RoutableAction[] = Array.from({ length: 6 }, (_, i) => ({
+      type: "swap",
+      from: i % 2 ? "DAI" : "USDC",
+      to: i % 2 ? "USDC" : "DAI",
+      amount: "10",
+    }));
+    const err = await planWorkflow(chains.list(), {
+      actions: [
+        ...swaps,
+        { type: "swap", chain: "polygon", dex: "sushiswap", from: "WBTC", to: "USDC", amount: "1" },
+      ],
+    }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(InsufficientLiquidityError);
+    expect((err as InsufficientLiquidityError).detail).to.match(/^action 7 /);
+  });
+
   it("should plan every generated workflow that has a valid plan, validly, and refuse the others", async function () {
     const counts = { planned: 0, refused: 0 };
     for (let seed = 1; seed <= 40; seed++) {

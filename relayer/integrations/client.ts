@@ -2,7 +2,13 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import type { EngineStore } from "../accounts/store.ts";
 import { bearerJwt } from "./auth.ts";
-import { anchorImmediate, recordInteraction, type AnchorTarget } from "./anchor.ts";
+import {
+  anchorImmediate,
+  endpointWithId,
+  newInteractionId,
+  recordInteraction,
+  type AnchorTarget,
+} from "./anchor.ts";
 import type { OnChainBreaker } from "./breaker.ts";
 import type { IntegrationConfig } from "./config.ts";
 import { IntegrationError } from "./errors.ts";
@@ -410,7 +416,7 @@ export class IntegrationClient {
       executionId: request.executionId,
       actionIndex: request.actionIndex,
       method: request.method,
-      endpoint: endpointText(request.method, url, bodyText),
+      endpoint: endpointText(request.method, url, bodyText, newInteractionId()),
       response: response.text,
       httpStatus: response.status,
       observedAt,
@@ -496,8 +502,14 @@ export function responseHmacOf(key: string, data: unknown): Buffer {
 
 /**
  * The endpoint text of the proof record: `<METHOD> <URL>`, followed by a space and the request body
- * when there is one, so the record also binds what was asked (the screened address).
+ * when there is one, so the record also binds what was asked (the screened address). The URL carries
+ * the interaction's id as its fragment ({@link endpointWithId}), which makes the record unique.
  */
-export function endpointText(method: string, url: URL, bodyText: string | null): string {
-  return `${method} ${url.toString()}${bodyText === null ? "" : ` ${bodyText}`}`;
+export function endpointText(
+  method: string,
+  url: URL,
+  bodyText: string | null,
+  interactionId: string,
+): string {
+  return `${method} ${endpointWithId(url, interactionId)}${bodyText === null ? "" : ` ${bodyText}`}`;
 }

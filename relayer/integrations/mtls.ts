@@ -2,6 +2,7 @@ import { createHash, createPrivateKey, X509Certificate } from "node:crypto";
 import { Agent, request } from "node:https";
 import { z } from "zod";
 import { IntegrationError } from "./errors.ts";
+import { PEM_CERTIFICATE } from "./pem.ts";
 import { AttemptFailure } from "./retry.ts";
 
 /**
@@ -13,7 +14,6 @@ import { AttemptFailure } from "./retry.ts";
  * "key": "<PEM private key, unencrypted: the vault encrypts it>"}`
  * (`npm run integrations -- set-mtls-credential`).
  */
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 const credentialSchema = z
   .object({
@@ -80,14 +80,6 @@ export function parseMtlsCredential(text: string): MtlsCredential {
 /** RFC 8705 §3.1: base64url of the SHA-256 of the certificate's DER. */
 export function certificateThumbprint(der: Uint8Array): string {
   return createHash("sha256").update(der).digest("base64url");
-}
-
-/** Every certificate of a PEM bundle, checked; null when it holds none. */
-export function pemCertificates(text: string): string[] | null {
-  const blocks = text.match(PEM_CERTIFICATE);
-  if (!blocks) return null;
-  for (const block of blocks) new X509Certificate(block);
-  return blocks;
 }
 
 /** One connection pool presenting the credential; `ca` replaces the default roots when set. */

@@ -181,23 +181,6 @@ export const yamlWorkflowSchema = z
 
 export type YamlWorkflow = z.infer<typeof yamlWorkflowSchema>;
 
-export const validationIssueSchema = z.object({
-  path: z.string().openapi({ example: "actions.1.slippage" }),
-  message: z.string(),
-});
-
-export const validationErrorSchema = z
-  .object({
-    error: z.string().openapi({ example: "VALIDATION_FAILED" }),
-    detail: z.string(),
-    issues: z.array(validationIssueSchema),
-  })
-  .openapi("ValidationError");
-
-export const errorSchema = z
-  .object({ error: z.string(), detail: z.string() })
-  .passthrough()
-  .openapi("Error");
 
 /**
  * A named schema or null, documented as `anyOf: [$ref, null]`: `.nullable()` on a named schema is

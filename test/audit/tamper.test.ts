@@ -5,7 +5,7 @@ import path from "node:path";
 import { expect } from "chai";
 import { hexlify, randomBytes, Wallet, type JsonRpcApiProvider } from "ethers";
 import { readAbis } from "../../relayer/chains/index.ts";
-import { writeDeployment } from "../../relayer/chains/deployments.ts";
+import { writeDeployment } from "../../relayer/deployments/index.ts";
 import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
 import { serveJsonRpc, type RpcBridge } from "../fixtures/rpc-bridge.ts";
 import { auditReport, type AuditVerdict } from "../../relayer/audit/index.ts";

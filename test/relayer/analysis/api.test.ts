@@ -26,7 +26,8 @@ describe("# text analysis API (stand-in provider)", function () {
   before(async function () {
     world = await openAnalysisWorld({
       label: "analysis-api",
-      textAnalysis: { rules: "rules.yaml" },
+      // Short enough for the slow-answer test, long enough for a loaded machine.
+      textAnalysis: { rules: "rules.yaml", timeout: "2s" },
       files: {
         "rules.yaml": [
           "kinds:",
@@ -275,7 +276,7 @@ describe("# text analysis API (stand-in provider)", function () {
     } finally {
       world.provider.failModel(MODELS.general, null);
     }
-    world.provider.slowMs = 1_500;
+    world.provider.slowMs = 2_500;
     world.provider.failModel(MODELS.general, "slow");
     try {
       const slow = (await (await world.post({ text: "Slow." })).json()) as {
@@ -283,7 +284,7 @@ describe("# text analysis API (stand-in provider)", function () {
         fallback_reason: string;
       };
       expect(slow.model).to.equal(FALLBACK_MODEL);
-      expect(slow.fallback_reason).to.match(/no answer within 1000 ms/);
+      expect(slow.fallback_reason).to.match(/no answer within 2000 ms/);
     } finally {
       world.provider.failModel(MODELS.general, null);
     }

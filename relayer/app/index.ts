@@ -1,6 +1,8 @@
 import type { Logger } from "pino";
 import { countApiKeys, createApiKey, listApiKeys } from "../auth/keys.ts";
 import { openChains, type ChainSet } from "../chains/index.ts";
+import { DEVNET_CHAIN_IDS } from "../devnet/chains.ts";
+import { assertProvingKeysFit } from "../proofs/index.ts";
 import type { Config } from "../config/index.ts";
 import { closeContext } from "../context.ts";
 import { createLogger } from "../http/logging.ts";
@@ -55,6 +57,16 @@ export async function startService(
   if (chains === undefined) {
     logger.info({ chains: config.chains }, "opening chains");
     chains = await openChains(config.chains);
+  }
+  if (chains) {
+    // The development proving keys make forgeable proofs: never against a real network.
+    await assertProvingKeysFit(
+      chains.list().map((c) => c.chainId),
+      DEVNET_CHAIN_IDS,
+    ).catch(async (err: unknown) => {
+      if (options.chains === undefined) await chains?.close();
+      throw err;
+    });
   }
   const ctx = await buildServices(config, { logger, chains });
 

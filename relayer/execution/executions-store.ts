@@ -1,5 +1,6 @@
 import type { EngineStore } from "../accounts/store.ts";
 import type { ScreenResult } from "../agents/index.ts";
+import type { SubmissionReceipt } from "../proofs/index.ts";
 import type { CostEstimate } from "../routing/index.ts";
 import type { Workflow } from "../workflows/model.ts";
 import type { ExecutionStage, ExecutionState } from "../workflows/schemas.ts";
@@ -53,6 +54,8 @@ export interface NewExecution {
   scheduleJobId?: string | null;
   deploymentId?: string | null;
   costEstimate: unknown;
+  /** The signed submission receipt (null without an ExecutionAttestor to bind it to). */
+  receipt?: SubmissionReceipt | null;
   /** A firing refused before it ran (e.g. over the concurrency limit) is recorded as failed. */
   failed?: { error: string; detail: string };
 }
@@ -65,9 +68,9 @@ export async function insertExecution(tx: EngineStore, row: NewExecution): Promi
   const inserted = await tx.query(
     `INSERT INTO workflow_executions
        (id, api_key_id, name, state, workflow, trigger, schedule_id, schedule_job_id, deployment_id,
-        cost_estimate, error, finished_at)
+        cost_estimate, error, finished_at, receipt)
      VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11::jsonb,
-             CASE WHEN $4 = 'failed' THEN now() END)
+             CASE WHEN $4 = 'failed' THEN now() END, $12::jsonb)
      ON CONFLICT (schedule_job_id) DO NOTHING
      RETURNING id`,
     [
@@ -82,6 +85,7 @@ export async function insertExecution(tx: EngineStore, row: NewExecution): Promi
       row.deploymentId ?? null,
       row.costEstimate === null ? null : JSON.stringify(row.costEstimate),
       row.failed ? JSON.stringify(row.failed) : null,
+      row.receipt ? JSON.stringify(row.receipt) : null,
     ],
   );
   return inserted.length === 1;
@@ -96,7 +100,7 @@ export async function insertExecutions(
   rows: readonly NewExecution[],
 ): Promise<void> {
   if (rows.length === 0) return;
-  const columns = 8;
+  const columns = 9;
   const params: unknown[] = [];
   const values = rows.map((row, i) => {
     params.push(
@@ -108,13 +112,15 @@ export async function insertExecutions(
       row.scheduleId ?? null,
       row.deploymentId ?? null,
       row.costEstimate === null ? null : JSON.stringify(row.costEstimate),
+      row.receipt ? JSON.stringify(row.receipt) : null,
     );
     const n = i * columns;
-    return `($${n + 1}, $${n + 2}, $${n + 3}, 'queued', $${n + 4}::jsonb, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}::jsonb)`;
+    return `($${n + 1}, $${n + 2}, $${n + 3}, 'queued', $${n + 4}::jsonb, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}::jsonb, $${n + 9}::jsonb)`;
   });
   await tx.query(
     `INSERT INTO workflow_executions
-       (id, api_key_id, name, state, workflow, trigger, schedule_id, deployment_id, cost_estimate)
+       (id, api_key_id, name, state, workflow, trigger, schedule_id, deployment_id, cost_estimate,
+        receipt)
      VALUES ${values.join(", ")}`,
     params,
   );
@@ -163,6 +169,8 @@ export interface ExecutionSummaryRow {
 export interface ExecutionDetailRow extends ExecutionSummaryRow {
   workflow: Workflow;
   error: ErrorBody | null;
+  /** The signed submission receipt, when the relayer issued one. */
+  receipt: SubmissionReceipt | null;
 }
 
 interface RawSummary {
@@ -211,8 +219,10 @@ export async function findExecution(
   apiKeyId: string,
   id: string,
 ): Promise<ExecutionDetailRow | null> {
-  const [row] = await store.query<RawSummary & { workflow: unknown; error: unknown }>(
-    `SELECT ${SUMMARY_COLUMNS}, e.workflow, e.error
+  const [row] = await store.query<
+    RawSummary & { workflow: unknown; error: unknown; receipt: unknown }
+  >(
+    `SELECT ${SUMMARY_COLUMNS}, e.workflow, e.error, e.receipt
        FROM workflow_executions e LEFT JOIN workflow_deployments d ON d.id = e.deployment_id
       WHERE e.id = $1 AND e.api_key_id = $2`,
     [id, apiKeyId],
@@ -222,6 +232,7 @@ export async function findExecution(
     ...toSummary(row),
     workflow: parse<Workflow>(row.workflow),
     error: read(errorBodySchema, row.error, `workflow_executions ${id} error`),
+    receipt: row.receipt ? parse<SubmissionReceipt>(row.receipt) : null,
   };
 }
 
@@ -368,6 +379,18 @@ export async function setExecution(
       fields.error === undefined ? null : JSON.stringify(fields.error),
     ],
   );
+}
+
+/** The execution's signed submission receipt (its salt and workflow commitment bind the proof). */
+export async function submissionReceipt(
+  store: EngineStore,
+  id: string,
+): Promise<SubmissionReceipt | null> {
+  const [row] = await store.query<{ receipt: unknown }>(
+    "SELECT receipt FROM workflow_executions WHERE id = $1",
+    [id],
+  );
+  return row?.receipt ? parse<SubmissionReceipt>(row.receipt) : null;
 }
 
 /** Executions a dead worker left running: state running, lease expired or absent. */

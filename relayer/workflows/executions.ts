@@ -92,6 +92,7 @@ export async function getExecution(store: Store, apiKeyId: string, id: string) {
     }),
     compliance_alerts: alerts,
     error: row.error,
+    receipt: row.receipt,
     report,
   };
 }

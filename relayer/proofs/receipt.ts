@@ -2,6 +2,7 @@ import { getAddress, verifyTypedData, type Signer, type TypedDataField } from "e
 import type { SubmittedWorkflow } from "./claim.ts";
 import { workflowCommitment } from "./commitments.ts";
 import { randomSalt } from "./field.ts";
+import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**
  * The submission receipt: what the relayer gives the client at intake (the 202 of
@@ -58,7 +59,7 @@ export type SubmissionReceipt = {
 export type ReceiptSigner = { signer: Signer; domain: ReceiptDomain };
 
 /** The deployment name of the attestor a receipt's domain is bound to. */
-export const ATTESTOR_CONTRACT = "ExecutionAttestor";
+export const ATTESTOR_CONTRACT = CONTRACT_NAMES.attestor;
 
 /** What a chain must offer to sign receipts: a structural subset of the chains layer's handles. */
 export type AttestorChain = {

@@ -1,5 +1,5 @@
 import type { Contract, ContractRunner, Provider, Signer } from "ethers";
-import type { Deployment } from "../deployments/index.ts";
+import { CONTRACT_NAMES, type Deployment } from "../deployments/index.ts";
 
 /**
  * What routing needs of a chain: a structural subset of the devnet's `ChainHandle`
@@ -21,6 +21,11 @@ export interface RoutingChain {
    */
   stateVersion?(): number | null;
 }
+
+/** Names of the deployment's contracts the engine routes through and attests with. */
+export const BRIDGE_CONTRACT = CONTRACT_NAMES.bridge;
+export const MULTISEND_CONTRACT = CONTRACT_NAMES.multisend;
+export const ATTESTOR_CONTRACT = CONTRACT_NAMES.attestor;
 
 /** What the asset helpers read of a chain: its name and its deployment (tokens, native asset). */
 export type ChainAssets = Pick<RoutingChain, "name" | "deployment">;

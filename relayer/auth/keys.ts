@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { cancelExecutionsOfKey } from "../execution/executions-store.ts";
 import type { Store } from "../store/index.ts";
 import type { TierName } from "../limits/tiers.ts";
 import { decryptSecret, encryptSecret, masterKeyFingerprint } from "./secrets.ts";
@@ -116,6 +117,8 @@ export async function createApiKey(
     ],
   );
   if (rows.length === 0) throw new ApiKeyError(`API key ${key} already exists`);
+  // A lookup of this key may have been remembered as unknown: it works at once here.
+  forgetEverywhere(key);
   return { record: toRecord(rows[0]!), secret };
 }
 
@@ -179,15 +182,20 @@ export async function revokeApiKey(
   store: Store,
   key: string,
   now = Date.now(),
-): Promise<ApiKeyRecord> {
-  const [row] = await store.query<ApiKeyRow>(
-    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2::timestamptz)
-     WHERE key = $1 RETURNING *`,
-    [key, new Date(now)],
-  );
-  if (!row) throw new ApiKeyError(`no API key ${key}`);
+): Promise<ApiKeyRecord & { executions: { cancelled: number; stopping: number } }> {
+  // One transaction: once the revocation commits, no execution of the key is left to start, and
+  // the running ones stop before their next action (its owner can no longer cancel them).
+  const { row, executions } = await store.transaction(async (tx) => {
+    const [revoked] = await tx.query<ApiKeyRow>(
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2::timestamptz)
+       WHERE key = $1 RETURNING *`,
+      [key, new Date(now)],
+    );
+    if (!revoked) throw new ApiKeyError(`no API key ${key}`);
+    return { row: revoked, executions: await cancelExecutionsOfKey(tx, revoked.id) };
+  });
   forgetEverywhere(key);
-  return toRecord(row);
+  return { ...toRecord(row), executions };
 }
 
 /** The secrets valid at `now` for `key`, or null for an unknown key. */
@@ -250,10 +258,14 @@ function credentialsAt(stored: StoredCredentials, now: number): ApiKeyCredential
  * round trip and a decryption per request; concurrent lookups of one key that miss share one load.
  * Consequence, documented: a revocation or rotation made by another process (the keys command)
  * takes effect within `ttlMs`; made in this process (the functions above), at once (a load in
- * flight then is not cached). Unknown keys are not cached, so a new key works immediately.
+ * flight then is not cached). An unknown key is remembered as unknown for `ttlMs` too, so random
+ * keys cost one database query per key and second, not one per request; a key created in this
+ * process works at once (creation forgets it everywhere), one created by another process (the keys
+ * command) within `ttlMs`.
  */
 export class CredentialsCache {
   readonly #entries = new Map<string, { stored: StoredCredentials; loadedAt: number }>();
+  readonly #unknown = new Map<string, number>();
   readonly #loading = new Map<string, Promise<StoredCredentials | null>>();
   readonly #store: Store;
   readonly #masterKey: Buffer;
@@ -271,6 +283,8 @@ export class CredentialsCache {
     if (hit && now - hit.loadedAt < this.#ttlMs && now >= hit.loadedAt) {
       return credentialsAt(hit.stored, now);
     }
+    const missedAt = this.#unknown.get(key);
+    if (missedAt !== undefined && now - missedAt < this.#ttlMs && now >= missedAt) return null;
     const stored = await (this.#loading.get(key) ?? this.#load(key, now));
     return stored ? credentialsAt(stored, now) : null;
   }
@@ -281,8 +295,12 @@ export class CredentialsCache {
       (stored) => {
         if (current()) {
           this.#loading.delete(key);
-          if (!stored) this.#entries.delete(key);
-          else {
+          if (!stored) {
+            this.#entries.delete(key);
+            if (this.#unknown.size >= 10_000) this.#unknown.clear(); // bound memory under key churn
+            this.#unknown.set(key, now);
+          } else {
+            this.#unknown.delete(key);
             if (this.#entries.size >= 10_000) this.#entries.clear(); // bound memory under key churn
             this.#entries.set(key, { stored, loadedAt: now });
           }
@@ -300,6 +318,7 @@ export class CredentialsCache {
 
   forget(key: string): void {
     this.#entries.delete(key);
+    this.#unknown.delete(key);
     this.#loading.delete(key);
   }
 }

@@ -16,6 +16,7 @@ import { resolveMasterKey } from "../relayer/config/master-key.ts";
 import { TIER_NAMES, type TierName } from "../relayer/limits/tiers.ts";
 import { openStore } from "../relayer/store/index.ts";
 import { migrate } from "../relayer/store/migrate.ts";
+import { cancelExecutionsOfKey } from "../relayer/execution/executions-store.ts";
 
 /**
  * API key administration against the relayer's database (same environment as `npm start`):
@@ -121,7 +122,7 @@ async function run(argv: string[]): Promise<void> {
         process.stdout.write(`previous secret of ${key} no longer valid\n`);
         break;
       case "revoke": {
-        const record = await revokeApiKey(store, needKey());
+        const record = await revokeApiKey(store, needKey(), cancelExecutionsOfKey);
         process.stdout.write(
           `revoked ${record.key} at ${record.revokedAt!.toISOString()}; ` +
             `${record.executions.cancelled} queued execution(s) cancelled, ` +

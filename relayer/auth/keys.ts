@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from "node:crypto";
-import { cancelExecutionsOfKey } from "../execution/executions-store.ts";
 import type { Store } from "../store/index.ts";
 import type { TierName } from "../limits/tiers.ts";
 import { decryptSecret, encryptSecret, masterKeyFingerprint } from "./secrets.ts";
@@ -178,9 +177,16 @@ export async function finishRotation(store: Store, key: string): Promise<ApiKeyR
   return toRecord(row);
 }
 
+/** Stops a revoked key's executions inside the revocation's transaction (the executions repository). */
+export type CancelExecutionsOfKey = (
+  tx: Store,
+  apiKeyId: string,
+) => Promise<{ cancelled: number; stopping: number }>;
+
 export async function revokeApiKey(
   store: Store,
   key: string,
+  cancelExecutionsOfKey: CancelExecutionsOfKey,
   now = Date.now(),
 ): Promise<ApiKeyRecord & { executions: { cancelled: number; stopping: number } }> {
   // One transaction: once the revocation commits, no execution of the key is left to start, and

@@ -8,6 +8,7 @@ import {
   startWorkflowService,
   type WorkflowService,
 } from "../workflows/service-fixture.ts";
+import { cancelExecutionsOfKey } from "../../../relayer/execution/executions-store.ts";
 
 function workflow(name: string): string {
   const { schedule: _s, timezone: _t, ...rest } = structuredClone(SPEC_JSON_WORKFLOW);
@@ -45,7 +46,7 @@ describe("# revocation stops a key's executions", function () {
       ids[0],
     ]);
 
-    const revoked = await revokeApiKey(svc.ctx.store, mallory.key);
+    const revoked = await revokeApiKey(svc.ctx.store, mallory.key, cancelExecutionsOfKey);
     expect(revoked.executions).to.deep.equal({ cancelled: 3, stopping: 1 });
 
     const rows = await svc.ctx.store.query<{

@@ -11,6 +11,7 @@ import {
   startTestService,
   type TestService,
 } from "./fixtures.ts";
+import { cancelExecutionsOfKey } from "../../../relayer/execution/executions-store.ts";
 
 const TEST_QUEUE = "platform.test-submit";
 
@@ -259,7 +260,7 @@ for (const backend of BACKENDS) {
     });
 
     it("should refuse a revoked key", async () => {
-      await revokeApiKey(svc.ctx.store, client.key);
+      await revokeApiKey(svc.ctx.store, client.key, cancelExecutionsOfKey);
       await expectRefused(
         () => signedRequest(svc, client, "POST", "/probe/submit", body),
         401,
@@ -538,7 +539,7 @@ for (const backend of BACKENDS) {
           error: "AUTH_KEY_REVOKED",
           send: async (path, body, type) => {
             const revoked = await newKey(svc, "enterprise");
-            await revokeApiKey(svc.ctx.store, revoked.key);
+            await revokeApiKey(svc.ctx.store, revoked.key, cancelExecutionsOfKey);
             return signedRequest(svc, revoked, "POST", path, body, { "Content-Type": type });
           },
         },

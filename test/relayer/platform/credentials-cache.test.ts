@@ -3,6 +3,7 @@ import { expect } from "chai";
 import { CredentialsCache, createApiKey, revokeApiKey } from "../../../relayer/auth/keys.ts";
 import { openStore, type Store } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";
+import { cancelExecutionsOfKey } from "../../../relayer/execution/executions-store.ts";
 
 describe("# credentials cache", function () {
   this.timeout(60_000);
@@ -69,7 +70,7 @@ describe("# credentials cache", function () {
     while (lookups === 0) await new Promise((resolve) => setImmediate(resolve));
     hold = null;
     // The revocation forgets the key everywhere, the load in flight included.
-    await revokeApiKey(store, "vfk_cache_test");
+    await revokeApiKey(store, "vfk_cache_test", cancelExecutionsOfKey);
     release();
     expect((await before)?.revoked).to.equal(false);
     const after = await cache.get("vfk_cache_test", Date.now());

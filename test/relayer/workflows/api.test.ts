@@ -17,6 +17,7 @@ import {
   type TestDatabase,
   type WorkflowService,
 } from "./service-fixture.ts";
+import { cancelExecutionsOfKey } from "../../../relayer/execution/executions-store.ts";
 
 const YAML = "application/yaml";
 
@@ -810,7 +811,7 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           ),
         );
         const scheduleId = (body.schedule as { id: string }).id;
-        await revokeApiKey(svc.ctx.store, dave.key);
+        await revokeApiKey(svc.ctx.store, dave.key, cancelExecutionsOfKey);
         const before = await rowCounts(svc);
         expect((await fireSchedule(svc.ctx, scheduleId, "after-revoke")).outcome).to.equal(
           "key-revoked",

@@ -241,6 +241,28 @@ export class VeriflowClient {
     return this.unwrap(this.api.POST("/v1/account/faucet", { body: {} }));
   }
 
+  /** Webhook endpoints of this key; `secret` (Standard Webhooks) is returned only by `create`. */
+  readonly webhooks = {
+    create: (body: Schemas["WebhookCreate"]) =>
+      this.unwrap(this.api.POST("/v1/webhooks", { body })),
+    list: () => this.unwrap(this.api.GET("/v1/webhooks")),
+    delete: (id: string) =>
+      this.unwrap(this.api.DELETE("/v1/webhooks/{id}", { params: { path: { id } } })),
+    deliveries: (id: string, limit?: number) =>
+      this.unwrap(
+        this.api.GET("/v1/webhooks/{id}/deliveries", {
+          params: { path: { id }, query: limit ? { limit } : {} },
+        }),
+      ),
+    redeliver: (id: string, messageId?: string) =>
+      this.unwrap(
+        this.api.POST("/v1/webhooks/{id}/redeliver", {
+          params: { path: { id } },
+          body: messageId ? { message_id: messageId } : {},
+        }),
+      ),
+  };
+
   /**
    * Yields the execution each time it changes (state, stage, a step, the report), ending with
    * its final state. Stops with the signal's reason when aborted.

@@ -1740,6 +1740,231 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/webhooks": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** This key's webhook endpoints */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Endpoints */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["WebhookList"];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Register a webhook endpoint for this key's execution events */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["WebhookCreate"];
+        };
+      };
+      responses: {
+        /** @description Registered; the secret is shown only here */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["WebhookCreated"];
+          };
+        };
+        /** @description VALIDATION_FAILED, or WEBHOOK_URL_REFUSED (not https in production, private address, credentials) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["WebhookError"];
+          };
+        };
+        /** @description WEBHOOK_LIMIT: at most 10 endpoints per key */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["WebhookError"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/webhooks/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete an endpoint (its pending deliveries are dropped) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Deleted */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["WebhookDeleted"];
+          };
+        };
+        /** @description WEBHOOK_NOT_FOUND */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["WebhookError"];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/webhooks/{id}/deliveries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The endpoint's delivery log, newest first */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Deliveries */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["WebhookDeliveryList"];
+          };
+        };
+        /** @description WEBHOOK_NOT_FOUND */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["WebhookError"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/webhooks/{id}/redeliver": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a delivery again with its original webhook-id (or every failed one) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          "application/json": components["schemas"]["WebhookRedeliver"];
+        };
+      };
+      responses: {
+        /** @description Queued */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["WebhookRedelivered"];
+          };
+        };
+        /** @description WEBHOOK_NOT_FOUND, or DELIVERY_NOT_FOUND */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["WebhookError"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2450,6 +2675,100 @@ export interface components {
       seq: number;
       prev_hash: string;
       hash: string;
+    };
+    WebhookCreated: components["schemas"]["Webhook"] & {
+      /** @description Signing secret (Standard Webhooks `whsec_…`), shown only in this response; verify deliveries with it. */
+      secret: string;
+    };
+    Webhook: {
+      /** @example whk_01JD8X3V6N2Q5R7T9W0Y1Z2A3B */
+      id: string;
+      url: string;
+      events: (
+        | "execution.state_changed"
+        | "execution.step_completed"
+        | "execution.step_failed"
+        | "execution.attested"
+        | "execution.report"
+        | "execution.compliance_alert"
+      )[];
+      description: string | null;
+      created_at: string;
+    };
+    /**
+     * @example {
+     *       "error": "WEBHOOK_NOT_FOUND",
+     *       "detail": "no webhook whk_…"
+     *     }
+     */
+    WebhookError: {
+      error: string;
+      detail: string;
+    };
+    /**
+     * @example {
+     *       "url": "https://hooks.example.com/veriflow",
+     *       "events": [
+     *         "execution.report"
+     *       ]
+     *     }
+     */
+    WebhookCreate: {
+      /** @example https://hooks.example.com/veriflow */
+      url: string;
+      /** @description Event types to receive; empty or absent: all. */
+      events?: (
+        | "execution.state_changed"
+        | "execution.step_completed"
+        | "execution.step_failed"
+        | "execution.attested"
+        | "execution.report"
+        | "execution.compliance_alert"
+      )[];
+      description?: string;
+    };
+    WebhookList: {
+      items: components["schemas"]["Webhook"][];
+    };
+    WebhookDeleted: {
+      id: string;
+      /** @enum {boolean} */
+      deleted: true;
+    };
+    WebhookDeliveryList: {
+      items: components["schemas"]["WebhookDelivery"][];
+    };
+    WebhookDelivery: {
+      /**
+       * @description The webhook-id header of every attempt
+       * @example msg_42
+       */
+      id: string;
+      type: string;
+      execution_id: string;
+      /** @enum {string} */
+      state: "pending" | "delivered" | "failed";
+      attempts: number;
+      last_status: number | null;
+      last_error: string | null;
+      created_at: string;
+      delivered_at: string | null;
+      next_attempt_at: string | null;
+    };
+    WebhookRedelivered: {
+      redelivered: number;
+    };
+    /**
+     * @example {
+     *       "message_id": "msg_42"
+     *     }
+     */
+    WebhookRedeliver: {
+      /**
+       * @description One delivery (its webhook-id); absent: every failed delivery of the endpoint
+       * @example msg_42
+       */
+      message_id?: string;
     };
   };
   responses: never;

@@ -19,6 +19,7 @@ import { monitorRoutes } from "../monitors/index.ts";
 import { admissionBatcher } from "../limits/admission.ts";
 import { rateLimit } from "../limits/middleware.ts";
 import { simulationRoutes } from "../simulation/routes.ts";
+import { webhookPolicy, webhookRoutes } from "../webhooks/index.ts";
 import { workflowRoutes } from "../workflows/routes.ts";
 import type { Services } from "./services.ts";
 
@@ -75,6 +76,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   app.route("/", integrationRoutes(services));
   app.route("/", monitorRoutes(services));
   app.route("/", analysisRoutes(services.analysis));
+  app.route("/", webhookRoutes({ ...services, policy: webhookPolicy(services.config) }));
 
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
     app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);

@@ -3,7 +3,9 @@
  * `veriflow`: the relayer from the command line, built on the SDK (clients/sdk). `veriflow help`
  * lists the commands; profiles.ts says where the URL, key and secret come from.
  */
+import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import {
@@ -30,6 +32,8 @@ const HELP = `veriflow <command> [options]
   schedules list | pause ID | resume ID | delete ID
   simulate FILE                    dry-run a transaction ({chain_id, tx_data, block_count?})
   compliance ADDRESS [--jurisdictions US,EU]
+  analysis FILE [--instructions T] [--workflow ID]   analyse a text file (text-analysis provider)
+  audit REPORT [--chains FILE]     audit a report from the chains alone (runs veriflow-audit)
   account                          the key's relayer-managed account and balances
   faucet                           devnet: top the account up with test assets
 
@@ -51,6 +55,9 @@ const OPTIONS = {
   version: { type: "string" },
   jurisdictions: { type: "string" },
   interval: { type: "string" },
+  instructions: { type: "string" },
+  workflow: { type: "string" },
+  chains: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -175,6 +182,11 @@ async function main(argv: string[]): Promise<number> {
       () => `saved profile "${name}" in ${file}`,
     );
     return 0;
+  }
+
+  if (command === "audit") {
+    // The auditor reads the chains, not the relayer: it needs no profile.
+    return runAuditor(need(args[0], "REPORT"), flags);
   }
 
   const profile = await resolveProfile(flags, process.env);
@@ -339,6 +351,21 @@ async function main(argv: string[]): Promise<number> {
         );
         return result.sanctioned ? 1 : 0;
       }
+      case "analysis": {
+        const text = await readFile(need(args[0], "FILE"), "utf8");
+        const result = await client.analyze({
+          text,
+          ...(flags.instructions ? { instructions: flags.instructions } : {}),
+          ...(flags.workflow ? { workflow_id: flags.workflow } : {}),
+        });
+        print(result, flags, () =>
+          [
+            `${result.analysis_id} by ${result.model} (${result.route}${result.fallback_reason ? `, fallback: ${result.fallback_reason}` : ""})`,
+            result.output,
+          ].join("\n"),
+        );
+        return 0;
+      }
       case "account": {
         const account = await client.account();
         print(account, flags, () =>
@@ -372,6 +399,25 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err;
   }
+}
+
+/**
+ * `audit` runs the auditor (`veriflow-audit`, scripts/audit.ts) as its own process: it verifies
+ * from the chains, and the CLI stays a client of the HTTP API only. Its exit status is returned.
+ */
+function runAuditor(report: string, flags: Flags): Promise<number> {
+  const auditor = path.resolve(import.meta.dirname, "../../scripts/audit.ts");
+  const args = [
+    auditor,
+    report,
+    ...(flags.chains ? ["--chains", flags.chains] : []),
+    ...(flags.json ? ["--json"] : []),
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: "inherit" });
+    child.once("error", reject);
+    child.once("exit", (code) => resolve(code ?? 1));
+  });
 }
 
 function plainLines(execution: Execution): string[] {

@@ -233,6 +233,11 @@ export class VeriflowClient {
     );
   }
 
+  /** POST /v1/analysis: a text analysed by the configured provider (redacted, audited). */
+  analyze(body: Schemas["AnalysisRequest"]) {
+    return this.unwrap(this.api.POST("/v1/analysis", { body }));
+  }
+
   account() {
     return this.unwrap(this.api.GET("/v1/account"));
   }

@@ -90,7 +90,9 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
         "HMAC-signed REST API: submit multi-chain workflows, follow their execution, verify proofs. " +
         "Errors are `{error, detail, ...}` with an upper-case code.",
     },
-    servers: [{ url: `http://${services.config.host}:${services.config.port}` }],
+    // Relative: the docs page and clients reach the relayer at whatever address served the document
+    // (a configured PORT=0, a proxy or another host name would make an absolute URL wrong).
+    servers: [{ url: "/", description: "this relayer" }],
     security: HMAC_SECURITY,
   });
 

@@ -248,6 +248,26 @@ describe("# veriflow CLI", function () {
     });
   });
 
+  describe("# analysis and audit", function () {
+    it("should send a text for analysis and show the relayer's refusal when no provider is configured", async function () {
+      const file = path.join(home, "contract.txt");
+      await writeFile(file, "This NDA binds both parties.");
+      const out = await cli(["analysis", file]);
+      expect(out.code).to.equal(1);
+      expect(out.stderr).to.contain("ANALYSIS_NOT_CONFIGURED");
+    });
+
+    it("should run the auditor on a report file and pass its verdict's exit status through", async function () {
+      const file = path.join(home, "not-a-report.json");
+      await writeFile(file, JSON.stringify({ hello: "world" }));
+      const out = await runCli(["audit", file], { env: plainEnv() });
+      expect(out.code).to.equal(2);
+      expect(out.stderr).to.match(/report/i);
+      const usage = await runCli(["audit"], { env: plainEnv() });
+      expect(usage.code).to.equal(2);
+    });
+  });
+
   describe("# --watch in a terminal", function () {
     it("should redraw the progress in place in tmux and end on the report's CID", async function () {
       const session = `vf-cli-${process.pid}`;

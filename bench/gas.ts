@@ -8,10 +8,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { StandardMerkleTree } from "@openzeppelin/merkle-tree";
-import { AbiCoder, getBytes, keccak256, parseEther, toUtf8Bytes } from "ethers";
+import { keccak256, parseEther, toUtf8Bytes } from "ethers";
 import type { ContractTransactionResponse, Signer } from "ethers";
 import hre, { network } from "hardhat";
 import CoreModule from "../ignition/modules/Core.ts";
+import { INTERACTION_TYPES, interactionDomain } from "../relayer/integrations/anchor.ts";
 
 const PROFILE = "production";
 const OUT = path.join(path.dirname(fileURLToPath(import.meta.url)), "results", "gas.json");
@@ -35,16 +36,17 @@ async function measure(
 }
 
 const hashText = (text: string) => keccak256(toUtf8Bytes(text));
-const signInteraction = (signer: Signer, endpoint: string, response: string) =>
-  signer.signMessage(
-    getBytes(
-      keccak256(
-        AbiCoder.defaultAbiCoder().encode(
-          ["bytes32", "bytes32"],
-          [hashText(endpoint), hashText(response)],
-        ),
-      ),
-    ),
+/** The EIP-712 signature the registry checks (the relayer's own typed data). */
+const signInteraction = async (
+  signer: Signer,
+  registry: { getAddress(): Promise<string> },
+  endpoint: string,
+  response: string,
+) =>
+  signer.signTypedData(
+    interactionDomain((await signer.provider!.getNetwork()).chainId, await registry.getAddress()),
+    INTERACTION_TYPES,
+    { endpointHash: hashText(endpoint), responseHash: hashText(response) },
   );
 
 async function main(): Promise<void> {
@@ -79,7 +81,7 @@ async function main(): Promise<void> {
     registry.logAPIInteraction(
       endpoint,
       shortResponse,
-      await signInteraction(relayer!, endpoint, shortResponse),
+      await signInteraction(relayer!, registry, endpoint, shortResponse),
     ),
   );
   await measure(
@@ -88,7 +90,7 @@ async function main(): Promise<void> {
     registry.logAPIInteraction(
       endpoint,
       longResponse,
-      await signInteraction(relayer!, endpoint, longResponse),
+      await signInteraction(relayer!, registry, endpoint, longResponse),
     ),
   );
   const leaves = Array.from({ length: 1000 }, (_, i) => [
@@ -139,6 +141,10 @@ async function main(): Promise<void> {
   );
   await receipt.issueReceipt(bob!.address, parseEther("100"), ethers.id("payment:3"));
   await payer!.sendTransaction({ to: await receipt.getAddress(), value: parseEther("4") });
+  // Snapshots close periods of the fixed schedule: wait for the first boundary.
+  await networkHelpers.time.increaseTo(
+    (await receipt.scheduleStart()) + (await receipt.snapshotInterval()),
+  );
   await measure("RevShareReceipt.snapshot", "first snapshot, 4 ETH revenue", receipt.snapshot());
   await measure(
     "RevShareReceipt.claim",
@@ -147,13 +153,13 @@ async function main(): Promise<void> {
   );
   await measure(
     "RevShareReceipt.transfer",
-    "ERC-20 transfer to an existing holder (two balance checkpoints)",
+    "ERC-20 transfer to an existing holder (two time-weighted balance points)",
     receipt.connect(alice!).transfer(bob!.address, parseEther("10")),
   );
   await networkHelpers.time.increase(86_400n);
   await measure(
     "RevShareReceipt.burn",
-    "burn with redeemable ETH in the pool",
+    "burn with redeemable ETH accrued over one snapshot",
     receipt.connect(bob!).burn(parseEther("10")),
   );
 

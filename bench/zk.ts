@@ -92,12 +92,8 @@ const artifactsVerifier = await ethers.getContractAt(
   deployed.artifactsVerifier,
 );
 const { a, b, c } = last.calldata.args[1];
-const verifyProofGas = await executionVerifier.verifyProof.estimateGas(
-  a,
-  b,
-  c,
-  last.calldata.args[2],
-);
+const publicSignals = last.publicSignals.map(BigInt) as [bigint, bigint, bigint];
+const verifyProofGas = await executionVerifier.verifyProof.estimateGas(a, b, c, publicSignals);
 const receipt = await (await attestor.attest(...last.calldata.args)).wait();
 const art = artifacts.solidityProof;
 const artifactsVerifyGas = await artifactsVerifier.verifyProof.estimateGas(

@@ -13,14 +13,17 @@ contract CircuitBreakerGateway is ICircuitBreakerGateway, AccessControlDefaultAd
     bytes32 public constant REPORTER_ROLE = keccak256("REPORTER_ROLE");
 
     /// @dev One slot per gateway. `openUntil` is zero while the circuit never opened (or was reset);
-    ///      once `block.timestamp >= openUntil` the stored failures are stale and read as zero.
+    ///      once `block.timestamp >= openUntil` the stored failures are stale and read as zero, and so
+    ///      they are once `block.timestamp >= windowStart + failureWindow`.
     struct Circuit {
-        uint192 failures;
+        uint128 failures;
+        uint64 windowStart;
         uint64 openUntil;
     }
 
     uint256 private immutable _threshold;
     uint256 private immutable _cooldown;
+    uint256 private immutable _failureWindow;
     mapping(address gateway => Circuit) private _circuits;
 
     /// @param initialAdminDelay Seconds a new default admin must wait before accepting (two-step handover).
@@ -28,17 +31,21 @@ contract CircuitBreakerGateway is ICircuitBreakerGateway, AccessControlDefaultAd
     /// @param reporter Account granted `REPORTER_ROLE` at deployment (the relayer); zero to grant none.
     /// @param threshold_ Failures must be greater than this to open a circuit (the spec's default is 10).
     /// @param cooldown_ Seconds an opened circuit stays open; non-zero.
+    /// @param failureWindow_ Seconds a failure count covers from its first failure; non-zero.
     constructor(
         uint48 initialAdminDelay,
         address initialAdmin,
         address reporter,
         uint256 threshold_,
-        uint256 cooldown_
-    ) AccessControlDefaultAdminRules(initialAdminDelay, initialAdmin) Semver(1, 0, 0) {
+        uint256 cooldown_,
+        uint256 failureWindow_
+    ) AccessControlDefaultAdminRules(initialAdminDelay, initialAdmin) Semver(2, 0, 0) {
         // Bounded so that `block.timestamp + cooldown` always fits the 64-bit `openUntil`.
         if (cooldown_ == 0 || cooldown_ > type(uint32).max) revert CircuitBreakerInvalidCooldown();
+        if (failureWindow_ == 0 || failureWindow_ > type(uint32).max) revert CircuitBreakerInvalidWindow();
         _threshold = threshold_;
         _cooldown = cooldown_;
+        _failureWindow = failureWindow_;
         if (reporter != address(0)) _grantRole(REPORTER_ROLE, reporter);
     }
 
@@ -49,17 +56,21 @@ contract CircuitBreakerGateway is ICircuitBreakerGateway, AccessControlDefaultAd
         if (gateway == address(0)) revert CircuitBreakerInvalidGateway();
         Circuit storage circuit = _circuits[gateway];
         uint256 openUntil = circuit.openUntil;
-        if (openUntil != 0) {
-            if (block.timestamp < openUntil) revert CircuitBreakerOpenCircuit(gateway, openUntil);
-            // The circuit expired: a new count starts.
+        if (openUntil != 0 && block.timestamp < openUntil) revert CircuitBreakerOpenCircuit(gateway, openUntil);
+        if (
+            openUntil != 0 || circuit.failures == 0 || block.timestamp >= circuit.windowStart + _failureWindow
+        ) {
+            // The circuit expired, there is no count yet, or the count's window passed: a new count
+            // (and its window) starts here.
             circuit.openUntil = 0;
             circuit.failures = 0;
+            circuit.windowStart = uint64(block.timestamp);
         }
-        // Cannot overflow: one failure per transaction never reaches 2^192.
+        // Cannot overflow: one failure per transaction never reaches 2^128.
         unchecked {
             failures = circuit.failures + 1;
         }
-        circuit.failures = uint192(failures);
+        circuit.failures = uint128(failures);
         emit FailureRecorded(gateway, msg.sender, failures);
     }
 
@@ -70,7 +81,7 @@ contract CircuitBreakerGateway is ICircuitBreakerGateway, AccessControlDefaultAd
         if (openUntil != 0 && block.timestamp < openUntil) {
             revert CircuitBreakerOpenCircuit(gateway, openUntil);
         }
-        uint256 failures = openUntil == 0 ? circuit.failures : 0;
+        uint256 failures = _failuresOf(circuit);
         // The message is fixed by the interface spec; off-chain callers match on it.
         // solhint-disable-next-line gas-custom-errors
         require(failures > _threshold, "Threshold not met");
@@ -82,7 +93,8 @@ contract CircuitBreakerGateway is ICircuitBreakerGateway, AccessControlDefaultAd
 
     /// @inheritdoc ICircuitBreakerGateway
     function reset(address gateway) external onlyRole(DEFAULT_ADMIN_ROLE) {
-        if (!_isOpen(_circuits[gateway])) revert CircuitBreakerClosedCircuit(gateway);
+        Circuit storage circuit = _circuits[gateway];
+        if (!_isOpen(circuit) && _failuresOf(circuit) == 0) revert CircuitBreakerNothingToReset(gateway);
         delete _circuits[gateway];
         emit CircuitReset(gateway, msg.sender);
     }
@@ -99,9 +111,7 @@ contract CircuitBreakerGateway is ICircuitBreakerGateway, AccessControlDefaultAd
 
     /// @inheritdoc ICircuitBreakerGateway
     function failureCount(address gateway) external view returns (uint256) {
-        Circuit storage circuit = _circuits[gateway];
-        uint256 openUntil = circuit.openUntil;
-        return (openUntil != 0 && block.timestamp >= openUntil) ? 0 : circuit.failures;
+        return _failuresOf(_circuits[gateway]);
     }
 
     /// @inheritdoc ICircuitBreakerGateway
@@ -120,11 +130,24 @@ contract CircuitBreakerGateway is ICircuitBreakerGateway, AccessControlDefaultAd
         return _cooldown;
     }
 
+    /// @inheritdoc ICircuitBreakerGateway
+    function failureWindow() external view returns (uint256) {
+        return _failureWindow;
+    }
+
     /// @notice ERC-165: ICircuitBreakerGateway, AccessControl and its default-admin rules.
     /// @param interfaceId The interface id.
     /// @return True when supported.
     function supportsInterface(bytes4 interfaceId) public view override returns (bool) {
         return interfaceId == type(ICircuitBreakerGateway).interfaceId || super.supportsInterface(interfaceId);
+    }
+
+    /// @dev The live count: zero once an opened circuit expired or the count's window passed. While
+    ///      open the count is the one that opened it.
+    function _failuresOf(Circuit storage circuit) private view returns (uint256) {
+        uint256 openUntil = circuit.openUntil;
+        if (openUntil != 0) return block.timestamp < openUntil ? circuit.failures : 0;
+        return block.timestamp < circuit.windowStart + _failureWindow ? circuit.failures : 0;
     }
 
     function _isOpen(Circuit storage circuit) private view returns (bool) {

@@ -27,7 +27,7 @@ contract ExecutionAttestor is IExecutionAttestor, AccessControlDefaultAdminRules
         address admin,
         uint48 adminTransferDelay,
         address initialAttester
-    ) AccessControlDefaultAdminRules(adminTransferDelay, admin) Semver(1, 0, 0) {
+    ) AccessControlDefaultAdminRules(adminTransferDelay, admin) Semver(2, 0, 0) {
         if (address(verifier_).code.length == 0) {
             revert ExecutionAttestorInvalidVerifier(address(verifier_));
         }
@@ -41,34 +41,43 @@ contract ExecutionAttestor is IExecutionAttestor, AccessControlDefaultAdminRules
     function attest(
         bytes32 executionId,
         Groth16Proof calldata proof,
-        uint256[2] calldata publicSignals
+        uint256[2] calldata commitments
     ) external onlyRole(ATTESTER_ROLE) {
         if (executionId == bytes32(0)) revert ExecutionAttestorInvalidExecutionId();
         if (_attestations[executionId].attester != address(0)) {
             revert ExecutionAttestorAlreadyAttested(executionId);
         }
-        bytes32 attestedAs = _executionIdOf[publicSignals[1]];
+        bytes32 attestedAs = _executionIdOf[commitments[1]];
         if (attestedAs != bytes32(0)) {
-            revert ExecutionAttestorCommitmentReused(publicSignals[1], attestedAs);
+            revert ExecutionAttestorCommitmentReused(commitments[1], attestedAs);
         }
-        if (!_verify(proof, publicSignals)) revert ExecutionAttestorInvalidProof(executionId);
+        if (!_verify(executionId, proof, commitments)) {
+            revert ExecutionAttestorInvalidProof(executionId);
+        }
 
         _attestations[executionId] = Attestation({
-            workflowCommitment: publicSignals[0],
-            executionCommitment: publicSignals[1],
+            workflowCommitment: commitments[0],
+            executionCommitment: commitments[1],
             attester: msg.sender,
             timestamp: uint64(block.timestamp)
         });
-        _executionIdOf[publicSignals[1]] = executionId;
-        emit ExecutionAttested(executionId, publicSignals[0], publicSignals[1], msg.sender);
+        _executionIdOf[commitments[1]] = executionId;
+        emit ExecutionAttested(executionId, commitments[0], commitments[1], msg.sender);
     }
 
     /// @inheritdoc IExecutionAttestor
     function verifyExecution(
+        bytes32 executionId,
         Groth16Proof calldata proof,
-        uint256[2] calldata publicSignals
+        uint256[2] calldata commitments
     ) external view returns (bool) {
-        return _verify(proof, publicSignals);
+        return _verify(executionId, proof, commitments);
+    }
+
+    /// @inheritdoc IExecutionAttestor
+    function executionIdSignal(bytes32 executionId) public pure returns (uint256) {
+        // keccak256 output shifted into the BN254 scalar field (< 2^252 < p).
+        return uint256(keccak256(abi.encode(executionId))) >> 4;
     }
 
     /// @inheritdoc IExecutionAttestor
@@ -93,12 +102,16 @@ contract ExecutionAttestor is IExecutionAttestor, AccessControlDefaultAdminRules
         return address(_verifier);
     }
 
-    /// @dev A verifier that reverts (malformed points) counts as "invalid", not as an unknown error.
+    /// @dev The proof's third public signal is derived here from the id it is recorded under, so
+    /// a proof made for one execution never verifies for another. A verifier that reverts
+    /// (malformed points) counts as "invalid", not as an unknown error.
     function _verify(
+        bytes32 executionId,
         Groth16Proof calldata proof,
-        uint256[2] calldata publicSignals
+        uint256[2] calldata commitments
     ) private view returns (bool) {
-        try _verifier.verifyProof(proof.a, proof.b, proof.c, publicSignals) returns (bool valid) {
+        uint256[3] memory signals = [commitments[0], commitments[1], executionIdSignal(executionId)];
+        try _verifier.verifyProof(proof.a, proof.b, proof.c, signals) returns (bool valid) {
             return valid;
         } catch {
             return false;

@@ -3,19 +3,22 @@ pragma solidity 0.8.28;
 
 import {AccessControlDefaultAdminRules} from "@openzeppelin/contracts/access/extensions/AccessControlDefaultAdminRules.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {MerkleProof} from "@openzeppelin/contracts/utils/cryptography/MerkleProof.sol";
-import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {IProofRegistry} from "./interfaces/IProofRegistry.sol";
 import {Semver} from "./utils/Semver.sol";
 
 /// @title ProofRegistry
 /// @notice Signed, append-only proofs of external API interactions, singly or as Merkle batches.
 /// @dev See {IProofRegistry} for the record, signature and leaf formats.
-contract ProofRegistry is IProofRegistry, AccessControlDefaultAdminRules, Semver {
+contract ProofRegistry is IProofRegistry, AccessControlDefaultAdminRules, EIP712, Semver {
     /// @inheritdoc IProofRegistry
     bytes32 public constant LOGGER_ROLE = keccak256("LOGGER_ROLE");
     /// @inheritdoc IProofRegistry
     bytes32 public constant SIGNER_ROLE = keccak256("SIGNER_ROLE");
+    /// @inheritdoc IProofRegistry
+    bytes32 public constant INTERACTION_TYPEHASH =
+        keccak256("APIInteraction(bytes32 endpointHash,bytes32 responseHash)");
 
     mapping(bytes32 requestId => ProofRecord) private _records;
     mapping(bytes32 root => BatchAnchor) private _batches;
@@ -30,7 +33,11 @@ contract ProofRegistry is IProofRegistry, AccessControlDefaultAdminRules, Semver
         address initialAdmin,
         address logger,
         address signer
-    ) AccessControlDefaultAdminRules(initialAdminDelay, initialAdmin) Semver(1, 0, 0) {
+    )
+        AccessControlDefaultAdminRules(initialAdminDelay, initialAdmin)
+        EIP712("ProofRegistry", "2")
+        Semver(2, 0, 0)
+    {
         if (logger != address(0)) _grantRole(LOGGER_ROLE, logger);
         if (signer != address(0)) _grantRole(SIGNER_ROLE, signer);
     }
@@ -124,7 +131,7 @@ contract ProofRegistry is IProofRegistry, AccessControlDefaultAdminRules, Semver
     function interactionDigest(
         bytes32 endpointHash,
         bytes32 responseHash
-    ) external pure returns (bytes32) {
+    ) external view returns (bytes32) {
         return _interactionDigest(endpointHash, responseHash);
     }
 
@@ -140,21 +147,20 @@ contract ProofRegistry is IProofRegistry, AccessControlDefaultAdminRules, Semver
         return interfaceId == type(IProofRegistry).interfaceId || super.supportsInterface(interfaceId);
     }
 
-    /// @dev Reverts unless `sig` is a well-formed EIP-191 signature of `digest` by a `SIGNER_ROLE` holder.
+    /// @dev Reverts unless `sig` is a well-formed signature of the EIP-712 `digest` by a `SIGNER_ROLE` holder.
     function _checkSignature(bytes32 digest, bytes calldata sig) private view {
-        (address signer, ECDSA.RecoverError error, ) = ECDSA.tryRecoverCalldata(
-            MessageHashUtils.toEthSignedMessageHash(digest),
-            sig
-        );
+        (address signer, ECDSA.RecoverError error, ) = ECDSA.tryRecoverCalldata(digest, sig);
         if (error != ECDSA.RecoverError.NoError) revert ProofRegistryInvalidSignature();
         if (!hasRole(SIGNER_ROLE, signer)) revert ProofRegistryUnauthorizedSigner(signer);
     }
 
+    /// @dev The domain (name, version, chain id, this address) keeps a signature from being replayed
+    ///      on another chain or another registry.
     function _interactionDigest(
         bytes32 endpointHash,
         bytes32 responseHash
-    ) private pure returns (bytes32) {
-        return keccak256(abi.encode(endpointHash, responseHash));
+    ) private view returns (bytes32) {
+        return _hashTypedDataV4(keccak256(abi.encode(INTERACTION_TYPEHASH, endpointHash, responseHash)));
     }
 
     /// @dev StandardMerkleTree leaf for the value types ["bytes32", "bytes32", "uint256"].

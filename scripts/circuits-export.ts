@@ -54,3 +54,16 @@ export async function exportKeys(
     verifierText: renderVerifier(name, solidity, circuitFiles(name).verifierContract),
   };
 }
+
+/**
+ * `snarkjs zkey verify`: whether a zkey's phase 2 was built from this r1cs and this powers of tau
+ * (every contribution checked). A zkey that does not parse or belongs elsewhere is simply false.
+ */
+export async function zkeyVerifies(r1cs: string, ptau: string, zkey: string): Promise<boolean> {
+  const silent = { info() {}, debug() {}, warn() {}, error() {} };
+  try {
+    return (await snarkjs.zKey.verifyFromR1cs(r1cs, ptau, zkey, silent)) === true;
+  } catch {
+    return false;
+  }
+}

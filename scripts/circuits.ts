@@ -30,7 +30,8 @@ import {
   circuitFiles,
   type CircuitName,
 } from "../relayer/proofs/circuits.ts";
-import { exportKeys, packageVersion, quietLogger } from "./circuits-export.ts";
+import type { CeremonyRecord } from "../relayer/proofs/setup.ts";
+import { exportKeys, packageVersion, quietLogger, zkeyVerifies } from "./circuits-export.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -46,6 +47,8 @@ const CHECK_DIR = path.join(BUILD_DIR, "check");
 
 type Manifest = {
   warning: string;
+  /** Present once `export` installed a ceremony's keys (relayer/proofs/setup.ts). */
+  ceremony?: CeremonyRecord;
   beacon: { text: string; sha256: string; iterationsExp: number };
   tools: { circom2: string; snarkjs: string };
   ptau: { power: number; sha256: string };
@@ -320,6 +323,38 @@ async function main(): Promise<void> {
     const manifest = await readManifest();
     if (!manifest)
       throw new Error("circuits/manifest.json is missing: run `npm run circuits` first");
+    const ptauAt = process.argv.indexOf("--ptau");
+    const ptau = ptauAt > 0 ? process.argv[ptauAt + 1] : undefined;
+    if (!ptau) {
+      throw new Error(
+        "export needs --ptau <the ceremony's phase 1 powers of tau>: every zkey is verified against it (docs/zk.md)",
+      );
+    }
+    const ptauSha256 = await sha256File(ptau);
+    if (!manifest.ceremony && ptauSha256 === manifest.ptau.sha256) {
+      throw new Error(
+        `${ptau} is the development powers of tau (public beacon): take a ceremony's (docs/zk.md step 1)`,
+      );
+    }
+    const zkeys: Record<string, string> = {};
+    for (const name of CIRCUIT_NAMES) {
+      const files = circuitFiles(name);
+      log(`verifying ${name}.zkey against its r1cs and ${ptau} (snarkjs zkey verify)`);
+      if (!(await zkeyVerifies(files.r1cs, ptau, files.zkey))) {
+        throw new Error(
+          `${path.relative(REPO_ROOT, files.zkey)} does not verify against ${path.relative(REPO_ROOT, files.r1cs)} and ${ptau}: nothing exported`,
+        );
+      }
+      zkeys[name] = await sha256File(files.zkey);
+    }
+    manifest.ceremony = {
+      ptau: { sha256: ptauSha256, power: PTAU_POWER },
+      verifiedWith: `snarkjs ${packageVersion("snarkjs")}`,
+      verifiedAt: new Date().toISOString(),
+      zkeys,
+    };
+    manifest.warning =
+      "CEREMONY KEYS: zkeys verified against the r1cs and the ceremony's powers of tau (ceremony below); beacon and ptau describe the development setup they replaced.";
     for (const name of CIRCUIT_NAMES) {
       const files = circuitFiles(name);
       const { vkeyText, verifierText } = await exportKeys(name, files.zkey);

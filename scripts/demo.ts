@@ -11,7 +11,10 @@
  * provider (a real HTTP server on 127.0.0.1 speaking the documented protocol, from
  * test/fixtures/standins/) and configures it as the engine's screening integration: every
  * counterparty and recipient is screened by it too, each answer is anchored in the ProofRegistry,
- * and the demo verifies the report's `api_interactions` from the chain.
+ * and the demo verifies the report's `api_interactions` from the chain. It also starts a STAND-IN
+ * for the text-analysis provider (OpenAI-compatible, test/fixtures/standins/analysis-provider.ts)
+ * and analyses one payment instruction referencing the workflow: personal data redacted before it
+ * leaves, the audit record listed in the final report, the audit chain anchored and verified.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -28,6 +31,10 @@ import {
   type InteractionView,
 } from "../relayer/integrations/index.ts";
 import { startScreeningProvider, type StandIn } from "../test/fixtures/standins/index.ts";
+import {
+  startAnalysisProvider,
+  type AnalysisProviderStandIn,
+} from "../test/fixtures/standins/analysis-provider.ts";
 
 const POLL_MS = 250;
 const TIMEOUT_MS = 10 * 60_000;
@@ -59,10 +66,14 @@ async function main(): Promise<void> {
   const apiKey = `vfk_demo_${randomBytes(6).toString("hex")}`;
   const secret = randomBytes(32).toString("hex");
   let standIn: StandIn | null = null;
+  let analysisStandIn: AnalysisProviderStandIn | null = null;
   if (!process.env.VERIFLOW_INTEGRATIONS) {
     const credential = randomBytes(24).toString("hex");
     standIn = await startScreeningProvider({ jwtSecret: credential });
     process.env.VERIFLOW_DEMO_SCREENING_JWT = credential;
+    const analysisKey = `sk-demo-${randomBytes(16).toString("hex")}`;
+    analysisStandIn = await startAnalysisProvider({ apiKey: analysisKey });
+    process.env.VERIFLOW_DEMO_ANALYSIS_KEY = analysisKey;
     const file = path.join(dataDir, "integrations.yaml");
     await writeFile(
       file,
@@ -73,6 +84,11 @@ async function main(): Promise<void> {
         "    auth: { type: jwt_bearer, key_vault: env, credential_id: VERIFLOW_DEMO_SCREENING_JWT }",
         '    validation: { schema: compliance.screening, version: "1.0", strict: true }',
         "screening: { integration: screening, required: true }",
+        "text_analysis:",
+        `  api_endpoint: ${analysisStandIn.url}`,
+        "  models: { ultra: ultra-2025-06-01, general: general-2025-08-01, in_house: inhouse-2025-05-15 }",
+        "  fallback_model: general-2025-03-01",
+        "  auth: { type: api_key, key_vault: env, credential_id: VERIFLOW_DEMO_ANALYSIS_KEY }",
         "",
       ].join("\n"),
     );
@@ -154,6 +170,27 @@ async function main(): Promise<void> {
     say(`→ 202 ${JSON.stringify(submitted)}`);
     const id = String(submitted.execution_id);
 
+    // A payment instruction that accompanies the workflow, analysed through the provider.
+    let analysis: Record<string, unknown> | null = null;
+    if (analysisStandIn) {
+      const text =
+        "Payment instruction: please pay Jane Whitfield (jane.whitfield@example.com, +1 415 555 2671) " +
+        "EUR 2,500 to IBAN DE89 3704 0044 0532 0130 00 once the treasury rebalance settles.";
+      say("\nPOST /v1/analysis (the workflow's payment instruction)");
+      analysis = await call("POST", "/v1/analysis", { text, workflow_id: id });
+      say(
+        `→ 200 ${analysis.analysis_id}: model ${analysis.model} (${analysis.route}), redactions ` +
+          `${JSON.stringify(analysis.redactions)}, checks ${JSON.stringify(analysis.compliance_checks)}, audit ${analysis.audit_id}`,
+      );
+      const leaked = analysisStandIn.hits.some((h) =>
+        ["Whitfield", "jane.whitfield", "555 2671", "3704 0044"].some((v) => h.body.includes(v)),
+      );
+      say(
+        `  the provider STAND-IN received ${analysisStandIn.hits.length} requests, ${leaked ? "WITH PERSONAL DATA" : "none with personal data"}`,
+      );
+      if (leaked) process.exitCode = 1;
+    }
+
     const started = Date.now();
     let view: ExecutionView;
     let lastStage = "";
@@ -226,7 +263,23 @@ async function main(): Promise<void> {
           `${check.valid ? `verified on chain (signer ${check.signer ?? "batch root"})` : `NOT VERIFIED (${check.reason})`}`,
       );
     }
+    let analysesOk = true;
+    if (analysis && service.ctx.analysis) {
+      const listed = (report.analyses ?? []) as Array<{ analysis_id: string; audit_id: string }>;
+      analysesOk = listed.some(
+        (a) => a.analysis_id === analysis.analysis_id && a.audit_id === analysis.audit_id,
+      );
+      say(`  analyses: ${listed.map((a) => `${a.analysis_id} (audit ${a.audit_id})`).join(", ")}`);
+      const anchored = await service.ctx.analysis.anchor();
+      const chainCheck = await service.ctx.analysis.verify();
+      analysesOk &&= chainCheck.ok && chainCheck.anchorsVerified > 0;
+      say(
+        `  text-analysis audit chain: head ${anchored?.seq ?? chainCheck.head.seq} anchored in ProofRegistry; ` +
+          `${chainCheck.ok ? `${chainCheck.checked} record(s) verified from the chain` : `BROKEN: ${chainCheck.problem}`}`,
+      );
+    }
     if (
+      !analysesOk ||
       cid !== artifact_id ||
       recovered !== signer ||
       !matches ||
@@ -237,6 +290,7 @@ async function main(): Promise<void> {
   } finally {
     await service.stop();
     await standIn?.close();
+    await analysisStandIn?.close();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -11,6 +11,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { network } from "hardhat";
+import { DEVNET_CHAIN_IDS } from "../relayer/devnet/chains.ts";
+import { assertProvingKeysFit } from "../relayer/proofs/index.ts";
 import { CORE_CONTRACTS, deployCore } from "./export-deployments.ts";
 
 async function main(): Promise<void> {
@@ -26,6 +28,10 @@ async function main(): Promise<void> {
     );
   }
   try {
+    // The attestor's verifier comes from circuits/: refuse the insecure development keys on any
+    // real network before deploying anything there.
+    const chainId = Number((await connection.ethers.provider.getNetwork()).chainId);
+    await assertProvingKeysFit([chainId], DEVNET_CHAIN_IDS);
     const deployment = await deployCore(connection, { parameters });
     for (const name of CORE_CONTRACTS) {
       const contract = deployment.contracts[name]!;

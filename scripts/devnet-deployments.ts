@@ -4,7 +4,7 @@
  * the deployment plan; `test/devnet/determinism.test.ts` fails until the files are current.
  */
 import path from "node:path";
-import { writeDeployment } from "../relayer/chains/deployments.ts";
+import { writeDeployment } from "../relayer/deployments/index.ts";
 import { PROJECT_ROOT } from "../relayer/devnet/artifacts.ts";
 import { startEmbeddedDevnet } from "../relayer/devnet/embedded.ts";
 

@@ -10,7 +10,7 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { writeDeployment } from "../relayer/chains/deployments.ts";
+import { writeDeployment } from "../relayer/deployments/index.ts";
 import { DEVNET_DEPLOYER, DEVNET_OPERATOR, DEVNET_SANCTIONED } from "../relayer/devnet/accounts.ts";
 import { PROJECT_ROOT } from "../relayer/devnet/artifacts.ts";
 import { DEVNET_CHAINS } from "../relayer/devnet/chains.ts";

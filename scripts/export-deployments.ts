@@ -1,6 +1,6 @@
 /**
  * Exports the core contracts' deployment to `deployments/<chainId>/` (schema and writer:
- * `relayer/chains/deployments.ts`), merging with what the file already holds (the devnet adds its
+ * `relayer/deployments/index.ts`), merging with what the file already holds (the devnet adds its
  * tokens, exchanges, pools and contracts to the same file).
  *
  * As a library:
@@ -19,12 +19,8 @@ import { parseArgs } from "node:util";
 import { JsonRpcProvider, getAddress } from "ethers";
 import type { Provider } from "ethers";
 import type { NetworkConnection } from "hardhat/types/network";
-import {
-  deploymentSchema,
-  readDeployment,
-  writeDeployment,
-} from "../relayer/chains/deployments.ts";
-import type { DeployedContract, Deployment } from "../relayer/chains/deployments.ts";
+import { deploymentSchema, readDeployment, writeDeployment } from "../relayer/deployments/index.ts";
+import type { DeployedContract, Deployment } from "../relayer/deployments/index.ts";
 import CoreModule from "../ignition/modules/Core.ts";
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

@@ -15,32 +15,45 @@ template RangeCheck(n) {
     bits.in <== in;
 }
 
-// One action slot of an execution. Private inputs describe the action as submitted (type,
-// amount in, slippage, fee cap, multisend recipient amounts, a digest of its other parameters)
-// and as executed (amount out, quoted amount, transaction hashes). Outputs the slot's leaf in
-// each commitment and whether the slot is empty.
+// One action slot of an execution.
 //
-// Constraint families (named in relayer/proofs/constraints.ts for off-circuit diagnostics):
-//   type       actionType is one of 0..4
+// Workflow side (fixed at submission, from the action as submitted; relayer/proofs/claim.ts
+// `workflowSlots`): action type, slippage in basis points, the part index of a multisend wider
+// than one slot, and the sha-256 digest of the action's canonical JSON (every field: assets,
+// chains, protocol, amounts, percentages, recipient addresses).
+// Execution side (read from the transaction receipts): amount in, amount out, the quote, the
+// bridge fee cap, the recipient amounts and the transaction hashes (two 128-bit limbs each).
+//
+// Constraint families (named in relayer/proofs/errors.ts for off-circuit diagnostics):
+//   type       actionType is one of 0..4; only a multisend has parts
 //   unused     an empty slot is all zeros; fields a type does not use are zero
-//   range      every amount fits AMOUNT_BITS bits, slippage fits 14 bits and is <= 10000
+//   range      every amount fits AMOUNT_BITS bits; slippage <= MAX_SLIPPAGE_BPS
+//   quote      swap/convert: quoted > 0
 //   slippage   swap/convert: amountOut >= floor(quoted * (10000 - slippageBps) / 10000)
-//   bridge     bridge: amountOut (received) + feeCap >= amountIn
+//   bridge     bridge: amountOut (released on the destination) + feeCap >= amountIn
 //   multisend  multisend: sum(recipients) == amountIn
-template ActionSlot(RECIPIENTS, AMOUNT_BITS) {
+//   tx         a used slot's first transaction hash is non-zero (a bridge's second too); the
+//              later parts of a wide multisend carry none (the first part holds them)
+template ActionSlot(RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
     signal input actionType;
+    signal input slippageBps;
+    signal input part;
+    signal input actionDigest[2];
+
     signal input amountIn;
     signal input amountOut;
     signal input quoted;
-    signal input slippageBps;
     signal input feeCap;
     signal input recipients[RECIPIENTS];
-    signal input paramsDigest[2];
     signal input txHashes[2][2];
 
     signal output isEmpty;
     signal output workflowLeaf;
     signal output executionLeaf;
+    // Each transaction hash as one field element (hi * 2^128 + lo, reduced) and whether it is
+    // zero: equal hashes give equal values, so different values prove different hashes.
+    signal output txValue[2];
+    signal output txIsZero[2];
 
     // --- type: exactly one of the five codes
     component isType[5];
@@ -57,6 +70,12 @@ template ActionSlot(RECIPIENTS, AMOUNT_BITS) {
     signal isBridge <== isType[3].out;
     signal isMultisend <== isType[4].out;
 
+    component partRange = RangeCheck(3);
+    partRange.in <== part;
+    (1 - isMultisend) * part === 0;
+    component isFirstPart = IsZero();
+    isFirstPart.in <== part;
+
     // --- unused: zero what the type does not use (keeps each commitment canonical)
     isEmpty * amountIn === 0;
     (1 - isSwapLike - isBridge) * amountOut === 0;
@@ -67,7 +86,7 @@ template ActionSlot(RECIPIENTS, AMOUNT_BITS) {
         (1 - isMultisend) * recipients[r] === 0;
     }
     for (var k = 0; k < 2; k++) {
-        isEmpty * paramsDigest[k] === 0;
+        isEmpty * actionDigest[k] === 0;
         isEmpty * txHashes[k][0] === 0;
         isEmpty * txHashes[k][1] === 0;
     }
@@ -90,8 +109,13 @@ template ActionSlot(RECIPIENTS, AMOUNT_BITS) {
     slippageRange.in <== slippageBps;
     component slippageMax = LessEqThan(14);
     slippageMax.in[0] <== slippageBps;
-    slippageMax.in[1] <== 10000;
+    slippageMax.in[1] <== MAX_SLIPPAGE_BPS;
     slippageMax.out === 1;
+
+    // --- quote: a swap's minimum is meaningless against a zero quote
+    component quoteIsZero = IsZero();
+    quoteIsZero.in <== quoted;
+    isSwapLike * quoteIsZero.out === 0;
 
     // --- slippage: minOut = floor(quoted * (10000 - bps) / 10000), proved by
     // quoted * (10000 - bps) = minOut * 10000 + remainder with 0 <= remainder < 10000.
@@ -125,30 +149,43 @@ template ActionSlot(RECIPIENTS, AMOUNT_BITS) {
     }
     isMultisend * (recipientSum - amountIn) === 0;
 
-    // --- leaves. Every input is packed losslessly into as few field elements as possible
-    // (actionType < 2^3, slippageBps < 2^14, amounts < 2^AMOUNT_BITS with 2 * AMOUNT_BITS < 253):
-    // packing is linear, so it costs no constraints, and fewer Poseidon inputs do.
-    var SHIFT = 2 ** AMOUNT_BITS;
-    var PACKED_RECIPIENTS = (RECIPIENTS + 1) \ 2;
-    component workflowHash = Poseidon(4 + PACKED_RECIPIENTS);
-    workflowHash.inputs[0] <== actionType + slippageBps * 8;
-    workflowHash.inputs[1] <== amountIn + feeCap * SHIFT;
-    workflowHash.inputs[2] <== paramsDigest[0];
-    workflowHash.inputs[3] <== paramsDigest[1];
-    for (var r = 0; r < PACKED_RECIPIENTS; r++) {
-        if (2 * r + 1 < RECIPIENTS) {
-            workflowHash.inputs[4 + r] <== recipients[2 * r] + recipients[2 * r + 1] * SHIFT;
-        } else {
-            workflowHash.inputs[4 + r] <== recipients[2 * r];
-        }
+    // --- tx: the hashes the slot commits to exist (non-zero) where the slot must have them
+    component txZero[2];
+    for (var k = 0; k < 2; k++) {
+        txValue[k] <== txHashes[k][0] * (2 ** 128) + txHashes[k][1];
+        txZero[k] = IsZero();
+        txZero[k].in <== txValue[k];
+        txIsZero[k] <== txZero[k].out;
+        (1 - isFirstPart.out) * txValue[k] === 0;
     }
+    signal needsTx <== (1 - isEmpty) * isFirstPart.out;
+    needsTx * txZero[0].out === 0;
+    isBridge * txZero[1].out === 0;
+
+    // --- leaves. Inputs are packed losslessly (actionType < 2^3, slippageBps < 2^14, part < 2^3,
+    // amounts < 2^AMOUNT_BITS with 2 * AMOUNT_BITS < 253): packing is linear and costs no
+    // constraints, and fewer Poseidon inputs do.
+    var SHIFT = 2 ** AMOUNT_BITS;
+    component workflowHash = Poseidon(3);
+    workflowHash.inputs[0] <== actionType + slippageBps * 8 + part * (2 ** 17);
+    workflowHash.inputs[1] <== actionDigest[0];
+    workflowHash.inputs[2] <== actionDigest[1];
     workflowLeaf <== workflowHash.out;
 
-    component executionHash = Poseidon(5);
+    var PACKED_RECIPIENTS = (RECIPIENTS + 1) \ 2;
+    component executionHash = Poseidon(6 + PACKED_RECIPIENTS);
     executionHash.inputs[0] <== amountOut + quoted * SHIFT;
-    executionHash.inputs[1] <== txHashes[0][0];
-    executionHash.inputs[2] <== txHashes[0][1];
-    executionHash.inputs[3] <== txHashes[1][0];
-    executionHash.inputs[4] <== txHashes[1][1];
+    executionHash.inputs[1] <== amountIn + feeCap * SHIFT;
+    for (var r = 0; r < PACKED_RECIPIENTS; r++) {
+        if (2 * r + 1 < RECIPIENTS) {
+            executionHash.inputs[2 + r] <== recipients[2 * r] + recipients[2 * r + 1] * SHIFT;
+        } else {
+            executionHash.inputs[2 + r] <== recipients[2 * r];
+        }
+    }
+    executionHash.inputs[2 + PACKED_RECIPIENTS] <== txHashes[0][0];
+    executionHash.inputs[3 + PACKED_RECIPIENTS] <== txHashes[0][1];
+    executionHash.inputs[4 + PACKED_RECIPIENTS] <== txHashes[1][0];
+    executionHash.inputs[5 + PACKED_RECIPIENTS] <== txHashes[1][1];
     executionLeaf <== executionHash.out;
 }

@@ -9,13 +9,17 @@ import {ISemver} from "./ISemver.sol";
 ///
 /// @dev Life of a gateway's circuit:
 ///      - CLOSED: reporters (`REPORTER_ROLE`) record failures with `recordFailure`; the count is public.
+///        Failures decay: a count covers at most `failureWindow()` seconds from its first failure;
+///        a failure after that starts a new count at one (and the stale count reads zero), so
+///        failures spread thinly over a long time never open a circuit.
 ///      - `trigger(gateway)` (callable by anyone: it only acts on failures the reporters recorded)
 ///        opens the circuit when the count is strictly greater than `threshold()`; otherwise it
 ///        reverts with the exact message "Threshold not met".
 ///      - OPEN: `resetAt = block.timestamp + cooldown()`. Failures cannot be recorded and the circuit
 ///        cannot be triggered again while it is open.
 ///      - At `resetAt` the circuit reads CLOSED again without any transaction and the failure count
-///        starts from zero. An admin (`DEFAULT_ADMIN_ROLE`) can close an open circuit early with `reset`.
+///        starts from zero. An admin (`DEFAULT_ADMIN_ROLE`) can close an open circuit early, or clear a
+///        closed circuit's count, with `reset`.
 interface ICircuitBreakerGateway is ISemver {
     /// @notice State of a gateway's circuit.
     enum CircuitState {
@@ -34,9 +38,12 @@ interface ICircuitBreakerGateway is ISemver {
     /// @param resetAt When the circuit closes by itself.
     error CircuitBreakerOpenCircuit(address gateway, uint256 resetAt);
 
-    /// @notice `reset` was called for a gateway whose circuit is not open.
+    /// @notice The failure window given at deployment is zero or above 2^32 - 1 seconds.
+    error CircuitBreakerInvalidWindow();
+
+    /// @notice `reset` was called for a gateway whose circuit is closed with no failures counted.
     /// @param gateway The gateway.
-    error CircuitBreakerClosedCircuit(address gateway);
+    error CircuitBreakerNothingToReset(address gateway);
 
     /// @notice A reporter recorded a failure of `gateway`.
     /// @param gateway The gateway.
@@ -50,7 +57,7 @@ interface ICircuitBreakerGateway is ISemver {
     /// @param resetAt When the circuit closes by itself.
     event CircuitOpened(address indexed gateway, uint256 failures, uint256 resetAt);
 
-    /// @notice An admin closed the gateway's open circuit before `resetAt`.
+    /// @notice An admin closed the gateway's open circuit before `resetAt`, or cleared its count.
     /// @param gateway The gateway.
     /// @param admin The admin who reset it.
     event CircuitReset(address indexed gateway, address indexed admin);
@@ -69,7 +76,8 @@ interface ICircuitBreakerGateway is ISemver {
     /// @param gateway The gateway.
     function trigger(address gateway) external;
 
-    /// @notice Closes an open circuit before its `resetAt` and clears its failures. Admin only.
+    /// @notice Closes an open circuit before its `resetAt`, or clears a closed circuit's failure
+    ///         count. Admin only; reverts with `CircuitBreakerNothingToReset` when neither applies.
     /// @param gateway The gateway.
     function reset(address gateway) external;
 
@@ -83,7 +91,8 @@ interface ICircuitBreakerGateway is ISemver {
     /// @return True while OPEN.
     function isOpen(address gateway) external view returns (bool);
 
-    /// @notice The gateway's current failure count (zero again once an opened circuit has expired).
+    /// @notice The gateway's current failure count (zero again once an opened circuit has expired
+    ///         or once the count's window has passed).
     /// @param gateway The gateway.
     /// @return The count.
     function failureCount(address gateway) external view returns (uint256);
@@ -100,4 +109,8 @@ interface ICircuitBreakerGateway is ISemver {
     /// @notice Seconds an opened circuit stays open (set at deployment).
     /// @return The cooldown.
     function cooldown() external view returns (uint256);
+
+    /// @notice Seconds a failure count covers from its first failure (set at deployment).
+    /// @return The window.
+    function failureWindow() external view returns (uint256);
 }

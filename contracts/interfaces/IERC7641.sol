@@ -19,11 +19,11 @@ interface IERC7641 is IERC20 {
     function claim(uint256 snapshotId) external;
 
     /// @notice Snapshots balances and allocates the revenue received since the previous snapshot.
-    /// @dev Rate-limited against spam, as the ERC advises.
+    /// @dev Rate-limited against spam, as the ERC advises (here: a fixed schedule).
     /// @return The new snapshot id.
     function snapshot() external returns (uint256);
 
-    /// @notice The ETH that burning `amount` tokens pays now.
+    /// @notice The ETH that burning `amount` of the caller's tokens pays now.
     /// @param amount The amount of tokens to burn.
     /// @return The amount of ETH redeemable, in wei.
     function redeemableOnBurn(uint256 amount) external view returns (uint256);

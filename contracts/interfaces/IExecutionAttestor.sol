@@ -6,10 +6,12 @@ import {ISemver} from "./ISemver.sol";
 /// @title IExecutionAttestor
 /// @notice On-chain record that a workflow execution honoured the workflow it was submitted as.
 /// Each attestation carries a Groth16 proof of the execution circuit
-/// (`circuits/src/execution.circom`) whose two public signals are Poseidon commitments: one to
-/// the workflow's parameters as submitted, one to the execution's results and transaction
-/// hashes. Amounts stay private; whoever holds the execution record and its salt recomputes
-/// both commitments and compares them with the attestation.
+/// (`circuits/src/execution.circom`) with three public signals: a Poseidon commitment to the
+/// workflow as submitted (the one in the relayer's signed submission receipt), a Poseidon
+/// commitment to the execution's results and transaction hashes, and the execution id
+/// (`executionIdSignal`), which the attestor derives from the id it records the proof under.
+/// Amounts stay private; whoever holds the final report (workflow, claim, salt) recomputes both
+/// commitments and compares them with the attestation.
 interface IExecutionAttestor is ISemver {
     /// @notice A Groth16 proof in the generated verifier's layout.
     /// @param a Point A.
@@ -69,26 +71,34 @@ interface IExecutionAttestor is ISemver {
         address indexed attester
     );
 
-    /// @notice Verifies the proof and records the attestation of `executionId`.
-    /// @dev Only accounts with ATTESTER_ROLE: otherwise anyone could copy a pending proof from
-    /// the mempool and attest it first under another execution id.
+    /// @notice Verifies the proof for `executionId` and records the attestation.
+    /// @dev The proof's execution-id signal is `executionIdSignal(executionId)`, so a proof holds
+    /// for one id only. Only accounts with ATTESTER_ROLE (the relayer's operators) attest: nobody
+    /// else can record, block or pre-empt an execution's attestation.
     /// @param executionId The execution id (keccak256 of the relayer's `wf_...` id).
     /// @param proof The Groth16 proof.
-    /// @param publicSignals [workflowCommitment, executionCommitment].
+    /// @param commitments [workflowCommitment, executionCommitment] (public signals 0 and 1).
     function attest(
         bytes32 executionId,
         Groth16Proof calldata proof,
-        uint256[2] calldata publicSignals
+        uint256[2] calldata commitments
     ) external;
 
-    /// @notice Checks a proof without recording anything.
+    /// @notice Checks a proof for an execution id without recording anything.
+    /// @param executionId The execution id the proof is checked for.
     /// @param proof The Groth16 proof.
-    /// @param publicSignals [workflowCommitment, executionCommitment].
-    /// @return True when the proof is valid for these public signals.
+    /// @param commitments [workflowCommitment, executionCommitment].
+    /// @return True when the proof is valid for these commitments and this id.
     function verifyExecution(
+        bytes32 executionId,
         Groth16Proof calldata proof,
-        uint256[2] calldata publicSignals
+        uint256[2] calldata commitments
     ) external view returns (bool);
+
+    /// @notice The execution circuit's public input for an execution id.
+    /// @param executionId The execution id.
+    /// @return uint256(keccak256(abi.encode(executionId))) >> 4, a BN254 field element.
+    function executionIdSignal(bytes32 executionId) external pure returns (uint256);
 
     /// @notice The attestation of an execution; reverts with ExecutionAttestorNotAttested if none.
     /// @param executionId The execution id.

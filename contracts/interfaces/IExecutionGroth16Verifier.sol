@@ -15,6 +15,6 @@ interface IExecutionGroth16Verifier {
         uint256[2] calldata pA,
         uint256[2][2] calldata pB,
         uint256[2] calldata pC,
-        uint256[2] calldata pubSignals
+        uint256[3] calldata pubSignals
     ) external view returns (bool);
 }

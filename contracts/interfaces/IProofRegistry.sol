@@ -10,12 +10,17 @@ import {ISemver} from "./ISemver.sol";
 ///
 /// @dev Single records. `requestId = keccak256(abi.encodePacked(endpoint, block.timestamp))` and the
 ///      record is `{endpointHash: keccak256(bytes(endpoint)), responseHash: keccak256(bytes(response)),
-///      timestamp: block.timestamp}`. The caller must hold `LOGGER_ROLE`; `sig` must be an EIP-191
-///      (`personal_sign`) signature, by an account holding `SIGNER_ROLE`, over the 32-byte digest
-///      `interactionDigest(endpointHash, responseHash) = keccak256(abi.encode(endpointHash, responseHash))`,
-///      i.e. `ethers.Wallet.signMessage(getBytes(digest))`. The signature makes a record attributable
-///      to its signer even when another account submits it. Records are never overwritten: the same
-///      endpoint twice in one block reverts with `ProofRegistryDuplicateRequest`.
+///      timestamp: block.timestamp}`. The caller must hold `LOGGER_ROLE`; `sig` must be an EIP-712
+///      signature, by an account holding `SIGNER_ROLE`, of
+///      `APIInteraction(bytes32 endpointHash,bytes32 responseHash)` under the domain
+///      `{name: "ProofRegistry", version: "2", chainId, verifyingContract: this}` (ERC-5267
+///      `eip712Domain()`), i.e. `ethers.Wallet.signTypedData(domain, types, value)`; the digest is
+///      `interactionDigest(endpointHash, responseHash)`. The domain binds a signature to one chain and
+///      one registry, and the signature makes a record attributable to its signer even when another
+///      account submits it. Records are never overwritten: the same endpoint text twice in one block
+///      reverts with `ProofRegistryDuplicateRequest`, so a logger that may log the same request twice
+///      in a block makes each endpoint text unique (Veriflow's relayer appends the interaction's id as
+///      the URL fragment, `#veriflow-interaction=<uuid>`: never sent to the server, part of the text).
 ///
 ///      Batches. A batch is a Merkle tree built exactly like the OpenZeppelin merkle-tree JS library's
 ///      `StandardMerkleTree.of(values, ["bytes32", "bytes32", "uint256"])`, one value per interaction:
@@ -53,7 +58,7 @@ interface IProofRegistry is ISemver {
     /// @notice `sig` is not a well-formed ECDSA signature (wrong length or malleable `s`).
     error ProofRegistryInvalidSignature();
 
-    /// @notice `sig` is well formed but was produced by an account without `SIGNER_ROLE`.
+    /// @notice `sig` is well formed but its signer (for this chain and registry) lacks `SIGNER_ROLE`.
     /// @param signer The account recovered from the signature.
     error ProofRegistryUnauthorizedSigner(address signer);
 
@@ -74,7 +79,7 @@ interface IProofRegistry is ISemver {
 
     /// @notice An interaction was logged.
     /// @param requestId The record's key in `records`.
-    /// @param sig The signer's EIP-191 signature over `interactionDigest(endpointHash, responseHash)`.
+    /// @param sig The signer's EIP-712 signature (digest `interactionDigest(endpointHash, responseHash)`).
     event APILogged(bytes32 indexed requestId, bytes sig);
 
     /// @notice A Merkle batch of interactions was anchored.
@@ -99,10 +104,15 @@ interface IProofRegistry is ISemver {
     /// @return The role id.
     function SIGNER_ROLE() external view returns (bytes32);
 
+    /// @notice EIP-712 type hash of a signed record:
+    ///         `keccak256("APIInteraction(bytes32 endpointHash,bytes32 responseHash)")`.
+    /// @return The type hash.
+    function INTERACTION_TYPEHASH() external view returns (bytes32);
+
     /// @notice Records one API interaction. Caller must hold `LOGGER_ROLE`.
     /// @param endpoint The endpoint text (e.g. "GET https://crm.example/v2/crm/orders?status=unpaid").
     /// @param response The response text as received.
-    /// @param sig EIP-191 signature by a `SIGNER_ROLE` holder over `interactionDigest(...)`.
+    /// @param sig EIP-712 signature by a `SIGNER_ROLE` holder (digest `interactionDigest(...)`).
     /// @return requestId `keccak256(abi.encodePacked(endpoint, block.timestamp))`.
     function logAPIInteraction(
         string calldata endpoint,
@@ -165,14 +175,15 @@ interface IProofRegistry is ISemver {
         uint256 timestamp
     ) external pure returns (bytes32);
 
-    /// @notice The 32-byte digest a signer signs (with the EIP-191 prefix) for a record.
+    /// @notice The EIP-712 digest a signer signs for a record, bound to this chain and registry.
     /// @param endpointHash keccak256 of the endpoint text.
     /// @param responseHash keccak256 of the response text.
-    /// @return `keccak256(abi.encode(endpointHash, responseHash))`.
+    /// @return `keccak256("\x19\x01" ‖ domainSeparator ‖ keccak256(abi.encode(INTERACTION_TYPEHASH,
+    ///         endpointHash, responseHash)))`.
     function interactionDigest(
         bytes32 endpointHash,
         bytes32 responseHash
-    ) external pure returns (bytes32);
+    ) external view returns (bytes32);
 
     /// @notice The request id a log of `endpoint` at time `timestamp` gets.
     /// @param endpoint The endpoint text.

@@ -45,14 +45,17 @@ contract ExecutionGroth16Verifier {
     uint256 constant deltay2 = 2735708987624029640705532913984166261481354506881998920722181646235764298828;
 
     
-    uint256 constant IC0x = 13080263308509814619323506092927909777055155145074683791919345370962742031510;
-    uint256 constant IC0y = 21645342978963062005477956550973577604020007007092636341823622841230441808322;
+    uint256 constant IC0x = 7951175286903058473317116751737736219790154024575044689547550033030772258167;
+    uint256 constant IC0y = 10777076246552781994921651126463711083830788563700982960384585460130167766867;
     
-    uint256 constant IC1x = 17994061111318064254143839045469237736775909503278046451468846825526591194561;
-    uint256 constant IC1y = 21636788446386707061581104162820534847857598098789215895358229953774069702868;
+    uint256 constant IC1x = 5205287079698354729616019102885546053196169480799996448812122760587725132411;
+    uint256 constant IC1y = 2813954069625461805474574321720468008254866238287280881416329768092252011360;
     
-    uint256 constant IC2x = 11997867991008845128136571603891830198922295564293474143452505573138383092899;
-    uint256 constant IC2y = 3627714494754132895015107448468895152740243256283176278680918218597368067132;
+    uint256 constant IC2x = 8044823344061074590618212746278995972635839192763474565913158530259165171468;
+    uint256 constant IC2y = 12447970647390951121608508843107767735275995679276648786381791864022626635219;
+    
+    uint256 constant IC3x = 4912156652832113070338196654835787277815913694320196283001006326192168564272;
+    uint256 constant IC3y = 8707932338957806434008750134728517724988172559729924508865556734457655346548;
     
  
     // Memory data
@@ -61,7 +64,7 @@ contract ExecutionGroth16Verifier {
 
     uint16 constant pLastMem = 896;
 
-    function verifyProof(uint[2] calldata _pA, uint[2][2] calldata _pB, uint[2] calldata _pC, uint[2] calldata _pubSignals) public view returns (bool) {
+    function verifyProof(uint[2] calldata _pA, uint[2][2] calldata _pB, uint[2] calldata _pC, uint[3] calldata _pubSignals) public view returns (bool) {
         assembly {
             function checkField(v) {
                 if iszero(lt(v, r)) {
@@ -108,6 +111,8 @@ contract ExecutionGroth16Verifier {
                 g1_mulAccC(_pVk, IC1x, IC1y, calldataload(add(pubSignals, 0)))
                 
                 g1_mulAccC(_pVk, IC2x, IC2y, calldataload(add(pubSignals, 32)))
+                
+                g1_mulAccC(_pVk, IC3x, IC3y, calldataload(add(pubSignals, 64)))
                 
 
                 // -A
@@ -165,6 +170,8 @@ contract ExecutionGroth16Verifier {
             checkField(calldataload(add(_pubSignals, 0)))
             
             checkField(calldataload(add(_pubSignals, 32)))
+            
+            checkField(calldataload(add(_pubSignals, 64)))
             
 
             // Validate all evaluations

@@ -10,6 +10,7 @@ import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
  * - `adminDelay` (seconds): delay of the two-step default-admin handover. Default 86 400 (1 day).
  * - `failureThreshold`: failures must exceed this to open a circuit. Default 10 (the spec's value).
  * - `cooldown` (seconds): how long an opened circuit stays open. Default 3 600 (1 hour).
+ * - `failureWindow` (seconds): how long a failure count lasts from its first failure. Default 3 600.
  * - `claimShareBps`: ERC-7641 claimable share `p` of each snapshot's revenue. Default 5 000 (50 %).
  * - `snapshotInterval` (seconds): minimum time between two receipt snapshots. Default 86 400 (1 day).
  * - `receiptName` / `receiptSymbol`: ERC-20 metadata. Default "Veriflow Payment Receipt" / "VFR".
@@ -21,6 +22,7 @@ export const CORE_DEFAULTS = {
   adminDelay: 86_400n,
   failureThreshold: 10n,
   cooldown: 3_600n,
+  failureWindow: 3_600n,
   claimShareBps: 5_000n,
   snapshotInterval: 86_400n,
   receiptName: "Veriflow Payment Receipt",
@@ -41,6 +43,7 @@ export default buildModule("Core", (m) => {
     relayer,
     m.getParameter("failureThreshold", CORE_DEFAULTS.failureThreshold),
     m.getParameter("cooldown", CORE_DEFAULTS.cooldown),
+    m.getParameter("failureWindow", CORE_DEFAULTS.failureWindow),
   ]);
 
   const revShareReceipt = m.contract("RevShareReceipt", [

@@ -187,11 +187,15 @@ function datesOfBirth(text: string): PiiSpan[] {
 }
 
 const STREET_TYPES_EN =
-  "Street|St\\.?|Avenue|Ave\\.?|Road|Rd\\.?|Lane|Ln\\.?|Boulevard|Blvd\\.?|Drive|Dr\\.?|Way|Court|Ct\\.?|Place|Pl\\.?|Terrace|Close|Crescent|Square|Parkway|Pkwy|Highway|Hwy|Circle|Trail|Junction|Gardens|Grove|Mews|Row|Hill|Park|Green|Walk|View|Heights|Ridge|Loop|Pike|Plaza|Alley|Bridge|Crossing|Path|Point|Port|Run|Pass|Rest|Route|Track|Viaduct|Vista|Wells|Meadow|Manor|Mills|Falls|Ford|Forge|Fork|Harbor|Haven|Island|Key|Knoll|Landing|Light|Lock|Lodge|Mount|Neck|Orchard|Oval|Prairie|Ranch|Rapids|Shoal|Shore|Spring|Springs|Station|Stream|Summit|Throughway|Trace|Turnpike|Union|Valley|Village|Ville|Cove|Creek|Estates|Expressway|Extension|Field|Fields|Flat|Flats|Glen|Harbour|Hollow|Inlet|Isle|Lake|Lakes|Motorway|Parade|Quay|Rise|Side|Skyway|Spur|Strand|Stravenue|Underpass|Wall|Wharf|Dale|Burg|Bypass|Camp|Canyon|Cape|Causeway|Center|Centre|Cliff|Club|Common|Corner|Corners|Course|Crest|Curve|Dam|Divide|Freeway|Garden|Gateway|Lights";
+  "Street|St\\.?|Avenue|Ave\\.?|Road|Rd\\.?|Lane|Ln\\.?|Boulevard|Blvd\\.?|Drive|Dr\\.?|Way|Court|Ct\\.?|Place|Pl\\.?|Terrace|Close|Crescent|Square|Parkway|Pkwy|Highway|Hwy|Circle|Trail|Junction|Gardens|Grove|Mews|Row|Hill|Park|Green|Walk|View|Heights|Ridge|Loop|Pike|Plaza|Alley|Bridge|Crossing|Path|Point|Port|Run|Pass|Rest|Route|Track|Viaduct|Vista|Wells|Meadow|Manor|Mills|Falls|Ford|Forge|Fork|Harbor|Haven|Island|Key|Knoll|Landing|Light|Lock|Lodge|Mount|Neck|Orchard|Oval|Prairie|Ranch|Rapids|Shoal|Shore|Spring|Springs|Station|Stream|Summit|Throughway|Trace|Turnpike|Union|Valley|Village|Ville|Cove|Creek|Estates|Expressway|Extension|Field|Fields|Flat|Flats|Glen|Harbour|Hollow|Inlet|Isle|Lake|Lakes|Motorway|Parade|Quay|Rise|Side|Skyway|Spur|Strand|Stravenue|Underpass|Wall|Wharf|Dale|Burg|Bypass|Camp|Canyon|Cape|Causeway|Center|Centre|Cliff|Club|Common|Corner|Corners|Course|Crest|Curve|Dam|Divide|Freeway|Garden|Gateway|Lights|Overpass|Mall|Pines|Plains|Greens|Harbors|Parkways|Spurs|Roads|Squares|Parks|Approach|Croft|Wynd|Paddock|End|Yard|Grange|Cross|Field|Meadows|Stravenue|Ways|Streets|Drives|Courts|Lanes|Ports|Points|Ridges|Trails|Views|Villages|Vistas|Radial|Ramp|Mission|Mountain|Mountains|Orchards|Passage|Pine|Plain|Ranch|Squares|Terraces|Tunnel|Unions|Keys|Knolls|Lakes|Loaf|Manors|Heights|Hills|Islands|Junctions|Crossroad|Crescents|Estate|Fords|Forest|Forges|Gardens|Glens|Haven|Hollows|Inlet|Isle|Lodge|Mill|Motorway|Shoals|Shores|Summit|Throughway|Cliffs|Gate|Fold|Bank|Lea|Wood|Drove|Broadway|Brookside|Chase|Rise|Hollow|Wharf";
+const STREET_WORD =
+  "(?:\\p{Lu}[\\p{L}'’.-]*|de|del|de la|de los|de las|la|le|les|du|des|d'\\p{L}+|l'\\p{L}+|di|della|delle|dei|degli|von|van|der|dem|den|y)";
+const CITY =
+  "\\p{Lu}[\\p{L}'’-]*(?:[ ](?:\\p{Lu}[\\p{L}'’-]*|de|del|de la|la|le|les|sur|sous|en|am|an der|im|\\p{Ll}+'\\p{L}+|laziale|sardo|veneto|calabro|lombardo|umbro|salentino|ligure|terme|marittimo|nell'\\p{L}+)){0,4}(?: \\(\\p{Lu}[\\p{L}-]*\\))?";
 const ADDRESS_PATTERNS: RegExp[] = [
   // 123 Main Street[, Apt. 4][, Springfield, IL 62704]
   new RegExp(
-    `\\b\\d{1,6}[A-Za-z]? (?:[A-Z][\\p{L}'’-]*\\.? ){1,4}(?:${STREET_TYPES_EN})\\b\\.?(?:,? (?:Apt\\.?|Suite|Unit|Flat) \\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?)?(?:,? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2})?`,
+    `\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?:,? (?:Apt\\.?|Suite|Unit|Flat) \\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?)?(?:,[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d]))?(?:,? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2})?`,
     "gu",
   ),
   // Flat 2, 10 Downing Street style handled above; Hauptstraße 5 / Am Markt 3 / Friedrich-Ebert-Platz 5 [, 10115 Berlin]
@@ -200,6 +204,18 @@ const ADDRESS_PATTERNS: RegExp[] = [
   /\b\d{1,4}(?: bis| ter)?,? (?:rue|avenue|av\.|boulevard|bd|place|allée|impasse|chemin|quai|route|cours|passage|voie|square|sentier|faubourg|rond-point|esplanade|mail|parvis|villa|cité|hameau|porte) (?:(?:de la|de l'|du|des|de|d'|la|le|l')\s?)?[\p{L}'’ -]+?(?=,|\n|\.(?:\s|$)|$| \d{5})(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|et|und|y|e)\b))?/gimu,
   // Calle Mayor 5 / Avenida de la Constitución, 12 / Via Roma 10 / Gran Subida Hugo 2 [, 28013 Madrid]
   /\b(?:(?:Calle|C\/|Avenida|Avda\.?|Paseo|Plaza|Camino|Carrera|Ronda|Travesía|Glorieta|Callejón|Cuesta|Carretera|Urbanización|Rambla|Gran (?:Vía|Subida|Calle|Avenida|Plaza|Paseo|Camino|Ronda|Travesía|Cuesta|Rambla)|Via|Viale|Piazza|Corso|Vicolo|Largo|Strada|Contrada|Borgo|Piazzale|Lungomare|Salita|Rotonda|Incrocio|Canale|Contrada|Vico|Traversa)\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\s)?[\p{Lu}][\p{L}'’ .-]*?,? \d{1,4}(?:[ ,]+(?:\d{1,2}[ºª°][A-Z]?|Piso \d+|Puerta \d+|Interno \d+|Appartamento \d+|Escalera \d+|Scala \d+))*)(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|y|e)\b))?/gu,
+  // Any street of one to six words (particles allowed) with a house number or s/n, then a
+  // five-digit postcode and a city: German, Spanish, Italian, Dutch style (Kump 29a, 48312
+  // Nürnberg; Edificio Maica, 9, 90972 Parla; Borgo Lentini 8, 30292 Adelchi nell'emilia).
+  new RegExp(
+    `(?<![\\p{L}\\p{N}])(?:\\p{Lu}[\\p{L}'’.-]*(?: ${STREET_WORD}){0,6}),? (?:\\d{1,4}[a-zA-Z]?|s\\/n\\.?)(?:, ?\\d{1,2}[ºª°]?[A-Z]?)?, \\d{5} ${CITY}`,
+    "gu",
+  ),
+  // French order: number first (9 Impasse Delesseux, 40071 Angers).
+  new RegExp(
+    `(?<![\\p{L}\\p{N}])\\d{1,4}(?: bis| ter)?,? (?:${STREET_WORD})(?: ${STREET_WORD}){0,6}, \\d{5} ${CITY}`,
+    "gu",
+  ),
 ];
 
 function addresses(text: string): PiiSpan[] {
@@ -211,13 +227,15 @@ function addresses(text: string): PiiSpan[] {
 
 const HONORIFICS =
   "Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Herr|Frau|Hr|Fr|M|Mme|Mlle|Monsieur|Madame|Mademoiselle|Sr|Sra|Srta|Don|Doña|Dña|Sig|Sig\\.ra|Signor|Signora|Signorina|Dott|Dott\\.ssa|Ing|Avv|Dhr|Mevr";
-const NAME_WORD = "[\\p{Lu}][\\p{Ll}'’]+(?:-[\\p{Lu}][\\p{Ll}'’]+)?";
-const PARTICLE = "(?:von|van|der|den|de|del|de la|della|di|da|du|le|la|dos|das|y|zu|ter|ten|O')";
-const FULL_NAME = `${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD}){0,3}`;
+const NAME_WORD = "(?:\\p{Lu}['’]|Mc|Mac)?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{Lu}[\\p{Ll}'’]+)?";
+const PARTICLE =
+  "(?:von|van|der|den|de los|de las|de la|de|del|della|di|da|du|le|la|dos|das|zu|ter|ten)";
+// A surname written with a lower-case part after its particle ("Da silva", "Le gall") counts too.
+const FULL_NAME = `${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD}){0,3}(?: (?:Da|De|Di|Do|Du|Le|La|Van|Von|Dos|Das) \\p{Ll}+)?`;
 const NAME_CONTEXTS: RegExp[] = [
   new RegExp(`\\b(?:${HONORIFICS})\\.? (${FULL_NAME})`, "gu"),
   new RegExp(
-    `\\b(?:Name|Full name|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti)\\s?[:,]?\\s+(?:(?:${HONORIFICS})\\.? )?(${FULL_NAME})`,
+    `\\b(?:Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Yours sincerely|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti)\\s?[:,]?\\s+(?:(?:${HONORIFICS})\\.? )?(${FULL_NAME})`,
     "gu",
   ),
   new RegExp(
@@ -231,10 +249,13 @@ const NAME_CONTEXTS: RegExp[] = [
 ];
 /** Words a name pattern may start on that are not names. */
 const NOT_NAMES = new Set(
-  "The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing".split(
+  "Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing".split(
     " ",
   ),
 );
+
+const COMPANY_AFTER =
+  /^[\s,]*(?:S\.?A\.?|S\.?L\.?|S\.?r\.?l\.?|S\.?p\.?A\.?|SARL|SAS|SASU|EI|SCS|SNC|GmbH|AG|KG|OHG|Ltd|LLC|Inc|PLC|e Hijos|y Asociados|Hermanos|e figli|& Co)\b/iu;
 
 const LEADING_HONORIFIC = new RegExp(`^(?:${HONORIFICS})\\.?\\s+`, "u");
 
@@ -250,22 +271,50 @@ function names(text: string): PiiSpan[] {
       out.push(span("NAME", i + v.indexOf(value), value));
     }
   }
-  // English names without a label (compromise's lexicon of first names and its grammar).
-  const doc = nlp(text);
-  for (const person of doc.people().json({ offset: true }) as Array<{
-    text: string;
-    offset: { start: number; length: number };
-  }>) {
-    const value = person.text
-      .replace(/[\s,.;:!?'’]+$/, "")
-      .replace(/^[\s"“(]+/, "")
-      .replace(LEADING_HONORIFIC, "");
-    if (!/^\p{Lu}/u.test(value) || !value.includes(" ")) continue;
-    const start = text.indexOf(value, person.offset.start);
-    if (start >= 0) out.push(span("NAME", start, value));
+  out.push(...unlabelledNames(text, out));
+  return out;
+}
+
+/** Two capitalised words in a row: the only lines compromise needs to read. */
+const CAPITALISED_PAIR = /\p{Lu}[\p{L}'’]+[ -]\p{Lu}[\p{L}'’]+/u;
+
+/**
+ * English names without a label (compromise's lexicon of first names and its grammar). Run per
+ * line, and only on lines with two capitalised words not already found: compromise is most of
+ * the redaction's CPU.
+ */
+function unlabelledNames(text: string, found: readonly PiiSpan[]): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  let lineStart = 0;
+  for (const line of text.split("\n")) {
+    const offset = lineStart;
+    lineStart += line.length + 1;
+    const uncovered = line.replace(CAPITALISED_PAIR_G, (m, at: number) =>
+      found.some((f) => f.start <= offset + at && f.end >= offset + at + m.length) ? "" : m,
+    );
+    if (!CAPITALISED_PAIR.test(uncovered)) continue;
+    for (const person of nlp(line).people().json({ offset: true }) as Array<{
+      text: string;
+      offset: { start: number; length: number };
+    }>) {
+      const value = person.text
+        .replace(/[\s,.;:!?'’]+$/, "")
+        .replace(/^[\s"“(]+/, "")
+        .replace(LEADING_HONORIFIC, "");
+      if (!/^\p{Lu}/u.test(value) || !value.includes(" ") || / - |\b\p{Lu}{2,}\b/u.test(value))
+        continue;
+      if (value.split(" ").some((w) => NOT_NAMES.has(w))) continue;
+      // Company names made of surnames ("Ontiveros y Atencio S.L.", "Estrada e Hijos").
+      const end = person.offset.start + person.offset.length;
+      if (COMPANY_AFTER.test(line.slice(end, end + 16)) || / (?:y|e|et|und|and) /u.test(value))
+        continue;
+      const start = line.indexOf(value, person.offset.start);
+      if (start >= 0) out.push(span("NAME", offset + start, value));
+    }
   }
   return out;
 }
+const CAPITALISED_PAIR_G = new RegExp(CAPITALISED_PAIR.source, "gu");
 
 function cryptoAddresses(text: string): PiiSpan[] {
   return [
@@ -277,6 +326,17 @@ function cryptoAddresses(text: string): PiiSpan[] {
 /** Dates the numbering plans would accept as numbers (`2025-08-01`, `01.08.2025`). */
 const DATE_SHAPED = /^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})$/;
 
+/**
+ * The numbering plans accept many short digit runs (order numbers, amounts, postcodes): a phone
+ * number here has at least 8 digits, is not glued to a word or code before it (`INV-2022-98549`),
+ * and is not shaped like a date or a decimal amount.
+ */
+function looksLikePhone(text: string, start: number, value: string): boolean {
+  if ((value.match(/\d/g) ?? []).length < 8) return false;
+  if (/[\p{L}\p{N}-]/u.test(text[start - 1] ?? "")) return false;
+  return !DATE_SHAPED.test(value) && !/^\d+[.,]\d{1,2}$/.test(value);
+}
+
 function phones(text: string, regions: readonly CountryCode[]): PiiSpan[] {
   const out: PiiSpan[] = [];
   const seen = new Set<string>();
@@ -284,7 +344,8 @@ function phones(text: string, regions: readonly CountryCode[]): PiiSpan[] {
     for (const found of findPhoneNumbersInText(text, region ? { defaultCountry: region } : {})) {
       const key = `${found.startsAt}:${found.endsAt}`;
       const value = text.slice(found.startsAt, found.endsAt);
-      if (seen.has(key) || !found.number.isValid() || DATE_SHAPED.test(value)) continue;
+      if (seen.has(key) || !found.number.isValid() || !looksLikePhone(text, found.startsAt, value))
+        continue;
       seen.add(key);
       out.push(span("PHONE", found.startsAt, value));
     }

@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { HMAC_SECURITY } from "../http/security.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, errorSchema } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
-import { errorSchema } from "../workflows/schemas.ts";
 import type { TextAnalysis } from "./service.ts";
 
 /**

@@ -2,9 +2,10 @@ import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { Counter, type Registry } from "prom-client";
 import { decryptSecret, encryptSecret } from "../auth/secrets.ts";
+import type { ReportAnalysis } from "../execution/report.ts";
 import { ApiError } from "../http/errors.ts";
 import { anchorTarget, type AnchorTarget } from "../integrations/anchor.ts";
-import { gatewayAddress, OnChainBreaker } from "../integrations/breaker.ts";
+import { CIRCUIT_BREAKER, gatewayAddress, OnChainBreaker } from "../integrations/breaker.ts";
 import type { TextAnalysisConfig } from "../integrations/config.ts";
 import { readCredential } from "../integrations/vault.ts";
 import type { RoutingChain } from "../routing/chain.ts";
@@ -76,6 +77,8 @@ export interface TextAnalysisDeps {
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
   env?: Record<string, string | undefined>;
+  /** The redaction (tests replace it to prove that a failing one sends nothing). */
+  redact?: typeof redact;
 }
 
 const SYSTEM_PROMPT =
@@ -161,11 +164,12 @@ export class TextAnalysis {
     let redacted;
     let instructions;
     try {
-      redacted = redact(request.text, this.redaction);
+      const redactText = this.deps.redact ?? redact;
+      redacted = redactText(request.text, this.redaction);
       instructions =
         request.instructions === undefined
           ? undefined
-          : redact(request.instructions, this.redaction, redacted.placeholders);
+          : redactText(request.instructions, this.redaction, redacted.placeholders);
     } catch (err) {
       if (!(err instanceof RedactionError)) throw err;
       logger.error({ err: err.cause }, "redaction failed; nothing was sent");
@@ -325,8 +329,14 @@ export class TextAnalysis {
   }
 
   /** The analyses an execution's final report lists. */
-  forReport(workflowId: string) {
-    return analysesOfWorkflow(this.deps.store, workflowId);
+  async forReport(workflowId: string): Promise<ReportAnalysis[]> {
+    return (await analysesOfWorkflow(this.deps.store, workflowId)).map((a) => ({
+      analysis_id: a.id,
+      audit_id: a.audit_id,
+      model: a.model,
+      created_at: a.created_at,
+      compliance_checks: a.compliance_checks,
+    }));
   }
 
   anchor() {
@@ -358,13 +368,21 @@ export class TextAnalysis {
     const now = this.now();
     if (!this.breakerState || now - this.breakerState.at > BREAKER_CACHE_MS)
       this.breakerState = { open: await this.breaker.isOpen(), at: now };
-    if (this.breakerState.open)
+    if (this.breakerState.open) {
+      const chain = this.target.chain;
+      const [resetAt, block] = await Promise.all([
+        chain.contract(CIRCUIT_BREAKER).getFunction("resetAt")(
+          this.breaker.gateway,
+        ) as Promise<bigint>,
+        chain.provider.getBlock("latest"),
+      ]);
       throw new ApiError(
         503,
         "ANALYSIS_PROVIDER_UNAVAILABLE",
         `the circuit of the text-analysis gateway ${this.breaker.gateway} is OPEN on chain; nothing was sent (it closes after the contract's cooldown)`,
-        { retry_in: 60 },
+        { retry_in: Math.max(1, Number(resetAt) - (block?.timestamp ?? 0)) },
       );
+    }
   }
 
   /** Runs a provider call; a final failure becomes the client's error (and a breaker report). */

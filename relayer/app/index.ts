@@ -1,6 +1,8 @@
 import type { Logger } from "pino";
-import { countApiKeys, createApiKey, listApiKeys } from "../auth/keys.ts";
+import { countApiKeys, createApiKey, keyFingerprint, listApiKeys } from "../auth/keys.ts";
 import { openChains, type ChainSet } from "../chains/index.ts";
+import { DEVNET_CHAIN_IDS } from "../devnet/chains.ts";
+import { assertProvingKeysFit } from "../proofs/index.ts";
 import type { Config } from "../config/index.ts";
 import { closeContext } from "../context.ts";
 import { createLogger } from "../http/logging.ts";
@@ -56,6 +58,16 @@ export async function startService(
     logger.info({ chains: config.chains }, "opening chains");
     chains = await openChains(config.chains);
   }
+  if (chains) {
+    // The development proving keys make forgeable proofs: never against a real network.
+    await assertProvingKeysFit(
+      chains.list().map((c) => c.chainId),
+      DEVNET_CHAIN_IDS,
+    ).catch(async (err: unknown) => {
+      if (options.chains === undefined) await chains?.close();
+      throw err;
+    });
+  }
   const ctx = await buildServices(config, { logger, chains });
 
   // First run with no key at all: a development key so the service is usable at once.
@@ -83,7 +95,8 @@ export async function startService(
       url: server.url,
       database: config.databaseUrl ? "postgresql" : `pglite (${config.dataDir})`,
       chains: ctx.chains?.list().map((c) => `${c.name} (${c.chainId})`) ?? [],
-      api_key: apiKey ?? activeKeys.slice(0, 5),
+      // Fingerprints only: the key alone authenticates Bearer requests.
+      api_key: apiKey ? keyFingerprint(apiKey) : activeKeys.slice(0, 5).map(keyFingerprint),
     },
     "relayer listening",
   );

@@ -97,6 +97,7 @@ export async function buildServices(
           logger,
           compliance,
           integrations,
+          analysis,
           artifacts,
           baseFeeCapGwei: config.engine.baseFeeCapGwei,
         })

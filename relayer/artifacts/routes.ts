@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, errorSchema } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
-import { errorSchema } from "../workflows/schemas.ts";
 import { generateArtifactBatch, registryChain } from "./batch.ts";
 import { parseCid, type ArtifactStore } from "./store.ts";
 

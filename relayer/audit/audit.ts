@@ -1,13 +1,12 @@
 import { Contract, getAddress, parseUnits, verifyMessage } from "ethers";
 import * as snarkjs from "snarkjs";
 import { lockMintInfo } from "../chains/lockmint.ts";
-import { executedActionOf } from "../execution/proof.ts";
-import { stepResultSchema } from "../execution/steps.ts";
 import { reportCid } from "../execution/report.ts";
 import { verifyInteractionOnChain } from "../integrations/verify.ts";
 import { assertClaimHonoured, encodeClaim, type ExecutionClaim } from "../proofs/claim.ts";
 import { computeCommitments } from "../proofs/commitments.ts";
-import { executionIdToBytes32 } from "../proofs/field.ts";
+import { executionIdSignal, executionIdToBytes32 } from "../proofs/field.ts";
+import { claimFromReport, type ReportedClaim } from "../proofs/reported.ts";
 import {
   transactionEvidence,
   type EvidenceChain,
@@ -200,8 +199,13 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
   let claim: ExecutionClaim | null = null;
   await run("commitments", "commitments", async () => {
     claim = ctx.claim();
-    const [workflow, execution] = ctx.publicSignals();
+    const [workflow, execution, id] = ctx.publicSignals();
     const computed = await computeCommitments(claim);
+    expect(
+      computed.executionId.toString() === id &&
+        id === executionIdSignal(report.execution_id).toString(),
+      "the proof's execution id signal is not this execution's",
+    );
     expect(
       computed.workflowCommitment.toString() === workflow,
       "the claim rebuilt from the report does not open the workflow commitment",
@@ -210,7 +214,7 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
       computed.executionCommitment.toString() === execution,
       "the claim rebuilt from the report does not open the execution commitment",
     );
-    return `claim rebuilt from ${claim.actions.length} action results and the salt opens both commitments`;
+    return `claim rebuilt from the workflow, the receipt's salt and ${claim.actions.length} chain-read actions opens both commitments; the id signal is this execution's`;
   });
 
   await run("constraints", "constraints", () => {
@@ -318,10 +322,11 @@ class AuditContext {
     return new Contract(entry.address, chain.abi(ATTESTOR), chain.provider);
   }
 
-  publicSignals(): [string, string] {
+  /** [workflowCommitment, executionCommitment, executionId] (relayer/proofs PUBLIC_SIGNALS). */
+  publicSignals(): [string, string, string] {
     const signals = this.report.public_signals;
-    expect(Array.isArray(signals) && signals.length === 2, "the report carries no public signals");
-    return [signals[0]!, signals[1]!];
+    expect(Array.isArray(signals) && signals.length === 3, "the report carries no public signals");
+    return [signals[0]!, signals[1]!, signals[2]!];
   }
 
   account(): string {
@@ -374,33 +379,21 @@ class AuditContext {
     return token.decimals;
   };
 
-  /** The execution claim rebuilt from the report's action results and salt. */
+  /** The execution claim rebuilt from the report's workflow, receipt salt and claim. */
   claim(): ExecutionClaim {
     const { report } = this;
-    expect(report.attestation?.salt != null, "the report carries no salt");
+    expect(report.receipt?.salt != null, "the report carries no submission receipt (salt)");
+    expect(report.claim != null, "the report carries no claim");
     expect(
       report.actions.length === report.workflow.actions.length,
       `the report lists ${report.actions.length} actions, its workflow ${report.workflow.actions.length}`,
     );
-    const completed = this.completed();
-    expect(completed.length > 0, "no completed action");
-    return {
-      executionId: report.execution_id,
-      salt: report.attestation.salt,
-      actions: completed.map((a) => {
-        expect(a.result !== null, `action ${a.index} has no result`);
-        const result = stepResultSchema.safeParse(a.result);
-        expect(
-          result.success,
-          `action ${a.index}: its result is not an action result (${result.error?.issues[0]?.path.join(".")}: ${result.error?.issues[0]?.message})`,
-        );
-        try {
-          return executedActionOf(result.data, this.decimalsOf);
-        } catch (err) {
-          throw new Mismatch(`action ${a.index}: ${(err as Error).message}`);
-        }
-      }),
-    };
+    return claimFromReport({
+      execution_id: report.execution_id,
+      workflow: report.workflow as unknown as ExecutionClaim["workflow"],
+      receipt: { salt: report.receipt.salt },
+      claim: report.claim as ReportedClaim,
+    });
   }
 
   private txOf(action: AuditedAction, kind: string): Promise<TxEvidence> {

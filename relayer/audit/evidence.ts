@@ -6,7 +6,7 @@ import {
   type Provider,
   type TransactionReceipt,
 } from "ethers";
-import type { Deployment } from "../chains/deployments.ts";
+import type { Deployment } from "../deployments/index.ts";
 
 /**
  * On-chain evidence of an execution: per transaction the chain, hash, block, sender and the

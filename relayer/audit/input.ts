@@ -59,6 +59,16 @@ export const auditedReportSchema = z.looseObject({
     })
     .nullable()
     .optional(),
+  claim: z
+    .looseObject({
+      actions: z.array(z.looseObject({ amount_in: z.string(), tx_hashes: z.array(z.string()) })),
+    })
+    .nullable()
+    .optional(),
+  receipt: z
+    .looseObject({ salt: z.string(), workflow_commitment: z.string() })
+    .nullable()
+    .optional(),
   api_interactions: z.array(auditedInteractionSchema).optional(),
   evidence: z.looseObject({ account: address.nullable() }).nullable().optional(),
   relayer: z.looseObject({ chain_id: z.number().int() }).optional(),

@@ -3,7 +3,7 @@ import path from "node:path";
 import { JsonRpcProvider, type InterfaceAbi } from "ethers";
 import type * as snarkjs from "snarkjs";
 import { chainsFileSchema } from "../chains/config.ts";
-import { readDeployment } from "../chains/deployments.ts";
+import { readDeployment } from "../deployments/index.ts";
 import { readAbis } from "../chains/index.ts";
 import { DEVNET_CHAINS } from "../devnet/chains.ts";
 import { PROJECT_ROOT } from "../devnet/artifacts.ts";

@@ -18,7 +18,7 @@ import { RPC_UNAVAILABLE_CODE } from "../devnet/eip1193.ts";
 import { jsonRpcFaults, type ChainFaults } from "../devnet/faults.ts";
 import { DEVNET_CHAIN_NAMES, type DevnetChainName } from "../devnet/plan.ts";
 import { chainsConfigSchema, chainsFileSchema, type ChainsConfig } from "./config.ts";
-import { readDeployment, type Deployment } from "./deployments.ts";
+import { readDeployment, type Deployment } from "../deployments/index.ts";
 
 export {
   chainsConfigSchema,

@@ -6,7 +6,7 @@ import {
   type TransactionReceipt,
 } from "ethers";
 import { z } from "zod";
-import type { Deployment } from "./deployments.ts";
+import type { Deployment } from "../deployments/index.ts";
 
 /**
  * Client side of the `lockmint` bridge (contracts/devnet/LockMintBridge.sol): the deployment entry,

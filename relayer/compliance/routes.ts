@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { errorSchema } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
 import { HMAC_SECURITY } from "../http/security.ts";
-import { errorSchema } from "../workflows/schemas.ts";
 import type { ComplianceResult } from "./check.ts";
 import type { ComplianceSource } from "./service.ts";
 

@@ -14,3 +14,8 @@ export const DEVNET_CHAINS: Record<
   arbitrum: { chainId: 31338, initialBaseFeePerGas: 100_000_000n, defaultPort: 8546 },
   polygon: { chainId: 31339, initialBaseFeePerGas: 2_000_000_000n, defaultPort: 8547 },
 };
+
+/** The devnet's chain ids: the only chains the development proving keys may be used on. */
+export const DEVNET_CHAIN_IDS: readonly number[] = Object.values(DEVNET_CHAINS).map(
+  (c) => c.chainId,
+);

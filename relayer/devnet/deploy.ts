@@ -12,7 +12,7 @@ import {
   type Provider,
   type TransactionReceipt,
 } from "ethers";
-import type { Deployment } from "../chains/deployments.ts";
+import type { Deployment } from "../deployments/index.ts";
 import { DEVNET_DEPLOYER, DEVNET_FUNDED, DEVNET_OPERATOR, DEVNET_SANCTIONED } from "./accounts.ts";
 import {
   hardhatArtifact,

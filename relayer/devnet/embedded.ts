@@ -1,6 +1,6 @@
 import { BrowserProvider } from "ethers";
 import { network } from "hardhat";
-import type { Deployment } from "../chains/deployments.ts";
+import type { Deployment } from "../deployments/index.ts";
 import { hardhatArtifactByName, hasHardhatArtifact } from "./artifacts.ts";
 import { DEVNET_CHAINS } from "./chains.ts";
 import { coreContractNames, deployCoreWithIgnition } from "./core.ts";

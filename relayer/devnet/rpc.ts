@@ -1,6 +1,6 @@
 import { JsonRpcProvider, toQuantity } from "ethers";
 import { network } from "hardhat";
-import { readDeployment, type Deployment } from "../chains/deployments.ts";
+import { readDeployment, type Deployment } from "../deployments/index.ts";
 import { DEVNET_CHAINS } from "./chains.ts";
 import { deployCoreWithIgnition } from "./core.ts";
 import { deployDevnet, type DevnetDeployResult } from "./deploy.ts";

@@ -12,6 +12,7 @@ import {
   type GasMetric,
   type Operation,
   type ReportAction,
+  type ReportAnalysis,
   type ReportAttestation,
   type ReportBody,
   type SignedReport,
@@ -28,11 +29,18 @@ import {
 import { TxJournal } from "./transactions.ts";
 import { ExecutionClaimError, ProverUnavailableError } from "../proofs/errors.ts";
 import { findAccount } from "../accounts/index.ts";
+import { slotsOfActions, type ReportedClaim, type SubmissionReceipt } from "../proofs/index.ts";
 import type { TxEvidence, TxRef } from "../audit/evidence.ts";
 
 /** Proves an execution and returns the arguments of `ExecutionAttestor.attest` after the id. */
 export interface ExecutionProver {
-  prove(input: { executionId: string; workflow: Workflow; results: StepResult[] }): Promise<{
+  prove(input: {
+    executionId: string;
+    workflow: Workflow;
+    results: StepResult[];
+    /** The submission receipt: its salt and workflow commitment are what the proof must use. */
+    receipt: SubmissionReceipt | null;
+  }): Promise<{
     proof: unknown;
     publicSignals: string[];
     /** `attest(executionId, ...attestArgs)`. */
@@ -40,6 +48,8 @@ export interface ExecutionProver {
     /** The commitments' blinding salt, published in the report. */
     salt?: string;
     commitments?: { workflow: string; execution: string };
+    /** The execution side of the proved claim (`claimFromReport` rebuilds the claim from it). */
+    claim?: ReportedClaim;
   }>;
 }
 
@@ -55,6 +65,8 @@ export interface FinalizeDeps {
    * pending batched ones, listed in the report as `api_interactions`.
    */
   apiInteractions?: (executionId: string) => Promise<unknown[]>;
+  /** The text analyses that reference the execution (relayer/analysis): the report's `analyses`. */
+  analyses?: (executionId: string) => Promise<ReportAnalysis[]>;
   /**
    * Settles the service fee of a completed execution and issues its payment receipt
    * (relayer/integrations/payments.ts); its result is the report's `payment_receipt`.
@@ -85,6 +97,7 @@ interface ProofSection {
   zk_proof: string | null;
   public_signals: string[] | null;
   attestation: ReportAttestation | null;
+  claim: ReportedClaim | null;
   proof_note?: string;
 }
 
@@ -118,10 +131,19 @@ export async function finalizeExecution(
     return step?.state === "completed" && step.result ? [step.result] : [];
   });
 
+  const [stored] = await store.query<{ receipt: SubmissionReceipt | string | null }>(
+    "SELECT receipt FROM workflow_executions WHERE id = $1",
+    [input.id],
+  );
+  const receipt =
+    typeof stored?.receipt === "string"
+      ? (JSON.parse(stored.receipt) as SubmissionReceipt)
+      : (stored?.receipt ?? null);
   let proof: ProofSection = {
     zk_proof: null,
     public_signals: null,
     attestation: null,
+    claim: null,
   };
   const canProve = Boolean(deps.prover && home.deployment.contracts[ATTESTOR_CONTRACT]);
   if (input.state === "completed" && canProve) {
@@ -131,7 +153,7 @@ export async function finalizeExecution(
     let proved: Awaited<ReturnType<ExecutionProver["prove"]>> | null = null;
     try {
       proved = await memo("proof", () =>
-        deps.prover!.prove({ executionId: input.id, workflow: input.workflow, results }),
+        deps.prover!.prove({ executionId: input.id, workflow: input.workflow, results, receipt }),
       );
     } catch (err) {
       // The claim does not fit the circuit (e.g. more multisend recipients than its slots) or the
@@ -152,6 +174,7 @@ export async function finalizeExecution(
           salt: proved.salt ?? null,
           commitments: proved.commitments ?? null,
         },
+        claim: proved.claim ?? null,
       };
       await finishStep(store, input.id, FINAL_STEP, "completed", { result: { attestation } });
     }
@@ -169,6 +192,7 @@ export async function finalizeExecution(
       ? await deps.settle({ executionId: input.id, apiKeyId: input.apiKeyId })
       : null;
   const body = await buildReport(deps, input, steps, proof, home);
+  body.receipt = receipt;
   if (deps.settle) body.payment_receipt = payment;
   const cid = deps.artifacts ? await deps.artifacts.putArtifact(body) : await reportCid(body);
   const signer = operator(home);
@@ -267,6 +291,7 @@ async function buildReport(
     role: a.role,
     sources: (typeof a.sources === "string" ? JSON.parse(a.sources) : a.sources) as string[],
   }));
+  const slots = slotsOfActions(input.workflow);
   const actions = input.workflow.actions.map((action): ReportAction => {
     const step = steps.get(action.index);
     const result = step?.result ?? null;
@@ -282,7 +307,16 @@ async function buildReport(
       tx_hashes: txs
         .filter((t) => t.action_index === action.index && t.state !== "released")
         .map((t) => t.hash),
-      result: result?.action === "bridge" ? { ...result, zk_proof: proof.zk_proof } : result,
+      // A bridge's zk_proof is the execution proof; `zk_proof_slots` are the circuit slots that
+      // hold this bridge (its deposit and release hashes, amounts and fee cap).
+      result:
+        result?.action === "bridge"
+          ? {
+              ...result,
+              zk_proof: proof.zk_proof,
+              zk_proof_slots: proof.zk_proof ? (slots[action.index] ?? []) : [],
+            }
+          : result,
       risk: step?.risk ?? null,
       error: step?.error ?? null,
     };
@@ -347,9 +381,12 @@ async function buildReport(
     liquidation_protection: true,
     compliance: complianceSection(input.workflow, actions, alerts),
     api_interactions: deps.apiInteractions ? await deps.apiInteractions(input.id) : [],
+    analyses: deps.analyses ? await deps.analyses(input.id) : [],
     zk_proof: proof.zk_proof,
     public_signals: proof.public_signals,
     attestation: proof.attestation,
+    claim: proof.claim,
+    receipt: null,
     ...(proof.proof_note ? { proof_note: proof.proof_note } : {}),
     evidence: deps.evidence
       ? { account: account?.address ?? null, transactions: await deps.evidence(evidenceRefs) }

@@ -15,6 +15,7 @@ export { runExecution, type EngineDeps, type ExecutionState } from "./orchestrat
 export { startEngineWorker, type EngineWorker } from "./worker.ts";
 export { armCrashPoint } from "./crash.ts";
 export { DeFiTransactionArtifact, BlockchainArtifact, reportCid } from "./report.ts";
+import type { ReportAnalysis } from "./report.ts";
 export { RiskThresholdExceededError, evaluateRisk, DEFAULT_RISK_THRESHOLD } from "./risk.ts";
 
 /** What the engine is built from; the composition root passes its services. */
@@ -25,6 +26,8 @@ export interface EngineInputs {
   logger: Logger;
   compliance: ComplianceSource;
   integrations: Integrations | null;
+  /** The text analysis (relayer/analysis), whose analyses of an execution its report lists. */
+  analysis?: { forReport(executionId: string): Promise<ReportAnalysis[]> } | null;
   /** Where the final report is stored under its CID. */
   artifacts: ArtifactStore;
   baseFeeCapGwei?: number | undefined;
@@ -57,6 +60,7 @@ export function engineDeps(input: EngineInputs): EngineDeps {
       return screen(address, chain, required, context);
     },
     apiInteractions: integrations ? (id) => integrations.forReport(id) : undefined,
+    analyses: input.analysis ? (id) => input.analysis!.forReport(id) : undefined,
     settle: integrations?.config.payments ? (input) => integrations.settle(input) : undefined,
     baseFeeCapGwei: input.baseFeeCapGwei,
   };

@@ -1,3 +1,4 @@
+import type { ReportedClaim, SubmissionReceipt } from "../proofs/index.ts";
 import canonicalize from "canonicalize";
 import { CID } from "multiformats/cid";
 import * as json from "multiformats/codecs/json";
@@ -62,7 +63,7 @@ export interface ReportAction {
   chain_id: number | null;
   fallback_from: string | null;
   tx_hashes: string[];
-  result: (StepResult & { zk_proof?: string | null }) | null;
+  result: (StepResult & { zk_proof?: string | null; zk_proof_slots?: number[] }) | null;
   risk: RiskEvaluation | null;
   error: ErrorBody | null;
 }
@@ -92,9 +93,15 @@ export interface ReportBody {
   liquidation_protection: boolean;
   compliance: ComplianceSection;
   api_interactions: unknown[];
+  /** The text analyses that reference this execution (`workflow_id`), oldest first. */
+  analyses: ReportAnalysis[];
   zk_proof: string | null;
   public_signals: string[] | null;
   attestation: ReportAttestation | null;
+  /** The proved claim's execution side, read from the chains (relayer/proofs/reported.ts). */
+  claim: ReportedClaim | null;
+  /** The signed submission receipt (relayer/proofs/receipt.ts); null without an attestor. */
+  receipt: SubmissionReceipt | null;
   /** Why there is no proof, when there is none. */
   proof_note?: string;
   /** The committed transactions as their chains hold them (relayer/audit/evidence.ts). */
@@ -102,6 +109,19 @@ export interface ReportBody {
   relayer: { chain: string; chain_id: number };
   /** The service fee's payment receipt (relayer/integrations/payments.ts), when payments are configured. */
   payment_receipt?: unknown;
+}
+
+/** A text analysis in the final report (relayer/analysis): its id, audit record and result. */
+export interface ReportAnalysis {
+  analysis_id: string;
+  audit_id: string;
+  model: string;
+  created_at: string;
+  compliance_checks: {
+    clm_violations: number;
+    uben_compliance: "passed" | "failed";
+    pii_leakage: boolean;
+  };
 }
 
 export interface ReportEvidence {

@@ -4,8 +4,11 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "./errors.ts";
 import type { AppEnv } from "./env.ts";
+import { validationFailed } from "./validation.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** Deepest nesting of arrays and objects a request body may have (no wire shape needs 8). */
+export const MAX_BODY_DEPTH = 32;
 
 /** Media types a request body may have (spec: JSON or, for workflows, YAML). */
 export const ACCEPTED_CONTENT_TYPES = [
@@ -25,9 +28,13 @@ export function mediaType(contentType: string | undefined): string {
  * Reads the request body once, up to `maxBytes` (413 beyond, whether or not Content-Length was
  * sent), refuses media types other than JSON and YAML (415), and keeps the exact bytes in
  * `rawBody` for the signature check. Later `c.req.json()` / `c.req.text()` read the cached bytes.
+ * Input PostgreSQL cannot store or that costs unbounded work later is refused here with a 400,
+ * before anything is parsed or stored: a NUL character in the URL or the body, a malformed
+ * percent-encoding, JSON nested deeper than {@link MAX_BODY_DEPTH}.
  */
 export function readBody(maxBytes = MAX_BODY_BYTES) {
   return createMiddleware<AppEnv>(async (c, next) => {
+    checkUrl(c.req.url);
     const hasBody =
       BODY_METHODS.has(c.req.method) &&
       (nodeRequest(c)
@@ -51,6 +58,8 @@ export function readBody(maxBytes = MAX_BODY_BYTES) {
 
     const bytes = await readAll(c, maxBytes);
     const raw = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const hazard = bodyHazard(raw, type === "application/json");
+    if (hazard) throw validationFailed([{ path: "", message: `the body contains ${hazard}` }]);
     c.set("rawBody", raw);
     // Hono converts between cached body forms, so json()/text() read these bytes.
     // (The cache holds promises at run time although its type says otherwise.)
@@ -59,6 +68,76 @@ export function readBody(maxBytes = MAX_BODY_BYTES) {
     );
     return next();
   });
+}
+
+/** 400 for a URL whose path or query has a NUL character or a malformed percent-encoding. */
+function checkUrl(url: string): void {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const target = start < 0 ? "" : url.slice(start);
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(target.replaceAll("+", " "));
+  } catch {
+    throw validationFailed([{ path: "url", message: "the URL has a malformed percent-encoding" }]);
+  }
+  if (decoded.includes("\0")) {
+    throw validationFailed([{ path: "url", message: "the URL contains a NUL character" }]);
+  }
+}
+
+/**
+ * What makes a body unusable, or null. Scans the bytes once: a NUL byte (any media type), and for
+ * JSON a `\u0000` escape inside a string (PostgreSQL text and jsonb cannot hold U+0000) and the
+ * nesting depth. Every byte that matters here is ASCII, and UTF-8 never puts an ASCII byte inside a
+ * multi-byte character, so no decoding is needed.
+ */
+export function bodyHazard(bytes: Uint8Array, json: boolean): string | null {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === 0x00) return "a NUL character";
+    if (!json) continue;
+    if (inString) {
+      if (b === 0x5c /* \ */) {
+        if (
+          bytes[i + 1] === 0x75 /* u */ &&
+          bytes[i + 2] === 0x30 &&
+          bytes[i + 3] === 0x30 &&
+          bytes[i + 4] === 0x30 &&
+          bytes[i + 5] === 0x30
+        ) {
+          return "a NUL character (\\u0000)";
+        }
+        i++; // the escaped character, whatever it is, does not end the string
+      } else if (b === 0x22 /* " */) {
+        inString = false;
+      }
+    } else if (b === 0x22) {
+      inString = true;
+    } else if (b === 0x5b /* [ */ || b === 0x7b /* { */) {
+      if (++depth > MAX_BODY_DEPTH) return `arrays or objects nested deeper than ${MAX_BODY_DEPTH}`;
+    } else if (b === 0x5d /* ] */ || b === 0x7d /* } */) {
+      depth--;
+    }
+  }
+  return null;
+}
+
+/**
+ * The same hazards in a parsed document (YAML, whose escapes `\0`, `\x00`, `\u0000` only show once
+ * parsed): a NUL character in a key or a string, nesting deeper than {@link MAX_BODY_DEPTH}.
+ */
+export function documentHazard(value: unknown, depth = 0): string | null {
+  if (typeof value === "string") return value.includes("\0") ? "a NUL character" : null;
+  if (value === null || typeof value !== "object") return null;
+  if (depth >= MAX_BODY_DEPTH) return `arrays or objects nested deeper than ${MAX_BODY_DEPTH}`;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes("\0")) return "a NUL character";
+    const found = documentHazard(item, depth + 1);
+    if (found) return found;
+  }
+  return null;
 }
 
 /** The Node request under @hono/node-server (absent under `app.request()` and other runtimes). */

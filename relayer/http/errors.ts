@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -64,3 +65,22 @@ export function renderError(fallbackLogger: Logger) {
     );
   };
 }
+
+/** The error body in the OpenAPI document (every route's error responses). */
+export const validationIssueSchema = z.object({
+  path: z.string().openapi({ example: "actions.1.slippage" }),
+  message: z.string(),
+});
+
+export const validationErrorSchema = z
+  .object({
+    error: z.string().openapi({ example: "VALIDATION_FAILED" }),
+    detail: z.string(),
+    issues: z.array(validationIssueSchema),
+  })
+  .openapi("ValidationError");
+
+export const errorSchema = z
+  .object({ error: z.string(), detail: z.string() })
+  .passthrough()
+  .openapi("Error");

@@ -1,13 +1,14 @@
 import { StandardMerkleTree } from "@openzeppelin/merkle-tree";
+import { randomUUID } from "node:crypto";
 import {
-  AbiCoder,
   Contract,
-  getBytes,
   keccak256,
   toUtf8Bytes,
+  TypedDataEncoder,
   type EventLog,
   type Log,
   type Signer,
+  type TypedDataDomain,
 } from "ethers";
 import type { EngineStore } from "../accounts/store.ts";
 import type { RoutingChain } from "../routing/chain.ts";
@@ -19,9 +20,11 @@ import { GAS_PADDING_PERCENT, TxJournal } from "../execution/transactions.ts";
  * stored, then anchored in the chain's ProofRegistry exactly once:
  *
  * - immediate (`blockchain_anchor.interval: immediate`, the default): `logAPIInteraction(endpoint,
- *   response, sig)` from the operator (LOGGER_ROLE), `sig` the operator's EIP-191 signature
- *   (SIGNER_ROLE) over `keccak256(abi.encode(endpointHash, responseHash))`; the record is keyed by
- *   the `requestId` of its APILogged event;
+ *   response, sig)` from the operator (LOGGER_ROLE), `sig` the operator's EIP-712 signature
+ *   (SIGNER_ROLE) of `APIInteraction(endpointHash, responseHash)` under the registry's domain (its
+ *   chain id and address); the record is keyed by the `requestId` of its APILogged event. The
+ *   endpoint text carries the interaction's id as its URL fragment, so two interactions with the same
+ *   request in one block still get distinct request ids;
  * - batched (`interval: 1h` …): an integration's pending interactions are anchored together once
  *   the oldest is `interval` old, as one `anchorBatch(root, count, uri)` of the StandardMerkleTree
  *   of `[endpointHash, responseHash, observedAt]`; each interaction keeps its leaf proof.
@@ -70,11 +73,42 @@ export function textHash(text: string): string {
   return keccak256(toUtf8Bytes(text));
 }
 
+/** EIP-712 type of a signed proof record (ProofRegistry.INTERACTION_TYPEHASH). */
+export const INTERACTION_TYPES = {
+  APIInteraction: [
+    { name: "endpointHash", type: "bytes32" },
+    { name: "responseHash", type: "bytes32" },
+  ],
+};
+
+/** The EIP-712 domain of the ProofRegistry at `registry` on `chainId`. */
+export function interactionDomain(chainId: number | bigint, registry: string): TypedDataDomain {
+  return { name: "ProofRegistry", version: "2", chainId, verifyingContract: registry };
+}
+
 /** The digest the SIGNER_ROLE key signs (ProofRegistry.interactionDigest). */
-export function interactionDigest(endpointHash: string, responseHash: string): string {
-  return keccak256(
-    AbiCoder.defaultAbiCoder().encode(["bytes32", "bytes32"], [endpointHash, responseHash]),
-  );
+export function interactionDigest(
+  domain: TypedDataDomain,
+  endpointHash: string,
+  responseHash: string,
+): string {
+  return TypedDataEncoder.hash(domain, INTERACTION_TYPES, { endpointHash, responseHash });
+}
+
+/** A fresh interaction id, carried in the endpoint text (see {@link endpointWithId}). */
+export function newInteractionId(): string {
+  return randomUUID();
+}
+
+/**
+ * The endpoint text with the interaction's id as the URL's fragment
+ * (`GET https://crm/v2/orders#veriflow-interaction=<uuid>`): a fragment is never sent to the server,
+ * and it makes the record's `requestId = keccak256(endpoint text, block time)` unique per interaction.
+ */
+export function endpointWithId(url: URL, interactionId: string): string {
+  const tagged = new URL(url);
+  tagged.hash = `veriflow-interaction=${interactionId}`;
+  return tagged.toString();
 }
 
 export interface InteractionInput {
@@ -152,8 +186,6 @@ function operator(chain: RoutingChain): Signer {
   return chain.operator;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * Anchors one immediate interaction with logAPIInteraction (idempotent: an anchored row is left as
  * is; a journalled transaction is resumed). Returns the row as anchored.
@@ -172,71 +204,56 @@ export async function anchorImmediate(
   const { chain, registry, address } = target;
   const signer = operator(chain);
   const journal = new TxJournal(store);
-  // A reverted attempt (the same endpoint twice in one block: ProofRegistryDuplicateRequest) is
-  // retried under the next slot, in a later block.
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const slot = {
-      executionId: `api_${id}`,
-      actionIndex: 0,
-      slot: attempt ? `log.${attempt}` : "log",
-    };
-    const journalled = await journal.find(slot);
-    if (journalled?.state === "reverted") continue;
-    let request: { to: string; data: string; gasLimit: bigint };
-    if (journalled) {
-      request = { to: address, data: "0x", gasLimit: BigInt(journalled.gas_limit) };
-    } else {
-      const sig = await signer.signMessage(
-        getBytes(interactionDigest(row.endpoint_hash, row.response_hash)),
-      );
-      const data = registry.interface.encodeFunctionData("logAPIInteraction", [
-        row.endpoint,
-        row.response,
-        sig,
-      ]);
-      let estimate: bigint | null = null;
-      for (let wait = 0; estimate === null; wait++) {
-        try {
-          estimate = await chain.provider.estimateGas({
-            from: await signer.getAddress(),
-            to: address,
-            data,
-          });
-        } catch (err) {
-          // Only the same endpoint already logged in this block is worth waiting out.
-          const duplicate = registry.interface.getError("ProofRegistryDuplicateRequest")!.selector;
-          if (wait >= 5 || !String((err as { data?: string }).data ?? "").startsWith(duplicate))
-            throw err;
-          await sleep(1000);
-        }
-      }
-      request = { to: address, data, gasLimit: (estimate * GAS_PADDING_PERCENT) / 100n };
-    }
-    const sent = await journal.send(chain, signer, slot, "attest", request, { units: GAS_UNITS });
-    if (sent.status !== "confirmed") continue;
-    const logged = sent.receipt.logs
-      .map((l) => parse(registry, l))
-      .find((e) => e?.name === "APILogged");
-    if (!logged) throw new Error(`logAPIInteraction ${sent.hash} emitted no APILogged`);
-    await store.query(
-      `UPDATE integration_interactions
-          SET anchor_state = 'anchored', request_id = $2, signature = $3, tx_hash = $4, block_number = $5, anchored_at = now()
-        WHERE id = $1`,
-      [
-        id,
-        logged.args.getValue("requestId"),
-        logged.args.getValue("sig"),
-        sent.hash,
-        sent.receipt.blockNumber,
-      ],
+  // The endpoint text is unique per interaction (its id in the fragment), so a log cannot collide
+  // with another one; a reverted log is a fault to surface, not to retry.
+  const slot = { executionId: `api_${id}`, actionIndex: 0, slot: "log" };
+  const journalled = await journal.find(slot);
+  let request: { to: string; data: string; gasLimit: bigint };
+  if (journalled && journalled.state !== "released") {
+    // Resumed from the journal: the signed transaction is re-read there, not rebuilt.
+    request = { to: address, data: "0x", gasLimit: BigInt(journalled.gas_limit) };
+  } else {
+    const sig = await signer.signTypedData(
+      interactionDomain(chain.chainId, address),
+      INTERACTION_TYPES,
+      { endpointHash: row.endpoint_hash, responseHash: row.response_hash },
     );
-    const [done] = await store.query<InteractionRow>(
-      `SELECT ${COLUMNS} FROM integration_interactions WHERE id = $1`,
-      [id],
-    );
-    return done!;
+    const data = registry.interface.encodeFunctionData("logAPIInteraction", [
+      row.endpoint,
+      row.response,
+      sig,
+    ]);
+    const estimate = await chain.provider.estimateGas({
+      from: await signer.getAddress(),
+      to: address,
+      data,
+    });
+    request = { to: address, data, gasLimit: (estimate * GAS_PADDING_PERCENT) / 100n };
   }
-  throw new Error(`interaction ${id} could not be anchored after 5 attempts`);
+  const sent = await journal.send(chain, signer, slot, "attest", request, { units: GAS_UNITS });
+  if (sent.status !== "confirmed")
+    throw new Error(`logAPIInteraction ${sent.hash} reverted on ${chain.name}`);
+  const logged = sent.receipt.logs
+    .map((l) => parse(registry, l))
+    .find((e) => e?.name === "APILogged");
+  if (!logged) throw new Error(`logAPIInteraction ${sent.hash} emitted no APILogged`);
+  await store.query(
+    `UPDATE integration_interactions
+        SET anchor_state = 'anchored', request_id = $2, signature = $3, tx_hash = $4, block_number = $5, anchored_at = now()
+      WHERE id = $1`,
+    [
+      id,
+      logged.args.getValue("requestId"),
+      logged.args.getValue("sig"),
+      sent.hash,
+      sent.receipt.blockNumber,
+    ],
+  );
+  const [done] = await store.query<InteractionRow>(
+    `SELECT ${COLUMNS} FROM integration_interactions WHERE id = $1`,
+    [id],
+  );
+  return done!;
 }
 
 function parse(registry: Contract, log: Log) {

@@ -2,16 +2,28 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import type { EngineStore } from "../accounts/store.ts";
 import { bearerJwt } from "./auth.ts";
-import { anchorImmediate, recordInteraction, type AnchorTarget } from "./anchor.ts";
+import {
+  anchorImmediate,
+  endpointWithId,
+  newInteractionId,
+  recordInteraction,
+  type AnchorTarget,
+} from "./anchor.ts";
 import type { OnChainBreaker } from "./breaker.ts";
 import type { IntegrationConfig } from "./config.ts";
-import { IntegrationError } from "./errors.ts";
+import {
+  IntegrationError,
+  MAX_RESPONSE_BYTES,
+  redirectRefused,
+  responseTooLarge,
+} from "./errors.ts";
 import {
   credentialFingerprint,
   DISABLE_AFTER_UNAUTHORIZED,
   type IntegrationHealth,
 } from "./health.ts";
 import { OAuthMtls } from "./oauth2.ts";
+import type { Exchange } from "./mtls.ts";
 import { reserveToken } from "./rate-limit.ts";
 import { AttemptFailure, parseRetryAfter, retryPolicy } from "./retry.ts";
 import { responseSchema } from "./schemas.ts";
@@ -88,7 +100,7 @@ interface CallAuthorization {
   send(
     url: URL,
     init: { method: string; headers: Record<string, string>; body: Uint8Array | null },
-  ): Promise<{ status: number; text: string; retryAfter?: string }>;
+  ): Promise<Exchange>;
   renew?(token: string): void;
 }
 
@@ -201,6 +213,9 @@ export class IntegrationClient {
             renewed = true;
             auth.renew(token);
             continue;
+          }
+          if (res.status >= 300 && res.status < 400) {
+            throw redirectRefused(this.name, res.status, res.location ?? null);
           }
           if (res.status >= 400) {
             throw new AttemptFailure("status", res.status, `HTTP ${res.status}`, {
@@ -374,6 +389,7 @@ export class IntegrationClient {
           res = await doFetch(url, {
             ...init,
             body: init.body ?? undefined,
+            redirect: "manual",
             signal: AbortSignal.timeout(this.config.timeoutMs),
           });
         } catch (err) {
@@ -389,7 +405,8 @@ export class IntegrationClient {
         const retryAfter = res.headers.get("retry-after");
         return {
           status: res.status,
-          text: await res.text(),
+          text: await boundedText(this.name, res),
+          location: res.headers.get("location"),
           ...(retryAfter !== null ? { retryAfter } : {}),
         };
       },
@@ -410,7 +427,7 @@ export class IntegrationClient {
       executionId: request.executionId,
       actionIndex: request.actionIndex,
       method: request.method,
-      endpoint: endpointText(request.method, url, bodyText),
+      endpoint: endpointText(request.method, url, bodyText, newInteractionId()),
       response: response.text,
       httpStatus: response.status,
       observedAt,
@@ -496,8 +513,38 @@ export function responseHmacOf(key: string, data: unknown): Buffer {
 
 /**
  * The endpoint text of the proof record: `<METHOD> <URL>`, followed by a space and the request body
- * when there is one, so the record also binds what was asked (the screened address).
+ * when there is one, so the record also binds what was asked (the screened address). The URL carries
+ * the interaction's id as its fragment ({@link endpointWithId}), which makes the record unique.
  */
-export function endpointText(method: string, url: URL, bodyText: string | null): string {
-  return `${method} ${url.toString()}${bodyText === null ? "" : ` ${bodyText}`}`;
+export function endpointText(
+  method: string,
+  url: URL,
+  bodyText: string | null,
+  interactionId: string,
+): string {
+  return `${method} ${endpointWithId(url, interactionId)}${bodyText === null ? "" : ` ${bodyText}`}`;
+}
+
+/** The body's text, read up to MAX_RESPONSE_BYTES; beyond, the stream is cancelled and refused. */
+async function boundedText(integration: string, res: Response): Promise<string> {
+  const declared = Number(res.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) {
+    await res.body?.cancel().catch(() => {});
+    throw responseTooLarge(integration, "response");
+  }
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_RESPONSE_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw responseTooLarge(integration, "response");
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, total).toString("utf8");
 }

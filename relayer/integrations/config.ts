@@ -4,7 +4,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { isAddress } from "ethers";
 import { loadRulesFile, type LegalRules } from "../analysis/rules.ts";
-import { pemCertificates } from "./mtls.ts";
+import { pemCertificates } from "./pem.ts";
 import { MONITORED_COLLECTIONS, RESPONSE_SCHEMAS } from "./schemas.ts";
 
 /**

@@ -1,7 +1,8 @@
 import { createHash, createPrivateKey, X509Certificate } from "node:crypto";
 import { Agent, request } from "node:https";
 import { z } from "zod";
-import { IntegrationError } from "./errors.ts";
+import { IntegrationError, MAX_RESPONSE_BYTES, responseTooLarge } from "./errors.ts";
+import { PEM_CERTIFICATE } from "./pem.ts";
 import { AttemptFailure } from "./retry.ts";
 
 /**
@@ -13,7 +14,6 @@ import { AttemptFailure } from "./retry.ts";
  * "key": "<PEM private key, unencrypted: the vault encrypts it>"}`
  * (`npm run integrations -- set-mtls-credential`).
  */
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 const credentialSchema = z
   .object({
@@ -82,14 +82,6 @@ export function certificateThumbprint(der: Uint8Array): string {
   return createHash("sha256").update(der).digest("base64url");
 }
 
-/** Every certificate of a PEM bundle, checked; null when it holds none. */
-export function pemCertificates(text: string): string[] | null {
-  const blocks = text.match(PEM_CERTIFICATE);
-  if (!blocks) return null;
-  for (const block of blocks) new X509Certificate(block);
-  return blocks;
-}
-
 /** One connection pool presenting the credential; `ca` replaces the default roots when set. */
 export function mtlsAgent(credential: MtlsCredential, ca: string | undefined): Agent {
   return new Agent({ cert: credential.cert, key: credential.key, ca, keepAlive: true });
@@ -100,6 +92,8 @@ export interface Exchange {
   text: string;
   /** The `Retry-After` header, when the answer carries one (a 429). */
   retryAfter?: string;
+  /** The `Location` header of a redirect (which is never followed). */
+  location?: string | null;
 }
 
 /**
@@ -130,12 +124,22 @@ export function httpsExchange(
       (res) => {
         answered = true;
         const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        let total = 0;
+        res.on("data", (chunk: Buffer) => {
+          total += chunk.byteLength;
+          if (total > MAX_RESPONSE_BYTES) {
+            req.destroy();
+            reject(responseTooLarge(integration, init.what));
+            return;
+          }
+          chunks.push(chunk);
+        });
         res.on("error", fail);
         res.on("end", () =>
           resolve({
             status: res.statusCode ?? 0,
             text: Buffer.concat(chunks).toString("utf8"),
+            location: typeof res.headers.location === "string" ? res.headers.location : null,
             ...(typeof res.headers["retry-after"] === "string"
               ? { retryAfter: res.headers["retry-after"] }
               : {}),

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, errorSchema } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
 import { HMAC_SECURITY } from "../http/security.ts";
-import { errorSchema, executionIdParamSchema } from "../workflows/schemas.ts";
+import { executionIdParamSchema } from "../workflows/schemas.ts";
 import { listInteractions } from "./index.ts";
 
 /**

@@ -1,13 +1,13 @@
-import { getBytes, verifyMessage, type Contract, type EventLog } from "ethers";
-import { interactionDigest } from "./anchor.ts";
+import { recoverAddress, type Contract, type EventLog } from "ethers";
+import { interactionDigest, interactionDomain } from "./anchor.ts";
 
 /**
  * The auditor's check of an interaction from the chain alone (no relayer database): given the
  * registry address and what the report lists.
  *
  * - immediate: `records(requestId)` must hold the endpoint and response hashes; the APILogged event
- *   of that requestId carries the signature, whose EIP-191 signer over
- *   `keccak256(abi.encode(endpointHash, responseHash))` must hold SIGNER_ROLE;
+ *   of that requestId carries the signature, whose EIP-712 signer (the registry's domain: its chain
+ *   id and address) must hold SIGNER_ROLE;
  * - batched: `verifyInteraction(root, proof, endpointHash, responseHash, timestamp)` must be true
  *   (the root anchored by anchorBatch, the leaf proof from the report or the interactions endpoint).
  */
@@ -60,8 +60,13 @@ export async function verifyInteractionOnChain(
     registry.filters.APILogged!(claim.request_id),
   )) as EventLog[];
   if (!event) return { valid: false, reason: "no APILogged event for the requestId" };
-  const signer = verifyMessage(
-    getBytes(interactionDigest(claim.endpoint_hash, claim.response_hash)),
+  const { chainId } = await registry.runner!.provider!.getNetwork();
+  const signer = recoverAddress(
+    interactionDigest(
+      interactionDomain(chainId, claim.registry),
+      claim.endpoint_hash,
+      claim.response_hash,
+    ),
     event.args.getValue("sig") as string,
   );
   const role = (await registry.getFunction("SIGNER_ROLE")()) as string;

@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, errorSchema } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
 import { HMAC_SECURITY } from "../http/security.ts";
 import { interactionSchema } from "../integrations/routes.ts";
-import { errorSchema } from "../workflows/schemas.ts";
 import type { Monitors } from "./monitor.ts";
 
 /**

@@ -20,15 +20,15 @@ export type AttestationCheck = {
   expected: ExecutionCommitments;
   attested: boolean;
   /** What the chain recorded; absent when not attested. */
-  recorded?: ExecutionCommitments & { attester: string; timestamp: number };
+  recorded?: Omit<ExecutionCommitments, "executionId"> & { attester: string; timestamp: number };
   /** True when attested and both recorded commitments equal the recomputed ones. */
   matches: boolean;
 };
 
 /**
- * The auditor's check: recomputes both commitments from an execution record (its claim, with the
- * salt from the final report) and compares them with what ExecutionAttestor recorded for it. The
- * proof itself was verified on chain when it was attested.
+ * Recomputes both commitments from a claim (rebuilt from a report with `claimFromReport`) and
+ * compares them with what ExecutionAttestor recorded under the claim's execution id. The proof
+ * itself was verified on chain, for that id, when it was attested.
  */
 export async function checkAttestation(
   attestor: AttestorReader,

@@ -1,13 +1,21 @@
 import { concat, keccak256, ZeroHash as ZERO_BYTES32 } from "ethers";
 import { ExecutionClaimError } from "./errors.ts";
-import { FIELD_MODULUS, bytes32ToLimbs, executionIdToBytes32, isBytes32 } from "./field.ts";
+import {
+  FIELD_MODULUS,
+  bytes32ToLimbs,
+  canonicalDigest,
+  executionIdSignal,
+  isBytes32,
+} from "./field.ts";
 
-/** Dimensions of `circuits/src/execution.circom` (`component main = Execution(8, 4, 96)`). */
+/** Dimensions of `circuits/src/execution.circom` (`component main = Execution(8, 4, 96, 5000)`). */
 export const EXECUTION_SLOTS = 8;
 export const MULTISEND_RECIPIENTS = 4;
 export const AMOUNT_BITS = 96;
 export const MAX_AMOUNT = (1n << BigInt(AMOUNT_BITS)) - 1n;
 export const BPS_DENOMINATOR = 10_000n;
+/** The API's largest slippage (50 %, relayer/workflows/amounts.ts), enforced by the circuit. */
+export const MAX_SLIPPAGE_BPS = 5_000;
 export const MAX_TX_HASHES = 16;
 
 export type ActionType = "swap" | "convert" | "bridge" | "multisend";
@@ -20,41 +28,51 @@ export const ACTION_TYPE_CODES: Record<ActionType, number> = {
   multisend: 4,
 };
 
+/**
+ * The order of the execution circuit's public signals, as snarkjs lists them and as
+ * `ExecutionAttestor` passes them to the verifier: the two outputs, then the public input.
+ */
+export const PUBLIC_SIGNALS = ["workflowCommitment", "executionCommitment", "executionId"] as const;
+
 /** An amount in base units of its token: a bigint or a decimal integer string. */
 export type Amount = bigint | string;
 
 /**
- * One executed action, as the engine reports it to the prover. Amounts are base units
- * (`10n ** decimals` per whole token), each at most 2^96 - 1.
+ * One action as submitted: the normalised workflow action (relayer/workflows/model.ts). Only the
+ * fields below are read by name; the whole object (every canonical field) is digested.
+ */
+export type SubmittedAction = {
+  type: ActionType;
+  /** Swap/convert: tolerated slippage in basis points. */
+  slippageBps?: number;
+  /** Multisend: the recipients (their count fixes how many slots the action takes). */
+  recipients?: readonly unknown[];
+};
+
+/** The workflow as submitted (the normalised workflow); digested as a whole and per action. */
+export type SubmittedWorkflow = { actions: readonly SubmittedAction[] };
+
+/**
+ * One executed action, read from its transaction receipts. Amounts are base units
+ * (`10n ** decimals` per whole token), each at most 2^96 - 1. Its type is the submitted action's.
  *
- * | field              | swap / convert                         | bridge                          | multisend                     |
- * | ------------------ | -------------------------------------- | ------------------------------- | ----------------------------- |
- * | `amountIn`         | amount sold (workflow)                 | amount sent (workflow)          | total sent (workflow)         |
- * | `amountOut`        | amount received (execution)            | amount received on destination  | -                             |
- * | `quotedOut`        | quote at execution (e.g. getAmountsOut)| -                               | -                             |
- * | `slippageBps`      | tolerated slippage, basis points       | -                               | -                             |
- * | `feeCap`           | -                                      | maximum bridge fee (workflow)   | -                             |
- * | `recipientAmounts` | -                                      | -                               | per-recipient amounts (*)     |
- * | `txHashes`         | [approve?, swap]                       | [approve?, source, destination] | [approve?, multisend]         |
+ * | field              | swap / convert                     | bridge                              | multisend                    |
+ * | ------------------ | ---------------------------------- | ----------------------------------- | ---------------------------- |
+ * | `amountIn`         | amount sold                        | amount deposited on the source      | total sent                   |
+ * | `amountOut`        | amount received (Transfer events)  | amount released on the destination  | -                            |
+ * | `quotedOut`        | the pool's quote before the swap   | -                                   | -                            |
+ * | `feeCap`           | -                                  | the fee cap the deposit carried     | -                            |
+ * | `recipientAmounts` | -                                  | -                                   | per recipient, in order      |
+ * | `txHashes`         | [swap]                             | [deposit, release]                  | [multisend]                  |
  *
- * (*) A multisend takes one circuit slot per 4 recipients (8 slots in all); see `encodeClaim`.
- * Fields marked "-" must be omitted (or zero). Workflow fields go into the workflow commitment,
- * execution fields and transaction hashes into the execution commitment.
+ * Fields marked "-" must be omitted (or zero).
  */
 export type ExecutedAction = {
-  type: ActionType;
   amountIn: Amount;
   amountOut?: Amount;
   quotedOut?: Amount;
-  /** Integer basis points, 0..10000 (the workflow's slippage percent times 100). */
-  slippageBps?: number;
   feeCap?: Amount;
   recipientAmounts?: readonly Amount[];
-  /**
-   * bytes32 digest of the action's other parameters (assets, chains, protocol, recipient
-   * addresses): use `actionParamsDigest(action)`. Omitted means zero.
-   */
-  paramsDigest?: string;
   /**
    * The action's transaction hashes in order (1 to MAX_TX_HASHES). The circuit holds two 32-byte
    * values per action: the first hash, and the second hash (two transactions) or keccak256 of
@@ -64,51 +82,69 @@ export type ExecutedAction = {
 };
 
 /**
- * What the engine gives the prover for one execution. `salt` is a random field element
- * (`randomSalt()`) stored with the execution and handed to the client in the final report:
- * with it and the claim anyone can recompute both public commitments.
+ * What the prover proves for one execution: the workflow as submitted, the salt drawn at
+ * submission (both fixed by the signed submission receipt), and per submitted action what its
+ * transactions did. With this anyone recomputes the three public signals (`computeCommitments`).
  */
 export type ExecutionClaim = {
   /** The relayer's execution id (`wf_...`) or a bytes32; see `executionIdToBytes32`. */
   executionId: string;
   salt: Amount;
+  workflow: SubmittedWorkflow;
+  /** One per submitted action, in the workflow's order. */
   actions: readonly ExecutedAction[];
 };
 
-/** One action slot in circuit form (every value a field element). */
-export type EncodedSlot = {
+/** The workflow side of one slot: fixed at submission. */
+export type WorkflowSlot = {
   actionType: bigint;
+  slippageBps: bigint;
+  /** Which group of MULTISEND_RECIPIENTS recipients of a wide multisend (0 otherwise). */
+  part: bigint;
+  actionDigest: [bigint, bigint];
+};
+
+/** One action slot in circuit form (every value a field element). */
+export type EncodedSlot = WorkflowSlot & {
   amountIn: bigint;
   amountOut: bigint;
   quoted: bigint;
-  slippageBps: bigint;
   feeCap: bigint;
   recipients: bigint[];
-  paramsDigest: [bigint, bigint];
   txHashes: [[bigint, bigint], [bigint, bigint]];
 };
 
-export type EncodedExecution = {
+/** The workflow side of an execution: what the submission receipt's commitment covers. */
+export type EncodedWorkflow = {
   salt: bigint;
-  executionId: [bigint, bigint];
-  slots: EncodedSlot[];
-  /** Index in `claim.actions` of each used slot (a wide multisend spans several slots). */
+  workflowDigest: [bigint, bigint];
+  slots: WorkflowSlot[];
+  /** Index of the submitted action of each used slot (a wide multisend spans several slots). */
   actionOfSlot: number[];
 };
 
-const EMPTY_SLOT: EncodedSlot = {
+export type EncodedExecution = Omit<EncodedWorkflow, "slots"> & {
+  executionId: bigint;
+  slots: EncodedSlot[];
+};
+
+const EMPTY_WORKFLOW_SLOT: WorkflowSlot = {
   actionType: 0n,
+  slippageBps: 0n,
+  part: 0n,
+  actionDigest: [0n, 0n],
+};
+
+const ZERO_EXECUTION = {
   amountIn: 0n,
   amountOut: 0n,
   quoted: 0n,
-  slippageBps: 0n,
   feeCap: 0n,
   recipients: Array<bigint>(MULTISEND_RECIPIENTS).fill(0n),
-  paramsDigest: [0n, 0n],
   txHashes: [
     [0n, 0n],
     [0n, 0n],
-  ],
+  ] as EncodedSlot["txHashes"],
 };
 
 function parseAmount(value: Amount | undefined, name: string, index: number): bigint {
@@ -127,18 +163,34 @@ function parseAmount(value: Amount | undefined, name: string, index: number): bi
   return n;
 }
 
-function requireField(action: ExecutedAction, field: keyof ExecutedAction, index: number): void {
-  if (action[field] === undefined) {
-    throw new ExecutionClaimError("shape", index, `${action.type} requires ${field}`);
+function parseSalt(value: Amount): bigint {
+  let salt: bigint;
+  if (typeof value === "bigint") salt = value;
+  else if (typeof value === "string" && /^\d+$/.test(value)) salt = BigInt(value);
+  else throw new ExecutionClaimError("shape", null, "salt must be a bigint or decimal string");
+  if (salt < 0n || salt >= FIELD_MODULUS) {
+    throw new ExecutionClaimError(
+      "range",
+      null,
+      "salt must be a field element (below the BN254 modulus)",
+    );
   }
+  return salt;
 }
 
 /** Fields a type does not use must be absent or zero: they are committed, so keep them canonical. */
 const UNUSED_FIELDS: Record<ActionType, (keyof ExecutedAction)[]> = {
   swap: ["feeCap", "recipientAmounts"],
   convert: ["feeCap", "recipientAmounts"],
-  bridge: ["quotedOut", "slippageBps", "recipientAmounts"],
-  multisend: ["amountOut", "quotedOut", "slippageBps", "feeCap"],
+  bridge: ["quotedOut", "recipientAmounts"],
+  multisend: ["amountOut", "quotedOut", "feeCap"],
+};
+
+const REQUIRED_FIELDS: Record<ActionType, (keyof ExecutedAction)[]> = {
+  swap: ["amountOut", "quotedOut"],
+  convert: ["amountOut", "quotedOut"],
+  bridge: ["amountOut", "feeCap"],
+  multisend: ["recipientAmounts"],
 };
 
 function isZeroValue(value: unknown): boolean {
@@ -162,7 +214,19 @@ export function minimumOut(quoted: bigint, slippageBps: bigint): bigint {
   return (quoted * (BPS_DENOMINATOR - slippageBps)) / BPS_DENOMINATOR;
 }
 
-function encodeAction(action: ExecutedAction, index: number): EncodedSlot[] {
+/** How many circuit slots a submitted action takes (a multisend: one per 4 recipients). */
+function slotsOf(action: SubmittedAction): number {
+  if (action.type !== "multisend") return 1;
+  return Math.max(1, Math.ceil((action.recipients?.length ?? 0) / MULTISEND_RECIPIENTS));
+}
+
+/** The circuit slot indices of each submitted action, in order (a wide multisend has several). */
+export function slotsOfActions(workflow: SubmittedWorkflow): number[][] {
+  let next = 0;
+  return workflow.actions.map((action) => Array.from({ length: slotsOf(action) }, () => next++));
+}
+
+function workflowSlotsOf(action: SubmittedAction, index: number): WorkflowSlot[] {
   const code = ACTION_TYPE_CODES[action.type];
   if (code === undefined) {
     throw new ExecutionClaimError(
@@ -171,31 +235,78 @@ function encodeAction(action: ExecutedAction, index: number): EncodedSlot[] {
       `unknown action type ${JSON.stringify(action.type)} (expected ${Object.keys(ACTION_TYPE_CODES).join(", ")})`,
     );
   }
-  for (const field of UNUSED_FIELDS[action.type]) {
-    if (!isZeroValue(action[field])) {
-      throw new ExecutionClaimError("unused", index, `${action.type} does not use ${field}`);
-    }
-  }
-  if (action.type === "swap" || action.type === "convert") {
-    for (const f of ["amountOut", "quotedOut", "slippageBps"] as const)
-      requireField(action, f, index);
-  } else if (action.type === "bridge") {
-    for (const f of ["amountOut", "feeCap"] as const) requireField(action, f, index);
-  } else {
-    requireField(action, "recipientAmounts", index);
-  }
-
-  const slippage = action.slippageBps ?? 0;
-  if (!Number.isInteger(slippage) || slippage < 0 || slippage > 10_000) {
+  const swapLike = action.type === "swap" || action.type === "convert";
+  const slippage = swapLike ? (action.slippageBps ?? 0) : 0;
+  if (!Number.isInteger(slippage) || slippage < 0 || slippage > MAX_SLIPPAGE_BPS) {
     throw new ExecutionClaimError(
       "range",
       index,
-      `slippageBps ${slippage} is not an integer in 0..10000`,
+      `slippageBps ${slippage} is not an integer in 0..${MAX_SLIPPAGE_BPS}`,
     );
   }
-  const recipientAmounts = action.recipientAmounts ?? [];
-  if (action.type === "multisend" && recipientAmounts.length === 0) {
-    throw new ExecutionClaimError("shape", index, "multisend needs at least one recipient amount");
+  if (action.type === "multisend" && !action.recipients?.length) {
+    throw new ExecutionClaimError("shape", index, "multisend needs at least one recipient");
+  }
+  const actionDigest = bytes32ToLimbs(canonicalDigest(action));
+  return Array.from({ length: slotsOf(action) }, (_, part) => ({
+    actionType: BigInt(code),
+    slippageBps: BigInt(slippage),
+    part: BigInt(part),
+    actionDigest,
+  }));
+}
+
+/**
+ * The workflow side of the circuit input, from the workflow as submitted and the salt: all the
+ * submission receipt's commitment depends on. Throws `capacity` when the workflow needs more
+ * slots than the circuit has (then it cannot be proved and is refused at submission).
+ */
+export function encodeWorkflow(workflow: SubmittedWorkflow, salt: Amount): EncodedWorkflow {
+  const actions = workflow?.actions;
+  if (!Array.isArray(actions) || actions.length === 0) {
+    throw new ExecutionClaimError("capacity", null, "an execution needs at least one action");
+  }
+  const slots: WorkflowSlot[] = [];
+  const actionOfSlot: number[] = [];
+  actions.forEach((action, i) => {
+    for (const slot of workflowSlotsOf(action, i)) {
+      slots.push(slot);
+      actionOfSlot.push(i);
+    }
+  });
+  if (slots.length > EXECUTION_SLOTS) {
+    throw new ExecutionClaimError(
+      "capacity",
+      null,
+      `the actions need ${slots.length} slots (a multisend takes one per ${MULTISEND_RECIPIENTS} recipients); the circuit has ${EXECUTION_SLOTS}`,
+    );
+  }
+  while (slots.length < EXECUTION_SLOTS) slots.push(EMPTY_WORKFLOW_SLOT);
+  return {
+    salt: parseSalt(salt),
+    workflowDigest: bytes32ToLimbs(canonicalDigest(workflow)),
+    slots,
+    actionOfSlot,
+  };
+}
+
+function executedSlots(
+  submitted: SubmittedAction,
+  action: ExecutedAction,
+  index: number,
+): Array<Omit<EncodedSlot, keyof WorkflowSlot>> {
+  if (!action || typeof action !== "object") {
+    throw new ExecutionClaimError("shape", index, "missing executed action");
+  }
+  for (const field of UNUSED_FIELDS[submitted.type]) {
+    if (!isZeroValue(action[field])) {
+      throw new ExecutionClaimError("unused", index, `${submitted.type} does not use ${field}`);
+    }
+  }
+  for (const field of REQUIRED_FIELDS[submitted.type]) {
+    if (action[field] === undefined) {
+      throw new ExecutionClaimError("shape", index, `${submitted.type} requires ${field}`);
+    }
   }
   const txHashes = action.txHashes ?? [];
   if (txHashes.length < 1 || txHashes.length > MAX_TX_HASHES) {
@@ -209,43 +320,43 @@ function encodeAction(action: ExecutedAction, index: number): EncodedSlot[] {
     if (!isBytes32(hash))
       throw new ExecutionClaimError("shape", index, `not a transaction hash: ${hash}`);
   }
-  const digest = action.paramsDigest ?? "0x" + "0".repeat(64);
-  if (!isBytes32(digest)) {
-    throw new ExecutionClaimError("shape", index, "paramsDigest must be a 32-byte hex value");
-  }
-
-  const recipients = recipientAmounts.map((a, r) =>
+  const recipients = (action.recipientAmounts ?? []).map((a, r) =>
     parseAmount(a, `recipientAmounts[${r}]`, index),
   );
-  const slot: EncodedSlot = {
-    actionType: BigInt(code),
+  const submittedRecipients = submitted.recipients?.length ?? 0;
+  if (submitted.type === "multisend" && recipients.length !== submittedRecipients) {
+    throw new ExecutionClaimError(
+      "workflow",
+      index,
+      `${recipients.length} recipient amounts for the ${submittedRecipients} submitted recipients`,
+    );
+  }
+  const first = {
     amountIn: parseAmount(action.amountIn, "amountIn", index),
     amountOut: parseAmount(action.amountOut, "amountOut", index),
     quoted: parseAmount(action.quotedOut, "quotedOut", index),
-    slippageBps: BigInt(slippage),
     feeCap: parseAmount(action.feeCap, "feeCap", index),
-    recipients: padRecipients(recipients),
-    paramsDigest: bytes32ToLimbs(digest),
+    recipients: padRecipients(recipients.slice(0, MULTISEND_RECIPIENTS)),
     txHashes: committedTxHashes(txHashes).map(bytes32ToLimbs) as EncodedSlot["txHashes"],
   };
-  if (recipients.length <= MULTISEND_RECIPIENTS) return [slot];
+  if (recipients.length <= MULTISEND_RECIPIENTS) return [first];
 
   // A multisend wider than one slot takes one slot per MULTISEND_RECIPIENTS recipients, in order,
-  // each with amount in = its recipients' sum. The circuit then proves each part; the whole
-  // action's total, which no single slot holds, is checked here.
+  // each with amount in = its recipients' sum; the first part carries the transaction hashes. The
+  // circuit proves each part; the whole action's total, which no single slot holds, is checked here.
   const total = recipients.reduce((a, b) => a + b, 0n);
-  if (total !== slot.amountIn) {
+  if (total !== first.amountIn) {
     throw new ExecutionClaimError(
       "multisend",
       index,
-      `recipient amounts sum to ${total}, not to amount in ${slot.amountIn}`,
+      `recipient amounts sum to ${total}, not to amount in ${first.amountIn}`,
     );
   }
-  const parts: EncodedSlot[] = [];
+  const parts = [];
   for (let r = 0; r < recipients.length; r += MULTISEND_RECIPIENTS) {
     const part = recipients.slice(r, r + MULTISEND_RECIPIENTS);
     parts.push({
-      ...slot,
+      ...(r === 0 ? first : ZERO_EXECUTION),
       amountIn: part.reduce((a, b) => a + b, 0n),
       recipients: padRecipients(part),
     });
@@ -260,55 +371,32 @@ function padRecipients(recipients: readonly bigint[]): bigint[] {
 }
 
 /**
- * Encodes a claim into circuit slots, checking its shape and ranges but NOT whether the
- * execution honoured the workflow (`assertClaimHonoured` does that). Tests use it alone to feed
- * the circuit a dishonest witness.
+ * Encodes a claim into circuit slots, checking its shape and ranges and that it lines up with
+ * the submitted workflow, but NOT whether the execution honoured it (`assertClaimHonoured` does
+ * that). Tests use it alone to feed the circuit a dishonest witness.
  */
 export function encodeClaim(claim: ExecutionClaim): EncodedExecution {
-  if (!Array.isArray(claim.actions) || claim.actions.length === 0) {
-    throw new ExecutionClaimError("capacity", null, "an execution needs at least one action");
-  }
-  if (claim.actions.length > EXECUTION_SLOTS) {
+  const workflow = encodeWorkflow(claim.workflow, claim.salt);
+  const submitted = claim.workflow.actions;
+  if (!Array.isArray(claim.actions) || claim.actions.length !== submitted.length) {
     throw new ExecutionClaimError(
-      "capacity",
+      "workflow",
       null,
-      `${claim.actions.length} actions; the circuit proves at most ${EXECUTION_SLOTS}`,
+      `${Array.isArray(claim.actions) ? claim.actions.length : 0} executed actions for the ${submitted.length} submitted`,
     );
   }
-  let salt: bigint;
-  if (typeof claim.salt === "bigint") salt = claim.salt;
-  else if (typeof claim.salt === "string" && /^\d+$/.test(claim.salt)) salt = BigInt(claim.salt);
-  else throw new ExecutionClaimError("shape", null, "salt must be a bigint or decimal string");
-  if (salt < 0n || salt >= FIELD_MODULUS) {
-    throw new ExecutionClaimError(
-      "range",
-      null,
-      "salt must be a field element (below the BN254 modulus)",
-    );
-  }
-  let executionId: [bigint, bigint];
+  let executionId: bigint;
   try {
-    executionId = bytes32ToLimbs(executionIdToBytes32(claim.executionId));
+    executionId = executionIdSignal(claim.executionId);
   } catch (err) {
     throw new ExecutionClaimError("shape", null, (err as Error).message);
   }
-  const slots: EncodedSlot[] = [];
-  const actionOfSlot: number[] = [];
-  claim.actions.forEach((action, i) => {
-    for (const slot of encodeAction(action, i)) {
-      slots.push(slot);
-      actionOfSlot.push(i);
-    }
-  });
-  if (slots.length > EXECUTION_SLOTS) {
-    throw new ExecutionClaimError(
-      "capacity",
-      null,
-      `the actions need ${slots.length} slots (a multisend takes one per ${MULTISEND_RECIPIENTS} recipients); the circuit has ${EXECUTION_SLOTS}`,
-    );
-  }
-  while (slots.length < EXECUTION_SLOTS) slots.push(EMPTY_SLOT);
-  return { salt, executionId, slots, actionOfSlot };
+  const executed = claim.actions.flatMap((action, i) => executedSlots(submitted[i]!, action, i));
+  const slots = workflow.slots.map((slot, s): EncodedSlot => ({
+    ...slot,
+    ...(executed[s] ?? ZERO_EXECUTION),
+  }));
+  return { ...workflow, executionId, slots };
 }
 
 /**
@@ -316,10 +404,15 @@ export function encodeClaim(claim: ExecutionClaim): EncodedExecution {
  * `ExecutionClaimError` naming the family and the action for the first one violated.
  */
 export function assertClaimHonoured(encoded: EncodedExecution): void {
+  const seen = new Map<bigint, number>();
   encoded.slots.forEach((slot, slotIndex) => {
     const index = encoded.actionOfSlot[slotIndex] ?? slotIndex;
     const type = Number(slot.actionType);
+    if (type === 0) return;
     if (type === ACTION_TYPE_CODES.swap || type === ACTION_TYPE_CODES.convert) {
+      if (slot.quoted === 0n) {
+        throw new ExecutionClaimError("quote", index, "the quote is zero");
+      }
       const least = minimumOut(slot.quoted, slot.slippageBps);
       if (slot.amountOut < least) {
         throw new ExecutionClaimError(
@@ -346,6 +439,25 @@ export function assertClaimHonoured(encoded: EncodedExecution): void {
         );
       }
     }
+    const values = slot.txHashes.map(([hi, lo]) => (hi << 128n) | lo);
+    if (slot.part === 0n && values[0] === 0n) {
+      throw new ExecutionClaimError("tx", index, "the first transaction hash is zero");
+    }
+    if (type === ACTION_TYPE_CODES.bridge && values[1] === 0n) {
+      throw new ExecutionClaimError("tx", index, "a bridge needs its release transaction hash");
+    }
+    for (const value of values) {
+      if (value === 0n) continue;
+      const earlier = seen.get(value);
+      if (earlier !== undefined) {
+        throw new ExecutionClaimError(
+          "tx",
+          index,
+          `transaction 0x${value.toString(16).padStart(64, "0")} is already committed by action ${earlier}`,
+        );
+      }
+      seen.set(value, index);
+    }
   });
 }
 
@@ -355,15 +467,17 @@ export function executionCircuitInput(encoded: EncodedExecution): Record<string,
   const column = <T>(pick: (slot: EncodedSlot) => T) => encoded.slots.map(pick);
   return {
     salt: s(encoded.salt),
-    executionId: encoded.executionId.map(s),
+    workflowDigest: encoded.workflowDigest.map(s),
+    executionId: s(encoded.executionId),
     actionType: column((x) => s(x.actionType)),
+    slippageBps: column((x) => s(x.slippageBps)),
+    part: column((x) => s(x.part)),
+    actionDigest: column((x) => x.actionDigest.map(s)),
     amountIn: column((x) => s(x.amountIn)),
     amountOut: column((x) => s(x.amountOut)),
     quoted: column((x) => s(x.quoted)),
-    slippageBps: column((x) => s(x.slippageBps)),
     feeCap: column((x) => s(x.feeCap)),
     recipients: column((x) => x.recipients.map(s)),
-    paramsDigest: column((x) => x.paramsDigest.map(s)),
     txHashes: column((x) => x.txHashes.map((h) => h.map(s))),
   };
 }

@@ -2,9 +2,14 @@ import {
   AMOUNT_BITS,
   MULTISEND_RECIPIENTS,
   encodeClaim,
+  encodeWorkflow,
+  type Amount,
   type EncodedExecution,
   type EncodedSlot,
+  type EncodedWorkflow,
   type ExecutionClaim,
+  type SubmittedWorkflow,
+  type WorkflowSlot,
 } from "./claim.ts";
 import { loadPoseidon } from "./field.ts";
 
@@ -12,67 +17,86 @@ import { loadPoseidon } from "./field.ts";
  * The execution circuit's public signals, recomputed in TypeScript with circomlibjs Poseidon
  * (the permutation circomlib's circuits use), packing inputs exactly as `action.circom` does:
  *
- *   workflowLeaf        = Poseidon(type + 8·bps, amountIn + 2^96·feeCap, digestHi, digestLo,
- *                                  r0 + 2^96·r1, r2 + 2^96·r3)
- *   executionLeaf       = Poseidon(amountOut + 2^96·quoted, tx0Hi, tx0Lo, tx1Hi, tx1Lo)
- *   workflowCommitment  = Poseidon(salt, workflowLeaf[0..7])
- *   executionCommitment = Poseidon(workflowCommitment, executionIdHi, executionIdLo, salt,
- *                                  executionLeaf[0..7])
+ *   workflowLeaf        = Poseidon(type + 8·bps + 2^17·part, actionDigestHi, actionDigestLo)
+ *   executionLeaf       = Poseidon(amountOut + 2^96·quoted, amountIn + 2^96·feeCap,
+ *                                  r0 + 2^96·r1, r2 + 2^96·r3, tx0Hi, tx0Lo, tx1Hi, tx1Lo)
+ *   workflowCommitment  = Poseidon(salt, workflowDigestHi, workflowDigestLo, workflowLeaf[0..7])
+ *   executionCommitment = Poseidon(workflowCommitment, executionId, salt, executionLeaf[0..7])
+ *   executionId         = keccak256(bytes32 id) >> 4                  (executionIdSignal)
  */
 export type ExecutionCommitments = {
   workflowCommitment: bigint;
   executionCommitment: bigint;
+  /** The public input the execution id becomes (`executionIdSignal`). */
+  executionId: bigint;
 };
 
 const SHIFT = 1n << BigInt(AMOUNT_BITS);
 
-function workflowLeafInputs(slot: EncodedSlot): bigint[] {
-  const inputs = [
-    slot.actionType + slot.slippageBps * 8n,
-    slot.amountIn + slot.feeCap * SHIFT,
-    slot.paramsDigest[0],
-    slot.paramsDigest[1],
+function workflowLeafInputs(slot: WorkflowSlot): bigint[] {
+  return [
+    slot.actionType + slot.slippageBps * 8n + slot.part * (1n << 17n),
+    slot.actionDigest[0],
+    slot.actionDigest[1],
   ];
-  for (let r = 0; r < MULTISEND_RECIPIENTS; r += 2) {
-    inputs.push(slot.recipients[r]! + (slot.recipients[r + 1] ?? 0n) * SHIFT);
-  }
-  return inputs;
 }
 
 function executionLeafInputs(slot: EncodedSlot): bigint[] {
-  return [slot.amountOut + slot.quoted * SHIFT, ...slot.txHashes[0], ...slot.txHashes[1]];
+  const inputs = [slot.amountOut + slot.quoted * SHIFT, slot.amountIn + slot.feeCap * SHIFT];
+  for (let r = 0; r < MULTISEND_RECIPIENTS; r += 2) {
+    inputs.push(slot.recipients[r]! + (slot.recipients[r + 1] ?? 0n) * SHIFT);
+  }
+  return [...inputs, ...slot.txHashes[0], ...slot.txHashes[1]];
 }
 
-/** Both commitments of an already encoded execution. */
+async function hasher(): Promise<(inputs: bigint[]) => bigint> {
+  const poseidon = await loadPoseidon();
+  return (inputs) => poseidon.F.toObject(poseidon(inputs));
+}
+
+/** The workflow commitment of an encoded workflow (public signal 0). */
+export async function workflowCommitmentOfEncoded(encoded: EncodedWorkflow): Promise<bigint> {
+  const hash = await hasher();
+  return hash([
+    encoded.salt,
+    ...encoded.workflowDigest,
+    ...encoded.slots.map((slot) => hash(workflowLeafInputs(slot))),
+  ]);
+}
+
+/** The three public signals of an already encoded execution. */
 export async function commitmentsOfEncoded(
   encoded: EncodedExecution,
 ): Promise<ExecutionCommitments> {
-  const poseidon = await loadPoseidon();
-  const hash = (inputs: bigint[]) => poseidon.F.toObject(poseidon(inputs));
-  const workflowLeaves = encoded.slots.map((slot) => hash(workflowLeafInputs(slot)));
-  const executionLeaves = encoded.slots.map((slot) => hash(executionLeafInputs(slot)));
-  const workflowCommitment = hash([encoded.salt, ...workflowLeaves]);
+  const hash = await hasher();
+  const workflowCommitment = await workflowCommitmentOfEncoded(encoded);
   const executionCommitment = hash([
     workflowCommitment,
-    encoded.executionId[0],
-    encoded.executionId[1],
+    encoded.executionId,
     encoded.salt,
-    ...executionLeaves,
+    ...encoded.slots.map((slot) => hash(executionLeafInputs(slot))),
   ]);
-  return { workflowCommitment, executionCommitment };
+  return { workflowCommitment, executionCommitment, executionId: encoded.executionId };
 }
 
-/** Both public commitments of a claim (what `attest` records on chain). */
+/** The public signals of a claim, in `PUBLIC_SIGNALS` order's fields (what `attest` records). */
 export function computeCommitments(claim: ExecutionClaim): Promise<ExecutionCommitments> {
   return commitmentsOfEncoded(encodeClaim(claim));
 }
 
-/** Poseidon commitment to the workflow as submitted (type, amounts in, slippage, fee caps, recipients, parameter digests). */
-export async function workflowCommitment(claim: ExecutionClaim): Promise<bigint> {
-  return (await computeCommitments(claim)).workflowCommitment;
+/**
+ * The commitment to the workflow exactly as submitted, under the salt drawn at submission: what
+ * the submission receipt carries and the proof must reproduce. Needs nothing from the execution.
+ */
+export function workflowCommitment(workflow: SubmittedWorkflow, salt: Amount): Promise<bigint> {
+  return workflowCommitmentOfEncoded(encodeWorkflow(workflow, salt));
 }
 
-/** Poseidon commitment to the execution's results and transaction hashes, bound to the workflow commitment and execution id. */
-export async function executionCommitment(claim: ExecutionClaim): Promise<bigint> {
-  return (await computeCommitments(claim)).executionCommitment;
+/** The public signals as snarkjs orders them (`PUBLIC_SIGNALS`), decimal strings. */
+export function publicSignalsOf(commitments: ExecutionCommitments): [string, string, string] {
+  return [
+    commitments.workflowCommitment.toString(),
+    commitments.executionCommitment.toString(),
+    commitments.executionId.toString(),
+  ];
 }

@@ -1,11 +1,23 @@
 import { ApiError } from "../http/errors.ts";
 
 /**
- * Which rule an execution claim broke. The first six are the execution circuit's constraint
- * families (circuits/src/action.circom); `shape` and `capacity` are checked before encoding.
+ * Which rule an execution claim broke. All but `shape`, `capacity` and `workflow` are the
+ * execution circuit's constraint families (circuits/src/action.circom); `shape` and `capacity`
+ * are checked before encoding, `workflow` when the executed actions do not line up with the
+ * submitted workflow (another count, a multisend with another number of recipients).
  */
 export type ConstraintFamily =
-  "shape" | "capacity" | "type" | "unused" | "range" | "slippage" | "bridge" | "multisend";
+  | "shape"
+  | "capacity"
+  | "workflow"
+  | "type"
+  | "unused"
+  | "range"
+  | "quote"
+  | "slippage"
+  | "bridge"
+  | "multisend"
+  | "tx";
 
 /**
  * An execution that does not satisfy its workflow, or input the circuits cannot encode. Raised in

@@ -1,12 +1,13 @@
 import { Interface } from "ethers";
 import * as snarkjs from "snarkjs";
+import { ExecutionClaimError } from "./errors.ts";
 import {
   assertClaimHonoured,
   encodeClaim,
   executionCircuitInput,
   type ExecutionClaim,
 } from "./claim.ts";
-import { commitmentsOfEncoded, type ExecutionCommitments } from "./commitments.ts";
+import { commitmentsOfEncoded, publicSignalsOf, type ExecutionCommitments } from "./commitments.ts";
 import { executionIdToBytes32 } from "./field.ts";
 import { loadCircuit, loadVerificationKey, withProverThreads } from "./keys.ts";
 
@@ -18,19 +19,20 @@ export type SolidityProof = {
 };
 
 /**
- * Arguments of `ExecutionAttestor.attest(executionId, proof, publicSignals)`, in order:
- * `attestor.attest(...calldata.args)`; `calldata.data` is the same call ABI-encoded.
+ * Arguments of `ExecutionAttestor.attest(executionId, proof, commitments)`, in order:
+ * `attestor.attest(...calldata.args)`; `calldata.data` is the same call ABI-encoded. The third
+ * public signal (the execution id's) is not sent: the attestor derives it from `executionId`.
  */
 export type AttestCalldata = {
-  args: [executionId: string, proof: SolidityProof, publicSignals: [bigint, bigint]];
+  args: [executionId: string, proof: SolidityProof, commitments: [bigint, bigint]];
   data: string;
 };
 
 export type ExecutionProof = {
   /** snarkjs' proof object (what `verifyExecutionProof` and auditors' snarkjs take). */
   proof: snarkjs.Groth16Proof;
-  /** [workflowCommitment, executionCommitment] as decimal strings. */
-  publicSignals: [string, string];
+  /** [workflowCommitment, executionCommitment, executionId] as decimal strings (`PUBLIC_SIGNALS`). */
+  publicSignals: [string, string, string];
   commitments: ExecutionCommitments;
   /** The bytes32 the execution is attested under. */
   executionId: string;
@@ -42,7 +44,7 @@ export type ExecutionProof = {
  * cannot drift.
  */
 export const ATTEST_FUNCTION =
-  "function attest(bytes32 executionId, (uint256[2] a, uint256[2][2] b, uint256[2] c) proof, uint256[2] publicSignals)";
+  "function attest(bytes32 executionId, (uint256[2] a, uint256[2][2] b, uint256[2] c) proof, uint256[2] commitments)";
 const attestInterface = new Interface([ATTEST_FUNCTION]);
 
 /** snarkjs proof → the verifier's (a, b, c); b's coordinates are (imaginary, real) on chain. */
@@ -75,36 +77,49 @@ export function encodeAttestCalldata(
  * Proves that an execution honoured its workflow. Checks every constraint family in TypeScript
  * first (an `ExecutionClaimError` names the family and the action), then computes the witness
  * and the Groth16 proof in process with the cached keys, and checks that the proof's public
- * signals equal the TypeScript commitments.
+ * signals equal the TypeScript commitments. With `expectedWorkflowCommitment` (the submission
+ * receipt's), refuses a claim whose workflow or salt is not the one submitted.
  */
-export async function proveExecution(claim: ExecutionClaim): Promise<ExecutionProof> {
+export async function proveExecution(
+  claim: ExecutionClaim,
+  expectedWorkflowCommitment?: bigint | string,
+): Promise<ExecutionProof> {
   const encoded = encodeClaim(claim);
   assertClaimHonoured(encoded);
   const [circuit, commitments] = await Promise.all([
     loadCircuit("execution"),
     commitmentsOfEncoded(encoded),
   ]);
+  if (
+    expectedWorkflowCommitment !== undefined &&
+    BigInt(expectedWorkflowCommitment) !== commitments.workflowCommitment
+  ) {
+    throw new ExecutionClaimError(
+      "workflow",
+      null,
+      "the workflow or salt differs from the submission receipt's commitment",
+    );
+  }
   const witness = await circuit.calculateWitness(executionCircuitInput(encoded));
   const { proof, publicSignals } = await withProverThreads(() =>
     snarkjs.groth16.prove(circuit.zkey, witness),
   );
+  const expected = publicSignalsOf(commitments);
   if (
-    publicSignals.length !== 2 ||
-    publicSignals[0] !== commitments.workflowCommitment.toString() ||
-    publicSignals[1] !== commitments.executionCommitment.toString()
+    publicSignals.length !== expected.length ||
+    expected.some((signal, i) => publicSignals[i] !== signal)
   ) {
     // Only possible if circuits/src and relayer/proofs disagree: a bug, never user input.
     throw new Error(
       "execution circuit and relayer/proofs/commitments.ts disagree on the commitments",
     );
   }
-  const signals: [string, string] = [publicSignals[0], publicSignals[1]];
   return {
     proof,
-    publicSignals: signals,
+    publicSignals: expected,
     commitments,
     executionId: executionIdToBytes32(claim.executionId),
-    calldata: encodeAttestCalldata(claim.executionId, proof, signals),
+    calldata: encodeAttestCalldata(claim.executionId, proof, expected),
   };
 }
 
@@ -113,7 +128,7 @@ export async function verifyExecutionProof(
   proof: snarkjs.Groth16Proof,
   publicSignals: readonly string[],
 ): Promise<boolean> {
-  if (publicSignals.length !== 2) return false;
+  if (publicSignals.length !== 3) return false;
   try {
     const vkey = await loadVerificationKey("execution");
     return await withProverThreads(() =>

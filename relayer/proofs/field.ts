@@ -37,14 +37,23 @@ export function executionIdToBytes32(executionId: string): string {
 }
 
 /**
- * Digest of an action's parameters that the circuit does not interpret (assets, chains, protocol,
- * recipient addresses, ...): sha-256 of their RFC 8785 canonical JSON. Bound into the workflow
- * commitment, so the commitment covers the whole action as submitted.
+ * sha-256 of a value's RFC 8785 canonical JSON: how the workflow as submitted (and each of its
+ * actions, with every field: assets, chains, protocol, amounts, percentages, recipients) enters
+ * the workflow commitment.
  */
-export function actionParamsDigest(params: unknown): string {
-  const text = canonicalize(params);
-  if (text === undefined) throw new Error("action parameters are not JSON-serialisable");
+export function canonicalDigest(value: unknown): string {
+  const text = canonicalize(value);
+  if (text === undefined) throw new Error("value is not JSON-serialisable");
   return sha256(toUtf8Bytes(text));
+}
+
+/**
+ * The execution circuit's public input for an execution id: keccak256 of its bytes32 form,
+ * shifted right by 4 bits to fit the field. `ExecutionAttestor` computes the same from the id it
+ * records a proof under, so a proof holds for that one id.
+ */
+export function executionIdSignal(executionId: string): bigint {
+  return BigInt(keccak256(executionIdToBytes32(executionId))) >> 4n;
 }
 
 /** A uniformly random field element: the blinding salt of one execution's commitments. */

@@ -8,21 +8,49 @@ export {
   AMOUNT_BITS,
   EXECUTION_SLOTS,
   MAX_AMOUNT,
+  MAX_SLIPPAGE_BPS,
   MAX_TX_HASHES,
   MULTISEND_RECIPIENTS,
+  PUBLIC_SIGNALS,
   committedTxHashes,
   minimumOut,
+  slotsOfActions,
   type ActionType,
   type Amount,
   type ExecutedAction,
   type ExecutionClaim,
+  type SubmittedAction,
+  type SubmittedWorkflow,
 } from "./claim.ts";
 export {
   computeCommitments,
-  executionCommitment,
+  publicSignalsOf,
   workflowCommitment,
   type ExecutionCommitments,
 } from "./commitments.ts";
+export {
+  ATTESTOR_CONTRACT,
+  RECEIPT_DOMAIN_NAME,
+  RECEIPT_DOMAIN_VERSION,
+  RECEIPT_TYPES,
+  checkReceipt,
+  issueReceipt,
+  receiptMessage,
+  receiptSigner,
+  receiptSignerOf,
+  type AttestorChain,
+  type ReceiptCheck,
+  type ReceiptDomain,
+  type ReceiptSigner,
+  type SubmissionReceipt,
+} from "./receipt.ts";
+export {
+  claimFromReport,
+  toReportedClaim,
+  type ClaimSource,
+  type ReportedAction,
+  type ReportedClaim,
+} from "./reported.ts";
 export {
   ATTEST_FUNCTION,
   encodeAttestCalldata,
@@ -45,8 +73,9 @@ export {
   type ArtifactsProof,
 } from "./artifacts.ts";
 export {
-  actionParamsDigest,
   bytes32ToLimbs,
+  canonicalDigest,
+  executionIdSignal,
   executionIdToBytes32,
   FIELD_MODULUS,
   randomSalt,
@@ -59,3 +88,10 @@ export {
 } from "./errors.ts";
 export { closeProver, loadCircuit } from "./keys.ts";
 export { checkAttestation, type AttestationCheck, type AttestorReader } from "./audit.ts";
+export {
+  DevelopmentKeysError,
+  assertProvingKeysFit,
+  provingKeySetup,
+  type CeremonyRecord,
+  type ProvingKeySetup,
+} from "./setup.ts";

@@ -1,5 +1,5 @@
 import type { Contract, ContractRunner, Provider, Signer } from "ethers";
-import type { Deployment } from "../chains/deployments.ts";
+import type { Deployment } from "../deployments/index.ts";
 
 /**
  * What routing needs of a chain: a structural subset of the devnet's `ChainHandle`

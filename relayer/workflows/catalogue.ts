@@ -1,4 +1,4 @@
-import type { Deployment } from "../chains/deployments.ts";
+import type { Deployment } from "../deployments/index.ts";
 
 /**
  * What a workflow may name: chains, their assets (with decimals), exchanges and bridge protocols,

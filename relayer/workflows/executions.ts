@@ -3,6 +3,7 @@ import type { Store } from "../store/index.ts";
 import { isId } from "./ids.ts";
 import type { Workflow } from "./model.ts";
 import type { CostEstimate } from "../routing/index.ts";
+import type { SubmissionReceipt } from "../proofs/index.ts";
 import type { ExecutionStage, ExecutionState } from "./schemas.ts";
 import { loadSteps, type StepRow } from "../execution/steps.ts";
 
@@ -25,6 +26,8 @@ export interface NewExecution {
   scheduleJobId?: string | null;
   deploymentId?: string | null;
   costEstimate: unknown;
+  /** The signed submission receipt (null without an ExecutionAttestor to bind it to). */
+  receipt?: SubmissionReceipt | null;
   /** A firing refused before it ran (e.g. over the concurrency limit) is recorded as failed. */
   failed?: { error: string; detail: string };
 }
@@ -37,9 +40,9 @@ export async function insertExecution(tx: Store, row: NewExecution): Promise<boo
   const inserted = await tx.query(
     `INSERT INTO workflow_executions
        (id, api_key_id, name, state, workflow, trigger, schedule_id, schedule_job_id, deployment_id,
-        cost_estimate, error, finished_at)
+        cost_estimate, error, finished_at, receipt)
      VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11::jsonb,
-             CASE WHEN $4 = 'failed' THEN now() END)
+             CASE WHEN $4 = 'failed' THEN now() END, $12::jsonb)
      ON CONFLICT (schedule_job_id) DO NOTHING
      RETURNING id`,
     [
@@ -54,6 +57,7 @@ export async function insertExecution(tx: Store, row: NewExecution): Promise<boo
       row.deploymentId ?? null,
       row.costEstimate === null ? null : JSON.stringify(row.costEstimate),
       row.failed ? JSON.stringify(row.failed) : null,
+      row.receipt ? JSON.stringify(row.receipt) : null,
     ],
   );
   return inserted.length === 1;
@@ -65,7 +69,7 @@ export async function insertExecution(tx: Store, row: NewExecution): Promise<boo
  */
 export async function insertExecutions(tx: Store, rows: readonly NewExecution[]): Promise<void> {
   if (rows.length === 0) return;
-  const columns = 8;
+  const columns = 9;
   const params: unknown[] = [];
   const values = rows.map((row, i) => {
     params.push(
@@ -77,13 +81,15 @@ export async function insertExecutions(tx: Store, rows: readonly NewExecution[])
       row.scheduleId ?? null,
       row.deploymentId ?? null,
       row.costEstimate === null ? null : JSON.stringify(row.costEstimate),
+      row.receipt ? JSON.stringify(row.receipt) : null,
     );
     const n = i * columns;
-    return `($${n + 1}, $${n + 2}, $${n + 3}, 'queued', $${n + 4}::jsonb, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}::jsonb)`;
+    return `($${n + 1}, $${n + 2}, $${n + 3}, 'queued', $${n + 4}::jsonb, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}::jsonb, $${n + 9}::jsonb)`;
   });
   await tx.query(
     `INSERT INTO workflow_executions
-       (id, api_key_id, name, state, workflow, trigger, schedule_id, deployment_id, cost_estimate)
+       (id, api_key_id, name, state, workflow, trigger, schedule_id, deployment_id, cost_estimate,
+        receipt)
      VALUES ${values.join(", ")}`,
     params,
   );
@@ -122,6 +128,7 @@ interface ExecutionRow {
   deployment_name: string | null;
   deployment_version: number | null;
   cost_estimate: CostEstimate | string | null;
+  receipt?: SubmissionReceipt | string | null;
   cancel_requested_at: Date | string | null;
   error: { error: string; detail: string } | string | null;
   created_at: Date | string;
@@ -180,7 +187,7 @@ async function hasTable(store: Store, name: string): Promise<boolean> {
 export async function getExecution(store: Store, apiKeyId: string, id: string) {
   if (!isId("wf", id)) throw notFound(id);
   const [row] = await store.query<ExecutionRow>(
-    `SELECT ${SUMMARY_COLUMNS}, e.workflow, e.error
+    `SELECT ${SUMMARY_COLUMNS}, e.workflow, e.error, e.receipt
        FROM workflow_executions e LEFT JOIN workflow_deployments d ON d.id = e.deployment_id
       WHERE e.id = $1 AND e.api_key_id = $2`,
     [id, apiKeyId],
@@ -230,6 +237,7 @@ export async function getExecution(store: Store, apiKeyId: string, id: string) {
   return {
     ...summary(row),
     workflow,
+    receipt: row.receipt ? json(row.receipt) : null,
     steps: workflow.actions.map((action) => {
       const step = steps.get(action.index);
       return {

@@ -1,6 +1,7 @@
 import { getAddress, ZeroAddress } from "ethers";
 import YAML from "yaml";
 import { ApiError } from "../http/errors.ts";
+import { documentHazard } from "../http/body.ts";
 import { issuesFromZod, validationFailed, type ValidationIssue } from "../http/validation.ts";
 import {
   COMPLIANCE_SPECS_PATH,
@@ -73,7 +74,18 @@ export function parseBody(format: BodyFormat, text: string): unknown {
       })),
     );
   }
-  return document.toJS({ maxAliasCount: 100 });
+  let value: unknown;
+  try {
+    // maxAliasCount bounds alias expansion (a "billion laughs" bomb stops here).
+    value = document.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    throw validationFailed([
+      { path: "", message: `body is not usable YAML: ${(err as Error).message.split("\n")[0]}` },
+    ]);
+  }
+  const hazard = documentHazard(value);
+  if (hazard) throw validationFailed([{ path: "", message: `the body contains ${hazard}` }]);
+  return value;
 }
 
 /** The form-independent view of one action, with where each field sits in the submitted document. */

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { complianceSpecs, complianceSpecsSchema } from "../compliance/specs.ts";
 import { mediaType } from "../http/body.ts";
 import type { AppEnv } from "../http/env.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, errorSchema, validationErrorSchema } from "../http/errors.ts";
 import { createRouter } from "../http/router.ts";
 import { validationFailed } from "../http/validation.ts";
 import { HMAC_SECURITY } from "../http/security.ts";
@@ -18,7 +18,6 @@ import {
   deploymentNameParamSchema,
   deploymentVersionsSchema,
   deploymentRunSchema,
-  errorSchema,
   executionIdParamSchema,
   executionListQuerySchema,
   executionListSchema,
@@ -28,7 +27,6 @@ import {
   scheduleListSchema,
   scheduleViewSchema,
   submissionResultSchema,
-  validationErrorSchema,
   workflowSubmissionSchema,
   yamlWorkflowSchema,
 } from "./schemas.ts";

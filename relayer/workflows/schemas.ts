@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { SubmissionReceipt } from "../proofs/index.ts";
 import { ACTION_TYPES, GAS_STRATEGIES, ROUTE_PRIORITIES } from "./model.ts";
 
 /**
@@ -181,23 +182,6 @@ export const yamlWorkflowSchema = z
 
 export type YamlWorkflow = z.infer<typeof yamlWorkflowSchema>;
 
-export const validationIssueSchema = z.object({
-  path: z.string().openapi({ example: "actions.1.slippage" }),
-  message: z.string(),
-});
-
-export const validationErrorSchema = z
-  .object({
-    error: z.string().openapi({ example: "VALIDATION_FAILED" }),
-    detail: z.string(),
-    issues: z.array(validationIssueSchema),
-  })
-  .openapi("ValidationError");
-
-export const errorSchema = z
-  .object({ error: z.string(), detail: z.string() })
-  .passthrough()
-  .openapi("Error");
 
 /**
  * A named schema or null, documented as `anyOf: [$ref, null]`: `.nullable()` on a named schema is
@@ -234,12 +218,43 @@ export const scheduleViewSchema = z
   })
   .openapi("Schedule");
 
+/**
+ * The signed submission receipt (relayer/proofs/receipt.ts, docs/zk.md#submission-receipt): keep
+ * it; with the workflow it proves what was submitted, and the execution proof must reproduce its
+ * `workflow_commitment`.
+ */
+export const submissionReceiptSchema = z
+  .object({
+    execution_id: z.string(),
+    api_key_id: z.string(),
+    submitted_at: z.string().openapi({ description: "ISO 8601; signed as milliseconds" }),
+    workflow_commitment: z.string().openapi({
+      description: "Poseidon commitment to the workflow as submitted (decimal field element)",
+    }),
+    salt: z.string().openapi({ description: "the commitments' salt, drawn at submission" }),
+    domain: z.object({
+      name: z.string(),
+      version: z.string(),
+      chainId: z.number().int(),
+      verifyingContract: z.string().openapi({ description: "the ExecutionAttestor" }),
+    }),
+    signer: z.string().openapi({ description: "the relayer operator (ATTESTER_ROLE)" }),
+    signature: z.string().openapi({ description: "EIP-712 signature, type SubmissionReceipt" }),
+  })
+  .openapi("SubmissionReceipt");
+// The wire shape and the proofs library's type are one fact: this fails to compile if they drift.
+const receiptShapeMatches: z.ZodType<SubmissionReceipt> = submissionReceiptSchema;
+void receiptShapeMatches;
+
 /** Spec "Submission result", plus the schedule a scheduled submission registered. */
 export const submissionResultSchema = z
   .object({
     status: z.literal("queued"),
     execution_id: z.string().openapi({ example: "wf_01JD8X3V6N2Q5R7T9W0Y1Z2A3B" }),
     cost_estimate: costEstimateSchema,
+    receipt: submissionReceiptSchema
+      .nullable()
+      .openapi({ description: "null only when the relayer has no ExecutionAttestor" }),
     schedule: scheduleViewSchema.optional(),
   })
   .openapi("SubmissionResult");
@@ -293,6 +308,7 @@ export const executionSummarySchema = z
 export const executionViewSchema = executionSummarySchema
   .extend({
     workflow: z.unknown(),
+    receipt: submissionReceiptSchema.nullable(),
     steps: z.array(stepViewSchema),
     compliance_alerts: z.array(z.unknown()),
     error: z.unknown().nullable(),

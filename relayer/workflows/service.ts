@@ -38,6 +38,7 @@ import {
   type ScheduleRow,
 } from "./schedules.ts";
 import { deploymentRunSchema, type SubmissionResult } from "./schemas.ts";
+import { issueReceipt, receiptSignerOf, type SubmissionReceipt } from "../proofs/index.ts";
 
 /**
  * The workflow use cases, callable without HTTP: submit (run now, by value or by deployment
@@ -186,6 +187,7 @@ export async function submitWorkflow(
   await assertComplianceListsLoaded(ctx, workflow);
   const costEstimate = await estimateWorkflowCost(ctx, workflow);
   const executionId = newExecutionId();
+  const receipt = await submissionReceipt(ctx, executionId, caller.id, workflow);
   let schedule: ScheduleRow | null = null;
   if (!request.idempotencyKey && !(workflow.schedule && !byDeployment)) {
     // The common case (no idempotency key, no schedule to create): written in one statement with
@@ -200,6 +202,7 @@ export async function submitWorkflow(
         scheduleId: null,
         deploymentId,
         costEstimate,
+        receipt,
       },
     });
   }
@@ -224,12 +227,14 @@ export async function submitWorkflow(
       scheduleId: (schedule as ScheduleRow | null)?.id ?? null,
       deploymentId,
       costEstimate,
+      receipt,
     });
     await ctx.queue.send(JOB_NAMES.workflowExecute, { executionId }, { tx });
     const body: SubmissionResult = {
       status: "queued",
       execution_id: executionId,
       cost_estimate: costEstimate,
+      receipt,
     };
     if (schedule) body.schedule = scheduleView(schedule);
     const stored = { status: 202, body };
@@ -240,6 +245,22 @@ export async function submitWorkflow(
   ctx.queue.wake(JOB_NAMES.workflowExecute);
   if (schedule) await registerScheduleLogged(ctx, schedule);
   return response as StoredResponse & { body: SubmissionResult };
+}
+
+/**
+ * The signed submission receipt of a new execution (relayer/proofs/receipt.ts): the commitment to
+ * the workflow as stored for it, under a salt drawn now. Null when no chain has an attestor. A
+ * workflow the execution circuit cannot hold is refused here (422 EXECUTION_CLAIM_INVALID).
+ */
+async function submissionReceipt(
+  ctx: WorkflowContext,
+  executionId: string,
+  apiKeyId: string,
+  workflow: Workflow,
+): Promise<SubmissionReceipt | null> {
+  const signer = ctx.chains ? receiptSignerOf(ctx.chains.list()) : null;
+  if (!signer) return null;
+  return issueReceipt({ executionId, apiKeyId, workflow }, signer);
 }
 
 /**
@@ -306,6 +327,7 @@ const accepted = (execution: NewExecution): Accepted => ({
     status: "queued",
     execution_id: execution.id,
     cost_estimate: execution.costEstimate as SubmissionResult["cost_estimate"],
+    receipt: execution.receipt ?? null,
   },
 });
 
@@ -323,6 +345,7 @@ async function storeSubmissionsAtOnce(
       workflow: item.execution.workflow,
       deploymentId: item.execution.deploymentId ?? null,
       costEstimate: item.execution.costEstimate ?? null,
+      receipt: item.execution.receipt ?? null,
       limit: ctx.limits[item.caller.tier].concurrentWorkflows,
     })),
   );
@@ -350,6 +373,7 @@ export interface SubmissionRow {
   workflow: Workflow;
   deploymentId: string | null;
   costEstimate: unknown;
+  receipt?: SubmissionReceipt | null;
   /** The key's tier limit of concurrent workflows. */
   limit: number;
 }
@@ -364,7 +388,7 @@ function submissionStatement(insertJobs: string): string {
   sql = `WITH input AS (
        SELECT * FROM json_to_recordset($1::json) AS x(
          ord int, id text, api_key_id text, name text, workflow jsonb, deployment_id text,
-         cost_estimate jsonb, lim int)
+         cost_estimate jsonb, receipt jsonb, lim int)
      ), locked AS (
        -- ON CONFLICT DO UPDATE locks an existing row and returns its latest committed version.
        INSERT INTO workflow_active_counts AS c (api_key_id, active)
@@ -379,8 +403,8 @@ function submissionStatement(insertJobs: string): string {
        SELECT * FROM ranked WHERE active + n <= lim
      ), inserted AS (
        INSERT INTO workflow_executions
-         (id, api_key_id, name, state, workflow, trigger, deployment_id, cost_estimate)
-       SELECT id, api_key_id, name, 'queued', workflow, 'api', deployment_id, cost_estimate
+         (id, api_key_id, name, state, workflow, trigger, deployment_id, cost_estimate, receipt)
+       SELECT id, api_key_id, name, 'queued', workflow, 'api', deployment_id, cost_estimate, receipt
          FROM admitted
        RETURNING id
      ), jobs AS (
@@ -416,6 +440,7 @@ export async function insertSubmissionBatch(
     workflow: row.workflow,
     deployment_id: row.deploymentId,
     cost_estimate: row.costEstimate,
+    receipt: row.receipt ?? null,
     lim: row.limit,
   }));
   return store.query(
@@ -595,10 +620,15 @@ export async function fireSchedule(
     () => undefined,
     refusal,
   );
+  let receipt: SubmissionReceipt | null = null;
+  const unprovable = await submissionReceipt(ctx, executionId, row.api_key_id, workflow).then(
+    (issued) => void (receipt = issued),
+    refusal,
+  );
 
   const fired = await ctx.store.transaction(async (tx: Store): Promise<FiringResult> => {
     const active = await lockActiveCounts(tx, [row.api_key_id]);
-    let refused = listsMissing;
+    let refused = listsMissing ?? unprovable;
     try {
       assertConcurrencyAvailable(limits, active.get(row.api_key_id) ?? 0);
     } catch (err) {
@@ -613,6 +643,7 @@ export async function fireSchedule(
       scheduleJobId: jobId,
       deploymentId,
       costEstimate,
+      receipt,
       failed: refused,
     });
     if (!inserted) return { outcome: "duplicate" };

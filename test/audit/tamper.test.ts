@@ -5,7 +5,7 @@ import path from "node:path";
 import { expect } from "chai";
 import { hexlify, randomBytes, Wallet, type JsonRpcApiProvider } from "ethers";
 import { readAbis } from "../../relayer/chains/index.ts";
-import { writeDeployment } from "../../relayer/chains/deployments.ts";
+import { writeDeployment } from "../../relayer/deployments/index.ts";
 import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
 import { serveJsonRpc, type RpcBridge } from "../fixtures/rpc-bridge.ts";
 import { auditReport, type AuditVerdict } from "../../relayer/audit/index.ts";
@@ -23,6 +23,10 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const failed = (verdict: AuditVerdict) => verdict.checks.filter((c) => !c.ok).map((c) => c.id);
 
 /** A decimal amount plus one unit in its last place (a minimal forgery). */
+/** The report's claim of an action (base units, relayer/proofs/reported.ts). */
+const claimed = (r: Json, index: number): Json => r.claim.actions[index];
+const plusOne = (amount: string): string => (BigInt(amount) + 1n).toString();
+
 function bump(amount: string): string {
   const [whole, fraction = ""] = amount.split(".");
   if (!fraction || /^0*$/.test(fraction)) return `${BigInt(whole!) + 1n}.0`;
@@ -147,7 +151,10 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
     {
       name: "a changed amount out",
       resign: true,
-      forge: (r) => void (action(r, 1).result.amount_out = bump(action(r, 1).result.amount_out)),
+      forge: (r) => {
+        action(r, 1).result.amount_out = bump(action(r, 1).result.amount_out);
+        claimed(r, 1).amount_out = plusOne(claimed(r, 1).amount_out);
+      },
       caught: ["commitments", "action[1]"],
     },
     {
@@ -166,6 +173,8 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
       forge: (r) => {
         const paid = action(r, 3).result.recipients[0];
         paid.amount = bump(paid.amount);
+        claimed(r, 3).recipient_amounts[0] = plusOne(claimed(r, 3).recipient_amounts[0]);
+        claimed(r, 3).amount_in = plusOne(claimed(r, 3).amount_in);
       },
       caught: ["commitments", "action[3]"],
     },
@@ -178,6 +187,7 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
         r.tx_hashes = (r.tx_hashes as string[]).map((h) => (h === ours.hash ? theirs : h));
         ours.hash = theirs;
         ours.chainId = txOf(other, 1, "swap").chainId;
+        claimed(r, 1).tx_hashes = [theirs];
       },
       caught: ["commitments", "transactions", "action[1]"],
     },
@@ -202,7 +212,10 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
     {
       name: "a changed quote",
       resign: true,
-      forge: (r) => void (action(r, 0).result.quoted_out = bump(action(r, 0).result.quoted_out)),
+      forge: (r) => {
+        action(r, 0).result.quoted_out = bump(action(r, 0).result.quoted_out);
+        claimed(r, 0).quoted_out = plusOne(claimed(r, 0).quoted_out);
+      },
       caught: ["commitments"],
     },
     {
@@ -227,7 +240,10 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
     {
       name: "a different salt",
       resign: true,
-      forge: (r) => void (r.attestation.salt = (BigInt(r.attestation.salt) + 1n).toString()),
+      forge: (r) => {
+        r.attestation.salt = plusOne(r.attestation.salt);
+        r.receipt.salt = plusOne(r.receipt.salt);
+      },
       caught: ["commitments"],
     },
     {
@@ -239,6 +255,7 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
         r.tx_hashes = (r.tx_hashes as string[]).map((h) => (h === release.hash ? fake : h));
         action(r, 2).result.dest_tx = fake;
         release.hash = fake;
+        claimed(r, 2).tx_hashes[1] = fake;
       },
       caught: ["commitments", "transactions", "bridge[2]"],
     },
@@ -342,6 +359,7 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
       );
       const forged = structuredClone(genuine) as Json;
       forged.attestation.salt = "1";
+      forged.receipt.salt = "1";
       await writeFile(path.join(dir, "forged.json"), JSON.stringify(await world.resign(forged)));
     });
     after(async function () {

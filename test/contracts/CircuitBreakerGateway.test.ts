@@ -7,6 +7,7 @@ const { ethers, networkHelpers } = await network.create();
 const ADMIN_DELAY = 86_400n;
 const THRESHOLD = 10n;
 const COOLDOWN = 3_600n;
+const WINDOW = 600n;
 const CLOSED = 0n;
 const OPEN = 1n;
 
@@ -18,6 +19,7 @@ async function deployBreaker() {
     reporter!.address,
     THRESHOLD,
     COOLDOWN,
+    WINDOW,
   ]);
   const gateway = ethers.Wallet.createRandom().address;
   return { breaker, gateway, admin: admin!, reporter: reporter!, outsider: outsider! };
@@ -44,10 +46,11 @@ describe("# CircuitBreakerGateway", function () {
       const { breaker, admin, reporter, gateway } = await networkHelpers.loadFixture(deployBreaker);
       expect(await breaker.threshold()).to.equal(THRESHOLD);
       expect(await breaker.cooldown()).to.equal(COOLDOWN);
+      expect(await breaker.failureWindow()).to.equal(WINDOW);
       expect(await breaker.defaultAdmin()).to.equal(admin.address);
       expect(await breaker.REPORTER_ROLE()).to.equal(ethers.id("REPORTER_ROLE"));
       expect(await breaker.hasRole(ethers.id("REPORTER_ROLE"), reporter.address)).to.equal(true);
-      expect(await breaker.version()).to.equal("1.0.0");
+      expect(await breaker.version()).to.equal("2.0.0");
       expect(await breaker.state(gateway)).to.equal(CLOSED);
       expect(await breaker.isOpen(gateway)).to.equal(false);
       expect(await breaker.failureCount(gateway)).to.equal(0n);
@@ -69,7 +72,7 @@ describe("# CircuitBreakerGateway", function () {
       const factory = await ethers.getContractFactory("CircuitBreakerGateway");
       for (const cooldown of [0n, 2n ** 32n]) {
         await expect(
-          factory.deploy(0n, admin!.address, ethers.ZeroAddress, THRESHOLD, cooldown),
+          factory.deploy(0n, admin!.address, ethers.ZeroAddress, THRESHOLD, cooldown, WINDOW),
         ).to.be.revertedWithCustomError(factory, "CircuitBreakerInvalidCooldown");
       }
       const deployed = await factory.deploy(
@@ -78,6 +81,7 @@ describe("# CircuitBreakerGateway", function () {
         ethers.ZeroAddress,
         0n,
         2n ** 32n - 1n,
+        WINDOW,
       );
       expect(await deployed.hasRole(ethers.id("REPORTER_ROLE"), ethers.ZeroAddress)).to.equal(
         false,
@@ -179,6 +183,51 @@ describe("# CircuitBreakerGateway", function () {
     });
   });
 
+  describe("# failure decay", function () {
+    it("should not open for failures spread beyond the window: the count restarts after it", async function () {
+      const fixture = await networkHelpers.loadFixture(deployBreaker);
+      const { breaker, reporter, gateway } = fixture;
+      await recordFailures(fixture, gateway, THRESHOLD);
+      const first = await networkHelpers.time.latest();
+      await networkHelpers.time.increaseTo(BigInt(first) + WINDOW - 10n);
+      expect(await breaker.failureCount(gateway)).to.equal(THRESHOLD - 0n);
+      await networkHelpers.time.increaseTo(BigInt(first) + WINDOW + 60n);
+      // The stale count reads zero, and the 11th failure overall starts a new count at one.
+      expect(await breaker.failureCount(gateway)).to.equal(0n);
+      await expect(breaker.connect(reporter).recordFailure(gateway))
+        .to.emit(breaker, "FailureRecorded")
+        .withArgs(gateway, reporter.address, 1n);
+      await expect(breaker.trigger(gateway)).to.be.revertedWith("Threshold not met");
+    });
+
+    it("should open for more than the threshold within the window", async function () {
+      const fixture = await networkHelpers.loadFixture(deployBreaker);
+      const { breaker, gateway } = fixture;
+      await recordFailures(fixture, gateway, THRESHOLD);
+      await networkHelpers.time.increase(WINDOW / 2n);
+      await recordFailures(fixture, gateway, 1n);
+      await expect(breaker.trigger(gateway)).to.emit(breaker, "CircuitOpened");
+    });
+
+    it("should read a count whose window passed as not enough to trigger", async function () {
+      const fixture = await networkHelpers.loadFixture(deployBreaker);
+      const { breaker, gateway } = fixture;
+      await recordFailures(fixture, gateway, THRESHOLD + 1n);
+      await networkHelpers.time.increase(WINDOW);
+      await expect(breaker.trigger(gateway)).to.be.revertedWith("Threshold not met");
+    });
+
+    it("should revert with CircuitBreakerInvalidWindow for a zero or oversized window", async function () {
+      const [admin] = await ethers.getSigners();
+      const factory = await ethers.getContractFactory("CircuitBreakerGateway");
+      for (const window of [0n, 2n ** 32n]) {
+        await expect(
+          factory.deploy(0n, admin!.address, ethers.ZeroAddress, THRESHOLD, COOLDOWN, window),
+        ).to.be.revertedWithCustomError(factory, "CircuitBreakerInvalidWindow");
+      }
+    });
+  });
+
   describe("# reset", function () {
     it("should let the admin close an open circuit early and emit CircuitReset", async function () {
       const { breaker, admin, gateway } = await networkHelpers.loadFixture(openedBreaker);
@@ -190,15 +239,29 @@ describe("# CircuitBreakerGateway", function () {
       expect(await breaker.resetAt(gateway)).to.equal(0n);
     });
 
-    it("should revert with CircuitBreakerClosedCircuit for a closed or expired circuit", async function () {
+    it("should let the admin clear a closed circuit's failure count", async function () {
+      const fixture = await networkHelpers.loadFixture(deployBreaker);
+      const { breaker, admin, gateway } = fixture;
+      await recordFailures(fixture, gateway, THRESHOLD);
+      expect(await breaker.failureCount(gateway)).to.equal(THRESHOLD);
+      await expect(breaker.connect(admin).reset(gateway))
+        .to.emit(breaker, "CircuitReset")
+        .withArgs(gateway, admin.address);
+      expect(await breaker.failureCount(gateway)).to.equal(0n);
+      // One more failure no longer opens it: the count starts again.
+      await recordFailures(fixture, gateway, 1n);
+      await expect(breaker.trigger(gateway)).to.be.revertedWith("Threshold not met");
+    });
+
+    it("should revert with CircuitBreakerNothingToReset for a closed circuit without failures or an expired one", async function () {
       const { breaker, admin, gateway, resetAt } = await networkHelpers.loadFixture(openedBreaker);
       const never = ethers.Wallet.createRandom().address;
       await expect(breaker.connect(admin).reset(never))
-        .to.be.revertedWithCustomError(breaker, "CircuitBreakerClosedCircuit")
+        .to.be.revertedWithCustomError(breaker, "CircuitBreakerNothingToReset")
         .withArgs(never);
       await networkHelpers.time.increaseTo(resetAt);
       await expect(breaker.connect(admin).reset(gateway))
-        .to.be.revertedWithCustomError(breaker, "CircuitBreakerClosedCircuit")
+        .to.be.revertedWithCustomError(breaker, "CircuitBreakerNothingToReset")
         .withArgs(gateway);
     });
 

@@ -37,10 +37,11 @@ describe("# Core ignition module", function () {
     for (const contract of [proofRegistry, circuitBreakerGateway, revShareReceipt] as const) {
       expect(await contract.defaultAdmin()).to.equal(deployer!.address);
       expect(await contract.defaultAdminDelay()).to.equal(CORE_DEFAULTS.adminDelay);
-      expect(await contract.version()).to.equal("1.0.0");
+      expect(await contract.version()).to.equal("2.0.0");
     }
     expect(await circuitBreakerGateway.threshold()).to.equal(CORE_DEFAULTS.failureThreshold);
     expect(await circuitBreakerGateway.cooldown()).to.equal(CORE_DEFAULTS.cooldown);
+    expect(await circuitBreakerGateway.failureWindow()).to.equal(CORE_DEFAULTS.failureWindow);
     expect(await revShareReceipt.claimShareBps()).to.equal(CORE_DEFAULTS.claimShareBps);
     expect(await revShareReceipt.snapshotInterval()).to.equal(CORE_DEFAULTS.snapshotInterval);
     expect(await revShareReceipt.symbol()).to.equal(CORE_DEFAULTS.receiptSymbol);

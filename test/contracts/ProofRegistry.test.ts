@@ -1,15 +1,13 @@
 import { StandardMerkleTree } from "@openzeppelin/merkle-tree";
 import { expect } from "chai";
-import {
-  AbiCoder,
-  Signature,
-  getBytes,
-  keccak256,
-  solidityPackedKeccak256,
-  toUtf8Bytes,
-} from "ethers";
+import { Signature, keccak256, solidityPackedKeccak256, toUtf8Bytes } from "ethers";
 import type { Signer } from "ethers";
 import { network } from "hardhat";
+import {
+  INTERACTION_TYPES,
+  interactionDigest,
+  interactionDomain,
+} from "../../relayer/integrations/anchor.ts";
 import { interfaceId } from "./interface-ids.ts";
 
 // Same-timestamp blocks let a test put two logs of one endpoint at the same block time.
@@ -23,16 +21,19 @@ const RESPONSE = '{"orders":[{"id":"o_1","status":"unpaid","total":"120.00"}],"h
 const LEAF_TYPES = ["bytes32", "bytes32", "uint256"];
 
 const hashText = (text: string) => keccak256(toUtf8Bytes(text));
-const digestOf = (endpoint: string, response: string) =>
-  keccak256(
-    AbiCoder.defaultAbiCoder().encode(
-      ["bytes32", "bytes32"],
-      [hashText(endpoint), hashText(response)],
-    ),
-  );
-/** The EIP-191 signature the contract expects: personal_sign over the 32-byte digest. */
-const signInteraction = (signer: Signer, endpoint: string, response: string) =>
-  signer.signMessage(getBytes(digestOf(endpoint, response)));
+const { chainId } = await ethers.provider.getNetwork();
+/** The registry the fixture deploys (the first contract of a fresh fixture, same address each time). */
+let registryAddress = "";
+const domainOf = (address = registryAddress, id: bigint = chainId) =>
+  interactionDomain(id, address);
+const digestOf = (endpoint: string, response: string, domain = domainOf()) =>
+  interactionDigest(domain, hashText(endpoint), hashText(response));
+/** The EIP-712 signature the contract expects (the relayer's own typed data). */
+const signInteraction = (signer: Signer, endpoint: string, response: string, domain = domainOf()) =>
+  signer.signTypedData(domain, INTERACTION_TYPES, {
+    endpointHash: hashText(endpoint),
+    responseHash: hashText(response),
+  });
 
 async function deployRegistry() {
   const [admin, relayer, submitter, outsider] = await ethers.getSigners();
@@ -42,6 +43,7 @@ async function deployRegistry() {
     relayer!.address,
     relayer!.address,
   ]);
+  registryAddress = await registry.getAddress();
   return { registry, admin: admin!, relayer: relayer!, submitter: submitter!, outsider: outsider! };
 }
 
@@ -55,7 +57,7 @@ describe("# ProofRegistry", function () {
       expect(await registry.SIGNER_ROLE()).to.equal(ethers.id("SIGNER_ROLE"));
       expect(await registry.hasRole(ethers.id("LOGGER_ROLE"), relayer.address)).to.equal(true);
       expect(await registry.hasRole(ethers.id("SIGNER_ROLE"), relayer.address)).to.equal(true);
-      expect(await registry.version()).to.equal("1.0.0");
+      expect(await registry.version()).to.equal("2.0.0");
       expect(await registry.batchCount()).to.equal(0n);
     });
 
@@ -110,7 +112,8 @@ describe("# ProofRegistry", function () {
       // Anyone can attribute the record to its signer from the record and the event alone.
       const [endpointHash, responseHash] = await registry.records(requestId!);
       const digest = await registry.interactionDigest(endpointHash, responseHash);
-      expect(ethers.verifyMessage(getBytes(digest), sig)).to.equal(relayer.address);
+      expect(digest).to.equal(digestOf(ENDPOINT, RESPONSE));
+      expect(ethers.recoverAddress(digest, sig)).to.equal(relayer.address);
     });
 
     it("should accept an empty response and a 2 KB response", async function () {
@@ -144,21 +147,54 @@ describe("# ProofRegistry", function () {
     it("should revert with ProofRegistryUnauthorizedSigner when the signature covers another response", async function () {
       const { registry, relayer } = await networkHelpers.loadFixture(deployRegistry);
       const sig = await signInteraction(relayer, ENDPOINT, "a different response");
-      const wrongSigner = ethers.verifyMessage(getBytes(digestOf(ENDPOINT, RESPONSE)), sig);
+      const wrongSigner = ethers.recoverAddress(digestOf(ENDPOINT, RESPONSE), sig);
       expect(wrongSigner).to.not.equal(relayer.address);
       await expect(registry.connect(relayer).logAPIInteraction(ENDPOINT, RESPONSE, sig))
         .to.be.revertedWithCustomError(registry, "ProofRegistryUnauthorizedSigner")
         .withArgs(wrongSigner);
     });
 
-    it("should revert with ProofRegistryUnauthorizedSigner for a signature without the EIP-191 prefix", async function () {
+    it("should revert with ProofRegistryUnauthorizedSigner for a signature of another chain, another registry or the version 1 (EIP-191) digest", async function () {
       const { registry, relayer } = await networkHelpers.loadFixture(deployRegistry);
-      const wallet = ethers.Wallet.createRandom();
-      await registry.grantRole(ethers.id("SIGNER_ROLE"), wallet.address);
-      const rawSig = wallet.signingKey.sign(digestOf(ENDPOINT, RESPONSE)).serialized;
-      await expect(
-        registry.connect(relayer).logAPIInteraction(ENDPOINT, RESPONSE, rawSig),
-      ).to.be.revertedWithCustomError(registry, "ProofRegistryUnauthorizedSigner");
+      const other = await ethers.deployContract("ProofRegistry", [
+        0n,
+        relayer.address,
+        relayer.address,
+        relayer.address,
+      ]);
+      const v1Digest = keccak256(
+        ethers.AbiCoder.defaultAbiCoder().encode(
+          ["bytes32", "bytes32"],
+          [hashText(ENDPOINT), hashText(RESPONSE)],
+        ),
+      );
+      const replays = [
+        await signInteraction(relayer, ENDPOINT, RESPONSE, domainOf(registryAddress, chainId + 1n)),
+        await signInteraction(relayer, ENDPOINT, RESPONSE, domainOf(await other.getAddress())),
+        await relayer.signMessage(ethers.getBytes(v1Digest)),
+      ];
+      for (const sig of replays) {
+        await expect(
+          registry.connect(relayer).logAPIInteraction(ENDPOINT, RESPONSE, sig),
+        ).to.be.revertedWithCustomError(registry, "ProofRegistryUnauthorizedSigner");
+      }
+      // The same signer's signature for this chain and registry is accepted.
+      const sig = await signInteraction(relayer, ENDPOINT, RESPONSE);
+      await expect(registry.connect(relayer).logAPIInteraction(ENDPOINT, RESPONSE, sig)).to.emit(
+        registry,
+        "APILogged",
+      );
+    });
+
+    it("should expose the EIP-712 domain through ERC-5267", async function () {
+      const { registry } = await networkHelpers.loadFixture(deployRegistry);
+      const domain = await registry.eip712Domain();
+      expect([domain.name, domain.version, domain.chainId, domain.verifyingContract]).to.deep.equal(
+        ["ProofRegistry", "2", chainId, registryAddress],
+      );
+      expect(await registry.INTERACTION_TYPEHASH()).to.equal(
+        ethers.id("APIInteraction(bytes32 endpointHash,bytes32 responseHash)"),
+      );
     });
 
     it("should revert with ProofRegistryInvalidSignature for a malformed or malleable signature", async function () {

@@ -3,7 +3,10 @@ import { parseEther } from "ethers";
 import { network } from "hardhat";
 import { interfaceId } from "./interface-ids.ts";
 
-const { ethers, networkHelpers } = await network.create();
+// Same-timestamp blocks let two holders be issued their receipts at the same second.
+const { ethers, networkHelpers } = await network.create({
+  override: { allowBlocksWithSameTimestamp: true },
+});
 
 const ADMIN_DELAY = 86_400n;
 const CLAIM_SHARE_BPS = 5_000n;
@@ -33,15 +36,23 @@ async function deployReceipt() {
   };
 }
 
-/** Alice holds 300 and Bob 100 receipt tokens; 4 ETH of revenue arrived; snapshot 1 is taken. */
+/**
+ * Alice holds 300 and Bob 100 receipt tokens from the same second on; 4 ETH of revenue arrived;
+ * snapshot 1 closes the first period of the schedule.
+ */
 async function snapshottedReceipt() {
   const fixture = await deployReceipt();
   const { receipt, issuer, alice, bob, payer } = fixture;
+  const start = await receipt.scheduleStart();
+  const issuedAt = start + 10n;
+  await networkHelpers.time.setNextBlockTimestamp(issuedAt);
   await receipt.connect(issuer).issueReceipt(alice.address, parseEther("300"), ref("alice"));
+  await networkHelpers.time.setNextBlockTimestamp(issuedAt);
   await receipt.connect(issuer).issueReceipt(bob.address, parseEther("100"), ref("bob"));
   await payer.sendTransaction({ to: await receipt.getAddress(), value: parseEther("4") });
+  await networkHelpers.time.setNextBlockTimestamp(start + SNAPSHOT_INTERVAL);
   const snapshotTx = await receipt.snapshot();
-  return { ...fixture, snapshotTx };
+  return { ...fixture, snapshotTx, start, issuedAt, end: start + SNAPSHOT_INTERVAL };
 }
 
 describe("# RevShareReceipt", function () {
@@ -56,14 +67,14 @@ describe("# RevShareReceipt", function () {
       expect(await receipt.defaultAdmin()).to.equal(admin.address);
       expect(await receipt.ISSUER_ROLE()).to.equal(ethers.id("ISSUER_ROLE"));
       expect(await receipt.hasRole(ethers.id("ISSUER_ROLE"), issuer.address)).to.equal(true);
-      expect(await receipt.version()).to.equal("1.0.0");
+      expect(await receipt.version()).to.equal("2.0.0");
       expect(await receipt.currentSnapshotId()).to.equal(0n);
     });
 
     it("should revert with RevShareReceiptInvalidClaimShare above 10 000 bps", async function () {
       const [admin] = await ethers.getSigners();
       const factory = await ethers.getContractFactory("RevShareReceipt");
-      await expect(factory.deploy("R", "R", 0n, admin!.address, ethers.ZeroAddress, 10_001n, 0n))
+      await expect(factory.deploy("R", "R", 0n, admin!.address, ethers.ZeroAddress, 10_001n, 1n))
         .to.be.revertedWithCustomError(factory, "RevShareReceiptInvalidClaimShare")
         .withArgs(10_001n);
       const full = await factory.deploy(
@@ -73,10 +84,20 @@ describe("# RevShareReceipt", function () {
         admin!.address,
         ethers.ZeroAddress,
         10_000n,
-        0n,
+        1n,
       );
       expect(await full.claimShareBps()).to.equal(10_000n);
       expect(await full.hasRole(ethers.id("ISSUER_ROLE"), ethers.ZeroAddress)).to.equal(false);
+    });
+
+    it("should revert with RevShareReceiptInvalidSnapshotInterval for a zero or oversized interval", async function () {
+      const [admin] = await ethers.getSigners();
+      const factory = await ethers.getContractFactory("RevShareReceipt");
+      for (const interval of [0n, 2n ** 32n]) {
+        await expect(
+          factory.deploy("R", "R", 0n, admin!.address, ethers.ZeroAddress, 5_000n, interval),
+        ).to.be.revertedWithCustomError(factory, "RevShareReceiptInvalidSnapshotInterval");
+      }
     });
 
     it("should support the ERC-165 ids of IRevShareReceipt, ERC-7641, ERC-20 and AccessControl", async function () {
@@ -178,7 +199,8 @@ describe("# RevShareReceipt", function () {
     });
 
     it("should split the revenue into claimable p and redeemable 1 - p and emit SnapshotTaken", async function () {
-      const { receipt, snapshotTx } = await networkHelpers.loadFixture(snapshottedReceipt);
+      const { receipt, snapshotTx, end, issuedAt, alice } =
+        await networkHelpers.loadFixture(snapshottedReceipt);
       await expect(snapshotTx)
         .to.emit(receipt, "SnapshotTaken")
         .withArgs(1n, parseEther("2"), parseEther("2"), parseEther("400"));
@@ -186,13 +208,18 @@ describe("# RevShareReceipt", function () {
       expect(await receipt.outstandingClaims()).to.equal(parseEther("2"));
       expect(await receipt.redeemablePool()).to.equal(parseEther("2"));
       expect(await receipt.unallocatedRevenue()).to.equal(0n);
-      const block = await ethers.provider.getBlock((await snapshotTx.wait())!.blockNumber);
       const info = await receipt.snapshotInfo(1n);
-      expect(info.timestamp).to.equal(BigInt(block!.timestamp));
+      expect(info.timestamp).to.equal(end);
       expect(info.totalSupply).to.equal(parseEther("400"));
       expect(info.claimableRevenue).to.equal(parseEther("2"));
       expect(info.claimedRevenue).to.equal(0n);
-      expect(await receipt.nextSnapshotAt()).to.equal(BigInt(block!.timestamp) + SNAPSHOT_INTERVAL);
+      expect(info.redeemableAdded).to.equal(parseEther("2"));
+      // Token-seconds: the holdings times the seconds held within the period.
+      expect(info.totalWeight).to.equal(parseEther("400") * (end - issuedAt));
+      expect(await receipt.weightOf(alice.address, 1n)).to.equal(
+        parseEther("300") * (end - issuedAt),
+      );
+      expect(await receipt.nextSnapshotAt()).to.equal(end + SNAPSHOT_INTERVAL);
     });
 
     it("should return the new snapshot id", async function () {
@@ -201,7 +228,7 @@ describe("# RevShareReceipt", function () {
       expect(await receipt.snapshot.staticCall()).to.equal(2n);
     });
 
-    it("should revert with RevShareReceiptSnapshotTooSoon before the minimum interval", async function () {
+    it("should revert with RevShareReceiptSnapshotTooSoon before the next boundary of the schedule", async function () {
       const { receipt } = await networkHelpers.loadFixture(snapshottedReceipt);
       const nextAt = await receipt.nextSnapshotAt();
       await expect(receipt.snapshot())
@@ -215,10 +242,11 @@ describe("# RevShareReceipt", function () {
 
     it("should leave revenue unallocated when the supply is zero and allocate it at the next snapshot", async function () {
       const { receipt, issuer, alice, payer } = await networkHelpers.loadFixture(deployReceipt);
-      expect(await receipt.nextSnapshotAt()).to.equal(
-        BigInt((await ethers.provider.getBlock("latest"))!.timestamp),
-      );
+      const start = await receipt.scheduleStart();
+      expect(start).to.equal(BigInt((await ethers.provider.getBlock("latest"))!.timestamp));
+      expect(await receipt.nextSnapshotAt()).to.equal(start + SNAPSHOT_INTERVAL);
       await payer.sendTransaction({ to: await receipt.getAddress(), value: 1000n });
+      await networkHelpers.time.increaseTo(start + SNAPSHOT_INTERVAL);
       await expect(receipt.snapshot()).to.emit(receipt, "SnapshotTaken").withArgs(1n, 0n, 0n, 0n);
       expect(await receipt.unallocatedRevenue()).to.equal(1000n);
       await receipt.connect(issuer).issueReceipt(alice.address, 10n, ref("a"));
@@ -258,12 +286,42 @@ describe("# RevShareReceipt", function () {
           receipt.balanceOfAt(alice.address, id),
           receipt.totalSupplyAt(id),
           receipt.snapshotInfo(id),
+          receipt.weightOf(alice.address, id),
         ]) {
           await expect(call)
             .to.be.revertedWithCustomError(receipt, "RevShareReceiptUnknownSnapshot")
             .withArgs(id, 1n);
         }
       }
+    });
+  });
+
+  describe("# time weighting", function () {
+    it("should give an account holding 900 tokens for one block across the snapshot its one second, not 4.5 of 5 ETH (the reported attack)", async function () {
+      const { receipt, issuer, alice, bob, payer } =
+        await networkHelpers.loadFixture(deployReceipt);
+      const start = await receipt.scheduleStart();
+      const end = start + SNAPSHOT_INTERVAL;
+      await receipt.connect(issuer).issueReceipt(alice.address, parseEther("100"), ref("alice"));
+      const aliceFrom = BigInt(await networkHelpers.time.latest());
+      await payer.sendTransaction({ to: await receipt.getAddress(), value: parseEther("10") });
+      // Bob gets 900 tokens one second before the boundary and leaves right after the snapshot.
+      await networkHelpers.time.setNextBlockTimestamp(end - 1n);
+      await receipt.connect(issuer).issueReceipt(bob.address, parseEther("900"), ref("bob"));
+      await networkHelpers.time.setNextBlockTimestamp(end);
+      await receipt.snapshot();
+      await receipt.connect(bob).transfer(alice.address, parseEther("900"));
+
+      const aliceWeight = parseEther("100") * (end - aliceFrom);
+      const bobWeight = parseEther("900") * 1n;
+      expect(await receipt.weightOf(bob.address, 1n)).to.equal(bobWeight);
+      const claimable = parseEther("5");
+      const bobShare = (claimable * bobWeight) / (aliceWeight + bobWeight);
+      expect(await receipt.claimableRevenue(bob.address, 1n)).to.equal(bobShare);
+      expect(bobShare < parseEther("0.001")).to.equal(true);
+      expect(await receipt.claimableRevenue(alice.address, 1n)).to.equal(
+        (claimable * aliceWeight) / (aliceWeight + bobWeight),
+      );
     });
   });
 
@@ -331,10 +389,11 @@ describe("# RevShareReceipt", function () {
   });
 
   describe("# burn", function () {
-    it("should pay amount / totalSupply of the redeemable pool and emit Redeemed", async function () {
-      const { receipt, bob } = await networkHelpers.loadFixture(snapshottedReceipt);
+    it("should pay the burner's accrued share of the redeemable pool and emit Redeemed", async function () {
+      const { receipt, alice, bob } = await networkHelpers.loadFixture(snapshottedReceipt);
       const amount = parseEther("100");
-      expect(await receipt.redeemableOnBurn(amount)).to.equal(parseEther("0.5"));
+      expect(await receipt.connect(bob).redeemableOnBurn(amount)).to.equal(parseEther("0.5"));
+      expect(await receipt.redeemableOf(bob.address, amount)).to.equal(parseEther("0.5"));
       const tx = receipt.connect(bob).burn(amount);
       await expect(tx)
         .to.emit(receipt, "Redeemed")
@@ -347,7 +406,9 @@ describe("# RevShareReceipt", function () {
       expect(await receipt.totalSupply()).to.equal(parseEther("300"));
       expect(await receipt.redeemablePool()).to.equal(parseEther("1.5"));
       // The remaining holders' redemption value per token is unchanged.
-      expect(await receipt.redeemableOnBurn(parseEther("300"))).to.equal(parseEther("1.5"));
+      expect(await receipt.connect(alice).redeemableOnBurn(parseEther("300"))).to.equal(
+        parseEther("1.5"),
+      );
       // Burning leaves the claim on the past snapshot intact.
       expect(await receipt.claimableRevenue(bob.address, 1n)).to.equal(parseEther("0.5"));
     });
@@ -355,11 +416,37 @@ describe("# RevShareReceipt", function () {
     it("should burn without payment when the redeemable pool is empty", async function () {
       const { receipt, issuer, alice } = await networkHelpers.loadFixture(deployReceipt);
       await receipt.connect(issuer).issueReceipt(alice.address, 10n, ref("a"));
-      expect(await receipt.redeemableOnBurn(10n)).to.equal(0n);
+      expect(await receipt.redeemableOf(alice.address, 10n)).to.equal(0n);
       await expect(receipt.connect(alice).burn(10n))
         .to.emit(receipt, "Redeemed")
         .withArgs(alice.address, 10n, 0n);
-      expect(await receipt.redeemableOnBurn(10n)).to.equal(0n);
+      expect(await receipt.redeemableOf(alice.address, 10n)).to.equal(0n);
+    });
+
+    it("should pay nothing for a receipt issued after the revenue was allocated and burned at once (the reported half-the-pool attack)", async function () {
+      const { receipt, issuer, carol } = await networkHelpers.loadFixture(snapshottedReceipt);
+      // 400 more tokens than existed: before, burning them at once took half the pool.
+      await receipt.connect(issuer).issueReceipt(carol.address, parseEther("400"), ref("carol"));
+      const tx = receipt.connect(carol).burn(parseEther("400"));
+      await expect(tx).to.emit(receipt, "Redeemed").withArgs(carol.address, parseEther("400"), 0n);
+      await expect(tx).to.changeEtherBalances(ethers, [carol], [0n]);
+      expect(await receipt.redeemablePool()).to.equal(parseEther("2"));
+    });
+
+    it("should accrue a long-idle holder's redemption in bounded steps with accrueRedemption", async function () {
+      const { receipt, bob, payer, end } = await networkHelpers.loadFixture(snapshottedReceipt);
+      for (let i = 2n; i <= 4n; i++) {
+        await payer.sendTransaction({ to: await receipt.getAddress(), value: parseEther("4") });
+        await networkHelpers.time.setNextBlockTimestamp(end + (i - 1n) * SNAPSHOT_INTERVAL);
+        await receipt.snapshot();
+      }
+      // Bob holds a quarter all along: 0.5 ETH of each snapshot's 2 ETH redeemable.
+      expect(await receipt.connect(bob).accrueRedemption.staticCall(2n)).to.equal(parseEther("1"));
+      await receipt.connect(bob).accrueRedemption(2n);
+      expect(await receipt.redeemableOf(bob.address, parseEther("100"))).to.equal(parseEther("2"));
+      await expect(receipt.connect(bob).burn(parseEther("50")))
+        .to.emit(receipt, "Redeemed")
+        .withArgs(bob.address, parseEther("50"), parseEther("1"));
     });
 
     it("should revert with RevShareReceiptZeroAmount and ERC20InsufficientBalance for bad amounts", async function () {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import { network } from "hardhat";
-import { readAbi, readDeployment, writeDeployment } from "../../relayer/chains/deployments.ts";
+import { readAbi, readDeployment, writeDeployment } from "../../relayer/deployments/index.ts";
 import {
   CORE_CONTRACTS,
   deployCore,

@@ -5,7 +5,7 @@ import { expect } from "chai";
 import { Wallet, encryptKeystoreJson } from "ethers";
 import { network } from "hardhat";
 import { isChainUnavailable, openChains } from "../../relayer/chains/index.ts";
-import { writeDeployment } from "../../relayer/chains/deployments.ts";
+import { writeDeployment } from "../../relayer/deployments/index.ts";
 import { DEVNET_OPERATOR } from "../../relayer/devnet/accounts.ts";
 import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
 import { deployDevnetOverRpc } from "../../relayer/devnet/rpc.ts";

@@ -2,7 +2,7 @@ import path from "node:path";
 import { expect } from "chai";
 import type { ChainSet } from "../../relayer/chains/index.ts";
 import { readAbis } from "../../relayer/chains/index.ts";
-import { readDeployment } from "../../relayer/chains/deployments.ts";
+import { readDeployment } from "../../relayer/deployments/index.ts";
 import { DEVNET_DEPLOYER } from "../../relayer/devnet/accounts.ts";
 import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
 import { DEVNET_CHAINS } from "../../relayer/devnet/chains.ts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import { isChainUnavailable, openChains, type ChainSet } from "../../relayer/chains/index.ts";
-import { readDeployment, writeDeployment } from "../../relayer/chains/deployments.ts";
+import { readDeployment, writeDeployment } from "../../relayer/deployments/index.ts";
 import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
 import { startDevnetNode, type DevnetNode } from "../../relayer/devnet/nodes.ts";
 import { DEVNET_CHAIN_NAMES } from "../../relayer/devnet/plan.ts";

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {ProofRegistry} from "../../contracts/ProofRegistry.sol";
 import {IProofRegistry} from "../../contracts/interfaces/IProofRegistry.sol";
 import {TestBase} from "./utils/TestBase.sol";
@@ -14,10 +13,33 @@ contract ProofRegistryFuzzTest is TestBase {
         _registry = new ProofRegistry(0, address(this), address(this), vm.addr(_SIGNER_KEY));
     }
 
-    function _sign(uint256 key, string memory endpoint, string memory response) private pure returns (bytes memory) {
-        bytes32 digest = keccak256(abi.encode(keccak256(bytes(endpoint)), keccak256(bytes(response))));
-        (uint8 v, bytes32 r, bytes32 s) = vm.sign(key, MessageHashUtils.toEthSignedMessageHash(digest));
+    function _sign(uint256 key, string memory endpoint, string memory response) private view returns (bytes memory) {
+        bytes32 digest = _registry.interactionDigest(keccak256(bytes(endpoint)), keccak256(bytes(response)));
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(key, digest);
         return abi.encodePacked(r, s, v);
+    }
+
+    function testFuzz_DigestIsTheEip712HashBoundToChainAndRegistry(bytes32 endpointHash, bytes32 responseHash) public {
+        bytes32 domain = keccak256(
+            abi.encode(
+                keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
+                keccak256("ProofRegistry"),
+                keccak256("2"),
+                block.chainid,
+                address(_registry)
+            )
+        );
+        bytes32 structHash = keccak256(
+            abi.encode(keccak256("APIInteraction(bytes32 endpointHash,bytes32 responseHash)"), endpointHash, responseHash)
+        );
+        bytes32 expected = keccak256(abi.encodePacked("\x19\x01", domain, structHash));
+        _assertEq(_registry.interactionDigest(endpointHash, responseHash), expected, "EIP-712 digest");
+
+        // Another registry (or chain) yields another digest, so a signature cannot be replayed there.
+        ProofRegistry other = new ProofRegistry(0, address(this), address(this), address(0));
+        _assertTrue(other.interactionDigest(endpointHash, responseHash) != expected, "digest not bound to the registry");
+        vm.chainId(block.chainid + 1);
+        _assertTrue(_registry.interactionDigest(endpointHash, responseHash) != expected, "digest not bound to the chain");
     }
 
     function testFuzz_LogReturnsTheRequestIdAndStoresTheRecord(

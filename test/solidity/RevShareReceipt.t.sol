@@ -14,8 +14,9 @@ function actorAt(uint256 seed) pure returns (address) {
 }
 
 /// @notice Drives a RevShareReceipt through random sequences of issuance, transfers, revenue,
-///         snapshots, claims and burns, checking each payment against the ERC-7641 formulas and
-///         keeping ghost totals for the invariants.
+///         time, snapshots, claims and burns. It keeps its own integral of every actor's balance over
+///         time (the model of a fair share) and records it at each schedule boundary, so the
+///         invariants compare the contract's weights with a model that knows nothing of its storage.
 contract RevShareReceiptHandler is TestBase {
     RevShareReceipt public immutable receipt;
 
@@ -23,19 +24,62 @@ contract RevShareReceiptHandler is TestBase {
     uint256 public doubleClaims;
     uint256 public claimMismatches;
     uint256 public burnMismatches;
+    uint256 public revenuePaidIn;
+    uint256 public totalClaimed;
+    uint256 public totalRedeemed;
     mapping(uint256 snapshotId => uint256) public ghostClaimed;
     mapping(uint256 snapshotId => mapping(address account => uint256)) public successfulClaims;
 
+    /// @dev Model time (the optimizer may reuse a `block.timestamp` read across `vm.warp`).
+    uint256 public time;
+    uint256 private _lastBoundary;
+    mapping(address account => uint256) private _integral;
+    mapping(uint256 boundary => mapping(address account => uint256)) private _integralAt;
+
     constructor(RevShareReceipt receipt_) {
         receipt = receipt_;
+        time = block.timestamp;
+        _lastBoundary = receipt_.scheduleStart();
+    }
+
+    /// @notice The model's token-seconds of `account` from the schedule start to `boundary`.
+    function integralAt(uint256 boundary, address account) external view returns (uint256) {
+        return _integralAt[boundary][account];
+    }
+
+    /// @dev Moves model time forward, integrating balances and recording every boundary crossed.
+    function _advance(uint256 seconds_) private {
+        uint256 interval = receipt.snapshotInterval();
+        uint256 target = time + seconds_;
+        while (_lastBoundary + interval <= target) {
+            _integrate(_lastBoundary + interval);
+            _lastBoundary += interval;
+            for (uint256 i = 0; i < ACTORS; i++) _integralAt[_lastBoundary][actorAt(i)] = _integral[actorAt(i)];
+        }
+        _integrate(target);
+        vm.warp(time);
+    }
+
+    function _integrate(uint256 to) private {
+        for (uint256 i = 0; i < ACTORS; i++) {
+            address account = actorAt(i);
+            _integral[account] += receipt.balanceOf(account) * (to - time);
+        }
+        time = to;
+    }
+
+    function wait(uint256 seconds_) external {
+        _advance(_bound(seconds_, 0, 3 * INTERVAL));
     }
 
     function issue(uint256 actorSeed, uint256 amount) external {
+        vm.warp(time);
         amount = _bound(amount, 1, 1e30);
         receipt.issueReceipt(actorAt(actorSeed), amount, keccak256(abi.encode("payment", ++paymentCount)));
     }
 
     function transfer(uint256 fromSeed, uint256 toSeed, uint256 amount) external {
+        vm.warp(time);
         address from = actorAt(fromSeed);
         amount = _bound(amount, 0, receipt.balanceOf(from));
         vm.prank(from);
@@ -43,18 +87,22 @@ contract RevShareReceiptHandler is TestBase {
     }
 
     function pay(uint256 amount) external {
+        vm.warp(time);
         amount = _bound(amount, 1, 1_000 ether);
         vm.deal(address(this), amount);
         (bool ok, ) = address(receipt).call{value: amount}("");
         require(ok, "revenue transfer failed");
+        revenuePaidIn += amount;
     }
 
     function snapshot(uint256 extraTime) external {
-        vm.warp(block.timestamp + INTERVAL + _bound(extraTime, 0, 7 days));
+        _advance(_bound(extraTime, 0, 2 * INTERVAL));
+        if (receipt.nextSnapshotAt() > time) return;
         receipt.snapshot();
     }
 
     function claim(uint256 actorSeed, uint256 snapshotSeed) external {
+        vm.warp(time);
         uint256 current = receipt.currentSnapshotId();
         if (current == 0) return;
         uint256 snapshotId = _bound(snapshotSeed, 1, current);
@@ -67,21 +115,25 @@ contract RevShareReceiptHandler is TestBase {
             uint256 paid = account.balance - balanceBefore;
             if (paid != expected || paid == 0) claimMismatches++;
             ghostClaimed[snapshotId] += paid;
+            totalClaimed += paid;
         } catch {}
     }
 
     function burn(uint256 actorSeed, uint256 amount) external {
+        vm.warp(time);
         address account = actorAt(actorSeed);
         uint256 balance = receipt.balanceOf(account);
         if (balance == 0) return;
         amount = _bound(amount, 1, balance);
         uint256 pool = receipt.redeemablePool();
-        uint256 expected = Math.mulDiv(pool, amount, receipt.totalSupply());
+        uint256 expected = receipt.redeemableOf(account, amount);
         uint256 balanceBefore = account.balance;
         vm.prank(account);
         receipt.burn(amount);
-        if (account.balance - balanceBefore != expected) burnMismatches++;
-        if (receipt.redeemablePool() != pool - expected) burnMismatches++;
+        uint256 paid = account.balance - balanceBefore;
+        if (paid != expected) burnMismatches++;
+        if (receipt.redeemablePool() != pool - paid) burnMismatches++;
+        totalRedeemed += paid;
     }
 }
 
@@ -106,13 +158,48 @@ contract RevShareReceiptInvariantTest is TestBase {
         }
     }
 
+    function invariant_paymentsNeverExceedRevenue() public view {
+        _assertLe(
+            _handler.totalClaimed() + _handler.totalRedeemed(),
+            _handler.revenuePaidIn(),
+            "holders were paid more than the revenue received"
+        );
+    }
+
     function invariant_eachHolderClaimsASnapshotOnce() public view {
         _assertEq(_handler.doubleClaims(), 0, "a holder claimed a snapshot twice");
         _assertEq(_handler.claimMismatches(), 0, "a claim paid other than claimableRevenue");
     }
 
-    function invariant_burnPaysItsShareOfTheRedeemablePool() public view {
-        _assertEq(_handler.burnMismatches(), 0, "a burn paid other than amount / totalSupply of the pool");
+    function invariant_burnPaysWhatRedeemableOfAnnounced() public view {
+        _assertEq(_handler.burnMismatches(), 0, "a burn paid other than redeemableOf");
+    }
+
+    /// @notice A holder's share of a snapshot is its time-weighted holding over the period, as the
+    ///         handler's own model integrates it, whatever the interleaving of operations.
+    function invariant_sharesAreProportionalToTimeWeightedHoldings() public view {
+        uint256 current = _receipt.currentSnapshotId();
+        uint256 previousEnd = _receipt.scheduleStart();
+        for (uint256 id = 1; id <= current; id++) {
+            IRevShareReceipt.SnapshotInfo memory info = _receipt.snapshotInfo(id);
+            uint256 sum;
+            for (uint256 i = 0; i < ACTORS; i++) {
+                address account = actorAt(i);
+                uint256 modelled = _handler.integralAt(info.timestamp, account) -
+                    _handler.integralAt(previousEnd, account);
+                _assertEq(_receipt.weightOf(account, id), modelled, "weight != modelled token-seconds");
+                sum += modelled;
+                if (!_receipt.hasClaimed(account, id)) {
+                    _assertEq(
+                        _receipt.claimableRevenue(account, id),
+                        info.totalWeight == 0 ? 0 : Math.mulDiv(info.claimableRevenue, modelled, info.totalWeight),
+                        "claim not proportional to the holding"
+                    );
+                }
+            }
+            _assertEq(sum, info.totalWeight, "weights do not sum to the total");
+            previousEnd = info.timestamp;
+        }
     }
 
     function invariant_solvent() public view {
@@ -158,6 +245,7 @@ contract RevShareReceiptFuzzTest is TestBase {
         vm.assume(supply != 0);
         revenue = _bound(revenue, 0, 1e27);
         vm.deal(address(_receipt), revenue);
+        vm.warp(block.timestamp + INTERVAL);
         uint256 snapshotId = _receipt.snapshot();
 
         uint256 claimable = _receipt.snapshotInfo(snapshotId).claimableRevenue;
@@ -200,6 +288,7 @@ contract RevShareReceiptFuzzTest is TestBase {
         uint256 supply = _issueAll(balances);
         vm.assume(supply != 0);
         vm.deal(address(_receipt), _bound(revenue, 0, 1e27));
+        vm.warp(block.timestamp + INTERVAL);
         _receipt.snapshot();
 
         address account = actorAt(burnSeed);
@@ -207,7 +296,10 @@ contract RevShareReceiptFuzzTest is TestBase {
         vm.assume(balance != 0);
         amount = _bound(amount, 1, balance);
         uint256 pool = _receipt.redeemablePool();
-        uint256 expected = Math.mulDiv(pool, amount, supply);
+        // Every holder held its balance over the whole period: its accrual is its balance's share.
+        uint256 expected = Math.mulDiv(Math.mulDiv(pool, balance, supply), amount, balance);
+        _assertEq(_receipt.redeemableOf(account, amount), expected, "redeemableOf");
+        vm.prank(account);
         _assertEq(_receipt.redeemableOnBurn(amount), expected, "redeemableOnBurn");
 
         vm.prank(account);
@@ -224,12 +316,15 @@ contract RevShareReceiptFuzzTest is TestBase {
         uint256 amount
     ) public {
         uint256 supply = _issueAll(balances);
+        uint256 time = block.timestamp + INTERVAL;
+        vm.warp(time);
         uint256 snapshotId = _receipt.snapshot();
         address from = actorAt(fromSeed);
         address to = actorAt(toSeed);
         uint256 fromBefore = _receipt.balanceOf(from);
         uint256 toBefore = _receipt.balanceOf(to);
         amount = _bound(amount, 0, fromBefore);
+        vm.warp(time + 1);
         vm.prank(from);
         _receipt.transfer(to, amount);
 
@@ -237,10 +332,95 @@ contract RevShareReceiptFuzzTest is TestBase {
         _assertEq(_receipt.balanceOfAt(to, snapshotId), toBefore, "receiver's snapshot balance");
         _assertEq(_receipt.totalSupplyAt(snapshotId), supply, "snapshot supply");
 
-        vm.warp(block.timestamp + INTERVAL);
+        vm.warp(time + INTERVAL);
         uint256 next = _receipt.snapshot();
         _assertEq(_receipt.balanceOfAt(from, next), _receipt.balanceOf(from), "sender's new balance");
         _assertEq(_receipt.balanceOfAt(to, next), _receipt.balanceOf(to), "receiver's new balance");
+    }
+
+    /// @notice The reported attack: 900 tokens held for one block across a snapshot against 100
+    ///         held all period took 4.5 of 5 ETH. Now the one-block holding weighs one second.
+    function testFuzz_HoldingAcrossASnapshotTakesOnlyItsTimeWeightedShare(
+        uint256 holderAmount,
+        uint256 attackerAmount,
+        uint256 heldFor,
+        uint256 revenue
+    ) public {
+        holderAmount = _bound(holderAmount, 1, 1e30);
+        attackerAmount = _bound(attackerAmount, 1, 1e30);
+        heldFor = _bound(heldFor, 1, INTERVAL);
+        revenue = _bound(revenue, 1 ether, 1e27);
+        uint256 start = _receipt.scheduleStart();
+        address holder = actorAt(0);
+        address attacker = actorAt(1);
+        _receipt.issueReceipt(holder, holderAmount, bytes32(uint256(1)));
+        vm.warp(start + INTERVAL - heldFor);
+        _receipt.issueReceipt(attacker, attackerAmount, bytes32(uint256(2)));
+        vm.deal(address(_receipt), revenue);
+        vm.warp(start + INTERVAL);
+        uint256 snapshotId = _receipt.snapshot();
+        // The attacker leaves right after the snapshot.
+        vm.prank(attacker);
+        _receipt.transfer(holder, attackerAmount);
+
+        uint256 claimable = _receipt.snapshotInfo(snapshotId).claimableRevenue;
+        uint256 attackerWeight = attackerAmount * heldFor;
+        uint256 totalWeight = holderAmount * INTERVAL + attackerWeight;
+        _assertEq(_receipt.weightOf(attacker, snapshotId), attackerWeight, "attacker weight");
+        _assertEq(_receipt.snapshotInfo(snapshotId).totalWeight, totalWeight, "total weight");
+        _assertEq(
+            _receipt.claimableRevenue(attacker, snapshotId),
+            Math.mulDiv(claimable, attackerWeight, totalWeight),
+            "attacker's claim is its time-weighted share"
+        );
+        // Redemption accrued by the same weights; the attacker holds nothing now and redeems nothing.
+        _assertEq(_receipt.redeemableOf(attacker, 1), 0, "no balance, no redemption");
+    }
+
+    /// @notice The reported attack: a receipt issued after the revenue was allocated and burned at
+    ///         once redeemed half the pool. It held nothing over any allocated period: it redeems 0.
+    function testFuzz_AFreshReceiptBurnedAtOnceRedeemsNothing(uint256 holderAmount, uint256 freshAmount) public {
+        holderAmount = _bound(holderAmount, 1, 1e30);
+        freshAmount = _bound(freshAmount, 1, 1e30);
+        _receipt.issueReceipt(actorAt(0), holderAmount, bytes32(uint256(1)));
+        vm.deal(address(_receipt), 10 ether);
+        vm.warp(_receipt.scheduleStart() + INTERVAL);
+        _receipt.snapshot();
+        uint256 pool = _receipt.redeemablePool();
+        _assertTrue(pool > 0, "no pool");
+
+        address fresh = actorAt(1);
+        _receipt.issueReceipt(fresh, freshAmount, bytes32(uint256(2)));
+        _assertEq(_receipt.redeemableOf(fresh, freshAmount), 0, "fresh receipt redeems");
+        vm.prank(fresh);
+        _receipt.burn(freshAmount);
+        _assertEq(fresh.balance, 0, "fresh receipt was paid");
+        _assertEq(_receipt.redeemablePool(), pool, "pool moved");
+        // The holder of the period still redeems its whole share.
+        vm.prank(actorAt(0));
+        _receipt.burn(holderAmount);
+        _assertEq(actorAt(0).balance, pool, "holder's share");
+    }
+
+    function testFuzz_SnapshotsFollowTheFixedSchedule(uint256 callAt) public {
+        uint256 start = _receipt.scheduleStart();
+        callAt = _bound(callAt, 0, 10 * INTERVAL);
+        vm.warp(start + callAt);
+        if (callAt < INTERVAL) {
+            vm.expectRevert(
+                abi.encodeWithSelector(IRevShareReceipt.RevShareReceiptSnapshotTooSoon.selector, start + INTERVAL)
+            );
+            _receipt.snapshot();
+            return;
+        }
+        uint256 snapshotId = _receipt.snapshot();
+        uint256 end = start + (callAt / INTERVAL) * INTERVAL;
+        _assertEq(_receipt.snapshotInfo(snapshotId).timestamp, end, "period ends on a boundary");
+        _assertEq(_receipt.nextSnapshotAt(), end + INTERVAL, "next boundary");
+        vm.expectRevert(
+            abi.encodeWithSelector(IRevShareReceipt.RevShareReceiptSnapshotTooSoon.selector, end + INTERVAL)
+        );
+        _receipt.snapshot();
     }
 
     function testFuzz_PaymentRefIsUsedOnce(bytes32 paymentRef, uint256 amount) public {
@@ -285,6 +465,7 @@ contract RevShareReceiptReentrancyTest is TestBase {
         ReentrantHolder holder = new ReentrantHolder(receipt);
         receipt.issueReceipt(address(holder), 100, bytes32(uint256(1)));
         vm.deal(address(receipt), 1 ether);
+        vm.warp(block.timestamp + INTERVAL);
         receipt.snapshot();
 
         // The re-entrant call reverts inside the payment, so sendValue bubbles the guard's error.

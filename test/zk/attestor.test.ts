@@ -108,10 +108,24 @@ describe("# ExecutionAttestor", function () {
       await expect(attestor.attest(id, proof, changed))
         .to.be.revertedWithCustomError(attestor, "ExecutionAttestorInvalidProof")
         .withArgs(id);
-      expect(await attestor.verifyExecution(proof, changed)).to.equal(false);
+      expect(await attestor.verifyExecution(id, proof, changed)).to.equal(false);
     }
-    expect(await attestor.verifyExecution(proof, signals)).to.equal(true);
+    expect(await attestor.verifyExecution(id, proof, signals)).to.equal(true);
     expect(await attestor.isAttested(id)).to.equal(false);
+  });
+
+  it("should record a proof only under the execution id it proves", async () => {
+    const [id, proof, commitments] = proved.calldata.args;
+    expect(await attestor.executionIdSignal(id)).to.equal(BigInt(proved.publicSignals[2]));
+    // Another id, never attested: the id is the proof's third public signal, so it fails.
+    const otherId = ethers.id("wf_somebody_else");
+    expect(await attestor.verifyExecution(otherId, proof, commitments)).to.equal(false);
+    await expect(attestor.attest(otherId, proof, commitments))
+      .to.be.revertedWithCustomError(attestor, "ExecutionAttestorInvalidProof")
+      .withArgs(otherId);
+    // The genuine id still attests afterwards: nobody pre-empted it.
+    await (await attestor.attest(id, proof, commitments)).wait();
+    expect(await attestor.isAttested(otherId)).to.equal(false);
   });
 
   it("should reject a proof with a point off the curve", async () => {
@@ -129,6 +143,9 @@ describe("# ExecutionAttestor", function () {
     await expect(attestor.attest(proved.executionId, proof, signals))
       .to.be.revertedWithCustomError(attestor, "ExecutionAttestorAlreadyAttested")
       .withArgs(proved.executionId);
+    // the other execution's proof and commitments are still refused under this id after the
+    // attestation check too (they prove another id)
+    expect(await attestor.verifyExecution(proved.executionId, proof, signals)).to.equal(false);
     await expect(attestor.attest(...proved.calldata.args)).to.be.revertedWithCustomError(
       attestor,
       "ExecutionAttestorAlreadyAttested",
@@ -212,11 +229,25 @@ describe("# ExecutionAttestor", function () {
       await attestor.verifier(),
     );
     expect(await verifier.getAddress()).to.properAddress;
-    expect(await attestor.version()).to.equal("1.0.0");
+    expect(await attestor.version()).to.equal("2.0.0");
     const fragment = attestor.interface.getFunction("attest")!;
     expect(fragment.format("sighash")).to.equal(
       ethers.FunctionFragment.from(ATTEST_FUNCTION.replace(/^function /, "")).format("sighash"),
     );
+  });
+
+  it("should verify an execution proof on chain within 250k gas (three public signals)", async () => {
+    const verifier = await ethers.getContractAt(
+      "ExecutionGroth16Verifier",
+      await attestor.verifier(),
+    );
+    const { a, b, c } = proved.calldata.args[1];
+    const signals = proved.publicSignals.map(BigInt) as [bigint, bigint, bigint];
+    expect(await verifier.verifyProof(a, b, c, signals)).to.equal(true);
+    const verifyGas = await verifier.verifyProof.estimateGas(a, b, c, signals);
+    expect(Number(verifyGas)).to.be.at.most(250_000);
+    const attested = await (await attestor.attest(...proved.calldata.args)).wait();
+    console.log(`      verifyProof ${verifyGas} gas, attest ${attested!.gasUsed} gas`);
   });
 
   it("should verify an artifacts proof with the generated artifacts verifier", async () => {

@@ -6,17 +6,20 @@ import * as snarkjs from "snarkjs";
 import { CIRCUITS_DIR, circuitFiles } from "../../relayer/proofs/circuits.ts";
 import {
   MAX_AMOUNT,
+  MAX_SLIPPAGE_BPS,
+  PUBLIC_SIGNALS,
   encodeClaim,
   executionCircuitInput,
   minimumOut,
   type ExecutionClaim,
 } from "../../relayer/proofs/claim.ts";
-import { FIELD_MODULUS } from "../../relayer/proofs/field.ts";
+import { FIELD_MODULUS, executionIdSignal } from "../../relayer/proofs/field.ts";
 import {
   artifactsRoot,
   cidDigestLimbs,
   closeProver,
   computeCommitments,
+  publicSignalsOf,
 } from "../../relayer/proofs/index.ts";
 import { jsonCid, sampleClaim } from "./fixtures.ts";
 
@@ -32,6 +35,29 @@ function rawInput(claim: ExecutionClaim): Input {
 function withAction(claim: ExecutionClaim, index: number, patch: object): ExecutionClaim {
   const actions = claim.actions.map((a, i) => (i === index ? { ...a, ...patch } : a));
   return { ...claim, actions } as ExecutionClaim;
+}
+
+/** The claim with a submitted action changed (its workflow side). */
+function withSubmitted(claim: ExecutionClaim, index: number, patch: object): ExecutionClaim {
+  const actions = claim.workflow.actions.map((a, i) => (i === index ? { ...a, ...patch } : a));
+  return { ...claim, workflow: { ...claim.workflow, actions } } as ExecutionClaim;
+}
+
+const tx = (n: number) => "0x" + n.toString(16).padStart(64, "0");
+
+/** The sample with its multisend widened to 6 recipients (two slots). */
+function wideMultisend(): ExecutionClaim {
+  const claim = sampleClaim();
+  const multisend = claim.workflow.actions[3]!;
+  const recipients = [1, 2, 3, 4, 5, 6].map((n) => ({
+    address: "0x" + n.toString(16).padStart(40, "0"),
+    amount: { kind: "percent", bps: 1000 },
+  }));
+  const wide = withSubmitted(claim, 3, { ...multisend, recipients });
+  return withAction(wide, 3, {
+    amountIn: 600n,
+    recipientAmounts: [100n, 100n, 100n, 100n, 100n, 100n],
+  });
 }
 
 describe("# circuits", function () {
@@ -94,24 +120,43 @@ describe("# circuits", function () {
   ];
 
   describe("# execution circuit", () => {
-    it("should output the commitments the TypeScript helpers compute", async () => {
+    it("should output the public signals the TypeScript helpers compute", async () => {
       const claim = sampleClaim();
       const witness = await execution.calculateWitness(rawInput(claim), true);
       const expected = await computeCommitments(claim);
-      // wire 0 is the constant 1; the two outputs follow
-      expect(witness[1]).to.equal(expected.workflowCommitment);
-      expect(witness[2]).to.equal(expected.executionCommitment);
+      // wire 0 is the constant 1; the two outputs follow, then the public execution id
+      expect(witness.slice(1, 4)).to.deep.equal(publicSignalsOf(expected).map(BigInt));
+      expect(expected.executionId).to.equal(executionIdSignal(claim.executionId));
+      expect(PUBLIC_SIGNALS).to.deep.equal([
+        "workflowCommitment",
+        "executionCommitment",
+        "executionId",
+      ]);
     });
 
     it("should accept an execution using all 8 slots and 4 recipients at the range limit", async () => {
       const base = sampleClaim();
+      const extra = base.workflow.actions.slice(0, 3).map((a, i) => ({ ...a, index: 4 + i }));
+      const wide = {
+        index: 7,
+        type: "multisend" as const,
+        from: "DAI",
+        input: "chained",
+        recipients: [1, 2, 3, 4].map((n) => ({
+          address: "0x" + n.toString(16).padStart(40, "0"),
+          amount: { kind: "percent", bps: 100 },
+        })),
+      };
       const full: ExecutionClaim = {
         ...base,
+        workflow: { ...base.workflow, actions: [...base.workflow.actions, ...extra, wide] },
         actions: [
           ...base.actions,
-          ...base.actions.slice(0, 3),
+          ...base.actions.slice(0, 3).map((a, i) => ({
+            ...a,
+            txHashes: a.txHashes.map((_, k) => tx(0xd0 + 2 * i + k)),
+          })),
           {
-            type: "multisend",
             amountIn: MAX_AMOUNT,
             recipientAmounts: [MAX_AMOUNT - 3n, 1n, 1n, 1n],
             txHashes: ["0x" + "ff".repeat(32)],
@@ -129,16 +174,56 @@ describe("# circuits", function () {
       expect(a.executionCommitment).to.not.equal(b.executionCommitment);
     });
 
-    it("should bind the execution id into the execution commitment only", async () => {
+    it("should bind the execution id into the execution commitment and its own signal", async () => {
       const a = await computeCommitments(sampleClaim("wf_a"));
       const b = await computeCommitments(sampleClaim("wf_b"));
       expect(a.workflowCommitment).to.equal(b.workflowCommitment);
       expect(a.executionCommitment).to.not.equal(b.executionCommitment);
+      expect(a.executionId).to.not.equal(b.executionId);
+      expect(a.executionId < FIELD_MODULUS).to.equal(true);
+    });
+
+    it("should commit the workflow as submitted: every field changes the workflow commitment", async () => {
+      const base = await computeCommitments(sampleClaim());
+      const variants: Array<(w: Record<string, unknown>[]) => void> = [
+        (a) => ((a[0] as { amount: string }).amount = "2"),
+        (a) => ((a[0] as { to: string }).to = "DAI"),
+        (a) => ((a[2] as { destination: string }).destination = "arbitrum"),
+        (a) => ((a[2] as { protocol: string }).protocol = "other"),
+        (a) => {
+          const r = (a[3] as { recipients: Array<{ address: string }> }).recipients;
+          r[1] = { ...r[1]!, address: "0x000000000000000000000000000000000000bEEF" };
+        },
+        (a) => {
+          const r = (a[3] as { recipients: Array<{ amount: unknown }> }).recipients;
+          r[1] = { ...r[1]!, amount: { kind: "percent", bps: 2501 } };
+        },
+      ];
+      for (const change of variants) {
+        const claim = sampleClaim();
+        const actions = structuredClone(claim.workflow.actions) as unknown as Record<
+          string,
+          unknown
+        >[];
+        change(actions);
+        const changed = {
+          ...claim,
+          workflow: { ...claim.workflow, actions },
+        } as unknown as ExecutionClaim;
+        expect((await computeCommitments(changed)).workflowCommitment).to.not.equal(
+          base.workflowCommitment,
+        );
+      }
+      const renamed = sampleClaim();
+      const other = { ...renamed, workflow: { ...renamed.workflow, name: "other" } };
+      expect((await computeCommitments(other)).workflowCommitment).to.not.equal(
+        base.workflowCommitment,
+      );
     });
 
     describe("# slippage", () => {
       const swap = sampleClaim().actions[0]!;
-      const least = minimumOut(BigInt(swap.quotedOut!), BigInt(swap.slippageBps!));
+      const least = minimumOut(BigInt(swap.quotedOut!), 50n);
 
       it("should accept amount out exactly at floor(quoted * (10000 - bps) / 10000)", async () => {
         await execution.calculateWitness(
@@ -157,11 +242,13 @@ describe("# circuits", function () {
 
       it("should round the minimum down (a non-integer bound is not rounded up)", async () => {
         // 999 * 9999 / 10000 = 998.9001 -> minimum 998
-        const claim = withAction(sampleClaim(), 0, {
-          quotedOut: 999n,
-          slippageBps: 1,
-          amountOut: 998n,
-        });
+        const claim = withSubmitted(
+          withAction(sampleClaim(), 0, { quotedOut: 999n, amountOut: 998n }),
+          0,
+          {
+            slippageBps: 1,
+          },
+        );
         await execution.calculateWitness(rawInput(claim), true);
         await expectRejected(
           "execution",
@@ -170,10 +257,25 @@ describe("# circuits", function () {
         );
       });
 
-      it("should reject slippage above 10000 bps", async () => {
-        const input = rawInput(withAction(sampleClaim(), 0, { slippageBps: 10_000 }));
-        (input.slippageBps as string[])[0] = "10001";
+      it("should accept the API's maximum slippage and reject one basis point more", async () => {
+        const claim = withSubmitted(
+          withAction(sampleClaim(), 0, { amountOut: 1_250_000_000n }),
+          0,
+          {
+            slippageBps: MAX_SLIPPAGE_BPS,
+          },
+        );
+        await execution.calculateWitness(rawInput(claim), true);
+        const input = rawInput(claim);
+        (input.slippageBps as string[])[0] = String(MAX_SLIPPAGE_BPS + 1);
         await expectRejected("execution", input, slot("slippageMax.out === 1;"));
+      });
+
+      it("should reject a zero quote (a minimum of zero accepts any output)", async () => {
+        const input = rawInput(sampleClaim());
+        (input.quoted as string[])[0] = "0";
+        (input.amountOut as string[])[0] = "0";
+        await expectRejected("execution", input, slot("isSwapLike * quoteIsZero.out === 0;"));
       });
     });
 
@@ -199,6 +301,21 @@ describe("# circuits", function () {
           slot("isMultisend * (recipientSum - amountIn) === 0;"),
         );
       });
+
+      it("should prove a multisend wider than a slot in parts, hashes in the first part only", async () => {
+        const claim = wideMultisend();
+        await execution.calculateWitness(rawInput(claim), true);
+        const input = rawInput(claim);
+        expect((input.part as string[]).slice(3, 5)).to.deep.equal(["0", "1"]);
+        (input.txHashes as Grid[])[4]![0] = ["0", "7"];
+        await expectRejected("execution", input, slot("(1 - isFirstPart.out) * txValue[k] === 0;"));
+      });
+
+      it("should reject a part index on an action that is not a multisend", async () => {
+        const input = rawInput(sampleClaim());
+        (input.part as string[])[0] = "1";
+        await expectRejected("execution", input, slot("(1 - isMultisend) * part === 0;"));
+      });
     });
 
     describe("# bridge", () => {
@@ -217,11 +334,43 @@ describe("# circuits", function () {
       });
     });
 
+    describe("# transaction hashes", () => {
+      it("should reject a zero first transaction hash", async () => {
+        const input = rawInput(sampleClaim());
+        (input.txHashes as Grid[])[0]![0] = ["0", "0"];
+        await expectRejected("execution", input, slot("needsTx * txZero[0].out === 0;"));
+      });
+
+      it("should reject a bridge without its release transaction", async () => {
+        const input = rawInput(sampleClaim());
+        (input.txHashes as Grid[])[2]![1] = ["0", "0"];
+        await expectRejected("execution", input, slot("isBridge * txZero[1].out === 0;"));
+      });
+
+      it("should reject one transaction committed by two actions", async () => {
+        const claim = withAction(sampleClaim(), 3, { txHashes: [tx(0xa1)] });
+        await expectRejected(
+          "execution",
+          rawInput(claim),
+          top("same[pair].out * (1 - isZero[a]) === 0;"),
+        );
+      });
+
+      it("should reject one transaction committed twice within an action", async () => {
+        const claim = withAction(sampleClaim(), 2, { txHashes: [tx(0xb1), tx(0xb1)] });
+        await expectRejected(
+          "execution",
+          rawInput(claim),
+          top("same[pair].out * (1 - isZero[a]) === 0;"),
+        );
+      });
+    });
+
     describe("# range", () => {
       it("should reject an amount one bit wider than the range check", async () => {
         // amountIn = 2^96 = the recipients' sum: only the range check can catch it
         const input = rawInput(
-          withAction(sampleClaim(), 3, { recipientAmounts: [MAX_AMOUNT, 1n] }),
+          withAction(sampleClaim(), 3, { recipientAmounts: [MAX_AMOUNT, 1n, 0n] }),
         );
         (input.amountIn as string[])[3] = (MAX_AMOUNT + 1n).toString();
         await expectRejected("execution", input, slot("amountInRange.in <== amountIn;"));
@@ -238,6 +387,18 @@ describe("# circuits", function () {
         const input = rawInput(sampleClaim());
         (input.amountOut as string[])[0] = (FIELD_MODULUS - 1n).toString();
         await expectRejected("execution", input, slot("amountOutRange.in <== amountOut;"));
+      });
+
+      it("should reject a 'negative' fee cap that wraps the field", async () => {
+        const input = rawInput(sampleClaim());
+        (input.feeCap as string[])[2] = (FIELD_MODULUS - 1n).toString();
+        await expectRejected("execution", input, slot("feeCapRange.in <== feeCap;"));
+      });
+
+      it("should reject a slippage that wraps the field", async () => {
+        const input = rawInput(sampleClaim());
+        (input.slippageBps as string[])[0] = (FIELD_MODULUS - 1n).toString();
+        await expectRejected("execution", input, slot("slippageRange.in <== slippageBps;"));
       });
     });
 
@@ -259,6 +420,7 @@ describe("# circuits", function () {
         (input.actionType as string[])[1] = "0";
         for (const key of ["amountIn", "amountOut", "quoted", "slippageBps"])
           (input[key] as string[])[1] = "0";
+        (input.actionDigest as Grid)[1] = ["0", "0"];
         (input.txHashes as Grid[])[1] = [
           ["0", "0"],
           ["0", "0"],
@@ -274,16 +436,17 @@ describe("# circuits", function () {
         const input = rawInput(sampleClaim());
         for (const key of [
           "actionType",
+          "slippageBps",
+          "part",
           "amountIn",
           "amountOut",
           "quoted",
-          "slippageBps",
           "feeCap",
         ]) {
           input[key] = Array(8).fill("0");
         }
         input.recipients = Array.from({ length: 8 }, () => ["0", "0", "0", "0"]);
-        input.paramsDigest = Array.from({ length: 8 }, () => ["0", "0"]);
+        input.actionDigest = Array.from({ length: 8 }, () => ["0", "0"]);
         input.txHashes = Array.from({ length: 8 }, () => [
           ["0", "0"],
           ["0", "0"],

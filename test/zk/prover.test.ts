@@ -34,6 +34,24 @@ function withAction(claim: ExecutionClaim, index: number, patch: object): Execut
   return { ...claim, actions } as ExecutionClaim;
 }
 
+function withSubmitted(claim: ExecutionClaim, index: number, patch: object): ExecutionClaim {
+  const actions = claim.workflow.actions.map((a, i) => (i === index ? { ...a, ...patch } : a));
+  return { ...claim, workflow: { ...claim.workflow, actions } } as ExecutionClaim;
+}
+
+/** The sample's multisend with `count` recipients (percentages) and these amounts. */
+function withRecipients(claim: ExecutionClaim, amounts: bigint[]): ExecutionClaim {
+  const recipients = amounts.map((_, n) => ({
+    address: "0x" + (n + 1).toString(16).padStart(40, "0"),
+    amount: { kind: "percent", bps: 100 },
+  }));
+  const widened = withSubmitted(claim, 3, { recipients });
+  return withAction(widened, 3, {
+    amountIn: amounts.reduce((a, b) => a + b, 0n),
+    recipientAmounts: amounts,
+  });
+}
+
 async function expectClaimError(
   claim: ExecutionClaim,
   family: string,
@@ -66,6 +84,8 @@ async function expectArtifactError(cids: string[], pattern: RegExp): Promise<voi
   expect((error as ArtifactInputError).detail).to.match(pattern);
 }
 
+const tx = (n: number) => "0x" + n.toString(16).padStart(64, "0");
+
 describe("# prover library", function () {
   this.timeout(120_000);
   after(closeProver);
@@ -81,15 +101,41 @@ describe("# prover library", function () {
       expect(proved.publicSignals).to.deep.equal([
         expected.workflowCommitment.toString(),
         expected.executionCommitment.toString(),
+        expected.executionId.toString(),
       ]);
       expect(proved.commitments).to.deep.equal(expected);
       expect(await verifyExecutionProof(proved.proof, proved.publicSignals)).to.equal(true);
     });
 
-    it("should reject the proof off chain when one public signal changes", async () => {
-      const changed = [proved.publicSignals[0], (BigInt(proved.publicSignals[1]) + 1n).toString()];
-      expect(await verifyExecutionProof(proved.proof, changed)).to.equal(false);
-      expect(await verifyExecutionProof(proved.proof, [proved.publicSignals[0]])).to.equal(false);
+    it("should reject the proof off chain when any public signal changes", async () => {
+      for (let i = 0; i < 3; i++) {
+        const changed = [...proved.publicSignals];
+        changed[i] = (BigInt(changed[i]!) + 1n).toString();
+        expect(await verifyExecutionProof(proved.proof, changed)).to.equal(false);
+      }
+      expect(await verifyExecutionProof(proved.proof, proved.publicSignals.slice(0, 2))).to.equal(
+        false,
+      );
+    });
+
+    it("should refuse a claim whose workflow is not the receipt's commitment", async () => {
+      const receiptCommitment = proved.commitments.workflowCommitment;
+      const other = withSubmitted(sampleClaim(), 0, { slippageBps: 5000 });
+      let error: unknown;
+      try {
+        await proveExecution(other, receiptCommitment);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).to.be.instanceOf(ExecutionClaimError);
+      expect((error as ExecutionClaimError).family).to.equal("workflow");
+      let saltError: unknown;
+      try {
+        await proveExecution({ ...sampleClaim(), salt: 7n }, receiptCommitment);
+      } catch (err) {
+        saltError = err;
+      }
+      expect((saltError as ExecutionClaimError).family).to.equal("workflow");
     });
 
     it("should encode attest calldata that decodes to the same arguments", () => {
@@ -99,7 +145,7 @@ describe("# prover library", function () {
       );
       expect(decoded[0]).to.equal(executionIdToBytes32("wf_sample_0001"));
       expect(proved.calldata.args[0]).to.equal(proved.executionId);
-      expect(decoded[2].map(String)).to.deep.equal(proved.publicSignals);
+      expect(decoded[2].map(String)).to.deep.equal(proved.publicSignals.slice(0, 2));
       expect(BigInt(decoded[1].a[0])).to.equal(BigInt(proved.proof.pi_a[0]!));
       // G2 coordinates are swapped for the EVM pairing precompile
       expect(BigInt(decoded[1].b[0][0])).to.equal(BigInt(proved.proof.pi_b[0]![1]!));
@@ -109,6 +155,7 @@ describe("# prover library", function () {
       const other = await proveExecution(sampleClaim("wf_sample_0002"));
       expect(other.publicSignals[0]).to.equal(proved.publicSignals[0]);
       expect(other.publicSignals[1]).to.not.equal(proved.publicSignals[1]);
+      expect(other.publicSignals[2]).to.not.equal(proved.publicSignals[2]);
       expect(await verifyExecutionProof(other.proof, other.publicSignals)).to.equal(true);
     });
   });
@@ -164,7 +211,7 @@ describe("# prover library", function () {
   describe("# wide multisend", () => {
     it("should prove a multisend with more recipients than one slot holds", async () => {
       const recipients = [600_000n, 500_000n, 400_000n, 300_000n, 700_000n, 250_000n, 250_000n];
-      const claim = withAction(sampleClaim("wf_wide"), 3, { recipientAmounts: recipients });
+      const claim = withRecipients(sampleClaim("wf_wide"), recipients);
       const proved = await proveExecution(claim);
       expect(await verifyExecutionProof(proved.proof, proved.publicSignals)).to.equal(true);
       expect(proved.commitments).to.deep.equal(await computeCommitments(claim));
@@ -172,15 +219,13 @@ describe("# prover library", function () {
       const moved = withAction(claim, 3, {
         recipientAmounts: [600_001n, 499_999n, 400_000n, 300_000n, 700_000n, 250_000n, 250_000n],
       });
-      expect((await computeCommitments(moved)).workflowCommitment).to.not.equal(
-        proved.commitments.workflowCommitment,
+      expect((await computeCommitments(moved)).executionCommitment).to.not.equal(
+        proved.commitments.executionCommitment,
       );
     });
   });
 
   describe("# transaction hashes", () => {
-    const tx = (n: number) => "0x" + n.toString(16).padStart(64, "0");
-
     it("should commit one, two or more hashes per action, each list differently", async () => {
       const lists = [[tx(1)], [tx(1), tx(2)], [tx(1), tx(2), tx(3)], [tx(1), tx(3), tx(2)]];
       const commitments = await Promise.all(
@@ -220,7 +265,7 @@ describe("# prover library", function () {
 
     it("should report a multisend whose recipients do not sum to amount in", async () => {
       await expectClaimError(
-        withAction(sampleClaim(), 3, { recipientAmounts: [1n, 2n] }),
+        withAction(sampleClaim(), 3, { recipientAmounts: [1n, 2n, 3n] }),
         "multisend",
         3,
       );
@@ -238,8 +283,47 @@ describe("# prover library", function () {
       await expectClaimError(withAction(sampleClaim(), 0, { amountIn: -1n }), "range", 0);
     });
 
-    it("should report slippage above 10000 bps", async () => {
-      await expectClaimError(withAction(sampleClaim(), 0, { slippageBps: 10_001 }), "range", 0);
+    it("should report slippage above the API's maximum", async () => {
+      await expectClaimError(withSubmitted(sampleClaim(), 0, { slippageBps: 5_001 }), "range", 0);
+    });
+
+    it("should report a zero quote", async () => {
+      await expectClaimError(
+        withAction(sampleClaim(), 1, { quotedOut: 0n, amountOut: 0n }),
+        "quote",
+        1,
+      );
+    });
+
+    it("should report a zero transaction hash", async () => {
+      await expectClaimError(withAction(sampleClaim(), 0, { txHashes: [ZeroHash] }), "tx", 0);
+    });
+
+    it("should report a bridge without its release transaction", async () => {
+      await expectClaimError(
+        withAction(sampleClaim(), 2, { txHashes: [tx(0xb1), ZeroHash] }),
+        "tx",
+        2,
+      );
+    });
+
+    it("should report a transaction committed by two actions", async () => {
+      const error = await expectClaimError(
+        withAction(sampleClaim(), 3, { txHashes: [tx(0xa1)] }),
+        "tx",
+        3,
+      );
+      expect(error.detail).to.match(/already committed by action 0/);
+    });
+
+    it("should report executed actions that do not line up with the workflow", async () => {
+      const claim = sampleClaim();
+      await expectClaimError({ ...claim, actions: claim.actions.slice(0, 3) }, "workflow", null);
+      await expectClaimError(
+        withAction(claim, 3, { amountIn: 3n, recipientAmounts: [1n, 2n] }),
+        "workflow",
+        3,
+      );
     });
 
     it("should report a field the action type does not use", async () => {
@@ -247,7 +331,7 @@ describe("# prover library", function () {
     });
 
     it("should report an unknown action type", async () => {
-      await expectClaimError(withAction(sampleClaim(), 1, { type: "stake" }), "type", 1);
+      await expectClaimError(withSubmitted(sampleClaim(), 1, { type: "stake" }), "type", 1);
     });
 
     it("should report a missing required field", async () => {
@@ -268,33 +352,42 @@ describe("# prover library", function () {
 
     it("should report more actions than slots", async () => {
       const claim = sampleClaim();
+      const actions = [
+        ...claim.workflow.actions,
+        ...claim.workflow.actions,
+        claim.workflow.actions[0]!,
+      ];
       await expectClaimError(
-        { ...claim, actions: [...claim.actions, ...claim.actions, claim.actions[0]!] },
+        { ...claim, workflow: { ...claim.workflow, actions } },
         "capacity",
         null,
       );
     });
 
     it("should report an empty execution", async () => {
-      await expectClaimError({ ...sampleClaim(), actions: [] }, "capacity", null);
+      const claim = sampleClaim();
+      await expectClaimError(
+        { ...claim, workflow: { ...claim.workflow, actions: [] }, actions: [] },
+        "capacity",
+        null,
+      );
     });
 
     it("should report a wide multisend that would exceed the slots", async () => {
-      const claim = sampleClaim();
-      const wide = { ...claim.actions[3]!, recipientAmounts: [1n, 1n, 1n, 1n, 2_999_996n] };
-      // 3 actions + the 2-slot multisend + 3 more actions = 8 actions in 9 slots
-      const actions = [
-        ...claim.actions.slice(0, 3),
-        wide,
-        ...claim.actions.slice(0, 3),
-        claim.actions[3]!,
-      ];
-      await expectClaimError({ ...claim, actions }, "capacity", null);
+      const claim = withRecipients(sampleClaim(), [1n, 1n, 1n, 1n, 2_999_996n]);
+      // 3 actions + the 2-slot multisend + 3 more actions + 1 = 8 actions in 9 slots
+      const submitted = claim.workflow.actions;
+      const actions = [...submitted, ...submitted.slice(0, 3), submitted[0]!];
+      await expectClaimError(
+        { ...claim, workflow: { ...claim.workflow, actions } },
+        "capacity",
+        null,
+      );
     });
 
     it("should report a wide multisend whose recipients do not sum to amount in", async () => {
-      const claim = withAction(sampleClaim(), 3, {
-        recipientAmounts: [1n, 1n, 1n, 1n, 2_999_995n],
+      const claim = withAction(withRecipients(sampleClaim(), [1n, 1n, 1n, 1n, 2_999_996n]), 3, {
+        amountIn: 3_000_001n,
       });
       await expectClaimError(claim, "multisend", 3);
     });

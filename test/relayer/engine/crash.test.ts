@@ -7,7 +7,7 @@ import { expect } from "chai";
 import { Contract, parseUnits, Wallet } from "ethers";
 import { ensureAccount, fundFromDevnet } from "../../../relayer/accounts/index.ts";
 import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
-import { writeDeployment } from "../../../relayer/chains/deployments.ts";
+import { writeDeployment } from "../../../relayer/deployments/index.ts";
 import { loadConfig } from "../../../relayer/config/index.ts";
 import { createContext, type AppContext } from "../../../relayer/context.ts";
 import { DEVNET_ACCOUNTS, DEVNET_OPERATOR } from "../../../relayer/devnet/accounts.ts";

@@ -14,6 +14,16 @@ import {
   type SignedReport,
 } from "../../../relayer/execution/report.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
+import {
+  checkReceipt,
+  claimFromReport,
+  computeCommitments,
+  publicSignalsOf,
+  type ClaimSource,
+  type ReportedClaim,
+  type SubmissionReceipt,
+} from "../../../relayer/proofs/index.ts";
+import type { Workflow } from "../../../relayer/workflows/model.ts";
 import { quoteSwapCandidates, ReserveReader, selectRoute } from "../../../relayer/routing/index.ts";
 import { treasuryRebalanceWorkflow } from "../../fixtures/workflows.ts";
 import {
@@ -113,6 +123,7 @@ describe("# execution engine (embedded devnet)", function () {
       execution_key: string;
       tx_hash: string;
     };
+    expect(String(report!.report.proof_note ?? ""), "proof note").to.equal("");
     const home = world.chains.byName(attestation.chain);
     const attestor = home.contract("ExecutionAttestor");
     expect(await attestor.getFunction("isAttested")(attestation.execution_key)).to.equal(true);
@@ -123,12 +134,35 @@ describe("# execution engine (embedded devnet)", function () {
     const signals = report!.report.public_signals as string[];
     expect(onChain.workflowCommitment.toString()).to.equal(signals[0]);
     expect(onChain.executionCommitment.toString()).to.equal(signals[1]);
+    // The proof opens the submission receipt's commitment, and the claim rebuilt from the report
+    // (workflow, receipt salt, chain-read amounts) recomputes every public signal.
+    const receipt = report!.report.receipt as SubmissionReceipt;
+    expect(receipt.workflow_commitment).to.equal(signals[0]);
+    expect(await checkReceipt(receipt, report!.report.workflow as Workflow)).to.include({
+      signatureValid: true,
+      commitmentMatches: true,
+    });
+    expect(receipt.signer).to.equal(signer);
+    const recomputed = await computeCommitments(
+      claimFromReport(report!.report as unknown as ClaimSource),
+    );
+    expect(publicSignalsOf(recomputed)).to.deep.equal(signals);
+    // The claim's amounts are the chain's: the bridge's amount out is its release on polygon.
+    const claimed = (report!.report.claim as ReportedClaim).actions;
+    expect(claimed[2]!.amount_out).to.equal(bridged.toString());
+    expect(claimed[3]!.recipient_amounts).to.deep.equal([aliceGot.toString(), bobGot.toString()]);
+    expect(claimed[2]!.tx_hashes).to.deep.equal([
+      steps[2]!.result.src_tx,
+      steps[2]!.result.dest_tx,
+    ]);
     expect((await home.provider.getTransactionReceipt(attestation.tx_hash))!.status).to.equal(1);
 
     // The bridge (the cross-chain agent) carries the execution proof as its zk_proof.
     const bridgeResult = (report!.report as unknown as SignedReport).actions[2]!.result;
     expect(bridgeResult?.action).to.equal("bridge");
     expect(bridgeResult?.zk_proof).to.be.a("string").and.equal(report!.report.zk_proof);
+    // ... and the circuit slot that holds it.
+    expect(bridgeResult?.zk_proof_slots).to.deep.equal([2]);
 
     // Spec artifact operations.
     const artifact = new DeFiTransactionArtifact(report!.report as unknown as SignedReport);

@@ -22,6 +22,7 @@ import type { Workflow } from "../../../relayer/workflows/model.ts";
 import { newExecutionId } from "../../../relayer/workflows/ids.ts";
 import type { EngineDeps } from "../../../relayer/execution/orchestrator.ts";
 import { groth16Prover } from "../../../relayer/execution/proof.ts";
+import { issueReceipt, receiptSignerOf } from "../../../relayer/proofs/index.ts";
 import { collectEvidence } from "../../../relayer/audit/evidence.ts";
 
 /**
@@ -176,16 +177,20 @@ export function normalise(
     : normaliseYamlWorkflow(doc, catalogue);
 }
 
-/** Inserts a queued execution the way the intake does. */
+/** Inserts a queued execution the way the intake does, with its signed submission receipt. */
 export async function submitExecution(
   world: EngineWorld,
   apiKeyId: string,
   workflow: Workflow,
 ): Promise<string> {
   const id = newExecutionId();
+  const signer = receiptSignerOf(world.chains.list());
+  const receipt = signer
+    ? await issueReceipt({ executionId: id, apiKeyId, workflow }, signer)
+    : null;
   await world.store.query(
-    "INSERT INTO workflow_executions (id, api_key_id, name, workflow) VALUES ($1, $2, $3, $4::jsonb)",
-    [id, apiKeyId, workflow.name, JSON.stringify(workflow)],
+    "INSERT INTO workflow_executions (id, api_key_id, name, workflow, receipt) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)",
+    [id, apiKeyId, workflow.name, JSON.stringify(workflow), JSON.stringify(receipt)],
   );
   return id;
 }

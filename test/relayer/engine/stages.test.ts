@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import path from "node:path";
 import { Wallet } from "ethers";
-import { readDeployment } from "../../../relayer/chains/deployments.ts";
+import { readDeployment } from "../../../relayer/deployments/index.ts";
 import { outputOf, taskFor } from "../../../relayer/agents/index.ts";
 import { stepResultSchema } from "../../../relayer/execution/steps.ts";
 import type { WorkflowAction } from "../../../relayer/workflows/model.ts";

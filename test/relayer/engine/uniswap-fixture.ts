@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { Contract, ContractFactory, MaxUint256, parseUnits, type Signer } from "ethers";
 import type { RoutingChain } from "../../../relayer/routing/chain.ts";
-import type { Deployment } from "../../../relayer/chains/deployments.ts";
+import type { Deployment } from "../../../relayer/deployments/index.ts";
 
 /**
  * A minimal Uniswap-V2 world on one in-process chain, built from the official npm build artifacts:

@@ -1,7 +1,11 @@
 import { expect } from "chai";
-import { getBytes, verifyMessage, Wallet } from "ethers";
+import { recoverAddress, Wallet, type JsonRpcApiProvider } from "ethers";
 import { DEFAULT_RETRY, CRITICAL_RETRY } from "../../../relayer/integrations/config.ts";
-import { interactionDigest, textHash } from "../../../relayer/integrations/anchor.ts";
+import {
+  interactionDigest,
+  interactionDomain,
+  textHash,
+} from "../../../relayer/integrations/anchor.ts";
 import { gatewayAddress } from "../../../relayer/integrations/breaker.ts";
 import { verifyInteractionOnChain } from "../../../relayer/integrations/index.ts";
 import { reserveToken } from "../../../relayer/integrations/rate-limit.ts";
@@ -87,7 +91,9 @@ describe("# external REST integrations: client, signer, retries, breaker, anchor
       [result.interactionId],
     );
     expect(row!.anchor_state).to.equal("anchored");
-    expect(row!.endpoint).to.equal(`GET ${crm.url}/crm/orders?status=unpaid`);
+    expect(row!.endpoint).to.match(
+      new RegExp(`^GET ${crm.url}/crm/orders\\?status=unpaid#veriflow-interaction=[0-9a-f-]{36}$`),
+    );
     expect(row!.endpoint_hash).to.equal(textHash(row!.endpoint!));
     expect(row!.response_hash).to.equal(textHash(row!.response!));
 
@@ -102,8 +108,12 @@ describe("# external REST integrations: client, signer, retries, breaker, anchor
     expect(record[1]).to.equal(row!.response_hash);
     const events = await registry.queryFilter(registry.filters.APILogged!(row!.request_id));
     expect(events).to.have.length(1);
-    const signer = verifyMessage(
-      getBytes(interactionDigest(row!.endpoint_hash!, row!.response_hash!)),
+    const signer = recoverAddress(
+      interactionDigest(
+        interactionDomain(chain.chainId, row!.registry!),
+        row!.endpoint_hash!,
+        row!.response_hash!,
+      ),
       row!.signature!,
     );
     expect(signer).to.equal(await chain.operator!.getAddress());
@@ -128,6 +138,60 @@ describe("# external REST integrations: client, signer, retries, breaker, anchor
       batch: null,
     });
     expect(forged.valid).to.equal(false);
+  });
+
+  it("should anchor the same request twice in one block under two request ids (the interaction id in the endpoint text)", async function () {
+    const integrations = world.build(crmDoc());
+    crm.setPublicKey(await world.publicKey("crm"));
+    const chain = world.chains.list().find((c) => c.deployment.contracts.ProofRegistry)!;
+    const provider = chain.provider as unknown as JsonRpcApiProvider;
+    const call = () =>
+      integrations.client("crm").call({
+        method: "GET",
+        path: "/crm/orders",
+        query: { status: "unpaid" },
+        headers: { "X-Blockchain-Proof": "true" },
+      });
+    await provider.send("evm_setAutomine", [false]);
+    const pending = Promise.all([call(), call()]);
+    let settled = false;
+    void pending.finally(() => (settled = true)).catch(() => {});
+    let results: Array<{ interactionId: number }>;
+    try {
+      // Both logs wait in the pool (the calls first reach the CRM), then one block includes them.
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const block = (await provider.send("eth_getBlockByNumber", ["pending", false])) as {
+          transactions: string[];
+        };
+        if (block.transactions.length >= 2) break;
+        if (Date.now() > deadline)
+          throw new Error("the two logs never waited in the pool together");
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await provider.send("evm_mine", []);
+      results = await pending;
+    } finally {
+      await provider.send("evm_setAutomine", [true]);
+      // Whatever happened, leave no transaction behind in the pool for the next tests.
+      while (!settled) {
+        await provider.send("evm_mine", []);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const rows = await world.store.query<{
+      endpoint: string;
+      request_id: string;
+      block_number: string;
+      anchor_state: string;
+    }>(
+      "SELECT endpoint, request_id, block_number, anchor_state FROM integration_interactions WHERE id = ANY($1) ORDER BY id",
+      [results.map((r) => r.interactionId)],
+    );
+    expect(rows.map((r) => r.anchor_state)).to.deep.equal(["anchored", "anchored"]);
+    expect(rows[0]!.block_number).to.equal(rows[1]!.block_number);
+    expect(rows[0]!.endpoint).to.not.equal(rows[1]!.endpoint);
+    expect(rows[0]!.request_id).to.not.equal(rows[1]!.request_id);
   });
 
   it("should refuse a CRM answer whose HMAC does not verify (the data is not used)", async function () {

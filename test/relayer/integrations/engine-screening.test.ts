@@ -189,7 +189,9 @@ describe("# engine with a screening provider (embedded devnet)", function () {
           status: "anchored",
           mode: "immediate",
         });
-        expect(i.endpoint.startsWith(`POST ${mtlsProvider.url}/compliance `)).to.equal(true);
+        expect(i.endpoint).to.match(
+          new RegExp(`^POST ${mtlsProvider.url}/compliance#veriflow-interaction=[0-9a-f-]{36} \\{`),
+        );
         const chain = world.chains.list().find((c) => c.chainId === i.chain_id)!;
         const check = await verifyInteractionOnChain(chain.contract("ProofRegistry"), i);
         expect(check.valid, check.reason).to.equal(true);

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { checkReceipt, type SubmissionReceipt } from "../../../relayer/proofs/index.ts";
 import { revokeApiKey } from "../../../relayer/auth/keys.ts";
 import type { ChainSet } from "../../../relayer/chains/index.ts";
 import type { Workflow } from "../../../relayer/workflows/model.ts";
@@ -87,6 +88,25 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           [body.execution_id],
         );
         expect(job?.data.executionId).to.equal(body.execution_id);
+        // The signed submission receipt: the relayer operator's EIP-712 signature over the
+        // commitment to the workflow exactly as stored, bound to the attestor's chain.
+        const receipt = body.receipt as SubmissionReceipt;
+        expect(receipt.execution_id).to.equal(body.execution_id);
+        const home = chains.list().find((c) => c.deployment.contracts.ExecutionAttestor)!;
+        expect(receipt.domain).to.deep.include({
+          chainId: home.chainId,
+          verifyingContract: home.deployment.contracts.ExecutionAttestor!.address,
+        });
+        expect(receipt.signer).to.equal(await home.operator!.getAddress());
+        const stored = await storedWorkflow(svc, body.execution_id as string);
+        expect(await checkReceipt(receipt, stored)).to.include({
+          signatureValid: true,
+          commitmentMatches: true,
+        });
+        const status = await json(
+          await alice.request("GET", `/v1/workflows/${String(body.execution_id)}`),
+        );
+        expect(status.receipt).to.deep.equal(receipt);
       });
 
       it("should store the same model for the spec's YAML example as for the JSON one", async () => {
@@ -99,6 +119,10 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         expect(fromYaml.status).to.equal("queued");
         const a = await storedWorkflow(svc, fromJson.execution_id as string);
         const b = await storedWorkflow(svc, fromYaml.execution_id as string);
+        // Each receipt opens with its own stored workflow only.
+        const yamlReceipt = fromYaml.receipt as SubmissionReceipt;
+        expect((await checkReceipt(yamlReceipt, b)).commitmentMatches).to.equal(true);
+        expect((await checkReceipt(yamlReceipt, a)).commitmentMatches).to.equal(false);
         expect(b.format).to.equal("yaml");
         expect({
           ...b,
@@ -679,6 +703,15 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         const scheduleId = (body.schedule as { id: string }).id;
         const first = await fireSchedule(svc.ctx, scheduleId, "job-1");
         expect(first.outcome).to.equal("queued");
+        // A firing is a new submission: its own receipt, salt and commitment.
+        const fired = await json(
+          await alice.request("GET", `/v1/workflows/${String(first.executionId)}`),
+        );
+        const firedReceipt = fired.receipt as SubmissionReceipt;
+        expect(firedReceipt.execution_id).to.equal(first.executionId);
+        expect(
+          await checkReceipt(firedReceipt, await storedWorkflow(svc, String(first.executionId))),
+        ).to.include({ signatureValid: true, commitmentMatches: true });
         const before = await rowCounts(svc);
         expect((await fireSchedule(svc.ctx, scheduleId, "job-1")).outcome).to.equal("duplicate");
         expect(await rowCounts(svc)).to.deep.equal(before);

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { deploymentSchema } from "../../../relayer/chains/deployments.ts";
+import { deploymentSchema } from "../../../relayer/deployments/index.ts";
 import { buildCatalogue, type ChainDescription } from "../../../relayer/workflows/catalogue.ts";
 
 /**

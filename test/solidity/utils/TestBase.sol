@@ -15,6 +15,7 @@ interface Vm {
     function sign(uint256 privateKey, bytes32 digest) external pure returns (uint8 v, bytes32 r, bytes32 s);
     function expectRevert(bytes calldata revertData) external;
     function expectRevert(bytes4 revertData) external;
+    function chainId(uint256 newChainId) external;
 }
 
 /// @notice Minimal test base: cheatcodes, bounded fuzz inputs, assertions that revert with a message

@@ -1,0 +1,75 @@
+import { expect } from "chai";
+import { RedactionError } from "../../../relayer/analysis/redaction.ts";
+import { TextAnalysis } from "../../../relayer/analysis/service.ts";
+import { ApiError } from "../../../relayer/http/errors.ts";
+import {
+  FALLBACK_MODEL,
+  MODELS,
+  openAnalysisWorld,
+  type AnalysisWorld,
+} from "../../fixtures/analysis.ts";
+
+/**
+ * The provider gateway's on-chain circuit (CircuitBreakerGateway), and redaction failing closed.
+ */
+describe("# text-analysis provider circuit and fail-closed redaction", function () {
+  this.timeout(180_000);
+  let world: AnalysisWorld;
+
+  before(async function () {
+    world = await openAnalysisWorld({ label: "analysis-breaker" });
+  });
+  after(async function () {
+    await world?.close();
+  });
+
+  it("should send nothing when redaction fails, and answer 422 REDACTION_FAILED", async function () {
+    const ctx = world.relayer.ctx;
+    const failing = new TextAnalysis(ctx.config.integrations!.textAnalysis!, {
+      store: ctx.store,
+      masterKey: ctx.masterKey,
+      logger: ctx.logger,
+      registry: ctx.metrics.registry,
+      chains: ctx.chains!.list(),
+      redact: () => {
+        throw new RedactionError("a personal-data detector failed; nothing was sent");
+      },
+    });
+    world.provider.hits.length = 0;
+    let error: unknown;
+    await failing
+      .analyze({ apiKeyId: world.key.id, text: "Mail jane@example.com" })
+      .catch((e: unknown) => (error = e));
+    expect(error).to.be.instanceOf(ApiError);
+    expect((error as ApiError).status).to.equal(422);
+    expect((error as ApiError).code).to.equal("REDACTION_FAILED");
+    expect(world.provider.hits).to.deep.equal([]);
+  });
+
+  it("should report each final provider failure to CircuitBreakerGateway and refuse without sending once the circuit is OPEN", async function () {
+    const analysis = world.relayer.ctx.analysis!;
+    world.provider.failModel(MODELS.general, 500);
+    world.provider.failModel(FALLBACK_MODEL, 500);
+    try {
+      const down = await world.post({ text: "Down." });
+      expect(down.status).to.equal(503);
+      await analysis.close(); // the reports travel to the chain after the answer
+      // The routed model and the fallback each failed for good: two failures on the gateway.
+      expect(await analysis.breaker.failureCount()).to.equal(2);
+    } finally {
+      world.provider.failModel(MODELS.general, null);
+      world.provider.failModel(FALLBACK_MODEL, null);
+    }
+    while (!(await analysis.breaker.isOpen())) await analysis.breaker.reportFailure();
+    world.provider.hits.length = 0;
+    // The process re-reads the circuit at most once a second.
+    await new Promise((r) => setTimeout(r, 1_100));
+    const refused = await world.post({ text: "Anyone there?" });
+    const body = (await refused.json()) as { error: string; detail: string; retry_in: number };
+    expect(refused.status).to.equal(503);
+    expect(body.error).to.equal("ANALYSIS_PROVIDER_UNAVAILABLE");
+    expect(body.detail).to.match(/OPEN on chain/);
+    expect(body.retry_in).to.be.a("number").greaterThan(0);
+    expect(world.provider.hits).to.deep.equal([]);
+  });
+});

@@ -2228,6 +2228,7 @@ export interface components {
       /** @example wf_01JD8X3V6N2Q5R7T9W0Y1Z2A3B */
       execution_id: string;
       cost_estimate: components["schemas"]["CostEstimate"];
+      receipt: components["schemas"]["SubmissionReceipt"];
       schedule?: components["schemas"]["Schedule"];
     };
     CostEstimate: {
@@ -2243,6 +2244,28 @@ export interface components {
         [key: string]: number;
       };
     };
+    /** @description null only when the relayer has no ExecutionAttestor */
+    SubmissionReceipt: {
+      execution_id: string;
+      api_key_id: string;
+      /** @description ISO 8601; signed as milliseconds */
+      submitted_at: string;
+      /** @description Poseidon commitment to the workflow as submitted (decimal field element) */
+      workflow_commitment: string;
+      /** @description the commitments' salt, drawn at submission */
+      salt: string;
+      domain: {
+        name: string;
+        version: string;
+        chainId: number;
+        /** @description the ExecutionAttestor */
+        verifyingContract: string;
+      };
+      /** @description the relayer operator (ATTESTER_ROLE) */
+      signer: string;
+      /** @description EIP-712 signature, type SubmissionReceipt */
+      signature: string;
+    } | null;
     Schedule: {
       /** @example sch_01J... */
       id: string;
@@ -2449,6 +2472,7 @@ export interface components {
     };
     Execution: components["schemas"]["ExecutionSummary"] & {
       workflow?: unknown;
+      receipt: components["schemas"]["SubmissionReceipt"];
       steps: components["schemas"]["ExecutionStep"][];
       compliance_alerts: unknown[];
       error?: unknown;

@@ -777,6 +777,12 @@ export interface components {
         entries: number | null;
         updated_at: string;
       }[];
+      /** @description sanctions oracles that did not answer and were routed around: the sources in `lists` answered instead (spec 504: route around) */
+      routed_around: {
+        chain: string;
+        source: string;
+        reason: string;
+      }[];
       checked_at: string;
     };
     ComplianceCheckRequest: {
@@ -1696,7 +1702,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ORACLE_UNAVAILABLE: a chain's sanctions oracle did not answer */
+      /** @description ORACLE_UNAVAILABLE: no sanctions oracle answered, and the oracle list is required or no list file is loaded */
       504: {
         headers: {
           [name: string]: unknown;
@@ -1768,7 +1774,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ORACLE_UNAVAILABLE: a chain's sanctions oracle did not answer */
+      /** @description ORACLE_UNAVAILABLE: no sanctions oracle answered, and the oracle list is required or no list file is loaded */
       504: {
         headers: {
           [name: string]: unknown;
@@ -1839,7 +1845,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ORACLE_UNAVAILABLE: a chain's sanctions oracle did not answer */
+      /** @description ORACLE_UNAVAILABLE: no sanctions oracle answered, and the oracle list is required or no list file is loaded */
       504: {
         headers: {
           [name: string]: unknown;

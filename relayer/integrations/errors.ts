@@ -16,7 +16,8 @@ export type IntegrationErrorCode =
   | "INTEGRATION_RESPONSE_SIGNATURE_INVALID"
   | "INTEGRATION_CIRCUIT_OPEN"
   | "INTEGRATION_RATE_LIMITED"
-  | "INTEGRATION_DISABLED";
+  | "INTEGRATION_DISABLED"
+  | "INTEGRATION_ORDERS_INVALID";
 
 /**
  * The most response body a call reads (1 MiB). A larger answer is refused unread: nothing is

@@ -182,7 +182,6 @@ export const yamlWorkflowSchema = z
 
 export type YamlWorkflow = z.infer<typeof yamlWorkflowSchema>;
 
-
 /**
  * A named schema or null, documented as `anyOf: [$ref, null]`: `.nullable()` on a named schema is
  * rendered as `allOf: [$ref, {type: [object, null]}]`, which admits no null (generated client types

@@ -1120,9 +1120,194 @@ export interface components {
       /** @description The chain the action moved away from (503). */
       fallback_from: string | null;
       tx_hashes: string[];
-      result?: unknown;
-      risk?: unknown;
-      error?: unknown;
+      /** @description The agent's result, one shape per action type (discriminated by `action`). */
+      result:
+        | ((
+            | {
+                chain: string;
+                chainId: number;
+                tx_hashes: string[];
+                txs: {
+                  slot: string;
+                  /** @enum {string} */
+                  kind:
+                    | "approve"
+                    | "swap"
+                    | "bridge-deposit"
+                    | "bridge-release"
+                    | "multisend"
+                    | "attest"
+                    | "wrap";
+                  chain: string;
+                  chainId: number;
+                  hash: string;
+                  gasUsed: string;
+                  gasLimit: string;
+                  /** @enum {string} */
+                  status: "confirmed" | "reverted";
+                }[];
+                metrics: {
+                  gas_used: string;
+                  gas_cost_wei: string;
+                  gas_spike: number;
+                  out_of_gas_retries: number;
+                  price_impact_bps?: number;
+                  slippage_used_bps?: number;
+                  slippage_tolerance_bps?: number;
+                  pool_share?: number;
+                  flagged_counterparties: number;
+                };
+                compliance: {
+                  address: string;
+                  sanctioned: boolean;
+                  sources: string[];
+                  checked: string[];
+                }[];
+                /** @enum {string} */
+                action: "swap" | "convert";
+                exchange: string;
+                path: string[];
+                from: string;
+                to: string;
+                amount_in: string;
+                amount_out: string;
+                quoted_out: string;
+                min_out: string;
+                slippage_bps: number;
+                recipient: string;
+              }
+            | {
+                chain: string;
+                chainId: number;
+                tx_hashes: string[];
+                txs: {
+                  slot: string;
+                  /** @enum {string} */
+                  kind:
+                    | "approve"
+                    | "swap"
+                    | "bridge-deposit"
+                    | "bridge-release"
+                    | "multisend"
+                    | "attest"
+                    | "wrap";
+                  chain: string;
+                  chainId: number;
+                  hash: string;
+                  gasUsed: string;
+                  gasLimit: string;
+                  /** @enum {string} */
+                  status: "confirmed" | "reverted";
+                }[];
+                metrics: {
+                  gas_used: string;
+                  gas_cost_wei: string;
+                  gas_spike: number;
+                  out_of_gas_retries: number;
+                  price_impact_bps?: number;
+                  slippage_used_bps?: number;
+                  slippage_tolerance_bps?: number;
+                  pool_share?: number;
+                  flagged_counterparties: number;
+                };
+                compliance: {
+                  address: string;
+                  sanctioned: boolean;
+                  sources: string[];
+                  checked: string[];
+                }[];
+                /** @enum {string} */
+                action: "bridge";
+                protocol: string;
+                asset: string;
+                destination: string;
+                destination_chain_id: number;
+                amount_in: string;
+                amount_out: string;
+                bridge_fee: string;
+                max_fee: string;
+                deposit_nonce: string;
+                recipient: string;
+                src_tx: string;
+                dest_tx: string;
+              }
+            | {
+                chain: string;
+                chainId: number;
+                tx_hashes: string[];
+                txs: {
+                  slot: string;
+                  /** @enum {string} */
+                  kind:
+                    | "approve"
+                    | "swap"
+                    | "bridge-deposit"
+                    | "bridge-release"
+                    | "multisend"
+                    | "attest"
+                    | "wrap";
+                  chain: string;
+                  chainId: number;
+                  hash: string;
+                  gasUsed: string;
+                  gasLimit: string;
+                  /** @enum {string} */
+                  status: "confirmed" | "reverted";
+                }[];
+                metrics: {
+                  gas_used: string;
+                  gas_cost_wei: string;
+                  gas_spike: number;
+                  out_of_gas_retries: number;
+                  price_impact_bps?: number;
+                  slippage_used_bps?: number;
+                  slippage_tolerance_bps?: number;
+                  pool_share?: number;
+                  flagged_counterparties: number;
+                };
+                compliance: {
+                  address: string;
+                  sanctioned: boolean;
+                  sources: string[];
+                  checked: string[];
+                }[];
+                /** @enum {string} */
+                action: "multisend";
+                asset: string;
+                total: string;
+                recipients: {
+                  address: string;
+                  amount: string;
+                }[];
+              }
+          ) & {
+            agent: string;
+            output: {
+              asset: string;
+              amount: string;
+              chain: string;
+            };
+            /** @default null */
+            fallback_from: string | null;
+            fallback_reason?: string;
+          })
+        | null;
+      risk: {
+        score: number;
+        threshold: number;
+        passed: boolean;
+        metrics: {
+          [key: string]: number;
+        };
+      } | null;
+      error:
+        | ({
+            error: string;
+            detail?: string;
+          } & {
+            [key: string]: unknown;
+          })
+        | null;
       started_at: string | null;
       finished_at: string | null;
     };

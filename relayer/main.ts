@@ -2,6 +2,7 @@ import { describeSnapshot } from "./compliance/snapshot.ts";
 import { ConfigError, loadConfig } from "./config/index.ts";
 import { createLogger } from "./http/logging.ts";
 import { startService } from "./app/index.ts";
+import { keyFingerprint } from "./auth/keys.ts";
 
 /**
  * `npm start`: the relayer on its embedded defaults (PGlite under DATA_DIR, the devnet chains
@@ -35,11 +36,12 @@ async function main(): Promise<void> {
         `  npx veriflow login --url ${service.server.url} --key ${service.apiKey}\n\n`,
     );
   }
+  // A key the operator did not just receive is shown as its fingerprint (npm run keys -- list).
   const keys = service.apiKey
-    ? `API key ${service.apiKey}`
+    ? `API key ${service.createdSecret ? service.apiKey : keyFingerprint(service.apiKey)}`
     : service.activeKeys.length === 0
       ? "no active API key: create one with npm run keys -- create"
-      : `API key${service.activeKeys.length > 1 ? "s" : ""} ${service.activeKeys.slice(0, 3).join(", ")}` +
+      : `API key${service.activeKeys.length > 1 ? "s" : ""} ${service.activeKeys.slice(0, 3).map(keyFingerprint).join(", ")}` +
         (service.activeKeys.length > 3 ? ` and ${service.activeKeys.length - 3} more` : "");
   terminal.write(
     `Veriflow relayer listening on ${service.server.url} (${keys}); docs at ${service.server.url}/docs\n`,

@@ -2,8 +2,10 @@ import { parseArgs } from "node:util";
 import {
   ApiKeyError,
   checkMasterKey,
+  DEFAULT_ROTATION_GRACE_SECONDS,
   createApiKey,
   finishRotation,
+  keyFingerprint,
   listApiKeys,
   revokeApiKey,
   rotateApiKey,
@@ -19,7 +21,7 @@ import { migrate } from "../relayer/store/migrate.ts";
  * API key administration against the relayer's database (same environment as `npm start`):
  *   npm run keys -- create [--tier free|pro|enterprise] [--label TEXT]
  *   npm run keys -- list
- *   npm run keys -- rotate <API_KEY> [--grace 24h]     (previous secret valid for the grace period)
+ *   npm run keys -- rotate <API_KEY> [--grace 1h]      (previous secret valid for the grace period)
  *   npm run keys -- finish-rotation <API_KEY>          (previous secret stops working now)
  *   npm run keys -- revoke <API_KEY>
  * A signing secret is printed exactly once, by create and rotate; it is stored encrypted.
@@ -27,7 +29,7 @@ import { migrate } from "../relayer/store/migrate.ts";
 const USAGE = `usage: npm run keys -- <command>
   create [--tier ${TIER_NAMES.join("|")}] [--label TEXT]
   list
-  rotate <API_KEY> [--grace DURATION]   e.g. 24h (default), 30m, 0 (no overlap)
+  rotate <API_KEY> [--grace DURATION]   e.g. 1h (default), 30m, 24h, 0 (no overlap)
   finish-rotation <API_KEY>
   revoke <API_KEY>`;
 
@@ -46,6 +48,7 @@ function describe(record: ApiKeyRecord): string {
       : "active";
   return [
     record.key.padEnd(30),
+    keyFingerprint(record.key), // what logs show
     record.tier.padEnd(10),
     state.padEnd(24),
     record.createdAt.toISOString(),
@@ -61,7 +64,7 @@ async function run(argv: string[]): Promise<void> {
     options: {
       tier: { type: "string", default: "free" },
       label: { type: "string", default: "" },
-      grace: { type: "string", default: "24h" },
+      grace: { type: "string", default: `${DEFAULT_ROTATION_GRACE_SECONDS / 3600}h` },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -300,7 +300,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description ORACLE_UNAVAILABLE: a chain's sanctions oracle did not answer */
+        /** @description ORACLE_UNAVAILABLE: no sanctions oracle answered, and the oracle list is required or no list file is loaded */
         504: {
           headers: {
             [name: string]: unknown;
@@ -377,7 +377,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description ORACLE_UNAVAILABLE: a chain's sanctions oracle did not answer */
+        /** @description ORACLE_UNAVAILABLE: no sanctions oracle answered, and the oracle list is required or no list file is loaded */
         504: {
           headers: {
             [name: string]: unknown;
@@ -455,7 +455,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description ORACLE_UNAVAILABLE: a chain's sanctions oracle did not answer */
+        /** @description ORACLE_UNAVAILABLE: no sanctions oracle answered, and the oracle list is required or no list file is loaded */
         504: {
           headers: {
             [name: string]: unknown;
@@ -1936,6 +1936,12 @@ export interface components {
         /** @description null for an oracle */
         entries: number | null;
         updated_at: string;
+      }[];
+      /** @description sanctions oracles that did not answer and were routed around: the sources in `lists` answered instead (spec 504: route around) */
+      routed_around: {
+        chain: string;
+        source: string;
+        reason: string;
       }[];
       checked_at: string;
     };

@@ -1,6 +1,6 @@
 import { Contract, Interface, MaxUint256, type Signer, type TransactionRequest } from "ethers";
 import { ERC20_ABI } from "../routing/abis.ts";
-import type { RoutingChain } from "../routing/chain.ts";
+import { BRIDGE_CONTRACT, MULTISEND_CONTRACT, type RoutingChain } from "../routing/chain.ts";
 import { feeQuote, isGasStrategy, type FeeQuote, type GasStrategy } from "../routing/fees.ts";
 import type { TxKind } from "../routing/gas.ts";
 import { paddedGasLimit, type SentTx, type TxJournal } from "../execution/transactions.ts";
@@ -374,7 +374,7 @@ export function trustedSpenders(chain: RoutingChain): Set<string> {
   const spenders = new Set<string>();
   for (const exchange of Object.values(chain.deployment.exchanges))
     spenders.add(exchange.router.toLowerCase());
-  for (const name of ["LockMintBridge", "Multisend"]) {
+  for (const name of [BRIDGE_CONTRACT, MULTISEND_CONTRACT]) {
     const address = chain.deployment.contracts[name]?.address;
     if (address) spenders.add(address.toLowerCase());
   }

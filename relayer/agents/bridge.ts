@@ -1,5 +1,6 @@
 import { formatUnits, parseUnits, type Signer } from "ethers";
 import type { RoutingChain } from "../routing/chain.ts";
+import { BRIDGE_CONTRACT } from "../routing/chain.ts";
 import { tokenOf } from "../routing/chain.ts";
 import { crashPoint } from "../execution/crash.ts";
 import { z } from "zod";
@@ -8,7 +9,6 @@ import type { WorkflowAction } from "../workflows/model.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "./errors.ts";
 
-export const BRIDGE_CONTRACT = "LockMintBridge";
 /** EIP-712 domain of the lockmint bridge (contracts/devnet/interfaces/ILockMintBridge.sol). */
 const DOMAIN_NAME = "Veriflow LockMint";
 const DOMAIN_VERSION = "1";

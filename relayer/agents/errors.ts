@@ -5,8 +5,6 @@
  * - `INSUFFICIENT_LIQUIDITY`: no allowed pool can fill the order (`retry_in` seconds; `detail`
  *   names an alternative chain/exchange with the liquidity when there is one).
  * - `SLIPPAGE_EXCEEDED`: the swap reverted on chain at the router's minimum output.
- * - `CHAIN_UNAVAILABLE`: the chain's RPC failed or its base fee is above the cap (the orchestrator
- *   moves the action to the next fallback chain).
  * - `TX_REVERTED`: any other on-chain revert (the reason is in `detail`).
  * - `NO_ROUTE`: the assets or contracts needed do not exist on the chain.
  * - `SANCTIONS_LIST_UNAVAILABLE`: a sanctions list the workflow's jurisdictions require could not
@@ -19,7 +17,6 @@ export type AgentErrorCode =
   | "SANCTIONED_ADDRESS"
   | "INSUFFICIENT_LIQUIDITY"
   | "SLIPPAGE_EXCEEDED"
-  | "CHAIN_UNAVAILABLE"
   | "TX_REVERTED"
   | "NO_ROUTE"
   | "SANCTIONS_LIST_UNAVAILABLE"

@@ -1,12 +1,11 @@
 import { formatUnits, parseUnits } from "ethers";
 import { z } from "zod";
 import { tokenOf, type ChainAssets } from "../routing/chain.ts";
+import { MULTISEND_CONTRACT } from "../routing/chain.ts";
 import type { ActionFlow } from "../routing/chaining.ts";
 import type { WorkflowAction } from "../workflows/model.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "./errors.ts";
-
-export const MULTISEND_CONTRACT = "Multisend";
 
 const recipientSchema = z.object({ address: z.string(), amount: z.string() });
 

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { countApiKeys, createApiKey, listApiKeys } from "../auth/keys.ts";
+import { countApiKeys, createApiKey, keyFingerprint, listApiKeys } from "../auth/keys.ts";
 import { openChains, type ChainSet } from "../chains/index.ts";
 import { DEVNET_CHAIN_IDS } from "../devnet/chains.ts";
 import { assertProvingKeysFit } from "../proofs/index.ts";
@@ -95,7 +95,8 @@ export async function startService(
       url: server.url,
       database: config.databaseUrl ? "postgresql" : `pglite (${config.dataDir})`,
       chains: ctx.chains?.list().map((c) => `${c.name} (${c.chainId})`) ?? [],
-      api_key: apiKey ?? activeKeys.slice(0, 5),
+      // Fingerprints only: the key alone authenticates Bearer requests.
+      api_key: apiKey ? keyFingerprint(apiKey) : activeKeys.slice(0, 5).map(keyFingerprint),
     },
     "relayer listening",
   );

@@ -77,18 +77,25 @@ const short = (hash: string) => `${hash.slice(0, 10)}…`;
 /** Audits `input` (the GET /v1/workflows/{id} `report` envelope or a signed report). */
 export async function auditReport(input: unknown, env: AuditEnvironment): Promise<AuditVerdict> {
   const { report, raw, envelope } = parseAuditInput(input);
+  // Checks run concurrently (the chains answer while the proof verifies); each keeps its place.
   const checks: AuditCheck[] = [];
-  const run = async (id: string, family: CheckFamily, fn: () => Promise<string> | string) => {
-    try {
-      checks.push({ id, family, ok: true, reason: await fn() });
-    } catch (err) {
-      const reason = err instanceof Mismatch ? err.message : `error: ${(err as Error).message}`;
-      checks.push({ id, family, ok: false, reason });
-    }
+  const pending: Promise<void>[] = [];
+  const run = (id: string, family: CheckFamily, fn: () => Promise<string> | string) => {
+    const slot = checks.push({ id, family, ok: false, reason: "not run" }) - 1;
+    const done = (async () => {
+      try {
+        checks[slot] = { id, family, ok: true, reason: await fn() };
+      } catch (err) {
+        const reason = err instanceof Mismatch ? err.message : `error: ${(err as Error).message}`;
+        checks[slot] = { id, family, ok: false, reason };
+      }
+    })();
+    pending.push(done);
+    return done;
   };
   const ctx = new AuditContext(report, env);
 
-  await run("cid", "cid", async () => {
+  void run("cid", "cid", async () => {
     const { artifact_id, signer, signature, ...body } = raw;
     void signer;
     void signature;
@@ -107,7 +114,7 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
     return `CIDv1 of the canonical body = ${cid}`;
   });
 
-  await run("signature", "signature", async () => {
+  void run("signature", "signature", async () => {
     const recovered = verifyMessage(report.artifact_id, report.signature);
     expect(same(recovered, report.signer), `signed by ${recovered}, not by ${report.signer}`);
     const attestor = ctx.attestor();
@@ -120,7 +127,7 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
     return `EIP-191 signature by ${recovered}, ATTESTER_ROLE on ${ATTESTOR} (chain ${ctx.home().chainId})`;
   });
 
-  await run("proof", "proof", async () => {
+  void run("proof", "proof", async () => {
     expect(
       typeof report.zk_proof === "string",
       `no proof in the report (${String(raw.proof_note ?? "")})`,
@@ -139,7 +146,7 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
     return "Groth16 proof verified off chain (snarkjs) against circuits/keys/execution.vkey.json";
   });
 
-  await run("verifier", "verifier", async () => {
+  void run("verifier", "verifier", async () => {
     const verifier = (await ctx.attestor().getFunction("verifier")()) as string;
     const code = await ctx.home().provider.getCode(verifier);
     expect(
@@ -149,7 +156,7 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
     return `verifier ${verifier} = ExecutionGroth16Verifier compiled from this repository`;
   });
 
-  await run("attestation", "attestation", async () => {
+  void run("attestation", "attestation", async () => {
     const att = report.attestation;
     expect(att != null, "the report carries no attestation");
     const attestor = ctx.attestor();
@@ -196,9 +203,8 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
     return `attested under ${short(key)} in block ${tx.block_number} of chain ${tx.chain_id}; commitments equal the public signals`;
   });
 
-  let claim: ExecutionClaim | null = null;
-  await run("commitments", "commitments", async () => {
-    claim = ctx.claim();
+  void run("commitments", "commitments", async () => {
+    const claim = ctx.claim();
     const [workflow, execution, id] = ctx.publicSignals();
     const computed = await computeCommitments(claim);
     expect(
@@ -217,13 +223,12 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
     return `claim rebuilt from the workflow, the receipt's salt and ${claim.actions.length} chain-read actions opens both commitments; the id signal is this execution's`;
   });
 
-  await run("constraints", "constraints", () => {
-    expect(claim !== null, "no claim (see commitments)");
-    assertClaimHonoured(encodeClaim(claim));
+  void run("constraints", "constraints", () => {
+    assertClaimHonoured(encodeClaim(ctx.claim()));
     return "every constraint family holds (slippage floor, bridge fee cap, multisend sums)";
   });
 
-  await run("transactions", "transactions", async () => {
+  void run("transactions", "transactions", async () => {
     const all = await ctx.allEvidence();
     const attestation = await ctx.attestationTx();
     const account = ctx.account();
@@ -250,13 +255,13 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
   const outputs: bigint[] = [];
   for (const action of report.actions) {
     if (action.state !== "completed") continue;
-    await run(`action[${action.index}]`, "action", () => ctx.checkAction(action, outputs));
+    void run(`action[${action.index}]`, "action", () => ctx.checkAction(action, outputs));
     if (action.type === "bridge")
-      await run(`bridge[${action.index}]`, "bridge", () => ctx.checkBridgePairing(action));
+      void run(`bridge[${action.index}]`, "bridge", () => ctx.checkBridgePairing(action));
   }
 
   for (const [n, interaction] of (report.api_interactions ?? []).entries()) {
-    await run(`interaction[${n}]`, "interaction", async () => {
+    void run(`interaction[${n}]`, "interaction", async () => {
       const chain = ctx.chainById(interaction.chain_id);
       const entry = chain.deployment.contracts[REGISTRY];
       expect(entry !== undefined, `no ${REGISTRY} deployed on chain ${chain.chainId}`);
@@ -270,6 +275,7 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
     });
   }
 
+  await Promise.all(pending);
   return {
     ok: checks.every((c) => c.ok),
     execution_id: report.execution_id,

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { Store } from "../store/index.ts";
 import type { TierName } from "../limits/tiers.ts";
 import { decryptSecret, encryptSecret, masterKeyFingerprint } from "./secrets.ts";
@@ -21,6 +21,18 @@ export interface ApiKeyRecord {
   revokedAt: Date | null;
   previousExpiresAt: Date | null;
 }
+
+/**
+ * How an API key appears in logs and start lines: `key_` + the first 12 hex characters of its
+ * SHA-256. Enough to tell keys apart and to find one in `npm run keys -- list`, useless to call
+ * the API with (the key alone authenticates Bearer requests).
+ */
+export function keyFingerprint(key: string): string {
+  return `key_${createHash("sha256").update(key, "utf8").digest("hex").slice(0, 12)}`;
+}
+
+/** Default overlap of a rotation: long enough to roll a client's secret, short enough to bound a leak. */
+export const DEFAULT_ROTATION_GRACE_SECONDS = 3_600;
 
 /** What authentication needs: the secrets that currently verify a signature for this key. */
 export interface ApiKeyCredentials {

@@ -7,6 +7,11 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:
  * blob copied onto another row (another key id) does not decrypt.
  */
 const VERSION = "v1";
+/**
+ * The GCM tag is always 16 bytes. Pinned at both ends: without it Node accepts a blob whose tag was
+ * cut to 4 bytes, and a forger would need only 2^32 tries instead of 2^128.
+ */
+const TAG_BYTES = 16;
 
 function assertMasterKey(masterKey: Buffer): void {
   if (masterKey.length !== 32) throw new Error("the master key must be 32 bytes");
@@ -15,7 +20,7 @@ function assertMasterKey(masterKey: Buffer): void {
 export function encryptSecret(masterKey: Buffer, plaintext: string, context = ""): string {
   assertMasterKey(masterKey);
   const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", masterKey, iv);
+  const cipher = createCipheriv("aes-256-gcm", masterKey, iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(Buffer.from(context, "utf8"));
   const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
   const tag = cipher.getAuthTag();
@@ -29,7 +34,9 @@ export function decryptSecret(masterKey: Buffer, blob: string, context = ""): st
   const parts = blob.split(".");
   if (parts.length !== 4 || parts[0] !== VERSION) throw new Error("unknown secret blob format");
   const [iv, ciphertext, tag] = parts.slice(1).map((p) => Buffer.from(p, "base64url"));
-  const decipher = createDecipheriv("aes-256-gcm", masterKey, iv!);
+  if (tag!.length !== TAG_BYTES)
+    throw new Error("the secret blob's authentication tag is not 16 bytes");
+  const decipher = createDecipheriv("aes-256-gcm", masterKey, iv!, { authTagLength: TAG_BYTES });
   decipher.setAAD(Buffer.from(context, "utf8"));
   decipher.setAuthTag(tag!);
   // A wrong master key or a tampered blob fails here (GCM tag mismatch).

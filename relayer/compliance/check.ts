@@ -1,6 +1,11 @@
 import { getAddress } from "ethers";
 import { ApiError } from "../http/errors.ts";
-import { checkOracles, chainsWithOracle, type OracleChain } from "./oracle.ts";
+import {
+  checkOraclesRoutedAround,
+  chainsWithOracle,
+  type OracleChain,
+  type UnansweredOracle,
+} from "./oracle.ts";
 import { CHAINALYSIS_ORACLE_LIST, type ListFileInfo, type SanctionsLists } from "./sanctions.ts";
 
 export interface ComplianceResult {
@@ -8,8 +13,10 @@ export interface ComplianceResult {
   address: string;
   sanctioned: boolean;
   matches: { list: string; entry: string }[];
-  /** Every list consulted for this answer, matched or not. */
+  /** Every list consulted for this answer, matched or not: the sources that answered. */
   lists: ListFileInfo[];
+  /** Oracles that did not answer and were routed around (the sources in `lists` answered). */
+  routed_around: UnansweredOracle[];
   checked_at: string;
 }
 
@@ -112,9 +119,13 @@ export function createComplianceChecker(deps: {
       const listIds = selectLists(options);
       const fileMatches = deps.lists.lookup(address, listIds);
       const useOracle = !listIds || listIds.has(CHAINALYSIS_ORACLE_LIST);
+      const fileLists = deps.lists.describe(listIds);
       const oracle = useOracle
-        ? await checkOracles(deps.chains(), address)
-        : { matches: [], lists: [] };
+        ? await checkOraclesRoutedAround(deps.chains(), address, {
+            oracleRequired: listIds?.has(CHAINALYSIS_ORACLE_LIST) ?? false,
+            otherSources: fileLists.length,
+          })
+        : { matches: [], lists: [], unanswered: [] };
       const matches = [...fileMatches, ...oracle.matches].map((m) => ({
         list: m.list,
         entry: m.entry,
@@ -123,7 +134,8 @@ export function createComplianceChecker(deps: {
         address,
         sanctioned: matches.length > 0,
         matches,
-        lists: [...deps.lists.describe(listIds), ...oracle.lists],
+        lists: [...fileLists, ...oracle.lists],
+        routed_around: oracle.unanswered,
         checked_at: now().toISOString(),
       };
     },

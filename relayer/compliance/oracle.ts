@@ -18,14 +18,30 @@ export function chainsWithOracle(chains: readonly OracleChain[]): OracleChain[] 
   return chains.filter((c) => c.deployment.contracts[SANCTIONS_ORACLE_CONTRACT] !== undefined);
 }
 
+/** An oracle that did not answer and was routed around (spec 504: "verify the oracle is live; route around"). */
+export interface UnansweredOracle {
+  chain: string;
+  source: string;
+  reason: string;
+}
+
+export interface OracleCheck {
+  matches: ListMatch[];
+  /** The oracles that answered. */
+  lists: ListFileInfo[];
+  /** The oracles that did not. */
+  unanswered: UnansweredOracle[];
+}
+
 /**
- * Asks each chain's oracle. Fails closed: an oracle that does not answer is a 504 (spec: "verify
- * the oracle is live"), never a silent "not sanctioned".
+ * Asks each chain's oracle. An oracle that does not answer is never read as "not sanctioned": it
+ * is listed in `unanswered`, and the caller decides whether the sources that did answer (other
+ * chains' oracles, the loaded lists) may stand in for it.
  */
 export async function checkOracles(
   chains: readonly OracleChain[],
   address: string,
-): Promise<{ matches: ListMatch[]; lists: ListFileInfo[] }> {
+): Promise<OracleCheck> {
   const answers = await Promise.all(
     chainsWithOracle(chains).map(async (chain) => {
       const oracle = chain.contract(SANCTIONS_ORACLE_CONTRACT);
@@ -35,25 +51,27 @@ export async function checkOracles(
           oracle.getFunction("isSanctioned").staticCall(address) as Promise<boolean>,
           chain.provider.getBlock("latest"),
         ]);
-        return { chain, source, sanctioned, block };
+        return { answered: true as const, chain, source, sanctioned, block };
       } catch (err) {
-        throw new ApiError(
-          504,
-          "ORACLE_UNAVAILABLE",
-          `the sanctions oracle on ${chain.name} (${source}) did not answer: ${(err as Error).message.slice(0, 200)}`,
-        );
+        return {
+          answered: false as const,
+          chain: chain.name,
+          source,
+          reason: (err as Error).message.slice(0, 200),
+        };
       }
     }),
   );
+  const answered = answers.filter((a) => a.answered);
   return {
-    matches: answers
+    matches: answered
       .filter((a) => a.sanctioned)
       .map((a) => ({
         list: CHAINALYSIS_ORACLE_LIST,
         entry: `${a.chain.name} oracle ${a.source}: isSanctioned = true`,
         address,
       })),
-    lists: answers.map((a) => ({
+    lists: answered.map((a) => ({
       name: CHAINALYSIS_ORACLE_LIST,
       source: a.source,
       entries: null,
@@ -61,7 +79,33 @@ export async function checkOracles(
         (a.block?.timestamp ?? Math.floor(Date.now() / 1000)) * 1000,
       ).toISOString(),
     })),
+    unanswered: answers
+      .filter((a) => !a.answered)
+      .map(({ chain, source, reason }) => ({ chain, source, reason })),
   };
+}
+
+/**
+ * The oracle check of one address, routed around the oracles that do not answer: another chain's
+ * oracle stands in for the list, or, when no oracle answered, the loaded list files do, unless
+ * the oracle list itself is required (`oracleRequired`) or nothing else was consulted. Then 504
+ * ORACLE_UNAVAILABLE names each oracle.
+ */
+export async function checkOraclesRoutedAround(
+  chains: readonly OracleChain[],
+  address: string,
+  options: { oracleRequired: boolean; otherSources: number },
+): Promise<OracleCheck> {
+  const check = await checkOracles(chains, address);
+  if (check.unanswered.length === 0 || check.lists.length > 0) return check;
+  if (options.oracleRequired || options.otherSources === 0) {
+    throw new ApiError(
+      504,
+      "ORACLE_UNAVAILABLE",
+      `no sanctions oracle answered (${check.unanswered.map((u) => `${u.chain} ${u.source}: ${u.reason}`).join("; ")})${options.oracleRequired ? "; the jurisdictions require the oracle list" : " and no sanctions list file is loaded"}`,
+    );
+  }
+  return check;
 }
 
 /** The chains with a deployment among those open (a ChainSet's `list()`), for the oracle reads. */

@@ -49,6 +49,12 @@ export const complianceResultSchema = z
         updated_at: z.string(),
       }),
     ),
+    routed_around: z
+      .array(z.object({ chain: z.string(), source: z.string(), reason: z.string() }))
+      .openapi({
+        description:
+          "sanctions oracles that did not answer and were routed around: the sources in `lists` answered instead (spec 504: route around)",
+      }),
     checked_at: z.string(),
   })
   .openapi("ComplianceResult");
@@ -68,7 +74,9 @@ const responses = {
   ),
   401: error("authentication failed"),
   503: error("SANCTIONS_LIST_UNAVAILABLE: a list the jurisdictions require is not loaded"),
-  504: error("ORACLE_UNAVAILABLE: a chain's sanctions oracle did not answer"),
+  504: error(
+    "ORACLE_UNAVAILABLE: no sanctions oracle answered, and the oracle list is required or no list file is loaded",
+  ),
 };
 
 function splitCodes(value: string | undefined): string[] | undefined {

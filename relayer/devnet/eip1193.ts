@@ -127,6 +127,7 @@ export class DevnetEip1193 implements Eip1193Provider {
     params?: unknown[] | Record<string, unknown>;
   }): Promise<unknown> {
     if (this.#stopped) throw new ChainRpcUnavailableError(this.chain);
+    if (args.method === "eth_feeHistory") return this.#feeHistory(args);
     if (READ_ONLY_METHODS.has(args.method)) return this.inner.request(args);
     this.#version++;
     try {
@@ -145,6 +146,25 @@ export class DevnetEip1193 implements Eip1193Provider {
     } finally {
       this.#version++;
     }
+  }
+
+  /**
+   * `eth_feeHistory` whose last entry (the next block's base fee) is the pinned level when one is
+   * pinned: that is what the next mined block will charge, whatever EIP-1559 computes from blocks
+   * mined without the pin (several at once by `hardhat_mine`, or by the deployment).
+   */
+  async #feeHistory(args: {
+    method: string;
+    params?: unknown[] | Record<string, unknown>;
+  }): Promise<unknown> {
+    const history = (await this.inner.request(args)) as { baseFeePerGas?: string[] };
+    const newest = Array.isArray(args.params) ? args.params[1] : undefined;
+    const towardsHead = newest === undefined || newest === "latest" || newest === "pending";
+    const fees = history?.baseFeePerGas;
+    if (this.#baseFeePerGas !== null && towardsHead && !this.#intervalMining && fees?.length) {
+      fees[fees.length - 1] = toQuantity(this.#baseFeePerGas);
+    }
+    return history;
   }
 
   async #pin(level: bigint): Promise<void> {

@@ -1,7 +1,7 @@
 import { id as keccakText, Transaction, type Signer } from "ethers";
 import type { Logger } from "pino";
 import type { EngineStore } from "../accounts/store.ts";
-import type { RoutingChain } from "../routing/chain.ts";
+import { ATTESTOR_CONTRACT, type RoutingChain } from "../routing/chain.ts";
 import type { Workflow } from "../workflows/model.ts";
 import { crashPoint } from "./crash.ts";
 import {
@@ -18,14 +18,17 @@ import {
   type SignedReport,
 } from "./report.ts";
 import {
+  complianceAlerts,
+  findReport,
+  submissionReceipt,
+  finishStep,
+  insertReport,
   loadSteps,
+  setExecution,
   startStep,
   stepMemo,
-  finishStep,
-  type ErrorBody,
-  type StepResult,
-  type StepRow,
-} from "./steps.ts";
+} from "./executions-store.ts";
+import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
 import { TxJournal } from "./transactions.ts";
 import { ExecutionClaimError, ProverUnavailableError } from "../proofs/errors.ts";
 import { findAccount } from "../accounts/index.ts";
@@ -79,7 +82,6 @@ export interface FinalizeDeps {
   evidence?: (refs: readonly TxRef[]) => Promise<TxEvidence[]>;
 }
 
-export const ATTESTOR_CONTRACT = "ExecutionAttestor";
 /** The finalisation's own step row (proof memo, attestation transaction slot). */
 const FINAL_STEP = -1;
 
@@ -116,12 +118,8 @@ export async function finalizeExecution(
   log: Logger,
 ): Promise<SignedReport> {
   const { store } = deps;
-  const [existing] = await store.query<{ report: SignedReport | string }>(
-    "SELECT report FROM engine_reports WHERE execution_id = $1",
-    [input.id],
-  );
-  if (existing)
-    return typeof existing.report === "string" ? JSON.parse(existing.report) : existing.report;
+  const existing = await findReport(store, input.id);
+  if (existing) return existing.report;
 
   const chains = deps.chains.list();
   const home = homeChain(chains);
@@ -131,14 +129,7 @@ export async function finalizeExecution(
     return step?.state === "completed" && step.result ? [step.result] : [];
   });
 
-  const [stored] = await store.query<{ receipt: SubmissionReceipt | string | null }>(
-    "SELECT receipt FROM workflow_executions WHERE id = $1",
-    [input.id],
-  );
-  const receipt =
-    typeof stored?.receipt === "string"
-      ? (JSON.parse(stored.receipt) as SubmissionReceipt)
-      : (stored?.receipt ?? null);
+  const receipt = await submissionReceipt(store, input.id);
   let proof: ProofSection = {
     zk_proof: null,
     public_signals: null,
@@ -147,7 +138,7 @@ export async function finalizeExecution(
   };
   const canProve = Boolean(deps.prover && home.deployment.contracts[ATTESTOR_CONTRACT]);
   if (input.state === "completed" && canProve) {
-    await setStage(store, input.id, "prove");
+    await setExecution(store, input.id, { stage: "prove" });
     await startStep(store, input.id, FINAL_STEP, "Finalizer", home.name, null, {}).catch(() => {});
     const memo = stepMemo(store, input.id, FINAL_STEP);
     let proved: Awaited<ReturnType<ExecutionProver["prove"]>> | null = null;
@@ -184,7 +175,7 @@ export async function finalizeExecution(
     proof.proof_note = `no execution proof: the execution ${input.state} before completing`;
   }
 
-  await setStage(store, input.id, "report");
+  await setExecution(store, input.id, { stage: "report" });
   // Before the report, so the payment's interaction and receipt are in it. A gateway failure
   // throws: the job is retried and resumes here (the payment row and journal make it exactly once).
   const payment =
@@ -202,11 +193,7 @@ export async function finalizeExecution(
     signer: await signer.getAddress(),
     signature: await signer.signMessage(cid),
   };
-  await store.query(
-    `INSERT INTO engine_reports (execution_id, cid, report, signer, signature) VALUES ($1, $2, $3::jsonb, $4, $5)
-     ON CONFLICT (execution_id) DO NOTHING`,
-    [input.id, cid, JSON.stringify(report), report.signer, report.signature],
-  );
+  await insertReport(store, input.id, report);
   log.info({ cid, state: input.state }, "final report stored");
   return report;
 }
@@ -214,13 +201,6 @@ export async function finalizeExecution(
 function operator(chain: RoutingChain): Signer {
   if (!chain.operator) throw new Error(`no operator key on ${chain.name}`);
   return chain.operator;
-}
-
-async function setStage(store: EngineStore, id: string, stage: string): Promise<void> {
-  await store.query("UPDATE workflow_executions SET stage = $2, updated_at = now() WHERE id = $1", [
-    id,
-    stage,
-  ]);
 }
 
 async function attest(
@@ -262,35 +242,17 @@ async function buildReport(
   const journal = new TxJournal(deps.store);
   const txs = await journal.list(input.id);
   const gas: Record<string, GasMetric> = {};
-  const rawRows = await deps.store.query<{
-    hash: string;
-    raw: string | null;
-    gas_used: string | null;
-    effective_gas_price: string | null;
-    chain_id: number;
-  }>(
-    "SELECT hash, raw, gas_used, effective_gas_price, chain_id FROM engine_txs WHERE execution_id = $1 AND state IN ('confirmed', 'reverted')",
-    [input.id],
-  );
-  for (const row of rawRows) {
-    const used = BigInt(row.gas_used ?? "0");
-    const paid = BigInt(row.effective_gas_price ?? "0");
+  for (const row of await journal.mined(input.id)) {
+    const used = row.gasUsed;
+    const paid = row.effectiveGasPrice;
     const maxFee = row.raw ? (Transaction.from(row.raw).maxFeePerGas ?? paid) : paid;
-    const metric = (gas[String(row.chain_id)] ??= { used: 0, saved: 0 });
+    const metric = (gas[String(row.chainId)] ??= { used: 0, saved: 0 });
     metric.used += Number(used);
     metric.saved += Number(used * (maxFee > paid ? maxFee - paid : 0n)) / 1e18;
   }
-  const alerts = (
-    await deps.store.query<ComplianceAlert & { action_index: number | string; sources: unknown }>(
-      "SELECT action_index, address, role, sources FROM engine_compliance_alerts WHERE execution_id = $1 ORDER BY id",
-      [input.id],
-    )
-  ).map((a) => ({
-    action_index: Number(a.action_index),
-    address: a.address,
-    role: a.role,
-    sources: (typeof a.sources === "string" ? JSON.parse(a.sources) : a.sources) as string[],
-  }));
+  const alerts: ComplianceAlert[] = (await complianceAlerts(deps.store, input.id)).map(
+    ({ created_at: _, ...alert }) => alert,
+  );
   const slots = slotsOfActions(input.workflow);
   const actions = input.workflow.actions.map((action): ReportAction => {
     const step = steps.get(action.index);

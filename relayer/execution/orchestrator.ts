@@ -20,25 +20,31 @@ import {
 } from "../agents/index.ts";
 import type { ActionFlow } from "../routing/chaining.ts";
 import type { RoutingChain } from "../routing/chain.ts";
-import { hasAsset } from "../routing/chain.ts";
-import { InsufficientLiquidityError, NoRouteError } from "../routing/errors.ts";
-import { bridgeDestinationAhead } from "../routing/bridge-ahead.ts";
-import { ReserveReader } from "../routing/pools.ts";
-import { quoteSwapCandidates } from "../routing/quote.ts";
-import { ROUTE_PRIORITIES, selectRoute, type RoutePriority } from "../routing/select.ts";
+import {
+  ChainUnavailableError,
+  InsufficientLiquidityError,
+  NoRouteError,
+} from "../routing/errors.ts";
+import { actionInput, chainByName, planWorkflow, type PlannedAction } from "../routing/plan.ts";
 import type { Workflow, WorkflowAction } from "../workflows/model.ts";
 import { crashPoint } from "./crash.ts";
 import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";
 import { evaluateRisk, RiskThresholdExceededError } from "./risk.ts";
 import {
+  cancelRequested,
+  executionState,
   finishStep,
+  loadExecution,
   loadSteps,
+  markRunning,
+  recordAlert,
+  setExecution,
   startStep,
   stepMemo,
-  type ErrorBody,
-  type StepResult,
-  type StepRow,
-} from "./steps.ts";
+  type EngineExecutionRow,
+} from "./executions-store.ts";
+import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
+import type { ExecutionState } from "../workflows/schemas.ts";
 import { TxJournal } from "./transactions.ts";
 import { finalizeExecution, type FinalizeDeps } from "./finalize.ts";
 
@@ -66,38 +72,7 @@ export interface EngineDeps extends FinalizeDeps {
   baseFeeCapGwei?: number;
 }
 
-export type ExecutionState = "queued" | "running" | "completed" | "failed" | "cancelled";
-
-interface ExecutionRow {
-  id: string;
-  api_key_id: string;
-  name: string;
-  state: ExecutionState;
-  workflow: Workflow | string;
-  cancel_requested_at: Date | string | null;
-}
-
-export async function setExecution(
-  store: EngineStore,
-  id: string,
-  fields: { state?: ExecutionState; stage?: string; error?: ErrorBody },
-): Promise<void> {
-  await store.query(
-    `UPDATE workflow_executions
-        SET state = COALESCE($2, state), stage = COALESCE($3, stage),
-            error = CASE WHEN $4::text IS NULL THEN error ELSE $4::jsonb END,
-            started_at = CASE WHEN $2 = 'running' THEN COALESCE(started_at, now()) ELSE started_at END,
-            finished_at = CASE WHEN $2 IN ('completed', 'failed', 'cancelled') THEN now() ELSE finished_at END,
-            updated_at = now()
-      WHERE id = $1`,
-    [
-      id,
-      fields.state ?? null,
-      fields.stage ?? null,
-      fields.error === undefined ? null : JSON.stringify(fields.error),
-    ],
-  );
-}
+export type { ExecutionState };
 
 function errorBody(err: unknown): ErrorBody {
   if (err instanceof AgentError) return err.toBody();
@@ -105,6 +80,7 @@ function errorBody(err: unknown): ErrorBody {
     return { error: err.code, detail: err.message, agent: err.agent, risk: err.evaluation };
   }
   if (err instanceof InsufficientLiquidityError) return err.toBody();
+  if (err instanceof ChainUnavailableError) return err.toBody();
   if (err instanceof NoRouteError) return { error: err.code, detail: err.detail };
   return {
     error: "EXECUTION_FAILED",
@@ -118,7 +94,8 @@ export function isFinalError(err: unknown): boolean {
     err instanceof AgentError ||
     err instanceof RiskThresholdExceededError ||
     err instanceof InsufficientLiquidityError ||
-    err instanceof NoRouteError
+    err instanceof NoRouteError ||
+    err instanceof ChainUnavailableError
   );
 }
 
@@ -129,48 +106,33 @@ export function isFinalError(err: unknown): boolean {
  */
 export async function runExecution(deps: EngineDeps, executionId: string): Promise<ExecutionState> {
   const { store } = deps;
-  const [row] = await store.query<ExecutionRow>(
-    "SELECT id, api_key_id, name, state, workflow, cancel_requested_at FROM workflow_executions WHERE id = $1",
-    [executionId],
-  );
+  const row = await loadExecution(store, executionId);
   if (!row) throw new Error(`execution ${executionId} does not exist`);
   if (row.state === "completed" || row.state === "failed" || row.state === "cancelled")
     return row.state;
-  const workflow = (
-    typeof row.workflow === "string" ? JSON.parse(row.workflow) : row.workflow
-  ) as Workflow;
+  const { workflow } = row;
   const log = deps.logger.child({ executionId });
 
   // queued → running only if it is still queued (or running: a resumed job). A cancel that landed
-  // after the SELECT above made it `cancelled`; overwriting that would run a cancelled workflow.
-  const [started] = await store.query<{ state: ExecutionState }>(
-    `UPDATE workflow_executions
-        SET state = 'running', stage = 'execute', started_at = COALESCE(started_at, now()),
-            updated_at = now()
-      WHERE id = $1 AND state IN ('queued', 'running')
-      RETURNING state`,
-    [executionId],
-  );
-  if (!started) {
-    const [now] = await store.query<{ state: ExecutionState }>(
-      "SELECT state FROM workflow_executions WHERE id = $1",
-      [executionId],
-    );
-    log.info({ state: now?.state }, "execution no longer queued (cancelled meanwhile); not run");
-    return now?.state ?? "cancelled";
+  // after the read above made it `cancelled`; overwriting that would run a cancelled workflow.
+  if (!(await markRunning(store, executionId))) {
+    const now = await executionState(store, executionId);
+    log.info({ state: now }, "execution no longer queued (cancelled meanwhile); not run");
+    return now ?? "cancelled";
   }
 
   await ensureFundedAccount(
     store,
     deps.cipher,
-    row.api_key_id,
+    row.apiKeyId,
     deps.chains.list(),
     deps.faucet ?? null,
   );
-  const wallet = await accountWallet(store, deps.cipher, row.api_key_id);
+  const wallet = await accountWallet(store, deps.cipher, row.apiKeyId);
   const journal = new TxJournal(store);
   const steps = await loadSteps(store, executionId);
   let previous: ActionFlow | null = null;
+  const plan: RunPlan = { actions: [], unavailable: new Map(), checked: false };
 
   // Each result is stored with its step under the agent's class name (engine_steps.agent and
   // result.agent); the final report packages them in workflow order (finalize.ts).
@@ -211,6 +173,7 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
         wallet,
         journal,
         executionId,
+        plan,
       );
       const risk = evaluateRisk(result, workflow.riskThreshold);
       const stored: StepResult = { ...result, agent: agentName, output };
@@ -243,17 +206,9 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
   return finish(deps, row, workflow, "completed", undefined, log);
 }
 
-async function cancelRequested(store: EngineStore, id: string): Promise<boolean> {
-  const [r] = await store.query<{ cancel_requested_at: unknown }>(
-    "SELECT cancel_requested_at FROM workflow_executions WHERE id = $1",
-    [id],
-  );
-  return Boolean(r?.cancel_requested_at);
-}
-
 async function finish(
   deps: EngineDeps,
-  row: ExecutionRow,
+  row: EngineExecutionRow,
   workflow: Workflow,
   state: "completed" | "failed" | "cancelled",
   error: ErrorBody | undefined,
@@ -261,7 +216,7 @@ async function finish(
 ): Promise<ExecutionState> {
   await finalizeExecution(
     deps,
-    { id: row.id, apiKeyId: row.api_key_id, name: row.name, workflow, state, error },
+    { id: row.id, apiKeyId: row.apiKeyId, name: row.name, workflow, state, error },
     log,
   );
   await setExecution(deps.store, row.id, { state, stage: "report", ...(error ? { error } : {}) });
@@ -269,8 +224,74 @@ async function finish(
 }
 
 /**
- * One action: resolve its input (chaining rule), choose its chain (pin, inherited, routed; then
- * fallbacks when the chain is down or congested), run its agent.
+ * The workflow's routing decision as the run follows it (relayer/routing `planWorkflow`): the plan
+ * of the actions from the next one on, and the chains found unavailable so far. A chain found
+ * unavailable before its action starts re-plans the remaining actions as a whole.
+ */
+interface RunPlan {
+  actions: PlannedAction[];
+  unavailable: Map<string, string>;
+  /** Whether every chain's health was checked before the first plan of this run. */
+  checked: boolean;
+}
+
+/** The planned chain of `action`, re-planning the rest of the workflow from it when needed. */
+async function plannedChain(
+  deps: EngineDeps,
+  workflow: Workflow,
+  action: WorkflowAction,
+  previous: ActionFlow | null,
+  account: string,
+  plan: RunPlan,
+  executionId: string,
+): Promise<{ chain: RoutingChain; fallbackFrom: string | null; fallbackReason?: string }> {
+  const chains = deps.chains.list();
+  const cap = deps.baseFeeCapGwei ?? DEFAULT_BASE_FEE_CAP_GWEI;
+  if (!plan.checked) {
+    // Planned around the chains that are down or congested now (a failed read looks like an
+    // empty pool to routing); later changes are caught before each action.
+    const health = await Promise.all(chains.map((c) => chainHealth(c, cap)));
+    health.forEach((h, i) => {
+      if (!h.ok) plan.unavailable.set(chains[i]!.name, h.reason ?? "unavailable");
+    });
+    plan.checked = true;
+  }
+  for (;;) {
+    if (plan.actions[0]?.index !== action.index) {
+      plan.actions = await planWorkflow(
+        chains,
+        { actions: workflow.actions.slice(action.index), gasStrategy: workflow.gasStrategy },
+        {
+          account,
+          gasStrategy: workflow.gasStrategy,
+          start: { index: action.index, previous },
+          unavailable: plan.unavailable,
+        },
+      );
+    }
+    const planned = plan.actions[0]!;
+    const chain = chainByName(chains, planned.chain);
+    const health = await chainHealth(chain, cap);
+    if (health.ok) {
+      plan.actions = plan.actions.slice(1);
+      return {
+        chain,
+        fallbackFrom: planned.fallbackFrom ?? null,
+        ...(planned.fallbackReason ? { fallbackReason: planned.fallbackReason } : {}),
+      };
+    }
+    deps.logger.warn(
+      { executionId, action: action.index, chain: chain.name, reason: health.reason },
+      "chain unavailable, re-planning the remaining actions",
+    );
+    plan.unavailable.set(chain.name, health.reason ?? "unavailable");
+    plan.actions = [];
+  }
+}
+
+/**
+ * One action: its input (chaining rule), its chain (kept from a started step, else the plan's,
+ * re-planned when that chain is down or congested), its agent.
  */
 async function runAction(
   deps: EngineDeps,
@@ -281,155 +302,57 @@ async function runAction(
   wallet: Wallet,
   journal: TxJournal,
   executionId: string,
+  plan: RunPlan,
 ): Promise<{
   result: AgentResult & Pick<StepResult, "fallback_from" | "fallback_reason">;
   output: ActionFlow;
 }> {
-  const chains = deps.chains.list();
-  const asset = action.from ?? previous?.asset;
-  const amount = action.amount ?? previous?.amount;
-  if (!asset || !amount)
-    throw new NoRouteError(
-      `action ${action.index + 1} has no input: no amount and no previous output`,
-    );
+  const input = actionInput(action, previous, action.index);
   const agentName = AGENT_CLASS_NAMES[action.type];
-  const candidates = step?.chain
-    ? [step.chain]
-    : await chainCandidates(chains, workflow, action, asset, amount, previous, wallet.address);
-  let fallbackFrom: string | null = step?.fallback_from ?? null;
-  const input = { asset, amount, previous };
-  let lastReason = "";
-  for (const chainName of candidates) {
-    const chain = chains.find((c) => c.name === chainName);
-    if (!chain) continue;
-    const health = await chainHealth(chain, deps.baseFeeCapGwei ?? DEFAULT_BASE_FEE_CAP_GWEI);
-    if (!health.ok && !step?.chain) {
-      lastReason = `${chain.name}: ${health.reason}`;
-      fallbackFrom ??= chain.name;
-      deps.logger.warn(
-        { executionId, action: action.index, chain: chain.name, reason: health.reason },
-        "chain unavailable, trying the next fallback",
-      );
-      continue;
-    }
-    await startStep(deps.store, executionId, action.index, agentName, chain.name, fallbackFrom, {
-      ...input,
-      ...(fallbackFrom ? { fallback_reason: lastReason } : {}),
-    });
-    const result = await runAgent(
-      taskFor(action, { asset, amount }, chain),
-      { chain_id: chain.chainId, gas_strategy: workflow.gasStrategy },
-      {
-        chains: deps.chains,
-        account: wallet,
-        journal,
-        executionId,
-        actionIndex: action.index,
-        // A workflow with jurisdictions is screened against exactly the lists they require.
-        screen: (address, screenChain) =>
-          (deps.screen ?? oracleScreen)(
-            address,
-            screenChain,
-            workflow.compliance?.jurisdictions?.length
-              ? workflow.compliance.sanctionsLists
-              : undefined,
-            { executionId, actionIndex: action.index },
-          ),
-        onSanctioned: (result: ScreenResult, role: string) =>
-          recordAlert(deps.store, executionId, action.index, result, role),
-        memo: stepMemo(deps.store, executionId, action.index),
-      },
-      { complianceCheck: true },
-    );
-    return {
-      result: {
-        ...result,
-        fallback_from: fallbackFrom,
-        ...(fallbackFrom ? { fallback_reason: lastReason } : {}),
-      },
-      output: outputOf(result, { amount }, chain),
-    };
-  }
-  throw new AgentError(
-    "CHAIN_UNAVAILABLE",
-    `no chain available for action ${action.index + 1}: ${lastReason}`,
-    { retry_in: 60 },
+  const { chain, fallbackFrom, fallbackReason } = step?.chain
+    ? {
+        chain: chainByName(deps.chains.list(), step.chain),
+        fallbackFrom: step.fallback_from,
+        fallbackReason: undefined,
+      }
+    : await plannedChain(deps, workflow, action, previous, wallet.address, plan, executionId);
+  await startStep(deps.store, executionId, action.index, agentName, chain.name, fallbackFrom, {
+    asset: input.asset,
+    amount: input.amount,
+    previous,
+    ...(fallbackReason ? { fallback_reason: fallbackReason } : {}),
+  });
+  const result = await runAgent(
+    taskFor(action, input, chain),
+    { chain_id: chain.chainId, gas_strategy: workflow.gasStrategy },
+    {
+      chains: deps.chains,
+      account: wallet,
+      journal,
+      executionId,
+      actionIndex: action.index,
+      // A workflow with jurisdictions is screened against exactly the lists they require.
+      screen: (address, screenChain) =>
+        (deps.screen ?? oracleScreen)(
+          address,
+          screenChain,
+          workflow.compliance?.jurisdictions?.length
+            ? workflow.compliance.sanctionsLists
+            : undefined,
+          { executionId, actionIndex: action.index },
+        ),
+      onSanctioned: (result: ScreenResult, role: string) =>
+        recordAlert(deps.store, executionId, action.index, result, role),
+      memo: stepMemo(deps.store, executionId, action.index),
+    },
+    { complianceCheck: true },
   );
-}
-
-/**
- * The chains to try, in order: the pinned or inherited chain, else the one routing prefers
- * (swap/convert by priority across chains; bridge: the first other chain holding the asset;
- * multisend: the first chain with the asset and a multisend contract), then the fallbacks.
- */
-async function chainCandidates(
-  chains: readonly RoutingChain[],
-  workflow: Workflow,
-  action: WorkflowAction,
-  asset: string,
-  amount: string,
-  previous: ActionFlow | null,
-  account: string,
-): Promise<string[]> {
-  const fallbacks = action.fallbackChains ?? [];
-  // A chained action (no amount of its own) runs where the previous output is; otherwise it is routed.
-  const pinned = action.chain ?? (action.input === "chained" ? previous?.chain : undefined);
-  if (pinned) return [pinned, ...fallbacks.filter((c) => c !== pinned)];
-  let first: string | undefined;
-  if (action.type === "swap" || action.type === "convert") {
-    const candidates = await quoteSwapCandidates(
-      chains,
-      {
-        from: asset,
-        to: action.to!,
-        amount,
-        dex: action.dex,
-        account,
-        gasStrategy: workflow.gasStrategy,
-      },
-      new ReserveReader(),
-    )
-      .then((all) => {
-        const avoid = bridgeDestinationAhead(
-          workflow.actions,
-          workflow.actions.indexOf(action),
-          (a) => a.input === "chained",
-        );
-        return all.filter((c) => c.chain !== avoid);
-      })
-      .catch(() => []);
-    const priority = (ROUTE_PRIORITIES as readonly string[]).includes(action.priority ?? "")
-      ? (action.priority as RoutePriority)
-      : "cost";
-    try {
-      first = selectRoute(
-        candidates,
-        { priority, dex: action.dex },
-        `${action.type} ${amount} ${asset}`,
-      ).chain;
-    } catch (err) {
-      // Let the agent on the fallback/first chain report the liquidity error with its alternative.
-      if (!(err instanceof InsufficientLiquidityError) && !(err instanceof NoRouteError)) throw err;
-      first = candidates[0]?.chain;
-    }
-  } else if (action.type === "bridge") {
-    first = chains.find((c) => c.name !== action.destination && hasAsset(c, asset))?.name;
-  } else {
-    first = chains.find((c) => hasAsset(c, asset) && c.deployment.contracts["Multisend"])?.name;
-  }
-  const ordered = [first, ...fallbacks].filter((c): c is string => Boolean(c));
-  return [...new Set(ordered)];
-}
-
-async function recordAlert(
-  store: EngineStore,
-  executionId: string,
-  index: number,
-  result: ScreenResult,
-  role: string,
-): Promise<void> {
-  await store.query(
-    "INSERT INTO engine_compliance_alerts (execution_id, action_index, address, role, sources) VALUES ($1, $2, $3, $4, $5::jsonb)",
-    [executionId, index, result.address, role, JSON.stringify(result.sources)],
-  );
+  return {
+    result: {
+      ...result,
+      fallback_from: fallbackFrom,
+      ...(fallbackReason ? { fallback_reason: fallbackReason } : {}),
+    },
+    output: outputOf(result, input, chain),
+  };
 }

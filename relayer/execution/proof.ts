@@ -1,9 +1,12 @@
 import { getAddress, Interface, parseUnits, type Log, type TransactionReceipt } from "ethers";
 import type { TxRecord } from "../agents/index.ts";
-import { BRIDGE_CONTRACT } from "../agents/bridge.ts";
-import { MULTISEND_CONTRACT } from "../agents/multisend.ts";
 import { ERC20_ABI } from "../routing/abis.ts";
-import { tokenOf, type RoutingChain } from "../routing/chain.ts";
+import {
+  BRIDGE_CONTRACT,
+  MULTISEND_CONTRACT,
+  tokenOf,
+  type RoutingChain,
+} from "../routing/chain.ts";
 import {
   ExecutionClaimError,
   proveExecution,

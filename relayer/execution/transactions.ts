@@ -95,6 +95,35 @@ export class TxJournal {
     );
   }
 
+  /** The execution's mined transactions (confirmed or reverted) with what they paid for gas. */
+  async mined(executionId: string): Promise<
+    Array<{
+      hash: string;
+      chainId: number;
+      raw: string | null;
+      gasUsed: bigint;
+      effectiveGasPrice: bigint;
+    }>
+  > {
+    const rows = await this.store.query<{
+      hash: string;
+      raw: string | null;
+      gas_used: string | null;
+      effective_gas_price: string | null;
+      chain_id: number;
+    }>(
+      "SELECT hash, raw, gas_used, effective_gas_price, chain_id FROM engine_txs WHERE execution_id = $1 AND state IN ('confirmed', 'reverted') ORDER BY id",
+      [executionId],
+    );
+    return rows.map((r) => ({
+      hash: r.hash,
+      chainId: Number(r.chain_id),
+      raw: r.raw,
+      gasUsed: BigInt(r.gas_used ?? "0"),
+      effectiveGasPrice: BigInt(r.effective_gas_price ?? "0"),
+    }));
+  }
+
   /**
    * An operator call (attestation, anchor, receipt) under `slot`: the journalled transaction is
    * resumed (or, if it was released unsent, sent again with its stored gas limit); a new one gets

@@ -1,14 +1,8 @@
 import type { Logger } from "pino";
-import type { EngineStore } from "../accounts/store.ts";
-import {
-  runExecution,
-  setExecution,
-  type EngineDeps,
-  type ExecutionState,
-} from "./orchestrator.ts";
+import { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
+import { loadExecution, orphanedExecutions, setExecution } from "./executions-store.ts";
 import { finalizeExecution } from "./finalize.ts";
-import { DEFAULT_LEASE_SECONDS, orphanedExecutions, withLease } from "./lease.ts";
-import type { Workflow } from "../workflows/model.ts";
+import { DEFAULT_LEASE_SECONDS, withLease } from "./lease.ts";
 
 /** Job sent by the intake for every execution (common.md). */
 export const WORKFLOW_EXECUTE_JOB = "workflow.execute";
@@ -114,23 +108,16 @@ async function failExecution(
   err: unknown,
   log: Logger,
 ): Promise<void> {
-  const store: EngineStore = deps.store;
-  const [row] = await store.query<{
-    api_key_id: string;
-    name: string;
-    workflow: Workflow | string;
-  }>("SELECT api_key_id, name, workflow FROM workflow_executions WHERE id = $1", [id]);
+  const row = await loadExecution(deps.store, id);
   if (!row) return;
   const error = {
     error: "EXECUTION_FAILED",
     detail: (err as Error).message?.slice(0, 500) ?? String(err),
   };
-  const workflow =
-    typeof row.workflow === "string" ? (JSON.parse(row.workflow) as Workflow) : row.workflow;
   await finalizeExecution(
     deps,
-    { id, apiKeyId: row.api_key_id, name: row.name, workflow, state: "failed", error },
+    { id, apiKeyId: row.apiKeyId, name: row.name, workflow: row.workflow, state: "failed", error },
     log,
   ).catch((e: unknown) => log.error({ err: (e as Error).message }, "partial report failed"));
-  await setExecution(store, id, { state: "failed", stage: "report", error });
+  await setExecution(deps.store, id, { state: "failed", stage: "report", error });
 }

@@ -33,6 +33,22 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Why a check failed, as /readyz says it: a fixed phrase per check. The raw error stays out of the
+ * response (unauthenticated) and out of the logs: an RPC or database error can carry its URL, and
+ * a URL can carry an API key or a password. The log line names the error's class or code only.
+ */
+const NOT_READY = {
+  database: "the database did not answer",
+  queue: "the job queue is not available",
+  chain: "the chain's RPC did not answer",
+} as const;
+
+function errorKind(err: unknown): string {
+  const e = err as { code?: unknown; name?: unknown };
+  return typeof e?.code === "string" ? e.code : typeof e?.name === "string" ? e.name : "Error";
+}
+
 /** Liveness (process up) and readiness (database, queue and every chain answer). No auth. */
 export function healthRoutes(ctx: AppContext) {
   const app = createRouter();
@@ -67,16 +83,20 @@ export function healthRoutes(ctx: AppContext) {
       },
     }),
     async (c) => {
+      const failed = (check: keyof typeof NOT_READY, err: unknown, chain?: string) => {
+        c.get("logger")?.warn({ check, chain, error: errorKind(err) }, "readiness check failed");
+        return { ok: false, detail: NOT_READY[check] };
+      };
       const database = await ctx.store
         .query("SELECT 1")
         .then(() => ({ ok: true }))
-        .catch((err: Error) => ({ ok: false, detail: err.message }));
+        .catch((err: unknown) => failed("database", err));
       const queue = ctx.draining
         ? { ok: false, detail: "shutting down" }
         : await ctx.queue.boss
             .getQueue("workflow.execute")
-            .then((q) => (q ? { ok: true } : { ok: false, detail: "queue missing" }))
-            .catch((err: Error) => ({ ok: false, detail: err.message }));
+            .then((q) => (q ? { ok: true } : { ok: false, detail: NOT_READY.queue }))
+            .catch((err: unknown) => failed("queue", err));
       const chains: Record<string, z.infer<typeof checkSchema>> = {};
       if (!ctx.chains) {
         chains.all = { ok: false, detail: "the relayer runs without chains" };
@@ -88,7 +108,7 @@ export function healthRoutes(ctx: AppContext) {
               CHAIN_PROBE_TIMEOUT_MS,
             )
               .then((block) => ({ ok: true, block }))
-              .catch((err: Error) => ({ ok: false, detail: err.message }));
+              .catch((err: unknown) => failed("chain", err, chain.name));
           }),
         );
       }

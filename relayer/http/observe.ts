@@ -1,6 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
 import type { Logger } from "pino";
+import { keyFingerprint } from "../auth/keys.ts";
 import type { AppEnv } from "./env.ts";
 import type { Metrics } from "./metrics.ts";
 
@@ -24,7 +25,7 @@ export function observe(deps: { logger: Logger; metrics: Metrics }) {
         path: c.req.path,
         status: c.res.status,
         ms: Math.round(seconds * 10_000) / 10,
-        key: apiKey?.key,
+        key: apiKey ? keyFingerprint(apiKey.key) : undefined,
       },
       "request",
     );

@@ -11,13 +11,19 @@ import {
 } from "./anchor.ts";
 import type { OnChainBreaker } from "./breaker.ts";
 import type { IntegrationConfig } from "./config.ts";
-import { IntegrationError } from "./errors.ts";
+import {
+  IntegrationError,
+  MAX_RESPONSE_BYTES,
+  redirectRefused,
+  responseTooLarge,
+} from "./errors.ts";
 import {
   credentialFingerprint,
   DISABLE_AFTER_UNAUTHORIZED,
   type IntegrationHealth,
 } from "./health.ts";
 import { OAuthMtls } from "./oauth2.ts";
+import type { Exchange } from "./mtls.ts";
 import { reserveToken } from "./rate-limit.ts";
 import { AttemptFailure, parseRetryAfter, retryPolicy } from "./retry.ts";
 import { responseSchema } from "./schemas.ts";
@@ -94,7 +100,7 @@ interface CallAuthorization {
   send(
     url: URL,
     init: { method: string; headers: Record<string, string>; body: Uint8Array | null },
-  ): Promise<{ status: number; text: string; retryAfter?: string }>;
+  ): Promise<Exchange>;
   renew?(token: string): void;
 }
 
@@ -207,6 +213,9 @@ export class IntegrationClient {
             renewed = true;
             auth.renew(token);
             continue;
+          }
+          if (res.status >= 300 && res.status < 400) {
+            throw redirectRefused(this.name, res.status, res.location ?? null);
           }
           if (res.status >= 400) {
             throw new AttemptFailure("status", res.status, `HTTP ${res.status}`, {
@@ -380,6 +389,7 @@ export class IntegrationClient {
           res = await doFetch(url, {
             ...init,
             body: init.body ?? undefined,
+            redirect: "manual",
             signal: AbortSignal.timeout(this.config.timeoutMs),
           });
         } catch (err) {
@@ -395,7 +405,8 @@ export class IntegrationClient {
         const retryAfter = res.headers.get("retry-after");
         return {
           status: res.status,
-          text: await res.text(),
+          text: await boundedText(this.name, res),
+          location: res.headers.get("location"),
           ...(retryAfter !== null ? { retryAfter } : {}),
         };
       },
@@ -512,4 +523,28 @@ export function endpointText(
   interactionId: string,
 ): string {
   return `${method} ${endpointWithId(url, interactionId)}${bodyText === null ? "" : ` ${bodyText}`}`;
+}
+
+/** The body's text, read up to MAX_RESPONSE_BYTES; beyond, the stream is cancelled and refused. */
+async function boundedText(integration: string, res: Response): Promise<string> {
+  const declared = Number(res.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) {
+    await res.body?.cancel().catch(() => {});
+    throw responseTooLarge(integration, "response");
+  }
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_RESPONSE_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw responseTooLarge(integration, "response");
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, total).toString("utf8");
 }

@@ -9,12 +9,21 @@ export type IntegrationErrorCode =
   | "INTEGRATION_TOKEN_REFUSED"
   | "INTEGRATION_TLS_FAILED"
   | "INTEGRATION_REQUEST_REFUSED"
+  | "INTEGRATION_REDIRECT_REFUSED"
+  | "INTEGRATION_RESPONSE_TOO_LARGE"
   | "INTEGRATION_UNAVAILABLE"
   | "INTEGRATION_SCHEMA_MISMATCH"
   | "INTEGRATION_RESPONSE_SIGNATURE_INVALID"
   | "INTEGRATION_CIRCUIT_OPEN"
   | "INTEGRATION_RATE_LIMITED"
-  | "INTEGRATION_DISABLED";
+  | "INTEGRATION_DISABLED"
+  | "INTEGRATION_ORDERS_INVALID";
+
+/**
+ * The most response body a call reads (1 MiB). A larger answer is refused unread: nothing is
+ * stored, validated or published on chain (immediate anchoring puts the text in calldata).
+ */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 export class IntegrationError extends Error {
   readonly code: IntegrationErrorCode;
@@ -38,4 +47,29 @@ export class IntegrationError extends Error {
     this.status = status;
     this.retryAfterMs = retryAfterMs;
   }
+}
+
+export function responseTooLarge(integration: string, what: string): IntegrationError {
+  return new IntegrationError(
+    "INTEGRATION_RESPONSE_TOO_LARGE",
+    integration,
+    `${what}: the answer exceeds ${MAX_RESPONSE_BYTES} bytes; it was not read, stored or anchored`,
+  );
+}
+
+/**
+ * A 3xx is not followed: the configured URL is the system, and a redirect could lead the signed
+ * request (and its JWT) elsewhere.
+ */
+export function redirectRefused(
+  integration: string,
+  status: number,
+  location: string | null,
+): IntegrationError {
+  return new IntegrationError(
+    "INTEGRATION_REDIRECT_REFUSED",
+    integration,
+    `the system answered ${status}${location ? ` redirecting to ${location}` : ""}; redirects are not followed (configure the final URL)`,
+    status,
+  );
 }

@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, X509Certificate } from "node:crypto";
 import { Agent, request } from "node:https";
 import { z } from "zod";
-import { IntegrationError } from "./errors.ts";
+import { IntegrationError, MAX_RESPONSE_BYTES, responseTooLarge } from "./errors.ts";
 import { PEM_CERTIFICATE } from "./pem.ts";
 import { AttemptFailure } from "./retry.ts";
 
@@ -92,6 +92,8 @@ export interface Exchange {
   text: string;
   /** The `Retry-After` header, when the answer carries one (a 429). */
   retryAfter?: string;
+  /** The `Location` header of a redirect (which is never followed). */
+  location?: string | null;
 }
 
 /**
@@ -122,12 +124,22 @@ export function httpsExchange(
       (res) => {
         answered = true;
         const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        let total = 0;
+        res.on("data", (chunk: Buffer) => {
+          total += chunk.byteLength;
+          if (total > MAX_RESPONSE_BYTES) {
+            req.destroy();
+            reject(responseTooLarge(integration, init.what));
+            return;
+          }
+          chunks.push(chunk);
+        });
         res.on("error", fail);
         res.on("end", () =>
           resolve({
             status: res.statusCode ?? 0,
             text: Buffer.concat(chunks).toString("utf8"),
+            location: typeof res.headers.location === "string" ? res.headers.location : null,
             ...(typeof res.headers["retry-after"] === "string"
               ? { retryAfter: res.headers["retry-after"] }
               : {}),

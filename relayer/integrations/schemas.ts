@@ -49,6 +49,11 @@ export const RESPONSE_SCHEMAS: Record<string, Record<string, z.ZodObject>> = {
   "crm.orders": {
     "2.3": z.object({ data: z.array(order.omit({ currency: true })), hmac: z.string() }),
     "2.4": z.object({ data: z.array(order), hmac: z.string().regex(/^[0-9a-f]{64}$/) }),
+    /** 2.5: each order carries the customer's payout wallet (a multisend's `recipients_from`). */
+    "2.5": z.object({
+      data: z.array(order.extend({ wallet: z.string().regex(/^0x[0-9a-fA-F]{40}$/) })),
+      hmac: z.string().regex(/^[0-9a-f]{64}$/),
+    }),
   },
   "payments.create": { "1.0": payment },
   "inventory.stock": { "1.0": inventory },

@@ -22,6 +22,11 @@ export interface RoutingChain {
   stateVersion?(): number | null;
 }
 
+/** Names of the deployment's contracts the engine routes through and attests with. */
+export const BRIDGE_CONTRACT = "LockMintBridge";
+export const MULTISEND_CONTRACT = "Multisend";
+export const ATTESTOR_CONTRACT = "ExecutionAttestor";
+
 /** What the asset helpers read of a chain: its name and its deployment (tokens, native asset). */
 export type ChainAssets = Pick<RoutingChain, "name" | "deployment">;
 

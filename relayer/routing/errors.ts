@@ -39,3 +39,27 @@ export class NoRouteError extends Error {
 }
 
 export const RETRY_IN_SECONDS = 300;
+
+/**
+ * A chain cannot take an action now (spec 503 "chain congestion"): its RPC failed or its base fee
+ * is above the cap. An action pinned to it moves to its fallback chains; with none left, the
+ * action fails with this error (`retry_in` seconds).
+ */
+export class ChainUnavailableError extends Error {
+  readonly code = "CHAIN_UNAVAILABLE";
+  readonly chain: string;
+  readonly detail: string;
+  readonly retry_in = CHAIN_RETRY_IN_SECONDS;
+  constructor(chain: string, detail: string) {
+    super(`CHAIN_UNAVAILABLE: ${detail}`);
+    this.name = "ChainUnavailableError";
+    this.chain = chain;
+    this.detail = detail;
+  }
+
+  toBody(): { error: string; detail: string; retry_in: number } {
+    return { error: this.code, detail: this.detail, retry_in: this.retry_in };
+  }
+}
+
+export const CHAIN_RETRY_IN_SECONDS = 60;

@@ -10,6 +10,8 @@ export {
   planWorkflow,
   resolveRecipients,
   actionPriority,
+  actionInput,
+  plannedOutput,
 } from "./plan.ts";
 export type {
   CostEstimate,
@@ -18,16 +20,23 @@ export type {
   RoutableAction,
   RoutableWorkflow,
   PlanOptions,
+  ActionInput,
 } from "./plan.ts";
+export type { ActionFlow } from "./chaining.ts";
 export { quoteSwapCandidates } from "./quote.ts";
 export type { SwapCandidate, SwapQuoteRequest } from "./quote.ts";
-export { selectRoute, ROUTE_PRIORITIES, DEFAULT_MAX_PRICE_IMPACT_BPS } from "./select.ts";
+export {
+  selectRoute,
+  rankRoutes,
+  ROUTE_PRIORITIES,
+  DEFAULT_MAX_PRICE_IMPACT_BPS,
+} from "./select.ts";
 export type { RoutePriority, RouteConstraints } from "./select.ts";
 export { feeQuote, GAS_STRATEGIES, isGasStrategy } from "./fees.ts";
 export type { FeeQuote, GasStrategy } from "./fees.ts";
 export { getAmountOut, quotePath, minimumOut } from "./amm.ts";
 export { ReserveReader } from "./pools.ts";
 export { usdPrice, nativeUsdPrice } from "./prices.ts";
-export { InsufficientLiquidityError, NoRouteError } from "./errors.ts";
+export { ChainUnavailableError, InsufficientLiquidityError, NoRouteError } from "./errors.ts";
 export { recordObservedGas, baselineGas } from "./gas.ts";
 export type { RoutingChain, RoutingChainSet } from "./chain.ts";

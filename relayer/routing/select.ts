@@ -27,6 +27,40 @@ function score(c: SwapCandidate, priority: RoutePriority): number {
   return c.netUsd;
 }
 
+/** Best first by the priority; ties in the order of `chains` when given. */
+function ranked(
+  cs: readonly SwapCandidate[],
+  priority: RoutePriority,
+  chains: readonly string[] = [],
+): SwapCandidate[] {
+  return [...cs].sort((a, b) => {
+    const diff = score(b, priority) - score(a, priority);
+    if (diff !== 0) return diff;
+    return chains.indexOf(a.chain) - chains.indexOf(b.chain);
+  });
+}
+
+/**
+ * Every candidate allowed by the constraints that has the liquidity, best first: the order in
+ * which a whole-workflow plan tries them ({@link selectRoute} takes the first).
+ */
+export function rankRoutes(
+  all: readonly SwapCandidate[],
+  constraints: RouteConstraints,
+): SwapCandidate[] {
+  const maxImpact = constraints.maxPriceImpactBps ?? DEFAULT_MAX_PRICE_IMPACT_BPS;
+  return ranked(
+    all.filter(
+      (c) =>
+        (!constraints.chains || constraints.chains.includes(c.chain)) &&
+        (!constraints.dex || c.exchange === constraints.dex) &&
+        hasLiquidity(c, maxImpact),
+    ),
+    constraints.priority ?? "cost",
+    constraints.chains,
+  );
+}
+
 export function hasLiquidity(
   c: SwapCandidate,
   maxImpactBps = DEFAULT_MAX_PRICE_IMPACT_BPS,
@@ -59,16 +93,17 @@ export function selectRoute(
       .join(" on ");
     throw new NoRouteError(`no pool for ${label}${where ? ` (${where})` : ""}`);
   }
-  const ranked = (cs: readonly SwapCandidate[]) =>
-    [...cs].sort((a, b) => {
-      const diff = score(b, priority) - score(a, priority);
-      if (diff !== 0) return diff;
-      const order = constraints.chains ?? [];
-      return order.indexOf(a.chain) - order.indexOf(b.chain);
-    });
-  const feasible = ranked(allowed.filter((c) => hasLiquidity(c, maxImpact)));
+  const feasible = ranked(
+    allowed.filter((c) => hasLiquidity(c, maxImpact)),
+    priority,
+    constraints.chains,
+  );
   if (feasible[0]) return feasible[0];
-  const alternative = ranked(all.filter((c) => hasLiquidity(c, maxImpact)))[0];
+  const alternative = ranked(
+    all.filter((c) => hasLiquidity(c, maxImpact)),
+    priority,
+    constraints.chains,
+  )[0];
   const best = [...allowed].sort((a, b) => a.priceImpactBps - b.priceImpactBps)[0]!;
   const impact = (best.priceImpactBps / 100).toFixed(2);
   const detail =

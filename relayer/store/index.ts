@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdir } from "node:fs/promises";
+import { chmod, mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
@@ -205,16 +205,33 @@ function pgliteStore(
   };
 }
 
+/**
+ * The data directory holds the database (API keys' encrypted secrets, executions) and the
+ * development master key: directories 0700, files 0600, whatever the umask. Files PGlite creates
+ * while running get the umask's mode, inside directories nobody else can enter.
+ */
+async function privateTree(dir: string): Promise<void> {
+  await chmod(dir, 0o700);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) await privateTree(file);
+    else if (entry.isFile()) await chmod(file, 0o600);
+  }
+}
+
 async function openPglite(dataDir: string): Promise<Store> {
   let pglite: PGlite;
   if (dataDir === "memory://") {
     pglite = new PGlite();
   } else {
     const dir = path.join(path.resolve(dataDir), "pglite");
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chmod(path.resolve(dataDir), 0o700);
+    await chmod(dir, 0o700);
     pglite = new PGlite(dir);
   }
   await pglite.waitReady;
+  if (dataDir !== "memory://") await privateTree(path.resolve(dataDir));
 
   const transaction = <T>(fn: (tx: Store) => Promise<T>): Promise<T> =>
     pglite.transaction(async (tx) => {
@@ -229,6 +246,7 @@ async function openPglite(dataDir: string): Promise<Store> {
     });
   const store = pgliteStore(pglite as unknown as PgliteLike, transaction, async () => {
     if (!pglite.closed) await pglite.close();
+    if (dataDir !== "memory://") await privateTree(path.resolve(dataDir));
   });
   return Object.assign(store, { pglite });
 }

@@ -17,7 +17,7 @@ import {
   insertExecution,
   insertExecutions,
   type NewExecution,
-} from "./executions.ts";
+} from "../execution/executions-store.ts";
 import {
   checkIdempotencyKey,
   claimIdempotencyKey,

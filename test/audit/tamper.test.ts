@@ -3,14 +3,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
-import { hexlify, randomBytes, Wallet, type JsonRpcApiProvider } from "ethers";
-import { readAbis } from "../../relayer/chains/index.ts";
-import { writeDeployment } from "../../relayer/deployments/index.ts";
+import { hexlify, randomBytes, Wallet } from "ethers";
 import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
-import { serveJsonRpc, type RpcBridge } from "../fixtures/rpc-bridge.ts";
+import { serveChainsFile } from "../fixtures/rpc-bridge.ts";
 import { auditReport, type AuditVerdict } from "../../relayer/audit/index.ts";
 import type { SignedReport } from "../../relayer/execution/report.ts";
-import { openAuditWorld, type AuditWorld } from "./fixtures.ts";
+import { openAuditWorld, type AuditWorld } from "../fixtures/audit-world.ts";
 
 /**
  * The auditor on real chains: a genuine report passes every check; each forged report fails
@@ -306,7 +304,7 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
 
   describe("# the audit command (npm run audit, veriflow-audit)", function () {
     let dir: string;
-    let bridges: RpcBridge[] = [];
+    let served: Awaited<ReturnType<typeof serveChainsFile>> | undefined;
     let chainsFile: string;
 
     /** Runs scripts/audit.ts as a child process (the same Node that runs the tests). */
@@ -329,31 +327,8 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
 
     before(async function () {
       dir = await mkdtemp(path.join(tmpdir(), "vf-audit-"));
-      const chains = world.engine.chains.list();
-      // In-process chains are reached through ethers BrowserProviders (JSON-RPC API providers).
-      bridges = await Promise.all(
-        chains.map((c) => serveJsonRpc(c.provider as JsonRpcApiProvider)),
-      );
-      for (const c of chains)
-        await writeDeployment(
-          path.join(dir, "deployments"),
-          c.deployment,
-          await readAbis(path.join(PROJECT_ROOT, "deployments"), c.chainId),
-        );
-      chainsFile = path.join(dir, "chains.json");
-      // The relayer's chains file format; the auditor never reads the operator key it references.
-      await writeFile(
-        chainsFile,
-        JSON.stringify({
-          chains: chains.map((c, i) => ({
-            name: c.name,
-            chainId: c.chainId,
-            rpcUrl: bridges[i]!.url,
-            operatorKey: { env: "VERIFLOW_OPERATOR_KEY_UNSET" },
-            deploymentsDir: "deployments",
-          })),
-        }),
-      );
+      served = await serveChainsFile(world.engine.chains.list(), dir);
+      chainsFile = served.file;
       await writeFile(
         path.join(dir, "envelope.json"),
         JSON.stringify({
@@ -369,7 +344,7 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
       await writeFile(path.join(dir, "forged.json"), JSON.stringify(await world.resign(forged)));
     });
     after(async function () {
-      await Promise.all(bridges.map((b) => b.close()));
+      await served?.close();
       if (dir) await rm(dir, { recursive: true, force: true });
     });
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { expect } from "chai";
+import { TextAnalysis } from "../../../relayer/analysis/service.ts";
 import { decryptSecret } from "../../../relayer/auth/secrets.ts";
 import { newApiKey } from "../../fixtures/relayer.ts";
 import {
@@ -22,6 +23,7 @@ please transfer EUR 12,500 to IBAN DE89 3704 0044 0532 0130 00 by Friday. Card o
 describe("# text analysis API (stand-in provider)", function () {
   this.timeout(120_000);
   let world: AnalysisWorld;
+  let defaultAnswer: AnalysisWorld["provider"]["answer"];
 
   before(async function () {
     world = await openAnalysisWorld({
@@ -42,6 +44,9 @@ describe("# text analysis API (stand-in provider)", function () {
   });
   after(async function () {
     await world?.close();
+  });
+  before(function () {
+    defaultAnswer = world.provider.answer;
   });
   beforeEach(function () {
     world.provider.hits.length = 0;
@@ -92,6 +97,53 @@ describe("# text analysis API (stand-in provider)", function () {
       "veriflow_analysis_clm_violations_total",
     );
     expect(metrics).to.match(/kind="payment_instruction"} [1-9]/);
+  });
+
+  it("should flag personal data the model wrote (pii_leakage), redact it, and fail UBEN", async function () {
+    world.provider.answer = () => "Escalate to john.doe@example.com or call +44 20 7946 0958.";
+    try {
+      const res = await world.post({ text: "Who handles this?" });
+      const body = (await res.json()) as {
+        output: string;
+        compliance_checks: Record<string, unknown>;
+        alerts: Array<{ type: string }>;
+      };
+      expect(res.status).to.equal(200);
+      expect(body.compliance_checks).to.include({ pii_leakage: true, uben_compliance: "failed" });
+      expect(body.alerts.map((a) => a.type)).to.include("PII Leakage");
+      expect(body.output).to.equal("Escalate to [EMAIL_1] or call [PHONE_1].");
+    } finally {
+      world.provider.answer = defaultAnswer;
+    }
+  });
+
+  it("should restore the placeholders in the returned output only when configured", async function () {
+    const plain = (await (await world.post({ text: "Ask jane@example.com." })).json()) as {
+      output: string;
+    };
+    expect(plain.output).to.include("[EMAIL_1]").and.not.include("jane@example.com");
+    const ctx = world.relayer.ctx;
+    const config = ctx.config.integrations!.textAnalysis!;
+    const restoring = new TextAnalysis(
+      { ...config, security: { ...config.security, restorePlaceholders: true } },
+      {
+        store: ctx.store,
+        masterKey: ctx.masterKey,
+        logger: ctx.logger,
+        registry: ctx.metrics.registry,
+        chains: ctx.chains!.list(),
+      },
+    );
+    world.provider.hits.length = 0;
+    const restored = await restoring.analyze({
+      apiKeyId: world.key.id,
+      text: "Ask jane@example.com.",
+    });
+    expect(restored.output).to.include("jane@example.com").and.not.include("[EMAIL_1]");
+    // Still redacted on the way out, and kept encrypted at rest.
+    expect(world.provider.hits.map((h) => h.body).join()).to.not.include("jane@example.com");
+    const again = await world.get(`/v1/analysis/${restored.analysis_id}`);
+    expect(((await again.json()) as { output: string }).output).to.equal(restored.output);
   });
 
   it("should store no plaintext: output and redacted input are AES-256-GCM under the master key bound to the record id", async function () {

@@ -1,13 +1,16 @@
+import { createHash } from "node:crypto";
 import { expect } from "chai";
 import { RedactionError } from "../../../relayer/analysis/redaction.ts";
 import { TextAnalysis } from "../../../relayer/analysis/service.ts";
 import { ApiError } from "../../../relayer/http/errors.ts";
 import {
+  ANALYSIS_PROVIDER_KEY,
   FALLBACK_MODEL,
   MODELS,
   openAnalysisWorld,
   type AnalysisWorld,
 } from "../../fixtures/analysis.ts";
+import { BIASED_MARKER } from "../../fixtures/standins/analysis-provider.ts";
 
 /**
  * The provider gateway's on-chain circuit (CircuitBreakerGateway), and redaction failing closed.
@@ -15,9 +18,10 @@ import {
 describe("# text-analysis provider circuit and fail-closed redaction", function () {
   this.timeout(180_000);
   let world: AnalysisWorld;
+  const logLines: string[] = [];
 
   before(async function () {
-    world = await openAnalysisWorld({ label: "analysis-breaker" });
+    world = await openAnalysisWorld({ label: "analysis-breaker", logLines });
   });
   after(async function () {
     await world?.close();
@@ -44,6 +48,17 @@ describe("# text-analysis provider circuit and fail-closed redaction", function 
     expect((error as ApiError).status).to.equal(422);
     expect((error as ApiError).code).to.equal("REDACTION_FAILED");
     expect(world.provider.hits).to.deep.equal([]);
+  });
+
+  it("should log a bias incident with the text's SHA-256 only, and never log the text, its personal data or the provider key", async function () {
+    const text = `${BIASED_MARKER} Tenants like Jane Whitfield (jane@example.com) are unreliable.`;
+    expect((await world.post({ text })).status).to.equal(422);
+    expect((await world.post({ text: "Review for jane@example.com." })).status).to.equal(200);
+    const incident = logLines.find((l) => l.includes('"incident":"bias_rejected"'));
+    expect(incident).to.include(createHash("sha256").update(text).digest("hex"));
+    const all = logLines.join("\n");
+    for (const secret of ["Whitfield", "jane@example.com", "unreliable", ANALYSIS_PROVIDER_KEY])
+      expect(all).to.not.include(secret);
   });
 
   it("should report each final provider failure to CircuitBreakerGateway and refuse without sending once the circuit is OPEN", async function () {

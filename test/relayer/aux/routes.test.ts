@@ -6,6 +6,12 @@ import { encodeArtifact } from "../../../relayer/artifacts/store.ts";
 import { DEVNET_ACCOUNTS, DEVNET_SANCTIONED } from "../../../relayer/devnet/accounts.ts";
 import { startAuxService, type AuxService } from "./service.ts";
 
+interface ComplianceBody {
+  sanctioned: boolean;
+  lists: { name: string; source: string }[];
+  routed_around: { chain: string; source: string; reason: string }[];
+}
+
 const TORNADO_ROUTER = "0x8589427373D6D84E98730D7795D8f6f8731FDA16";
 const CLEAN = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const WRONG_CHECKSUM = "0x70997970c51812dc3A010C7d01b50e0d17dc79C8";
@@ -109,15 +115,27 @@ describe("# aux endpoints", function () {
       expect(anonymous.status).to.equal(401);
     });
 
-    it("should answer 504 when a chain's oracle does not answer, never 'not sanctioned'", async function () {
-      const faults = svc.chains.byName("ethereum").faults!;
-      await faults.stopRpc();
+    it("should answer from the loaded lists when no oracle answers, and 504 when the jurisdictions require the oracle list, never 'not sanctioned'", async function () {
+      const all = svc.chains.list().map((c) => c.faults!);
+      for (const f of all) await f.stopRpc();
       try {
-        const res = await svc.signed("GET", `/compliance/check?address=${CLEAN}`);
-        expect(res.status).to.equal(504);
-        expect(((await res.json()) as { error: string }).error).to.equal("ORACLE_UNAVAILABLE");
+        const res = await svc.signed("GET", `/compliance/check?address=${TORNADO_ROUTER}`);
+        expect(res.status).to.equal(200);
+        const body = (await res.json()) as ComplianceBody;
+        expect(body.routed_around).to.have.length(all.length);
+        expect(body.lists.map((l) => l.name)).to.deep.equal(["ofac-sdn"]);
+        expect(body.sanctioned).to.equal(true); // on the OFAC list file
+
+        const required = await svc.signed(
+          "GET",
+          `/compliance/check?address=${CLEAN}&jurisdictions=US`,
+        );
+        expect(required.status).to.equal(504);
+        const refused = (await required.json()) as { error: string; detail: string };
+        expect(refused.error).to.equal("ORACLE_UNAVAILABLE");
+        expect(refused.detail).to.include("no sanctions oracle answered").and.include("ethereum");
       } finally {
-        await faults.startRpc();
+        for (const f of all) await f.startRpc();
       }
     });
   });

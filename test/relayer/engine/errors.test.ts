@@ -126,7 +126,8 @@ describe("# execution engine errors (embedded devnet)", function () {
     const id = await submitExecution(world, apiKeyId, workflow);
     await arbitrum.faults!.stopRpc();
     try {
-      expect(await runExecution(world.deps, id)).to.equal("completed");
+      const state = await runExecution(world.deps, id);
+      expect(state, JSON.stringify((await execution(id)).error)).to.equal("completed");
     } finally {
       await arbitrum.faults!.startRpc();
     }

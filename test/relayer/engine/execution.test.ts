@@ -3,7 +3,7 @@ import { Contract, verifyMessage, Wallet } from "ethers";
 import { parse } from "yaml";
 import { minimumOut } from "../../../relayer/routing/amm.ts";
 import { ERC20_ABI, ROUTER_ABI } from "../../../relayer/routing/abis.ts";
-import { stepMemo } from "../../../relayer/execution/steps.ts";
+import { stepMemo } from "../../../relayer/execution/executions-store.ts";
 import { accountWallet } from "../../../relayer/accounts/index.ts";
 import { DEVNET_ACCOUNTS } from "../../../relayer/devnet/accounts.ts";
 import { TxJournal } from "../../../relayer/execution/transactions.ts";
@@ -58,7 +58,12 @@ describe("# execution engine (embedded devnet)", function () {
       { from: "USDC", to: "WETH", amount: "3000", account },
       new ReserveReader(),
     );
-    const expected = selectRoute(candidates, { priority: "cost" }, "convert");
+    // The best by cost among the chains that leave the chained bridge to polygon a valid plan.
+    const expected = selectRoute(
+      candidates.filter((c) => c.chain !== "polygon"),
+      { priority: "cost" },
+      "convert",
+    );
     const source = world.chains.byName(expected.chain);
     const polygon = world.chains.byName("polygon");
     const usdcBefore = await balanceOf(source, "USDC", account);
@@ -229,6 +234,31 @@ compliance:
     expect((await balanceOf(polygon, "DAI", world.account)) - daiBefore).to.equal(
       received - units(polygon, "DAI", "1000") - received / 4n,
     );
+  });
+
+  it("should not strand a chained bridge: the swap avoids the chain the bridge goes to, though it is the swap's best on its own", async function () {
+    const candidates = await quoteSwapCandidates(
+      world.chains.list(),
+      { from: "USDC", to: "DAI", amount: "100", account: world.account },
+      new ReserveReader(),
+    );
+    const destination = selectRoute(candidates, { priority: "cost" }, "greedy").chain;
+    const workflow = normalise(world, {
+      name: "stranded-bridge",
+      actions: [
+        { type: "swap", from: "USDC", to: "DAI", amount: "100", slippage: 1 },
+        { type: "bridge", destination, protocol: "lockmint" },
+      ],
+    });
+    const id = await submitExecution(world, apiKeyId, workflow);
+    expect(await runExecution(world.deps, id)).to.equal("completed");
+    const steps = await world.store.query<{ chain: string; state: string }>(
+      "SELECT chain, state FROM engine_steps WHERE execution_id = $1 AND action_index >= 0 ORDER BY action_index",
+      [id],
+    );
+    expect(steps.map((s) => s.state)).to.deep.equal(["completed", "completed"]);
+    expect(steps[0]!.chain).to.not.equal(destination);
+    expect(steps[1]!.chain).to.equal(steps[0]!.chain);
   });
 
   it("should stop before the next action when cancelled, and report what ran", async function () {

@@ -173,7 +173,7 @@ describe("# integration configuration", function () {
       screening: { integration: "crm" },
     }).join("\n");
     expect(found).to.include(
-      'integrations.crm.validation.version "3.0" is not a version of crm.orders (known: 2.3, 2.4)',
+      'integrations.crm.validation.version "3.0" is not a version of crm.orders (known: 2.3, 2.4, 2.5)',
     );
     expect(found).to.include('integrations.crm.fallback names "nope"');
     expect(found).to.include(

@@ -5,6 +5,7 @@ import { gatewayAddress } from "../../../relayer/integrations/breaker.ts";
 import { verifyInteractionOnChain } from "../../../relayer/integrations/index.ts";
 import { listInteractions } from "../../../relayer/integrations/anchor.ts";
 import { encodeMtlsCredential, httpsExchange } from "../../../relayer/integrations/mtls.ts";
+import { enableIntegration } from "../../../relayer/integrations/health.ts";
 import { putCredential } from "../../../relayer/integrations/vault.ts";
 import {
   createMtlsAuthority,
@@ -180,8 +181,9 @@ describe("# oauth2_mtls integrations: client credentials over mutual TLS, certif
     expect(crm.hits[2]!.headers.authorization).to.not.equal(crm.hits[0]!.headers.authorization);
   });
 
-  it("should answer a revoked token's 401 with one new token and one retry, recording only the answered call", async function () {
-    const client = world.build(crmDoc()).client("crm");
+  it("should answer a revoked token's 401 with one new token and one retry, recording only the answered call (the credential not suspect: the refused token was a cached one)", async function () {
+    const integrations = world.build(crmDoc());
+    const client = integrations.client("crm");
     await client.call(orders as never);
     authority.revokeAll();
     const before = await interactionCount();
@@ -190,10 +192,12 @@ describe("# oauth2_mtls integrations: client credentials over mutual TLS, certif
     expect(authority.tokenRequests).to.have.length(2);
     expect(crm.hits.map((h) => h.tokenValid)).to.deep.equal([true, false, true]);
     expect(await interactionCount()).to.equal(before + 1);
+    expect(await integrations.health.state("crm")).to.deep.equal({ state: "enabled" });
   });
 
-  it("should stop at a second 401 with the rotate error, after exactly one token refresh", async function () {
-    const client = world.build(crmDoc()).client("crm");
+  it("should stop at a second 401 with the rotate error, after exactly one token refresh, and mark the credential suspect by its certificate thumbprint", async function () {
+    const integrations = world.build(crmDoc());
+    const client = integrations.client("crm");
     crm.failNext(401, 2);
     const err = await rejection(client.call(orders as never));
     expect(err.code).to.equal("INTEGRATION_UNAUTHORIZED");
@@ -204,6 +208,13 @@ describe("# oauth2_mtls integrations: client credentials over mutual TLS, certif
     expect(crm.hits).to.have.length(2);
     for (const t of authority.tokens) expect(err.message).to.not.include(t.accessToken);
     expect(err.message).to.not.include("PRIVATE KEY");
+    expect(err.message).to.include("the credential is suspect (1 of 3");
+    expect(await integrations.health.state("crm")).to.include({ state: "suspect" });
+    const [alert] = await integrations.health.listAlerts("crm");
+    expect(alert!.kind).to.equal("credential_suspect");
+    expect(alert!.detail).to.match(/fingerprint x5t#S256 [A-Za-z0-9_-]{43}/);
+    expect(alert!.detail).to.not.include("PRIVATE KEY");
+    await enableIntegration(world.store, "crm");
   });
 
   it("should surface a client certificate from another CA as INTEGRATION_TLS_FAILED: no token, no API request, nothing anchored, no breaker report", async function () {

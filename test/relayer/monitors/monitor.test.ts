@@ -113,7 +113,9 @@ describe("# monitors: a polled integration path, its changes recorded and anchor
     const pending = (await monitors.changes(id, { limit: 10 }))!;
     expect(pending.map((c) => c.baseline)).to.deep.equal([false, true]);
     expect(pending[0]!.interaction.status).to.equal("pending");
-    expect(pending[0]!.interaction.endpoint).to.equal(`GET ${inventory.url}/inventory`);
+    expect(pending[0]!.interaction.endpoint).to.match(
+      new RegExp(`^GET ${inventory.url}/inventory#veriflow-interaction=[0-9a-f-]{36}$`),
+    );
     expect(Date.parse(pending[0]!.observed_at)).to.be.closeTo(Date.now(), 60_000);
 
     await integrations.anchorDue({ force: true });

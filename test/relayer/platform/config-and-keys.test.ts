@@ -6,7 +6,12 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import { expect } from "chai";
-import { createApiKey, checkMasterKey, loadCredentials } from "../../../relayer/auth/keys.ts";
+import {
+  createApiKey,
+  checkMasterKey,
+  keyFingerprint,
+  loadCredentials,
+} from "../../../relayer/auth/keys.ts";
 import { decryptSecret, encryptSecret } from "../../../relayer/auth/secrets.ts";
 import { ConfigError, loadConfig } from "../../../relayer/config/index.ts";
 import { resolveMasterKey } from "../../../relayer/config/master-key.ts";
@@ -239,8 +244,9 @@ describe("# logs and shutdown", function () {
       method: "POST",
       path: "/v1/nothing",
       status: res.status,
-      key: client.key,
+      key: keyFingerprint(client.key),
     });
+    expect(text).to.not.include(client.key);
     expect(entry.req_id).to.equal(res.headers.get("x-request-id"));
     expect(text).to.not.include(client.secret);
     expect(text).to.not.include(signature);

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { ChainSet } from "../../../relayer/chains/index.ts";
 import { runExecution, type EngineDeps } from "../../../relayer/execution/index.ts";
-import { insertExecution } from "../../../relayer/workflows/executions.ts";
+import { insertExecution } from "../../../relayer/execution/executions-store.ts";
 import { newExecutionId } from "../../../relayer/workflows/ids.ts";
 import { normaliseWorkflow } from "../../../relayer/workflows/normalise.ts";
 import { insertSchedule } from "../../../relayer/workflows/schedules.ts";

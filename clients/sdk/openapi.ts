@@ -2009,6 +2009,7 @@ export interface components {
       /** @example wf_01JD8X3V6N2Q5R7T9W0Y1Z2A3B */
       execution_id: string;
       cost_estimate: components["schemas"]["CostEstimate"];
+      receipt: components["schemas"]["SubmissionReceipt"];
       schedule?: components["schemas"]["Schedule"];
     };
     CostEstimate: {
@@ -2024,6 +2025,28 @@ export interface components {
         [key: string]: number;
       };
     };
+    /** @description null only when the relayer has no ExecutionAttestor */
+    SubmissionReceipt: {
+      execution_id: string;
+      api_key_id: string;
+      /** @description ISO 8601; signed as milliseconds */
+      submitted_at: string;
+      /** @description Poseidon commitment to the workflow as submitted (decimal field element) */
+      workflow_commitment: string;
+      /** @description the commitments' salt, drawn at submission */
+      salt: string;
+      domain: {
+        name: string;
+        version: string;
+        chainId: number;
+        /** @description the ExecutionAttestor */
+        verifyingContract: string;
+      };
+      /** @description the relayer operator (ATTESTER_ROLE) */
+      signer: string;
+      /** @description EIP-712 signature, type SubmissionReceipt */
+      signature: string;
+    } | null;
     Schedule: {
       /** @example sch_01J... */
       id: string;
@@ -2230,6 +2253,7 @@ export interface components {
     };
     Execution: components["schemas"]["ExecutionSummary"] & {
       workflow?: unknown;
+      receipt: components["schemas"]["SubmissionReceipt"];
       steps: components["schemas"]["ExecutionStep"][];
       compliance_alerts: unknown[];
       error?: unknown;
@@ -2256,9 +2280,194 @@ export interface components {
       /** @description The chain the action moved away from (503). */
       fallback_from: string | null;
       tx_hashes: string[];
-      result?: unknown;
-      risk?: unknown;
-      error?: unknown;
+      /** @description The agent's result, one shape per action type (discriminated by `action`). */
+      result:
+        | ((
+            | {
+                chain: string;
+                chainId: number;
+                tx_hashes: string[];
+                txs: {
+                  slot: string;
+                  /** @enum {string} */
+                  kind:
+                    | "approve"
+                    | "swap"
+                    | "bridge-deposit"
+                    | "bridge-release"
+                    | "multisend"
+                    | "attest"
+                    | "wrap";
+                  chain: string;
+                  chainId: number;
+                  hash: string;
+                  gasUsed: string;
+                  gasLimit: string;
+                  /** @enum {string} */
+                  status: "confirmed" | "reverted";
+                }[];
+                metrics: {
+                  gas_used: string;
+                  gas_cost_wei: string;
+                  gas_spike: number;
+                  out_of_gas_retries: number;
+                  price_impact_bps?: number;
+                  slippage_used_bps?: number;
+                  slippage_tolerance_bps?: number;
+                  pool_share?: number;
+                  flagged_counterparties: number;
+                };
+                compliance: {
+                  address: string;
+                  sanctioned: boolean;
+                  sources: string[];
+                  checked: string[];
+                }[];
+                /** @enum {string} */
+                action: "swap" | "convert";
+                exchange: string;
+                path: string[];
+                from: string;
+                to: string;
+                amount_in: string;
+                amount_out: string;
+                quoted_out: string;
+                min_out: string;
+                slippage_bps: number;
+                recipient: string;
+              }
+            | {
+                chain: string;
+                chainId: number;
+                tx_hashes: string[];
+                txs: {
+                  slot: string;
+                  /** @enum {string} */
+                  kind:
+                    | "approve"
+                    | "swap"
+                    | "bridge-deposit"
+                    | "bridge-release"
+                    | "multisend"
+                    | "attest"
+                    | "wrap";
+                  chain: string;
+                  chainId: number;
+                  hash: string;
+                  gasUsed: string;
+                  gasLimit: string;
+                  /** @enum {string} */
+                  status: "confirmed" | "reverted";
+                }[];
+                metrics: {
+                  gas_used: string;
+                  gas_cost_wei: string;
+                  gas_spike: number;
+                  out_of_gas_retries: number;
+                  price_impact_bps?: number;
+                  slippage_used_bps?: number;
+                  slippage_tolerance_bps?: number;
+                  pool_share?: number;
+                  flagged_counterparties: number;
+                };
+                compliance: {
+                  address: string;
+                  sanctioned: boolean;
+                  sources: string[];
+                  checked: string[];
+                }[];
+                /** @enum {string} */
+                action: "bridge";
+                protocol: string;
+                asset: string;
+                destination: string;
+                destination_chain_id: number;
+                amount_in: string;
+                amount_out: string;
+                bridge_fee: string;
+                max_fee: string;
+                deposit_nonce: string;
+                recipient: string;
+                src_tx: string;
+                dest_tx: string;
+              }
+            | {
+                chain: string;
+                chainId: number;
+                tx_hashes: string[];
+                txs: {
+                  slot: string;
+                  /** @enum {string} */
+                  kind:
+                    | "approve"
+                    | "swap"
+                    | "bridge-deposit"
+                    | "bridge-release"
+                    | "multisend"
+                    | "attest"
+                    | "wrap";
+                  chain: string;
+                  chainId: number;
+                  hash: string;
+                  gasUsed: string;
+                  gasLimit: string;
+                  /** @enum {string} */
+                  status: "confirmed" | "reverted";
+                }[];
+                metrics: {
+                  gas_used: string;
+                  gas_cost_wei: string;
+                  gas_spike: number;
+                  out_of_gas_retries: number;
+                  price_impact_bps?: number;
+                  slippage_used_bps?: number;
+                  slippage_tolerance_bps?: number;
+                  pool_share?: number;
+                  flagged_counterparties: number;
+                };
+                compliance: {
+                  address: string;
+                  sanctioned: boolean;
+                  sources: string[];
+                  checked: string[];
+                }[];
+                /** @enum {string} */
+                action: "multisend";
+                asset: string;
+                total: string;
+                recipients: {
+                  address: string;
+                  amount: string;
+                }[];
+              }
+          ) & {
+            agent: string;
+            output: {
+              asset: string;
+              amount: string;
+              chain: string;
+            };
+            /** @default null */
+            fallback_from: string | null;
+            fallback_reason?: string;
+          })
+        | null;
+      risk: {
+        score: number;
+        threshold: number;
+        passed: boolean;
+        metrics: {
+          [key: string]: number;
+        };
+      } | null;
+      error:
+        | ({
+            error: string;
+            detail?: string;
+          } & {
+            [key: string]: unknown;
+          })
+        | null;
       started_at: string | null;
       finished_at: string | null;
     };

@@ -252,10 +252,16 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
     return `${all.length} transactions found, successful, sent by ${account} (releases by the bridge attester), mined before the attestation`;
   });
 
+  // In order: an action's input is what the previous one yielded on chain.
   const outputs: bigint[] = [];
+  let previous: Promise<void> = Promise.resolve();
   for (const action of report.actions) {
     if (action.state !== "completed") continue;
-    void run(`action[${action.index}]`, "action", () => ctx.checkAction(action, outputs));
+    const after = previous;
+    previous = run(`action[${action.index}]`, "action", async () => {
+      await after;
+      return ctx.checkAction(action, outputs);
+    });
     if (action.type === "bridge")
       void run(`bridge[${action.index}]`, "bridge", () => ctx.checkBridgePairing(action));
   }
@@ -564,7 +570,8 @@ class AuditContext {
         `swap ${short(tx.hash)} paid ${recipient}, not the execution's account`,
       );
       outputs[action.index] = amountOut;
-      return `${action.type} ${from}→${to} on ${chain.name}: Transfer ${amountIn} in, Swap, Transfer ${amountOut} out to the account; slippage ${String(r.slippage_bps)} bps as submitted`;
+      const input = expectedIn === null ? "" : `, amount in as the workflow gave it`;
+      return `${action.type} ${from}→${to} on ${chain.name}: Transfer ${amountIn} in, Swap, Transfer ${amountOut} out to the account; slippage ${String(r.slippage_bps)} bps as submitted${input}`;
     }
 
     if (action.type === "bridge") {

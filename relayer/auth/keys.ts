@@ -116,6 +116,8 @@ export async function createApiKey(
     ],
   );
   if (rows.length === 0) throw new ApiKeyError(`API key ${key} already exists`);
+  // A lookup of this key may have been remembered as unknown: it works at once here.
+  forgetEverywhere(key);
   return { record: toRecord(rows[0]!), secret };
 }
 
@@ -250,10 +252,14 @@ function credentialsAt(stored: StoredCredentials, now: number): ApiKeyCredential
  * round trip and a decryption per request; concurrent lookups of one key that miss share one load.
  * Consequence, documented: a revocation or rotation made by another process (the keys command)
  * takes effect within `ttlMs`; made in this process (the functions above), at once (a load in
- * flight then is not cached). Unknown keys are not cached, so a new key works immediately.
+ * flight then is not cached). An unknown key is remembered as unknown for `ttlMs` too, so random
+ * keys cost one database query per key and second, not one per request; a key created in this
+ * process works at once (creation forgets it everywhere), one created by another process (the keys
+ * command) within `ttlMs`.
  */
 export class CredentialsCache {
   readonly #entries = new Map<string, { stored: StoredCredentials; loadedAt: number }>();
+  readonly #unknown = new Map<string, number>();
   readonly #loading = new Map<string, Promise<StoredCredentials | null>>();
   readonly #store: Store;
   readonly #masterKey: Buffer;
@@ -271,6 +277,8 @@ export class CredentialsCache {
     if (hit && now - hit.loadedAt < this.#ttlMs && now >= hit.loadedAt) {
       return credentialsAt(hit.stored, now);
     }
+    const missedAt = this.#unknown.get(key);
+    if (missedAt !== undefined && now - missedAt < this.#ttlMs && now >= missedAt) return null;
     const stored = await (this.#loading.get(key) ?? this.#load(key, now));
     return stored ? credentialsAt(stored, now) : null;
   }
@@ -281,8 +289,12 @@ export class CredentialsCache {
       (stored) => {
         if (current()) {
           this.#loading.delete(key);
-          if (!stored) this.#entries.delete(key);
-          else {
+          if (!stored) {
+            this.#entries.delete(key);
+            if (this.#unknown.size >= 10_000) this.#unknown.clear(); // bound memory under key churn
+            this.#unknown.set(key, now);
+          } else {
+            this.#unknown.delete(key);
             if (this.#entries.size >= 10_000) this.#entries.clear(); // bound memory under key churn
             this.#entries.set(key, { stored, loadedAt: now });
           }
@@ -300,6 +312,7 @@ export class CredentialsCache {
 
   forget(key: string): void {
     this.#entries.delete(key);
+    this.#unknown.delete(key);
     this.#loading.delete(key);
   }
 }

@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv, AuthenticatedKey } from "../http/env.ts";
 import type { Store } from "../store/index.ts";
+import { DEFAULT_FAILED_AUTH_PER_MINUTE, FailedAuthLimiter } from "./failures.ts";
 import { TIMESTAMP_TOLERANCE_MS, verifySignature } from "./hmac.ts";
 import { CredentialsCache, type ApiKeyCredentials } from "./keys.ts";
 import { recordSignature } from "./replay.ts";
@@ -25,6 +26,8 @@ export interface AuthOptions {
   allowBearer?: boolean | ((path: string) => boolean);
   /** How long looked-up credentials are reused (default 1 s); see CredentialsCache. */
   credentialsTtlMs?: number;
+  /** Failed authentications a source address may make per minute (see FailedAuthLimiter). */
+  failedAuthPerMinute?: number;
   /**
    * Records a verified signature; false when it was already used. The default is
    * `recordSignature`; the app passes one that also counts the rate in the same round trip.
@@ -83,8 +86,26 @@ export function authenticate(options: AuthOptions) {
       ? options.allowBearer
       : () => options.allowBearer === true;
 
+  const failures = new FailedAuthLimiter(
+    options.failedAuthPerMinute ?? DEFAULT_FAILED_AUTH_PER_MINUTE,
+  );
+
   return createMiddleware<AppEnv>(async (c, next) => {
     const now = clock();
+    const address = sourceAddress(c);
+    if (address === undefined) return check(c, next, now);
+    failures.check(address, now);
+    try {
+      return await check(c, next, now);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401 && !c.get("apiKey")) {
+        failures.record(address, now);
+      }
+      throw err;
+    }
+  });
+
+  async function check(c: Context<AppEnv>, next: () => Promise<void>, now: number) {
     const key = c.req.header("x-svc-key");
     const authorization = c.req.header("authorization");
 
@@ -154,7 +175,17 @@ export function authenticate(options: AuthOptions) {
     }
     setKey(c, credentials, "hmac");
     return next();
-  });
+  }
+}
+
+/**
+ * The peer's address under @hono/node-server; undefined elsewhere (`app.request()` in tests),
+ * where there is no network peer to limit.
+ */
+function sourceAddress(c: Context<AppEnv>): string | undefined {
+  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
+    ?.incoming;
+  return incoming?.socket?.remoteAddress;
 }
 
 function setKey(

@@ -7,7 +7,12 @@ import type { TierLimits, TierName } from "./tiers.ts";
 
 export const RATE_LIMITED_CODE = "RATE_LIMITED";
 
-/** Per-key requests per minute by tier (after authentication); 429 with `Retry-After` beyond. */
+/**
+ * Per-key requests per minute by tier (after authentication); 429 with `Retry-After` beyond.
+ * Bearer requests (the compliance paths, authenticated by the API key alone) count in a bucket of
+ * their own, `<key id>:bearer`, with the same limit: whoever holds only the key cannot spend the
+ * signed requests' budget.
+ */
 export function rateLimit(options: {
   store: Store;
   limits: Record<TierName, TierLimits>;
@@ -17,8 +22,9 @@ export function rateLimit(options: {
   return createMiddleware<AppEnv>(async (c, next) => {
     const apiKey = c.get("apiKey");
     const limit = options.limits[apiKey.tier].requestsPerMinute;
+    const bucket = apiKey.method === "bearer" ? `${apiKey.id}:bearer` : apiKey.id;
     const decision =
-      c.get("rateDecision") ?? (await consumeRateLimit(options.store, apiKey.id, limit, clock()));
+      c.get("rateDecision") ?? (await consumeRateLimit(options.store, bucket, limit, clock()));
     const headers = {
       "X-RateLimit-Limit": String(decision.limit),
       "X-RateLimit-Remaining": String(decision.remaining),

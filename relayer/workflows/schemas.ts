@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import type { SubmissionReceipt } from "../proofs/index.ts";
 import { ACTION_TYPES, GAS_STRATEGIES, ROUTE_PRIORITIES } from "./model.ts";
+import { errorBodySchema, stepResultSchema } from "../execution/steps.ts";
+import { riskEvaluationSchema } from "../execution/risk.ts";
 
 /**
  * Wire shapes of the workflow endpoints, one zod schema each: request validation, the TypeScript
@@ -182,7 +184,6 @@ export const yamlWorkflowSchema = z
 
 export type YamlWorkflow = z.infer<typeof yamlWorkflowSchema>;
 
-
 /**
  * A named schema or null, documented as `anyOf: [$ref, null]`: `.nullable()` on a named schema is
  * rendered as `allOf: [$ref, {type: [object, null]}]`, which admits no null (generated client types
@@ -280,9 +281,11 @@ export const stepViewSchema = z
       .nullable()
       .openapi({ description: "The chain the action moved away from (503)." }),
     tx_hashes: z.array(z.string()),
-    result: z.unknown().nullable(),
-    risk: z.unknown().nullable(),
-    error: z.unknown().nullable(),
+    result: stepResultSchema.nullable().openapi({
+      description: "The agent's result, one shape per action type (discriminated by `action`).",
+    }),
+    risk: riskEvaluationSchema.nullable(),
+    error: errorBodySchema.nullable(),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
   })

@@ -68,6 +68,11 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
       "action[3]",
       "interaction[0]",
     ]);
+    // Chained inputs are checked against what the previous action yielded on chain.
+    for (const id of ["action[0]", "action[1]"])
+      expect(verdict.checks.find((c) => c.id === id)!.reason).to.match(
+        /amount in as the workflow gave it$/,
+      );
     const envelope = {
       cid: genuine.artifact_id,
       signer: genuine.signer,

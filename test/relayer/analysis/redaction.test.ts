@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { expect } from "chai";
 import { findPii, redact, restore } from "../../../relayer/analysis/redaction.ts";
 import { GENERAL_MAX_CHARS, routeText } from "../../../relayer/analysis/routing.ts";
 import { parseIntegrations } from "../../../relayer/integrations/config.ts";
 import { FALLBACK_MODEL, MODELS, textAnalysisEntry } from "../../fixtures/analysis.ts";
+import { newApiKey, signedRequest, startInProcessRelayer } from "../../fixtures/relayer.ts";
 
 const models = { ultra: MODELS.ultra, general: MODELS.general, inHouse: MODELS.in_house };
 
@@ -131,6 +135,19 @@ describe("# text_analysis configuration", function () {
       ).to.equal(true);
   });
 
+  it("should answer 503 ANALYSIS_NOT_CONFIGURED on a relayer without text_analysis", async function () {
+    this.timeout(60_000);
+    const relayer = await startInProcessRelayer({ label: "analysis-off" });
+    try {
+      const key = await newApiKey(relayer.ctx);
+      const res = await signedRequest(relayer.app, key, "POST", "/v1/analysis", '{"text":"hi"}');
+      expect(res.status).to.equal(503);
+      expect(((await res.json()) as { error: string }).error).to.equal("ANALYSIS_NOT_CONFIGURED");
+    } finally {
+      await relayer.close();
+    }
+  });
+
   it("should refuse a rules file that is missing or holds a bad pattern", function () {
     expect(() =>
       parseIntegrations({
@@ -140,5 +157,18 @@ describe("# text_analysis configuration", function () {
         },
       }),
     ).to.throw(/text_analysis.rules cannot read/);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "vf-rules-"));
+    try {
+      writeFileSync(path.join(dir, "rules.yaml"), "kinds:\n  nda:\n    detect: ['(unclosed']\n");
+      expect(() =>
+        parseIntegrations(
+          { text_analysis: { ...textAnalysisEntry("https://x.example"), rules: "rules.yaml" } },
+          "test",
+          dir,
+        ),
+      ).to.throw(/kinds\.nda\.detect\.0 must be a valid regular expression/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -48,6 +48,18 @@ describe("# credentials cache", function () {
     expect(lookups).to.equal(2);
   });
 
+  it("should remember an unknown key for the TTL (one lookup per key and second), yet see a key created here at once", async () => {
+    const cache = new CredentialsCache(counting, masterKey, 1_000);
+    lookups = 0;
+    const now = Date.now();
+    expect(await cache.get("vfk_not_yet", now)).to.equal(null);
+    expect(await cache.get("vfk_not_yet", now + 500)).to.equal(null);
+    expect(lookups).to.equal(1);
+    await createApiKey(store, masterKey, { key: "vfk_not_yet", tier: "free" });
+    expect((await cache.get("vfk_not_yet", now + 600))?.key).to.equal("vfk_not_yet");
+    expect(lookups).to.equal(2);
+  });
+
   it("should not cache a load in flight when the key is revoked in this process meanwhile", async () => {
     const cache = new CredentialsCache(counting, masterKey, 60_000);
     lookups = 0;

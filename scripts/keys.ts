@@ -122,7 +122,11 @@ async function run(argv: string[]): Promise<void> {
         break;
       case "revoke": {
         const record = await revokeApiKey(store, needKey());
-        process.stdout.write(`revoked ${record.key} at ${record.revokedAt!.toISOString()}\n`);
+        process.stdout.write(
+          `revoked ${record.key} at ${record.revokedAt!.toISOString()}; ` +
+            `${record.executions.cancelled} queued execution(s) cancelled, ` +
+            `${record.executions.stopping} running one(s) stopping before their next action\n`,
+        );
         break;
       }
       default:

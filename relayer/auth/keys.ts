@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { cancelExecutionsOfKey } from "../execution/executions-store.ts";
 import type { Store } from "../store/index.ts";
 import type { TierName } from "../limits/tiers.ts";
 import { decryptSecret, encryptSecret, masterKeyFingerprint } from "./secrets.ts";
@@ -181,15 +182,20 @@ export async function revokeApiKey(
   store: Store,
   key: string,
   now = Date.now(),
-): Promise<ApiKeyRecord> {
-  const [row] = await store.query<ApiKeyRow>(
-    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2::timestamptz)
-     WHERE key = $1 RETURNING *`,
-    [key, new Date(now)],
-  );
-  if (!row) throw new ApiKeyError(`no API key ${key}`);
+): Promise<ApiKeyRecord & { executions: { cancelled: number; stopping: number } }> {
+  // One transaction: once the revocation commits, no execution of the key is left to start, and
+  // the running ones stop before their next action (its owner can no longer cancel them).
+  const { row, executions } = await store.transaction(async (tx) => {
+    const [revoked] = await tx.query<ApiKeyRow>(
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2::timestamptz)
+       WHERE key = $1 RETURNING *`,
+      [key, new Date(now)],
+    );
+    if (!revoked) throw new ApiKeyError(`no API key ${key}`);
+    return { row: revoked, executions: await cancelExecutionsOfKey(tx, revoked.id) };
+  });
   forgetEverywhere(key);
-  return toRecord(row);
+  return { ...toRecord(row), executions };
 }
 
 /** The secrets valid at `now` for `key`, or null for an unknown key. */

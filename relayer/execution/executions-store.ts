@@ -285,6 +285,29 @@ export async function requestCancel(
   return existing ? { cancelled: false, state: existing.state } : null;
 }
 
+/**
+ * Every active execution of a key, as its revocation leaves them: queued ones `cancelled` at once,
+ * running ones `cancel_requested` (the engine stops before their next action). Run in the
+ * revocation's transaction, so no job of a revoked key starts after it commits. Returns how many.
+ */
+export async function cancelExecutionsOfKey(
+  store: EngineStore,
+  apiKeyId: string,
+): Promise<{ cancelled: number; stopping: number }> {
+  const rows = await store.query<{ state: ExecutionState }>(
+    `UPDATE workflow_executions
+        SET state = CASE WHEN state = 'queued' THEN 'cancelled' ELSE state END,
+            finished_at = CASE WHEN state = 'queued' THEN now() ELSE finished_at END,
+            cancel_requested_at = COALESCE(cancel_requested_at, now()),
+            updated_at = now()
+      WHERE api_key_id = $1 AND state = ANY($2::text[])
+      RETURNING state`,
+    [apiKeyId, ACTIVE_STATES],
+  );
+  const cancelled = rows.filter((r) => r.state === "cancelled").length;
+  return { cancelled, stopping: rows.length - cancelled };
+}
+
 // ------------------------------------------------------------------ engine (workflow_executions)
 
 /** What the engine reads of an execution to run or finish it. */

@@ -233,6 +233,11 @@ export class VeriflowClient {
     );
   }
 
+  /** POST /v1/analysis: a text analysed by the configured provider (redacted, audited). */
+  analyze(body: Schemas["AnalysisRequest"]) {
+    return this.unwrap(this.api.POST("/v1/analysis", { body }));
+  }
+
   account() {
     return this.unwrap(this.api.GET("/v1/account"));
   }
@@ -240,6 +245,28 @@ export class VeriflowClient {
   faucet() {
     return this.unwrap(this.api.POST("/v1/account/faucet", { body: {} }));
   }
+
+  /** Webhook endpoints of this key; `secret` (Standard Webhooks) is returned only by `create`. */
+  readonly webhooks = {
+    create: (body: Schemas["WebhookCreate"]) =>
+      this.unwrap(this.api.POST("/v1/webhooks", { body })),
+    list: () => this.unwrap(this.api.GET("/v1/webhooks")),
+    delete: (id: string) =>
+      this.unwrap(this.api.DELETE("/v1/webhooks/{id}", { params: { path: { id } } })),
+    deliveries: (id: string, limit?: number) =>
+      this.unwrap(
+        this.api.GET("/v1/webhooks/{id}/deliveries", {
+          params: { path: { id }, query: limit ? { limit } : {} },
+        }),
+      ),
+    redeliver: (id: string, messageId?: string) =>
+      this.unwrap(
+        this.api.POST("/v1/webhooks/{id}/redeliver", {
+          params: { path: { id } },
+          body: messageId ? { message_id: messageId } : {},
+        }),
+      ),
+  };
 
   /**
    * Yields the execution each time it changes (state, stage, a step, the report), ending with

@@ -8,26 +8,7 @@ export interface paths {
       cookie?: never;
     };
     /** Liveness: the process is up */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description alive */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Health"];
-          };
-        };
-      };
-    };
+    get: operations["get_healthz"];
     put?: never;
     post?: never;
     delete?: never;
@@ -44,35 +25,7 @@ export interface paths {
       cookie?: never;
     };
     /** Readiness: database, queue and chains reachable; 503 while draining */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description ready */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Readiness"];
-          };
-        };
-        /** @description not ready */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Readiness"];
-          };
-        };
-      };
-    };
+    get: operations["get_readyz"];
     put?: never;
     post?: never;
     delete?: never;
@@ -89,35 +42,7 @@ export interface paths {
       cookie?: never;
     };
     /** The API key's relayer-managed account: its address (same on every chain) and balances */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The account */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Account"];
-          };
-        };
-        /** @description No chains */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["AccountError"];
-          };
-        };
-      };
-    };
+    get: operations["get_v1_account"];
     put?: never;
     post?: never;
     delete?: never;
@@ -136,48 +61,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Devnet only: top the account up with test assets */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: {
-        content: {
-          "application/json": components["schemas"]["FaucetRequest"];
-        };
-      };
-      responses: {
-        /** @description What was sent */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["FaucetResult"];
-          };
-        };
-        /** @description Unknown chain or asset */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["AccountError"];
-          };
-        };
-        /** @description Not a devnet */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["AccountError"];
-          };
-        };
-      };
-    };
+    post: operations["post_v1_account_faucet"];
     delete?: never;
     options?: never;
     head?: never;
@@ -194,48 +78,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Dry-run a transaction: success or revert reason, gas, balance changes, sandwich (MEV) risk */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["SimulateRequest"];
-        };
-      };
-      responses: {
-        /** @description the simulation */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["SimulateResult"];
-          };
-        };
-        /** @description VALIDATION_FAILED (malformed address, calldata, quantity, block_count) or UNKNOWN_CHAIN */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description authentication failed */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["post_tx_simulate"];
     delete?: never;
     options?: never;
     head?: never;
@@ -250,67 +93,7 @@ export interface paths {
       cookie?: never;
     };
     /** Sanctions check of an address against the configured lists and on-chain oracles */
-    get: {
-      parameters: {
-        query: {
-          /** @description 0x-prefixed 20-byte address; mixed case must be a valid EIP-55 checksum */
-          address: string;
-          /** @description Comma-separated region codes: only the lists they require (see /v1/compliance/specs) */
-          jurisdictions?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description the answer */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ComplianceResult"];
-          };
-        };
-        /** @description INVALID_ADDRESS, VALIDATION_FAILED or INVALID_COMPLIANCE_RULES (unknown jurisdiction) */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description authentication failed */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description SANCTIONS_LIST_UNAVAILABLE: a list the jurisdictions require is not loaded */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description ORACLE_UNAVAILABLE: no sanctions oracle answered, and the oracle list is required or no list file is loaded */
-        504: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["get_compliance_check"];
     put?: never;
     post?: never;
     delete?: never;
@@ -327,67 +110,7 @@ export interface paths {
       cookie?: never;
     };
     /** Sanctions check of an address against the configured lists and on-chain oracles */
-    get: {
-      parameters: {
-        query: {
-          /** @description 0x-prefixed 20-byte address; mixed case must be a valid EIP-55 checksum */
-          address: string;
-          /** @description Comma-separated region codes: only the lists they require (see /v1/compliance/specs) */
-          jurisdictions?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description the answer */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ComplianceResult"];
-          };
-        };
-        /** @description INVALID_ADDRESS, VALIDATION_FAILED or INVALID_COMPLIANCE_RULES (unknown jurisdiction) */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description authentication failed */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description SANCTIONS_LIST_UNAVAILABLE: a list the jurisdictions require is not loaded */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description ORACLE_UNAVAILABLE: no sanctions oracle answered, and the oracle list is required or no list file is loaded */
-        504: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["get_v3_compliance"];
     put?: never;
     post?: never;
     delete?: never;
@@ -406,66 +129,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Sanctions check (the spec's compliance client form: `{address}` with a Bearer token) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["ComplianceCheckRequest"];
-        };
-      };
-      responses: {
-        /** @description the answer */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ComplianceResult"];
-          };
-        };
-        /** @description INVALID_ADDRESS, VALIDATION_FAILED or INVALID_COMPLIANCE_RULES (unknown jurisdiction) */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description authentication failed */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description SANCTIONS_LIST_UNAVAILABLE: a list the jurisdictions require is not loaded */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description ORACLE_UNAVAILABLE: no sanctions oracle answered, and the oracle list is required or no list file is loaded */
-        504: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["post_compliance"];
     delete?: never;
     options?: never;
     head?: never;
@@ -482,39 +146,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Store a JSON artifact; answers its CID (CIDv1, json codec, sha2-256 of the RFC 8785 canonical JSON) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["ArtifactValue"];
-        };
-      };
-      responses: {
-        /** @description stored (idempotent) */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["StoredArtifact"];
-          };
-        };
-        /** @description INVALID_ARTIFACT: not JSON (big integers must be decimal strings) */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["post_artifacts"];
     delete?: never;
     options?: never;
     head?: never;
@@ -529,46 +161,7 @@ export interface paths {
       cookie?: never;
     };
     /** One stored artifact, as its canonical JSON bytes */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          cid: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description the artifact */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": unknown;
-          };
-        };
-        /** @description INVALID_CID */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description ARTIFACT_NOT_FOUND */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["get_artifacts_by_cid"];
     put?: never;
     post?: never;
     delete?: never;
@@ -585,46 +178,7 @@ export interface paths {
       cookie?: never;
     };
     /** One artifact as a CARv1 file (root: the artifact), for pinning on an IPFS service */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          cid: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description CARv1 bytes */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/vnd.ipld.car; version=1": string;
-          };
-        };
-        /** @description INVALID_CID */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description ARTIFACT_NOT_FOUND */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["get_artifacts_by_cid_car"];
     put?: never;
     post?: never;
     delete?: never;
@@ -643,48 +197,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Several artifacts as one CARv1 file (roots: the given CIDs, in order) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["CarExportRequest"];
-        };
-      };
-      responses: {
-        /** @description CARv1 bytes */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/vnd.ipld.car; version=1": string;
-          };
-        };
-        /** @description INVALID_CID naming the bad one */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description ARTIFACT_NOT_FOUND naming the missing one */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["post_artifacts_car"];
     delete?: never;
     options?: never;
     head?: never;
@@ -701,66 +214,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Prove a batch of stored artifacts (Poseidon Merkle root, Groth16) and anchor the root on chain */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["ZkGenerateRequest"];
-        };
-      };
-      responses: {
-        /** @description proof, anchor and inclusion paths */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ZkGenerateResult"];
-          };
-        };
-        /** @description VALIDATION_FAILED, INVALID_CID or INVALID_ARTIFACTS, naming the bad entry */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description ARTIFACT_NOT_FOUND naming the CID the relayer does not store */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description ANCHOR_FAILED */
-        502: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description PROVER_UNAVAILABLE or REGISTRY_UNAVAILABLE */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["post_zk_generate"];
     delete?: never;
     options?: never;
     head?: never;
@@ -775,124 +229,10 @@ export interface paths {
       cookie?: never;
     };
     /** List this key's executions, newest first */
-    get: {
-      parameters: {
-        query?: {
-          state?: "queued" | "running" | "completed" | "failed" | "cancelled";
-          limit?: number;
-          cursor?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description A page of executions */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ExecutionList"];
-          };
-        };
-        /** @description VALIDATION_FAILED with the issues, or INVALID_COMPLIANCE_RULES (see /v1/compliance/specs) */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ValidationError"];
-          };
-        };
-      };
-    };
+    get: operations["get_v1_workflows"];
     put?: never;
     /** Submit a workflow (JSON or YAML), or run a deployed one by name */
-    post: {
-      parameters: {
-        query?: never;
-        header?: {
-          /** @description Replays the first response for the same key and body (24 h); another body with the same key is a 409. */
-          "idempotency-key"?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json":
-            components["schemas"]["WorkflowSubmission"] | components["schemas"]["DeploymentRun"];
-          "application/yaml": components["schemas"]["WorkflowDefinition"];
-        };
-      };
-      responses: {
-        /** @description Queued */
-        202: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["SubmissionResult"];
-          };
-        };
-        /** @description VALIDATION_FAILED with the issues, or INVALID_COMPLIANCE_RULES (see /v1/compliance/specs) */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ValidationError"];
-          };
-        };
-        /** @description DEPLOYMENT_NOT_FOUND */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSED */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description INSUFFICIENT_LIQUIDITY (with retry_in) or NO_ROUTE */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMITED or CONCURRENCY_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description SANCTIONS_LIST_UNAVAILABLE: a sanctions list the workflow's jurisdictions require is not loaded */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["post_v1_workflows"];
     delete?: never;
     options?: never;
     head?: never;
@@ -909,61 +249,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Store a named, versioned workflow configuration */
-    post: {
-      parameters: {
-        query?: never;
-        header?: {
-          /** @description Replays the first response for the same key and body (24 h); another body with the same key is a 409. */
-          "idempotency-key"?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["WorkflowSubmission"];
-          "application/yaml": components["schemas"]["WorkflowDefinition"];
-        };
-      };
-      responses: {
-        /** @description Deployed */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["DeployResult"];
-          };
-        };
-        /** @description VALIDATION_FAILED with the issues, or INVALID_COMPLIANCE_RULES (see /v1/compliance/specs) */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ValidationError"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSED */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description SANCTIONS_LIST_UNAVAILABLE: a sanctions list the workflow's jurisdictions require is not loaded */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["post_workflows_deploy"];
     delete?: never;
     options?: never;
     head?: never;
@@ -978,37 +264,7 @@ export interface paths {
       cookie?: never;
     };
     /** An execution: state, stage, steps with transaction hashes, errors, final report */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The execution */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Execution"];
-          };
-        };
-        /** @description EXECUTION_NOT_FOUND */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["get_v1_workflows_by_id"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1027,46 +283,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Cancel a queued execution, or stop a running one before its next action */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Cancelled or cancelling */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["CancelResult"];
-          };
-        };
-        /** @description EXECUTION_NOT_FOUND */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description EXECUTION_FINISHED */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["post_v1_workflows_by_id_cancel"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1081,38 +298,7 @@ export interface paths {
       cookie?: never;
     };
     /** List this key's live schedules */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          cursor?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description A page of schedules */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ScheduleList"];
-          };
-        };
-        /** @description VALIDATION_FAILED with the issues, or INVALID_COMPLIANCE_RULES (see /v1/compliance/specs) */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ValidationError"];
-          };
-        };
-      };
-    };
+    get: operations["get_v1_schedules"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1132,42 +318,7 @@ export interface paths {
     put?: never;
     post?: never;
     /** Delete a schedule: no further firings */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Deleted */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              id: string;
-              /** @enum {boolean} */
-              deleted: true;
-              deleted_at: string;
-            };
-          };
-        };
-        /** @description SCHEDULE_NOT_FOUND */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    delete: operations["delete_v1_schedules_by_id"];
     options?: never;
     head?: never;
     patch?: never;
@@ -1183,37 +334,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Pause a schedule: no firings until it is resumed (pausing a paused schedule changes nothing) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The schedule as it is now */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Schedule"];
-          };
-        };
-        /** @description SCHEDULE_NOT_FOUND */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["post_v1_schedules_by_id_pause"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1230,37 +351,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Resume a paused schedule from its next occurrence (missed occurrences are not made up) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The schedule as it is now */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Schedule"];
-          };
-        };
-        /** @description SCHEDULE_NOT_FOUND */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["post_v1_schedules_by_id_resume"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1275,38 +366,7 @@ export interface paths {
       cookie?: never;
     };
     /** List this key's deployed workflow names with their latest version */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          cursor?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description A page of deployments, by name */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["DeploymentList"];
-          };
-        };
-        /** @description VALIDATION_FAILED with the issues, or INVALID_COMPLIANCE_RULES (see /v1/compliance/specs) */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ValidationError"];
-          };
-        };
-      };
-    };
+    get: operations["get_v1_deployments"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1323,37 +383,7 @@ export interface paths {
       cookie?: never;
     };
     /** Every version of a deployed workflow, newest first */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          name: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The versions */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["DeploymentVersions"];
-          };
-        };
-        /** @description DEPLOYMENT_NOT_FOUND */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["get_v1_deployments_by_name"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1370,26 +400,7 @@ export interface paths {
       cookie?: never;
     };
     /** Supported jurisdictions with their sanctions lists, and supported tax forms */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The compliance catalogue */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ComplianceSpecs"];
-          };
-        };
-      };
-    };
+    get: operations["get_v1_compliance_specs"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1406,37 +417,7 @@ export interface paths {
       cookie?: never;
     };
     /** The external API interactions of an execution and their on-chain anchors */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The interactions, oldest first */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ApiInteractionList"];
-          };
-        };
-        /** @description EXECUTION_NOT_FOUND */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["get_v1_workflows_by_id_interactions"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1453,28 +434,7 @@ export interface paths {
       cookie?: never;
     };
     /** The monitored integration paths and their state */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The configured monitors */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              monitors: components["schemas"]["Monitor"][];
-            };
-          };
-        };
-      };
-    };
+    get: operations["get_v1_monitors"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1491,44 +451,7 @@ export interface paths {
       cookie?: never;
     };
     /** What changed at each poll of a monitor, newest first, with its anchored interaction */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          /** @description a change id: the page of changes older than it */
-          before?: number;
-        };
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The changes */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              monitor: string;
-              changes: components["schemas"]["MonitorChange"][];
-            };
-          };
-        };
-        /** @description MONITOR_NOT_FOUND */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["get_v1_monitors_by_id_changes"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1547,84 +470,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Analyse a text (redacted, bias-checked, routed to a model, checked, encrypted, audited) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["AnalysisRequest"];
-        };
-      };
-      responses: {
-        /** @description The analysis */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Analysis"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description WORKFLOW_NOT_FOUND */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description BIAS_REJECTED (the input's bias score is above the threshold; nothing was sent for analysis), REDACTION_FAILED */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMITED (600 rpm, burst 50 across the relayer) or ANALYSIS_PROVIDER_RATE_LIMITED; Retry-After */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description ANALYSIS_PROVIDER_UNAUTHORIZED (rotate the credential), ANALYSIS_PROVIDER_FORBIDDEN (source address not whitelisted, or key to rotate), ANALYSIS_PROVIDER_BAD_RESPONSE */
-        502: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description ANALYSIS_PROVIDER_UNAVAILABLE after retries and the fallback model (retry_in seconds), ANALYSIS_NOT_CONFIGURED */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["post_v1_analysis"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1639,43 +485,7 @@ export interface paths {
       cookie?: never;
     };
     /** The key's text-analysis audit records (hash-chained), oldest first */
-    get: {
-      parameters: {
-        query?: {
-          from?: string;
-          to?: string;
-          cursor?: string;
-          limit?: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description A page of audit records; `next_cursor` when more follow */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              records: components["schemas"]["AnalysisAuditRecord"][];
-              next_cursor: string | null;
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["get_v1_analysis_audit"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1692,48 +502,78 @@ export interface paths {
       cookie?: never;
     };
     /** An analysis again, decrypted for its owner */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The analysis */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Analysis"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description ANALYSIS_NOT_FOUND (also for another key's analysis) */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["get_v1_analysis_by_id"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/webhooks": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** This key's webhook endpoints */
+    get: operations["get_v1_webhooks"];
+    put?: never;
+    /** Register a webhook endpoint for this key's execution events */
+    post: operations["post_v1_webhooks"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/webhooks/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete an endpoint (its pending deliveries are dropped) */
+    delete: operations["delete_v1_webhooks_by_id"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/webhooks/{id}/deliveries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The endpoint's delivery log, newest first */
+    get: operations["get_v1_webhooks_by_id_deliveries"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/webhooks/{id}/redeliver": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a delivery again with its original webhook-id (or every failed one) */
+    post: operations["post_v1_webhooks_by_id_redeliver"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2666,6 +1506,104 @@ export interface components {
       prev_hash: string;
       hash: string;
     };
+    WebhookCreated: components["schemas"]["Webhook"] & {
+      /** @description Signing secret (Standard Webhooks `whsec_…`), shown only in this response; verify deliveries with it. */
+      secret: string;
+    };
+    Webhook: {
+      /** @example whk_01JD8X3V6N2Q5R7T9W0Y1Z2A3B */
+      id: string;
+      url: string;
+      events: (
+        | "execution.state_changed"
+        | "execution.step_completed"
+        | "execution.step_failed"
+        | "execution.attested"
+        | "execution.report"
+        | "execution.compliance_alert"
+      )[];
+      description: string | null;
+      created_at: string;
+    };
+    /**
+     * @example {
+     *       "error": "WEBHOOK_NOT_FOUND",
+     *       "detail": "no webhook whk_…"
+     *     }
+     */
+    WebhookError: {
+      error: string;
+      detail: string;
+    };
+    /**
+     * @example {
+     *       "url": "https://hooks.example.com/veriflow",
+     *       "events": [
+     *         "execution.report"
+     *       ]
+     *     }
+     */
+    WebhookCreate: {
+      /** @example https://hooks.example.com/veriflow */
+      url: string;
+      /** @description Event types to receive; empty or absent: all. */
+      events?: (
+        | "execution.state_changed"
+        | "execution.step_completed"
+        | "execution.step_failed"
+        | "execution.attested"
+        | "execution.report"
+        | "execution.compliance_alert"
+      )[];
+      description?: string;
+    };
+    WebhookList: {
+      items: components["schemas"]["Webhook"][];
+    };
+    WebhookDeleted: {
+      id: string;
+      /** @enum {boolean} */
+      deleted: true;
+    };
+    WebhookDeliveryList: {
+      items: components["schemas"]["WebhookDelivery"][];
+    };
+    WebhookDelivery: {
+      /**
+       * @description The webhook-id header of every attempt
+       * @example msg_42
+       */
+      id: string;
+      type: string;
+      execution_id: string;
+      /** @enum {string} */
+      state: "pending" | "delivered" | "failed";
+      attempts: number;
+      last_status: number | null;
+      last_error: string | null;
+      created_at: string;
+      delivered_at: string | null;
+      next_attempt_at: string | null;
+    };
+    WebhookRedelivered: {
+      redelivered: number;
+    };
+    /**
+     * @example {
+     *       "message_id": "msg_42"
+     *     }
+     */
+    WebhookRedeliver: {
+      /**
+       * @description One delivery (its webhook-id); absent: every failed delivery of the endpoint
+       * @example msg_42
+       */
+      message_id?: string;
+    };
+    PlatformError: {
+      error: string;
+      detail: string;
+    };
   };
   responses: never;
   parameters: never;
@@ -2674,4 +1612,2048 @@ export interface components {
   pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+  get_healthz: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description alive */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Health"];
+        };
+      };
+    };
+  };
+  get_readyz: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description ready */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Readiness"];
+        };
+      };
+      /** @description not ready */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Readiness"];
+        };
+      };
+    };
+  };
+  get_v1_account: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Account"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description No chains */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AccountError"];
+        };
+      };
+    };
+  };
+  post_v1_account_faucet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/json": components["schemas"]["FaucetRequest"];
+      };
+    };
+    responses: {
+      /** @description What was sent */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["FaucetResult"];
+        };
+      };
+      /** @description Unknown chain or asset */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AccountError"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description Not a devnet */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AccountError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  post_tx_simulate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["SimulateRequest"];
+      };
+    };
+    responses: {
+      /** @description the simulation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["SimulateResult"];
+        };
+      };
+      /** @description VALIDATION_FAILED (malformed address, calldata, quantity, block_count) or UNKNOWN_CHAIN */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description authentication failed */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_compliance_check: {
+    parameters: {
+      query: {
+        /** @description 0x-prefixed 20-byte address; mixed case must be a valid EIP-55 checksum */
+        address: string;
+        /** @description Comma-separated region codes: only the lists they require (see /v1/compliance/specs) */
+        jurisdictions?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ComplianceResult"];
+        };
+      };
+      /** @description INVALID_ADDRESS, VALIDATION_FAILED or INVALID_COMPLIANCE_RULES (unknown jurisdiction) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description authentication failed */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description SANCTIONS_LIST_UNAVAILABLE: a list the jurisdictions require is not loaded */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ORACLE_UNAVAILABLE: no sanctions oracle answered, and the oracle list is required or no list file is loaded */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_v3_compliance: {
+    parameters: {
+      query: {
+        /** @description 0x-prefixed 20-byte address; mixed case must be a valid EIP-55 checksum */
+        address: string;
+        /** @description Comma-separated region codes: only the lists they require (see /v1/compliance/specs) */
+        jurisdictions?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ComplianceResult"];
+        };
+      };
+      /** @description INVALID_ADDRESS, VALIDATION_FAILED or INVALID_COMPLIANCE_RULES (unknown jurisdiction) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description authentication failed */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description SANCTIONS_LIST_UNAVAILABLE: a list the jurisdictions require is not loaded */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ORACLE_UNAVAILABLE: no sanctions oracle answered, and the oracle list is required or no list file is loaded */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_compliance: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ComplianceCheckRequest"];
+      };
+    };
+    responses: {
+      /** @description the answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ComplianceResult"];
+        };
+      };
+      /** @description INVALID_ADDRESS, VALIDATION_FAILED or INVALID_COMPLIANCE_RULES (unknown jurisdiction) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description authentication failed */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description SANCTIONS_LIST_UNAVAILABLE: a list the jurisdictions require is not loaded */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ORACLE_UNAVAILABLE: no sanctions oracle answered, and the oracle list is required or no list file is loaded */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_artifacts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ArtifactValue"];
+      };
+    };
+    responses: {
+      /** @description stored (idempotent) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["StoredArtifact"];
+        };
+      };
+      /** @description INVALID_ARTIFACT: not JSON (big integers must be decimal strings) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_artifacts_by_cid: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        cid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the artifact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": unknown;
+        };
+      };
+      /** @description INVALID_CID */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description ARTIFACT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_artifacts_by_cid_car: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        cid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description CARv1 bytes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/vnd.ipld.car; version=1": string;
+        };
+      };
+      /** @description INVALID_CID */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description ARTIFACT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  post_artifacts_car: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CarExportRequest"];
+      };
+    };
+    responses: {
+      /** @description CARv1 bytes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/vnd.ipld.car; version=1": string;
+        };
+      };
+      /** @description INVALID_CID naming the bad one */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description ARTIFACT_NOT_FOUND naming the missing one */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  post_zk_generate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ZkGenerateRequest"];
+      };
+    };
+    responses: {
+      /** @description proof, anchor and inclusion paths */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ZkGenerateResult"];
+        };
+      };
+      /** @description VALIDATION_FAILED, INVALID_CID or INVALID_ARTIFACTS, naming the bad entry */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description ARTIFACT_NOT_FOUND naming the CID the relayer does not store */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description ANCHOR_FAILED */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PROVER_UNAVAILABLE or REGISTRY_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_v1_workflows: {
+    parameters: {
+      query?: {
+        state?: "queued" | "running" | "completed" | "failed" | "cancelled";
+        limit?: number;
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of executions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ExecutionList"];
+        };
+      };
+      /** @description VALIDATION_FAILED with the issues, or INVALID_COMPLIANCE_RULES (see /v1/compliance/specs) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  post_v1_workflows: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays the first response for the same key and body (24 h); another body with the same key is a 409. */
+        "idempotency-key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json":
+          components["schemas"]["WorkflowSubmission"] | components["schemas"]["DeploymentRun"];
+        "application/yaml": components["schemas"]["WorkflowDefinition"];
+      };
+    };
+    responses: {
+      /** @description Queued */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["SubmissionResult"];
+        };
+      };
+      /** @description VALIDATION_FAILED with the issues, or INVALID_COMPLIANCE_RULES (see /v1/compliance/specs) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description DEPLOYMENT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INSUFFICIENT_LIQUIDITY (with retry_in) or NO_ROUTE */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED or CONCURRENCY_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SANCTIONS_LIST_UNAVAILABLE: a sanctions list the workflow's jurisdictions require is not loaded */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  post_workflows_deploy: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays the first response for the same key and body (24 h); another body with the same key is a 409. */
+        "idempotency-key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WorkflowSubmission"];
+        "application/yaml": components["schemas"]["WorkflowDefinition"];
+      };
+    };
+    responses: {
+      /** @description Deployed */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["DeployResult"];
+        };
+      };
+      /** @description VALIDATION_FAILED with the issues, or INVALID_COMPLIANCE_RULES (see /v1/compliance/specs) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description SANCTIONS_LIST_UNAVAILABLE: a sanctions list the workflow's jurisdictions require is not loaded */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_v1_workflows_by_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The execution */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Execution"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description EXECUTION_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  post_v1_workflows_by_id_cancel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled or cancelling */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["CancelResult"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description EXECUTION_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description EXECUTION_FINISHED */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_v1_schedules: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of schedules */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ScheduleList"];
+        };
+      };
+      /** @description VALIDATION_FAILED with the issues, or INVALID_COMPLIANCE_RULES (see /v1/compliance/specs) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  delete_v1_schedules_by_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            /** @enum {boolean} */
+            deleted: true;
+            deleted_at: string;
+          };
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description SCHEDULE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  post_v1_schedules_by_id_pause: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The schedule as it is now */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Schedule"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description SCHEDULE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  post_v1_schedules_by_id_resume: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The schedule as it is now */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Schedule"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description SCHEDULE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_v1_deployments: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of deployments, by name */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["DeploymentList"];
+        };
+      };
+      /** @description VALIDATION_FAILED with the issues, or INVALID_COMPLIANCE_RULES (see /v1/compliance/specs) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_v1_deployments_by_name: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The versions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["DeploymentVersions"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description DEPLOYMENT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_v1_compliance_specs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The compliance catalogue */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ComplianceSpecs"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_v1_workflows_by_id_interactions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The interactions, oldest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiInteractionList"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description EXECUTION_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_v1_monitors: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The configured monitors */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            monitors: components["schemas"]["Monitor"][];
+          };
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_v1_monitors_by_id_changes: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description a change id: the page of changes older than it */
+        before?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The changes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            monitor: string;
+            changes: components["schemas"]["MonitorChange"][];
+          };
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description MONITOR_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  post_v1_analysis: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["AnalysisRequest"];
+      };
+    };
+    responses: {
+      /** @description The analysis */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Analysis"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description WORKFLOW_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description BIAS_REJECTED (the input's bias score is above the threshold; nothing was sent for analysis), REDACTION_FAILED */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED (600 rpm, burst 50 across the relayer) or ANALYSIS_PROVIDER_RATE_LIMITED; Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ANALYSIS_PROVIDER_UNAUTHORIZED (rotate the credential), ANALYSIS_PROVIDER_FORBIDDEN (source address not whitelisted, or key to rotate), ANALYSIS_PROVIDER_BAD_RESPONSE */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ANALYSIS_PROVIDER_UNAVAILABLE after retries and the fallback model (retry_in seconds), ANALYSIS_NOT_CONFIGURED */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_v1_analysis_audit: {
+    parameters: {
+      query?: {
+        from?: string;
+        to?: string;
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of audit records; `next_cursor` when more follow */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            records: components["schemas"]["AnalysisAuditRecord"][];
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_v1_analysis_by_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The analysis */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Analysis"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description ANALYSIS_NOT_FOUND (also for another key's analysis) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_v1_webhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Endpoints */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookList"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  post_v1_webhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WebhookCreate"];
+      };
+    };
+    responses: {
+      /** @description Registered; the secret is shown only here */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookCreated"];
+        };
+      };
+      /** @description VALIDATION_FAILED, or WEBHOOK_URL_REFUSED (not https in production, private address, credentials) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookError"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description WEBHOOK_LIMIT: at most 10 endpoints per key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  delete_v1_webhooks_by_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookDeleted"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description WEBHOOK_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_v1_webhooks_by_id_deliveries: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deliveries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookDeliveryList"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description WEBHOOK_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  post_v1_webhooks_by_id_redeliver: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/json": components["schemas"]["WebhookRedeliver"];
+      };
+    };
+    responses: {
+      /** @description Queued */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookRedelivered"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description WEBHOOK_NOT_FOUND, or DELIVERY_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+}

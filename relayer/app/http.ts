@@ -12,6 +12,7 @@ import type { AppEnv } from "../http/env.ts";
 import { renderError, renderNotFound } from "../http/errors.ts";
 import { healthRoutes } from "../http/health.ts";
 import { observe } from "../http/observe.ts";
+import { completeDocument } from "../http/openapi.ts";
 import { createRouter } from "../http/router.ts";
 import { acceptsBearer, HMAC_SECURITY, isPublicPath, SECURITY_SCHEMES } from "../http/security.ts";
 import { integrationRoutes } from "../integrations/routes.ts";
@@ -19,6 +20,8 @@ import { monitorRoutes } from "../monitors/routes.ts";
 import { admissionBatcher } from "../limits/admission.ts";
 import { rateLimit } from "../limits/middleware.ts";
 import { simulationRoutes } from "../simulation/routes.ts";
+import { webhookPolicy } from "../webhooks/index.ts";
+import { webhookRoutes } from "../webhooks/routes.ts";
 import { workflowRoutes } from "../workflows/routes.ts";
 import type { Services } from "./services.ts";
 
@@ -75,11 +78,12 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   app.route("/", integrationRoutes(services));
   app.route("/", monitorRoutes(services));
   app.route("/", analysisRoutes(services.analysis));
+  app.route("/", webhookRoutes({ ...services, policy: webhookPolicy(services.config) }));
 
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
     app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);
   }
-  app.doc31("/openapi.json", {
+  const documentConfig = {
     openapi: "3.1.0",
     info: {
       title: "Veriflow relayer API",
@@ -87,9 +91,17 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
       description:
         "HMAC-signed REST API: submit multi-chain workflows, follow their execution, verify proofs. " +
         "Errors are `{error, detail, ...}` with an upper-case code.",
+      license: { name: "MIT", identifier: "MIT" },
     },
-    servers: [{ url: `http://${services.config.host}:${services.config.port}` }],
+    // Relative: the docs page and clients reach the relayer at whatever address served the document
+    // (a configured PORT=0, a proxy or another host name would make an absolute URL wrong).
+    servers: [{ url: "/", description: "this relayer" }],
     security: HMAC_SECURITY,
+  };
+  let document: object | undefined;
+  app.get("/openapi.json", (c) => {
+    document ??= completeDocument(app.getOpenAPI31Document(documentConfig), HMAC_SECURITY);
+    return c.json(document);
   });
 
   app.notFound(renderNotFound);

@@ -4,6 +4,7 @@ import { startEngineWorker } from "../execution/index.ts";
 import { startIntegrationJobs } from "../integrations/index.ts";
 import { purgeRateLimitWindows } from "../limits/rate-limit.ts";
 import { JOB_NAMES } from "../queue/index.ts";
+import { startDispatcher, webhookPolicy } from "../webhooks/index.ts";
 import { startWorkflowJobs } from "../workflows/service.ts";
 import type { Services } from "./services.ts";
 
@@ -12,7 +13,8 @@ import type { Services } from "./services.ts";
  * its queue, so every process may start all of them; `npm run worker` starts only the platform's
  * housekeeping and the engine. To add a worker: a kind here and one branch in `startWorkers`.
  */
-export type WorkerKind = "platform" | "workflows" | "integrations" | "analysis" | "engine";
+export type WorkerKind =
+  "platform" | "workflows" | "integrations" | "analysis" | "engine" | "webhooks";
 
 export const ALL_WORKERS: readonly WorkerKind[] = [
   "platform",
@@ -20,6 +22,7 @@ export const ALL_WORKERS: readonly WorkerKind[] = [
   "integrations",
   "analysis",
   "engine",
+  "webhooks",
 ];
 
 export async function startWorkers(
@@ -46,6 +49,17 @@ export async function startWorkers(
   }
   if (kinds.includes("analysis") && services.analysis) {
     await startAnalysisJobs(queue, services.analysis, () => services.clock());
+  }
+  if (kinds.includes("webhooks")) {
+    // Polls below pg-boss's one-minute cron; deliveries are claimed in the database.
+    services.closers.push(
+      startDispatcher({
+        store,
+        cipher: services.cipher,
+        logger: logger.child({ area: "webhooks" }),
+        policy: webhookPolicy(services.config),
+      }),
+    );
   }
   if (kinds.includes("engine") && services.engine && services.config.engine.worker) {
     const worker = await startEngineWorker(queue, services.engine, {

@@ -401,12 +401,62 @@ class AuditContext {
       report.actions.length === report.workflow.actions.length,
       `the report lists ${report.actions.length} actions, its workflow ${report.workflow.actions.length}`,
     );
+    const claimed = report.claim as ReportedClaim;
+    expect(
+      claimed.actions.length === report.actions.length,
+      `the claim lists ${claimed.actions.length} actions, the report ${report.actions.length}`,
+    );
+    // The proved claim must be what the action results say (which the action checks compare
+    // with the chain): otherwise a proof of other amounts would pass beside genuine results.
+    for (const action of report.actions)
+      this.expectClaimedAsResult(action, claimed.actions[action.index]!);
     return claimFromReport({
       execution_id: report.execution_id,
       workflow: report.workflow as unknown as ExecutionClaim["workflow"],
       receipt: { salt: report.receipt.salt },
-      claim: report.claim as ReportedClaim,
+      claim: claimed,
     });
+  }
+
+  private expectClaimedAsResult(action: AuditedAction, claimed: ReportedClaim["actions"][number]) {
+    const r = action.result as Record<string, unknown> | null;
+    expect(r !== null && action.state === "completed", `action ${action.index} did not complete`);
+    const chain = String(r.chain);
+    const units = (value: unknown, on: string, asset: unknown) =>
+      parseUnits(String(value), this.decimalsOf(on, String(asset))).toString();
+    const last = (kind: string) =>
+      [...(action.result?.txs ?? [])]
+        .reverse()
+        .find((t) => t.kind === kind && t.status === "confirmed")?.hash;
+    let expected: Record<string, unknown>;
+    if (action.type === "swap" || action.type === "convert") {
+      expected = {
+        amount_in: units(r.amount_in, chain, r.from),
+        amount_out: units(r.amount_out, chain, r.to),
+        quoted_out: units(r.quoted_out, chain, r.to),
+        tx_hashes: [last("swap")],
+      };
+    } else if (action.type === "bridge") {
+      expected = {
+        amount_in: units(r.amount_in, chain, r.asset),
+        amount_out: units(r.amount_out, String(r.destination), r.asset),
+        fee_cap: units(r.max_fee, chain, r.asset),
+        tx_hashes: [r.src_tx, r.dest_tx],
+      };
+    } else {
+      const recipients = (r.recipients ?? []) as Array<{ amount: string }>;
+      expected = {
+        amount_in: units(r.total, chain, r.asset),
+        recipient_amounts: recipients.map((x) => units(x.amount, chain, r.asset)),
+        tx_hashes: [last("multisend")],
+      };
+    }
+    for (const [field, value] of Object.entries(expected)) {
+      expect(
+        JSON.stringify((claimed as Record<string, unknown>)[field]) === JSON.stringify(value),
+        `action ${action.index}: the claim's ${field} is not the action result's`,
+      );
+    }
   }
 
   private txOf(action: AuditedAction, kind: string): Promise<TxEvidence> {

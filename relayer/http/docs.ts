@@ -20,8 +20,19 @@ const PAGE = `<!doctype html>
   <title>Veriflow relayer API</title>
   <link rel="stylesheet" href="/docs/swagger-ui.css">
   <link rel="icon" type="image/png" href="/docs/favicon-32x32.png">
+  <style>
+    #signing { font-family: sans-serif; padding: 12px 20px; background: #f4f6f8; border-bottom: 1px solid #d8dde3; }
+    #signing input { margin: 0 8px; padding: 4px; width: 22em; }
+  </style>
 </head>
 <body>
+  <form id="signing" autocomplete="off">
+    <strong>Sign requests</strong>
+    <label>API key <input id="api-key" name="api-key" placeholder="vfk_…"></label>
+    <label>Signing secret <input id="signing-secret" name="signing-secret" type="password"></label>
+    <button type="submit">Use</button>
+    <span id="signing-state">requests are sent unsigned</span>
+  </form>
   <div id="swagger-ui"></div>
   <script src="/docs/swagger-ui-bundle.js"></script>
   <script src="/docs/swagger-ui-standalone-preset.js"></script>
@@ -29,12 +40,54 @@ const PAGE = `<!doctype html>
 </body>
 </html>`;
 
-const INIT = `window.ui = SwaggerUIBundle({
-  url: "/openapi.json",
-  dom_id: "#swagger-ui",
-  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-  layout: "StandaloneLayout",
-});`;
+/**
+ * Signs each "Try it out" request in the browser (WebCrypto HMAC-SHA256 over the timestamp and
+ * the exact body sent), with the key and secret entered once in the form. They stay in this
+ * page's memory only: nothing is stored or sent to the relayer but the three signature headers.
+ */
+const INIT = `(() => {
+  const encoder = new TextEncoder();
+  let credentials = null;
+  document.getElementById("signing").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const apiKey = document.getElementById("api-key").value.trim();
+    const secret = document.getElementById("signing-secret").value;
+    const state = document.getElementById("signing-state");
+    if (!apiKey || !secret) {
+      credentials = null;
+      state.textContent = "requests are sent unsigned";
+      return;
+    }
+    const key = await crypto.subtle.importKey(
+      "raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    credentials = { apiKey, key };
+    document.getElementById("signing-secret").value = "";
+    state.textContent = "signing requests as " + apiKey;
+  });
+  const hex = (buffer) =>
+    Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+  window.ui = SwaggerUIBundle({
+    url: "/openapi.json",
+    dom_id: "#swagger-ui",
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    layout: "StandaloneLayout",
+    requestInterceptor: async (request) => {
+      if (!credentials || new URL(request.url, location.href).pathname === "/openapi.json") {
+        return request;
+      }
+      if (request.body != null && typeof request.body !== "string") {
+        request.body = JSON.stringify(request.body);
+      }
+      const timestamp = String(Date.now());
+      const mac = await crypto.subtle.sign(
+        "HMAC", credentials.key, encoder.encode(timestamp + (request.body ?? "")));
+      request.headers["X-SVC-Key"] = credentials.apiKey;
+      request.headers["X-SVC-Timestamp"] = timestamp;
+      request.headers["X-SVC-Signature"] = hex(mac);
+      return request;
+    },
+  });
+})();`;
 
 /** Interactive API docs at /docs (Swagger UI over /openapi.json). */
 export function docsRoutes() {

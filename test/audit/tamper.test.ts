@@ -195,6 +195,12 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
       caught: ["commitments", "transactions", "action[1]"],
     },
     {
+      name: "a claim that is not what its action results say",
+      resign: true,
+      forge: (r) => void (claimed(r, 1).amount_out = plusOne(claimed(r, 1).amount_out)),
+      caught: ["commitments"],
+    },
+    {
       name: "a dropped action",
       resign: true,
       forge: (r) => {

@@ -47,16 +47,19 @@ describe("# npm start (first run)", function () {
     const queued = (await json.json()) as { status: string; execution_id: string };
     expect(queued.status).to.equal("queued");
 
+    // One after the other: run at once, both swap 1,000 USDC in the same pool with 0.5% slippage,
+    // and the second can find the price moved by the first (the risk engine then stops it).
     const client = new VeriflowClient({
       baseUrl: relayer.url,
       apiKey: relayer.apiKey!,
       signingSecret: relayer.secret!,
     });
+    const first = await client.waitForReport(queued.execution_id, { intervalMs: 500 });
     const yaml = await client.submit({ yaml: SPEC_YAML_WORKFLOW });
     expect(yaml.execution_id).to.match(/^wf_/);
+    const second = await client.waitForReport(yaml.execution_id, { intervalMs: 500 });
 
-    for (const id of [queued.execution_id, yaml.execution_id]) {
-      const done = await client.waitForReport(id, { intervalMs: 500 });
+    for (const done of [first, second]) {
       expect(done.state, JSON.stringify(done.error)).to.equal("completed");
       expect(done.report?.cid).to.match(/^b[a-z2-7]+$/);
       expect(done.steps.map((s) => s.state)).to.deep.equal(Array(4).fill("completed"));

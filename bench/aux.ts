@@ -21,14 +21,14 @@ import {
 import { signedHeaders } from "../relayer/auth/hmac.ts";
 import { loadListFile } from "../relayer/compliance/lists.ts";
 import { DEVNET_ACCOUNTS } from "../relayer/devnet/accounts.ts";
-import { startAuxService } from "../test/relayer/aux/service.ts";
+import { startAuxService } from "../test/fixtures/aux-service.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const REAL_LIST = [
   path.resolve(root, "../shared/data/ofac-sanctioned-eth.txt"),
   path.resolve(root, "../../shared/data/ofac-sanctioned-eth.txt"),
 ].find(existsSync);
-const SAMPLE_LIST = path.join(root, "test/relayer/aux/fixtures/sdn-advanced-sample.xml");
+const SAMPLE_LIST = path.join(root, "test/fixtures/sanctions/sdn-advanced-sample.xml");
 const SANCTIONS_FILES = REAL_LIST ?? SAMPLE_LIST;
 
 const TORNADO_ROUTER = "0x8589427373D6D84E98730D7795D8f6f8731FDA16";

@@ -5,7 +5,7 @@ import { sha256 } from "multiformats/hashes/sha2";
 import { Wallet } from "ethers";
 import { auditReport } from "../../relayer/audit/index.ts";
 import { readAuditKeys } from "../../relayer/audit/node.ts";
-import { startEngineService, type EngineService } from "../relayer/engine/harness.ts";
+import { startEngineService, type EngineService } from "../fixtures/engine.ts";
 
 /**
  * The final report through the relayer's own HTTP API: stored under its CID in the artifact

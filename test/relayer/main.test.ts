@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { signedHeaders } from "../../relayer/auth/hmac.ts";
 import { VeriflowClient } from "../../clients/sdk/index.ts";
 import { startNpmStart, type StartedRelayer } from "../fixtures/npm-start.ts";
-import { SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "./workflows/fixtures.ts";
+import { SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "../fixtures/catalogue.ts";
 
 /**
  * A new user's first run: `npm start` with nothing configured, then the spec's two examples

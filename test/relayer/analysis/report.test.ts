@@ -9,7 +9,7 @@ import {
   startAnalysisProvider,
   type AnalysisProviderStandIn,
 } from "../../fixtures/standins/analysis-provider.ts";
-import { startEngineService, type EngineService } from "../engine/harness.ts";
+import { startEngineService, type EngineService } from "../../fixtures/engine.ts";
 
 /**
  * A workflow referenced by an analysis (`workflow_id`): its final report, signed by the engine

@@ -1,13 +1,13 @@
 import { expect } from "chai";
 import { revokeApiKey } from "../../../relayer/auth/keys.ts";
 import type { ChainSet } from "../../../relayer/chains/index.ts";
-import { SPEC_JSON_WORKFLOW } from "../workflows/fixtures.ts";
+import { SPEC_JSON_WORKFLOW } from "../../fixtures/catalogue.ts";
 import {
   newClient,
   openDevnetChains,
   startWorkflowService,
   type WorkflowService,
-} from "../workflows/service-fixture.ts";
+} from "../../fixtures/workflow-service.ts";
 import { cancelExecutionsOfKey } from "../../../relayer/execution/executions-store.ts";
 
 function workflow(name: string): string {

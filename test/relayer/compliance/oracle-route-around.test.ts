@@ -9,7 +9,7 @@ import { ApiError } from "../../../relayer/http/errors.ts";
 
 const CLEAN = "0x1111111111111111111111111111111111111111";
 const TORNADO_ROUTER = "0x8589427373D6D84E98730D7795D8f6f8731FDA16";
-const SDN_SAMPLE = path.join(import.meta.dirname, "..", "aux", "fixtures", "sdn-sample.xml");
+const SDN_SAMPLE = path.join(import.meta.dirname, "../../fixtures/sanctions/sdn-sample.xml");
 
 /**
  * Spec 504 ("verify the oracle is live; route around"): a chain's sanctions oracle that does not

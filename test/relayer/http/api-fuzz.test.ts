@@ -4,14 +4,14 @@ import { expect } from "chai";
 import fc from "fast-check";
 import type { ChainSet } from "../../../relayer/chains/index.ts";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
-import { SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "../workflows/fixtures.ts";
+import { SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "../../fixtures/catalogue.ts";
 import {
   newClient,
   openDevnetChains,
   startWorkflowService,
   type Client,
   type WorkflowService,
-} from "../workflows/service-fixture.ts";
+} from "../../fixtures/workflow-service.ts";
 
 /**
  * The API fuzz suite, driven by the OpenAPI document: every operation it lists, with generated

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { ChainSet } from "../../../relayer/chains/index.ts";
 import { bodyHazard, documentHazard, MAX_BODY_DEPTH } from "../../../relayer/http/body.ts";
-import { SPEC_JSON_WORKFLOW } from "../workflows/fixtures.ts";
+import { SPEC_JSON_WORKFLOW } from "../../fixtures/catalogue.ts";
 import {
   newClient,
   openDevnetChains,
@@ -9,7 +9,7 @@ import {
   startWorkflowService,
   type Client,
   type WorkflowService,
-} from "../workflows/service-fixture.ts";
+} from "../../fixtures/workflow-service.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const nested = (depth: number) => `{"a":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;

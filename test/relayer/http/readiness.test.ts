@@ -4,7 +4,7 @@ import {
   openDevnetChains,
   startWorkflowService,
   type WorkflowService,
-} from "../workflows/service-fixture.ts";
+} from "../../fixtures/workflow-service.ts";
 
 describe("# /readyz says why in fixed words, never the raw error", function () {
   this.timeout(120_000);

@@ -13,7 +13,7 @@ import {
   parseIntegrations,
 } from "../../../relayer/integrations/config.ts";
 import { anchorTarget, recordInteraction } from "../../../relayer/integrations/anchor.ts";
-import { startEngineService, type EngineService } from "../engine/harness.ts";
+import { startEngineService, type EngineService } from "../../fixtures/engine.ts";
 import { createTestCa } from "../../fixtures/standins/pki.ts";
 
 const good = {

@@ -23,7 +23,7 @@ import {
   submitExecution,
   units,
   type EngineWorld,
-} from "../engine/harness.ts";
+} from "../../fixtures/engine.ts";
 import { JWT_SECRET } from "./world.ts";
 
 /**

@@ -25,7 +25,7 @@ import {
   silentLogger,
   submitExecution,
   type EngineWorld,
-} from "../engine/harness.ts";
+} from "../../fixtures/engine.ts";
 import { JWT_SECRET } from "./world.ts";
 
 /**

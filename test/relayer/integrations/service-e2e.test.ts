@@ -10,7 +10,7 @@ import {
   type InteractionView,
 } from "../../../relayer/integrations/index.ts";
 import { startScreeningProvider } from "../../fixtures/standins/index.ts";
-import { startEngineService, type EngineService } from "../engine/harness.ts";
+import { startEngineService, type EngineService } from "../../fixtures/engine.ts";
 import { JWT_SECRET } from "./world.ts";
 
 /**

@@ -11,7 +11,7 @@ import {
   type IntegrationsDeps,
 } from "../../../relayer/integrations/index.ts";
 import type { RoutingChain } from "../../../relayer/routing/chain.ts";
-import { openTestStore, silentLogger } from "../engine/harness.ts";
+import { openTestStore, silentLogger } from "../../fixtures/engine.ts";
 
 /**
  * Fixtures of the integration tests: the embedded devnet (ProofRegistry and CircuitBreakerGateway

@@ -9,7 +9,7 @@ import {
 } from "../../../relayer/integrations/index.ts";
 import { diffCollections, Monitors } from "../../../relayer/monitors/monitor.ts";
 import { startInventory, type StandIn, type StockItem } from "../../fixtures/standins/index.ts";
-import { startEngineService, silentLogger, type EngineService } from "../engine/harness.ts";
+import { startEngineService, silentLogger, type EngineService } from "../../fixtures/engine.ts";
 import {
   entry,
   JWT_SECRET,

@@ -12,7 +12,7 @@ import { isPrivateAddress, refuseUrl } from "../../../relayer/webhooks/index.ts"
 import { newApiKey, startInProcessRelayer, type InProcessRelayer } from "../../fixtures/relayer.ts";
 import { listen, type RunningServer } from "../../../relayer/http/server.ts";
 import { startNpmStart, type StartedRelayer } from "../../fixtures/npm-start.ts";
-import { SPEC_JSON_WORKFLOW } from "../workflows/fixtures.ts";
+import { SPEC_JSON_WORKFLOW } from "../../fixtures/catalogue.ts";
 
 interface Received {
   id: string;

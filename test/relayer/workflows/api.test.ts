@@ -6,7 +6,7 @@ import type { Workflow } from "../../../relayer/workflows/model.ts";
 import { reconcileSchedules } from "../../../relayer/workflows/schedules.ts";
 import { fireSchedule } from "../../../relayer/workflows/service.ts";
 import { riskEvaluation, swapStepResult } from "../../fixtures/results.ts";
-import { RECIPIENT_A, SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "./fixtures.ts";
+import { RECIPIENT_A, SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "../../fixtures/catalogue.ts";
 import {
   createTestDatabase,
   newClient,
@@ -16,7 +16,7 @@ import {
   type Client,
   type TestDatabase,
   type WorkflowService,
-} from "./service-fixture.ts";
+} from "../../fixtures/workflow-service.ts";
 import { cancelExecutionsOfKey } from "../../../relayer/execution/executions-store.ts";
 
 const YAML = "application/yaml";

@@ -6,7 +6,7 @@ import { newExecutionId } from "../../../relayer/workflows/ids.ts";
 import { normaliseWorkflow } from "../../../relayer/workflows/normalise.ts";
 import { insertSchedule } from "../../../relayer/workflows/schedules.ts";
 import { fireSchedule, workflowCatalogue } from "../../../relayer/workflows/service.ts";
-import { RECIPIENT_A } from "./fixtures.ts";
+import { RECIPIENT_A } from "../../fixtures/catalogue.ts";
 import {
   newClient,
   openDevnetChains,
@@ -14,7 +14,7 @@ import {
   startWorkflowService,
   type Client,
   type WorkflowService,
-} from "./service-fixture.ts";
+} from "../../fixtures/workflow-service.ts";
 
 /**
  * Compliance fails closed on a workflow's jurisdictions: intake refuses a workflow whose required

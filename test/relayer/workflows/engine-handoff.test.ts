@@ -1,12 +1,12 @@
 import { expect } from "chai";
 import type { ChainSet } from "../../../relayer/chains/index.ts";
-import { RECIPIENT_A } from "./fixtures.ts";
+import { RECIPIENT_A } from "../../fixtures/catalogue.ts";
 import {
   newClient,
   openDevnetChains,
   startWorkflowService,
   type WorkflowService,
-} from "./service-fixture.ts";
+} from "../../fixtures/workflow-service.ts";
 
 /**
  * The hand-off to the execution engine: a workflow submitted through the API is picked up by

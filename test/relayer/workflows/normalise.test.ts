@@ -13,7 +13,7 @@ import {
   SPEC_JSON_WORKFLOW,
   SPEC_YAML_WORKFLOW,
   devnetLikeCatalogue,
-} from "./fixtures.ts";
+} from "../../fixtures/catalogue.ts";
 
 const catalogue = devnetLikeCatalogue();
 

@@ -8,7 +8,7 @@ import {
 } from "../../../relayer/routing/index.ts";
 import { ROUTER_ABI } from "../../../relayer/routing/abis.ts";
 import type { RoutingChain } from "../../../relayer/routing/chain.ts";
-import { deployUniswapWorld } from "./uniswap-fixture.ts";
+import { deployUniswapWorld } from "../../fixtures/uniswap.ts";
 
 /**
  * Routing reads chains through per-block snapshots (`relayer/routing/snapshot.ts`): decisions on

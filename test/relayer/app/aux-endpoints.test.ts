@@ -4,7 +4,7 @@ import { expect } from "chai";
 import { MaxUint256, parseUnits, Wallet, type BrowserProvider } from "ethers";
 import { encodeArtifact } from "../../../relayer/artifacts/store.ts";
 import { DEVNET_ACCOUNTS, DEVNET_SANCTIONED } from "../../../relayer/devnet/accounts.ts";
-import { startAuxService, type AuxService } from "./service.ts";
+import { startAuxService, type AuxService } from "../../fixtures/aux-service.ts";
 
 interface ComplianceBody {
   sanctioned: boolean;
@@ -22,7 +22,7 @@ describe("# aux endpoints", function () {
 
   before(async function () {
     svc = await startAuxService({
-      VERIFLOW_SANCTIONS_FILES: `ofac-sdn=${path.join(import.meta.dirname, "fixtures", "sdn-advanced-sample.xml")}`,
+      VERIFLOW_SANCTIONS_FILES: `ofac-sdn=${path.join(import.meta.dirname, "../../fixtures/sanctions", "sdn-advanced-sample.xml")}`,
     });
   });
 

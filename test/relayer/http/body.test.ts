@@ -4,7 +4,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { expect } from "chai";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import { MAX_BODY_BYTES } from "../../../relayer/http/body.ts";
-import { newKey, startTestService, type TestService } from "./fixtures.ts";
+import { newKey, startTestService, type TestService } from "../../fixtures/platform.ts";
 
 /**
  * The body limit and the signed bytes over a real socket: under @hono/node-server the relayer

@@ -22,7 +22,7 @@ import type { SignedReport } from "../../../relayer/execution/report.ts";
 import type { Workflow } from "../../../relayer/workflows/model.ts";
 import { newExecutionId } from "../../../relayer/workflows/ids.ts";
 import { bridgeStepResult, riskEvaluation } from "../../fixtures/results.ts";
-import { openTestStore } from "./harness.ts";
+import { openTestStore } from "../../fixtures/engine.ts";
 
 const WORKFLOW: Workflow = {
   modelVersion: 1,

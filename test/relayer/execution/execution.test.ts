@@ -34,7 +34,7 @@ import {
   useEngineWorld,
   submitExecution,
   units,
-} from "./harness.ts";
+} from "../../fixtures/engine.ts";
 
 describe("# execution engine (embedded devnet)", function () {
   this.timeout(300_000);

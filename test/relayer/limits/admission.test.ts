@@ -10,7 +10,7 @@ import {
 import { RATE_WINDOW_MS } from "../../../relayer/limits/rate-limit.ts";
 import { openStore, type QueryOptions, type Store } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";
-import { createTestDatabase } from "./fixtures.ts";
+import { createTestDatabase } from "../../fixtures/platform.ts";
 
 const BACKENDS = ["pglite", "postgres"] as const;
 /** 30 s into a rate window: Retry-After is 30. */

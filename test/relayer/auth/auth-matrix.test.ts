@@ -10,7 +10,7 @@ import {
   signedRequest,
   startTestService,
   type TestService,
-} from "./fixtures.ts";
+} from "../../fixtures/platform.ts";
 import { cancelExecutionsOfKey } from "../../../relayer/execution/executions-store.ts";
 
 const TEST_QUEUE = "platform.test-submit";

@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { toBeHex } from "ethers";
 import { encodeArtifact } from "../../../relayer/artifacts/store.ts";
 import { verifyArtifactInclusion, verifyArtifactsProof } from "../../../relayer/proofs/index.ts";
-import { startAuxService, type AuxService } from "./service.ts";
+import { startAuxService, type AuxService } from "../../fixtures/aux-service.ts";
 
 interface ZkResult {
   root: string;
@@ -30,7 +30,11 @@ describe("# /zk/generate", function () {
 
   before(async function () {
     svc = await startAuxService({
-      VERIFLOW_SANCTIONS_FILES: path.join(import.meta.dirname, "fixtures", "sdn-sample.xml"),
+      VERIFLOW_SANCTIONS_FILES: path.join(
+        import.meta.dirname,
+        "../../fixtures/sanctions",
+        "sdn-sample.xml",
+      ),
     });
     for (const n of [1, 2, 3]) {
       const res = await svc.signed("POST", "/artifacts", {

@@ -8,7 +8,7 @@ import { openStore, preparedName, type Store } from "../../../relayer/store/inde
 import { MIGRATIONS_DIR, migrate, readMigrations } from "../../../relayer/store/migrate.ts";
 import { purgeExpiredSignatures, recordSignature } from "../../../relayer/auth/replay.ts";
 import { consumeRateLimit, purgeRateLimitWindows } from "../../../relayer/limits/rate-limit.ts";
-import { createTestDatabase } from "./fixtures.ts";
+import { createTestDatabase } from "../../fixtures/platform.ts";
 
 const BACKENDS = ["pglite", "postgres"] as const;
 

@@ -10,11 +10,12 @@ import { parseSanctionsFiles, SanctionsLists } from "../../../relayer/compliance
 import { listScreen } from "../../../relayer/compliance/screen.ts";
 import { complianceSource } from "../../../relayer/compliance/service.ts";
 import { startInProcessRelayer } from "../../fixtures/relayer.ts";
-import { referenceDataFile } from "./reference-data.ts";
+import { referenceDataFile } from "../../fixtures/reference-data.ts";
 
 const TORNADO_ROUTER = "0x8589427373D6D84E98730D7795D8f6f8731FDA16";
 const CLEAN = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-const fixture = (name: string): string => path.join(import.meta.dirname, "fixtures", name);
+const fixture = (name: string): string =>
+  path.join(import.meta.dirname, "../../fixtures/sanctions", name);
 
 async function replaceFile(file: string, content: string): Promise<void> {
   await writeFile(`${file}.tmp`, content);

@@ -20,7 +20,7 @@ import { listen } from "../../../relayer/http/server.ts";
 import { resolveTierLimits } from "../../../relayer/limits/tiers.ts";
 import { openStore } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";
-import { newKey, signedRequest, startTestService } from "./fixtures.ts";
+import { newKey, signedRequest, startTestService } from "../../fixtures/platform.ts";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import { startService } from "../../../relayer/app/index.ts";
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { accountWallet } from "../../../relayer/accounts/index.ts";
 import { masterKeyCipher } from "../../../relayer/auth/secrets.ts";
-import { startEngineService, type EngineService } from "./harness.ts";
+import { startEngineService, type EngineService } from "../../fixtures/engine.ts";
 
 interface AccountBody {
   address: string;

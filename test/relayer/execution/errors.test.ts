@@ -5,7 +5,13 @@ import { AgentError, oracleScreen, SwapAgent } from "../../../relayer/agents/ind
 import { DEVNET_SANCTIONED } from "../../../relayer/devnet/accounts.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
 import { TxJournal } from "../../../relayer/execution/transactions.ts";
-import { balanceOf, normalise, useEngineWorld, submitExecution, units } from "./harness.ts";
+import {
+  balanceOf,
+  normalise,
+  useEngineWorld,
+  submitExecution,
+  units,
+} from "../../fixtures/engine.ts";
 
 interface StepView {
   action_index: number;

@@ -9,7 +9,7 @@ import { createApiKey } from "../../../relayer/auth/keys.ts";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import { openStore, type Store } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";
-import { createTestDatabase } from "./fixtures.ts";
+import { createTestDatabase } from "../../fixtures/platform.ts";
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "child-relayer.ts");
 

@@ -54,5 +54,13 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // CommonJS configuration files read by tools that do not load ESM (dependency-cruiser).
+    files: ["**/*.cjs"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { module: "writable", require: "readonly" },
+    },
+  },
   prettier,
 );

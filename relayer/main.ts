@@ -1,5 +1,5 @@
 import { describeSnapshot } from "./compliance/config.ts";
-import { ConfigError, loadConfig } from "./config/index.ts";
+import { loadConfigOrExit } from "./config/index.ts";
 import { createLogger } from "./http/logging.ts";
 import { startService } from "./app/index.ts";
 import { keyFingerprint } from "./auth/keys.ts";
@@ -9,16 +9,7 @@ import { keyFingerprint } from "./auth/keys.ts";
  * in process), or on PostgreSQL / RPC chains / a chains file per the environment (docs/platform.md).
  */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   const service = await startService(config, { logger });
 

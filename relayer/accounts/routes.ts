@@ -68,6 +68,9 @@ export function accountRoutes(
 ) {
   const app = createRouter();
 
+  const fundedAccount = (apiKeyId: string, chains: NonNullable<AppContext["chains"]>) =>
+    ensureFundedAccount(ctx.store, ctx.cipher, apiKeyId, chains.list(), DEVNET_FAUCET);
+
   const requireChains = () => {
     if (!ctx.chains)
       throw new ApiError(503, "CHAINS_UNAVAILABLE", "the relayer runs without chains");
@@ -91,13 +94,7 @@ export function accountRoutes(
     }),
     async (c) => {
       const chains = requireChains();
-      const account = await ensureFundedAccount(
-        ctx.store,
-        ctx.cipher,
-        c.get("apiKey").id,
-        chains.list(),
-        DEVNET_FAUCET,
-      );
+      const account = await fundedAccount(c.get("apiKey").id, chains);
       const balances = await accountBalances(chains.list(), account.address);
       return c.json(
         {
@@ -177,13 +174,7 @@ export function accountRoutes(
           );
         }
       }
-      const account = await ensureFundedAccount(
-        ctx.store,
-        ctx.cipher,
-        c.get("apiKey").id,
-        chains.list(),
-        DEVNET_FAUCET,
-      );
+      const account = await fundedAccount(c.get("apiKey").id, chains);
       const granted: Record<string, Record<string, string>> = {};
       for (const chain of targets)
         granted[chain.name] = await grantOnChain(chain, DEVNET_FAUCET, account.address, grant);

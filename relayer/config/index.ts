@@ -297,3 +297,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
   };
 }
+
+/** For entry points: the configuration, or each problem on stderr and exit status 2. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
+}

@@ -5,20 +5,11 @@
  * on one PostgreSQL to scale execution separately from intake.
  */
 import { startWorkerProcess } from "../app/index.ts";
-import { ConfigError, loadConfig } from "../config/index.ts";
+import { loadConfigOrExit } from "../config/index.ts";
 import { createLogger } from "../http/logging.ts";
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   const worker = await startWorkerProcess(config, { logger });
   process.stdout.write(

@@ -6,6 +6,7 @@ import { verifyInteractionOnChain } from "../integrations/verify.ts";
 import { assertClaimHonoured, encodeClaim, type ExecutionClaim } from "../proofs/claim.ts";
 import { computeCommitments } from "../proofs/commitments.ts";
 import { executionIdSignal, executionIdToBytes32 } from "../proofs/field.ts";
+import { receiptSigner, type SubmissionReceipt } from "../proofs/receipt.ts";
 import { claimFromReport, type ReportedClaim } from "../proofs/reported.ts";
 import {
   transactionEvidence,
@@ -26,6 +27,7 @@ import { CONTRACT_NAMES } from "../deployments/index.ts";
 export type CheckFamily =
   | "cid"
   | "signature"
+  | "receipt"
   | "proof"
   | "verifier"
   | "attestation"
@@ -126,6 +128,43 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
       `${recovered} holds no ATTESTER_ROLE on ${ATTESTOR} ${await attestor.getAddress()}`,
     );
     return `EIP-191 signature by ${recovered}, ATTESTER_ROLE on ${ATTESTOR} (chain ${ctx.home().chainId})`;
+  });
+
+  void run("receipt", "receipt", async () => {
+    const receipt = report.receipt;
+    expect(receipt != null, "the report carries no submission receipt");
+    expect(
+      receipt.execution_id === report.execution_id,
+      `the receipt is for ${receipt.execution_id}, the report for ${report.execution_id}`,
+    );
+    let recovered: string;
+    try {
+      recovered = receiptSigner(receipt as SubmissionReceipt);
+    } catch {
+      throw new Mismatch("the receipt's EIP-712 signature does not recover");
+    }
+    expect(
+      same(recovered, receipt.signer),
+      `receipt signed by ${recovered}, not by ${receipt.signer}`,
+    );
+    const home = ctx.home();
+    const attestor = ctx.attestor();
+    const address = await attestor.getAddress();
+    expect(
+      receipt.domain.chainId === home.chainId && same(receipt.domain.verifyingContract, address),
+      `the receipt's domain (chain ${receipt.domain.chainId}, ${receipt.domain.verifyingContract}) is not the attestor ${address} on chain ${home.chainId}`,
+    );
+    const role = (await attestor.getFunction("ATTESTER_ROLE")()) as string;
+    expect(
+      (await attestor.getFunction("hasRole")(role, recovered)) as boolean,
+      `receipt signer ${recovered} holds no ATTESTER_ROLE on ${ATTESTOR} ${address}`,
+    );
+    const [workflow] = ctx.publicSignals();
+    expect(
+      receipt.workflow_commitment === workflow,
+      "the receipt's workflow commitment is not the one proved and attested",
+    );
+    return `EIP-712 receipt for ${receipt.execution_id} signed by ${recovered} (ATTESTER_ROLE); its workflow commitment is the attested one`;
   });
 
   void run("proof", "proof", async () => {

@@ -66,7 +66,21 @@ export const auditedReportSchema = z.looseObject({
     .nullable()
     .optional(),
   receipt: z
-    .looseObject({ salt: z.string(), workflow_commitment: z.string() })
+    .looseObject({
+      execution_id: z.string(),
+      api_key_id: z.string(),
+      submitted_at: z.string(),
+      workflow_commitment: z.string(),
+      salt: z.string(),
+      domain: z.looseObject({
+        name: z.string(),
+        version: z.string(),
+        chainId: z.number().int(),
+        verifyingContract: z.string(),
+      }),
+      signer: z.string(),
+      signature: z.string(),
+    })
     .nullable()
     .optional(),
   api_interactions: z.array(auditedInteractionSchema).optional(),

@@ -8,6 +8,7 @@ import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
 import { serveChainsFile } from "../fixtures/rpc-bridge.ts";
 import { auditReport, type AuditVerdict } from "../../relayer/audit/index.ts";
 import type { SignedReport } from "../../relayer/execution/report.ts";
+import { RECEIPT_TYPES, receiptMessage } from "../../relayer/proofs/receipt.ts";
 import { openAuditWorld, type AuditWorld } from "../fixtures/audit-world.ts";
 
 /**
@@ -55,6 +56,7 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
     expect(verdict.checks.map((c) => c.id)).to.include.members([
       "cid",
       "signature",
+      "receipt",
       "proof",
       "verifier",
       "attestation",
@@ -267,6 +269,32 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
         claimed(r, 2).tx_hashes[1] = fake;
       },
       caught: ["commitments", "transactions", "bridge[2]"],
+    },
+    {
+      name: "a submission receipt re-signed by a key that is not the relayer's",
+      resign: true,
+      forge: async (r) => {
+        const stranger = Wallet.createRandom();
+        r.receipt.signer = stranger.address;
+        r.receipt.signature = await stranger.signTypedData(
+          r.receipt.domain,
+          RECEIPT_TYPES,
+          receiptMessage(r.receipt),
+        );
+      },
+      caught: ["receipt"],
+    },
+    {
+      name: "a submission receipt whose workflow commitment was changed after signing",
+      resign: true,
+      forge: (r) => void (r.receipt.workflow_commitment = plusOne(r.receipt.workflow_commitment)),
+      caught: ["receipt"],
+    },
+    {
+      name: "another execution's submission receipt",
+      resign: true,
+      forge: (r) => void (r.receipt = structuredClone((other as Json).receipt)),
+      caught: ["receipt", "commitments"],
     },
     {
       name: "an API interaction pointing at another registry",

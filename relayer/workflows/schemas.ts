@@ -91,12 +91,10 @@ export const recipientsFromSchema = z
       description: "the decimal amount field",
       example: "amount",
     }),
-    asset: recordFieldSchema
-      .optional()
-      .openapi({
-        description: "the field that must equal the multisend's asset",
-        example: "currency",
-      }),
+    asset: recordFieldSchema.optional().openapi({
+      description: "the field that must equal the multisend's asset",
+      example: "currency",
+    }),
     max_orders: z
       .union([z.number(), z.string().max(16)])
       .optional()

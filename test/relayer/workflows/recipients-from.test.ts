@@ -4,6 +4,7 @@ import { normaliseWorkflow, parseBody } from "../../../relayer/workflows/normali
 import { DEFAULT_MAX_ORDERS, type Workflow } from "../../../relayer/workflows/model.ts";
 import { ExecutionClaimError, workflowCommitment } from "../../../relayer/proofs/index.ts";
 import { encodeClaim } from "../../../relayer/proofs/claim.ts";
+import type { AssetCatalogue } from "../../../relayer/workflows/catalogue.ts";
 import { devnetLikeCatalogue } from "../../fixtures/catalogue.ts";
 import { RECIPIENTS_FROM_JSON, RECIPIENTS_FROM_YAML } from "../../fixtures/workflows.ts";
 
@@ -19,7 +20,7 @@ function normalise(format: "json" | "yaml", body: unknown): Workflow {
   return normaliseWorkflow(format, document, catalogue);
 }
 
-function issues(format: "json" | "yaml", body: unknown, cat = catalogue) {
+function issues(format: "json" | "yaml", body: unknown, cat: AssetCatalogue = catalogue) {
   try {
     const document = format === "yaml" ? parseBody("yaml", body as string) : body;
     normaliseWorkflow(format, document, cat);

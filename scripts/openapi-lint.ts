@@ -4,11 +4,11 @@
  * telemetry), and every request body's media types carry an example valid against the schema.
  * Fails on any error or warning, naming the rule and the location.
  */
-import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { createConfig, lintFromString, type RawUniversalConfig } from "@redocly/openapi-core";
 import { openApiDocument } from "./sdk-types.ts";
 
 /** Rules changed from `recommended`, each with why. */
-const RULES: Record<string, "off" | Record<string, unknown>> = {
+const RULES: RawUniversalConfig["rules"] = {
   // Every request body carries an example (checked below); each must be valid against its
   // schema, with no property the schema does not declare.
   "no-invalid-media-type-examples": { severity: "error", allowAdditionalProperties: false },
@@ -55,7 +55,7 @@ export function missingRequestExamples(document: Record<string, unknown>): OpenA
 export async function lintOpenApi(document: Record<string, unknown>): Promise<OpenApiProblem[]> {
   const config = await createConfig({
     extends: ["recommended"],
-    rules: RULES as Parameters<typeof createConfig>[0]["rules"],
+    rules: RULES,
   });
   const problems = await lintFromString({
     source: JSON.stringify(document),

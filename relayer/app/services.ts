@@ -8,7 +8,7 @@ import { complianceSource, type ComplianceSource } from "../compliance/service.t
 import type { Config } from "../config/index.ts";
 import { createContext, type AppContext, type CreateContextOptions } from "../context.ts";
 import { armCrashPoint, engineDeps, type EngineDeps } from "../execution/index.ts";
-import { Integrations } from "../integrations/index.ts";
+import { Integrations, orderSources } from "../integrations/index.ts";
 import { Monitors } from "../monitors/index.ts";
 import { createWorkflowIntake, type WorkflowIntake } from "../workflows/service.ts";
 
@@ -88,7 +88,9 @@ export async function buildServices(
     monitors,
     analysis,
     artifacts,
-    intake: createWorkflowIntake(ctx),
+    intake: createWorkflowIntake(ctx, {
+      recipientSources: config.integrations ? orderSources(config.integrations) : [],
+    }),
     engine: chains
       ? engineDeps({
           store: ctx.store,

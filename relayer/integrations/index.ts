@@ -22,6 +22,16 @@ import { providerScreen } from "./screening.ts";
 import { settleServiceFee, type PaymentReceiptView } from "./payments.ts";
 
 export { IntegrationClient } from "./client.ts";
+export {
+  fetchPayableOrders,
+  orderSources,
+  settleOrders,
+  settlementKey,
+  type FetchedOrders,
+  type PayableOrder,
+  type SettledOrder,
+  type UnsettledOrder,
+} from "./orders.ts";
 export { IntegrationError } from "./errors.ts";
 export { loadIntegrationsFile, parseIntegrations, IntegrationsConfigError } from "./config.ts";
 export type { IntegrationsConfig, IntegrationConfig } from "./config.ts";

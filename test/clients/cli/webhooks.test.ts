@@ -43,7 +43,10 @@ describe("# veriflow CLI: webhooks and rate limits", function () {
     const limits = Object.fromEntries(
       ["free", "pro", "enterprise"].map((t) => [t, { requestsPerMinute: REQUESTS_PER_MINUTE }]),
     );
-    relayer = await startNpmStart({ env: { VERIFLOW_LIMITS: JSON.stringify(limits) } });
+    relayer = await startNpmStart({
+      env: { VERIFLOW_LIMITS: JSON.stringify(limits) },
+      timeoutMs: 480_000,
+    });
     env = plainEnv({
       VERIFLOW_URL: relayer.url,
       VERIFLOW_API_KEY: relayer.apiKey!,

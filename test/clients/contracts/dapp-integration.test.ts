@@ -185,7 +185,8 @@ describe("# veriflow/contracts", function () {
       expect(out.code, out.stderr).to.equal(0);
       const result = JSON.parse(out.stdout.trim().split("\n").at(-1)!) as ExampleOutput;
       expect(result.attestation).to.equal(null);
-      expect(result.circuit).to.include({ gateway, state: "open", failures: threshold + 1 });
+      expect(result.circuit).to.include({ gateway, state: "open" });
+      expect(result.circuit.failures).to.equal(Number(await circuitBreaker.failureCount(gateway)));
     });
 
     it("should refuse a key without the registry's roles and log nothing", async function () {

@@ -14,9 +14,9 @@ import {
   isDeployedChain,
 } from "../../../clients/contracts/index.ts";
 import { readDeployment } from "../../../relayer/deployments/index.ts";
-import { DEVNET_ACCOUNTS, DEVNET_OPERATOR } from "../../../relayer/devnet/accounts.ts";
-import { PROJECT_ROOT } from "../../../relayer/devnet/artifacts.ts";
-import { executionIdToBytes32 } from "../../../relayer/proofs/field.ts";
+import { DEVNET_ACCOUNTS } from "../../../relayer/devnet/accounts.ts";
+import { DEVNET_OPERATOR, PROJECT_ROOT } from "../../../relayer/devnet/index.ts";
+import { executionIdToBytes32 } from "../../../relayer/proofs/index.ts";
 import { openAuditWorld, type AuditWorld } from "../../fixtures/audit-world.ts";
 import { serveJsonRpc, type RpcBridge } from "../../fixtures/rpc-bridge.ts";
 

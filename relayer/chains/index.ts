@@ -11,12 +11,16 @@ import {
   type InterfaceAbi,
   type Signer,
 } from "ethers";
-import { DEVNET_OPERATOR } from "../devnet/accounts.ts";
-import { PROJECT_ROOT } from "../devnet/artifacts.ts";
-import { DEVNET_CHAINS } from "../devnet/chains.ts";
-import { RPC_UNAVAILABLE_CODE } from "../devnet/eip1193.ts";
-import { jsonRpcFaults, type ChainFaults } from "../devnet/faults.ts";
-import { DEVNET_CHAIN_NAMES, type DevnetChainName } from "../devnet/plan.ts";
+import {
+  DEVNET_OPERATOR,
+  PROJECT_ROOT,
+  DEVNET_CHAINS,
+  RPC_UNAVAILABLE_CODE,
+  jsonRpcFaults,
+  type ChainFaults,
+  DEVNET_CHAIN_NAMES,
+  type DevnetChainName,
+} from "../devnet/index.ts";
 import { chainsConfigSchema, chainsFileSchema, type ChainsConfig } from "./config.ts";
 import { readDeployment, type Deployment } from "../deployments/index.ts";
 import {
@@ -32,7 +36,7 @@ export {
   type ChainsConfig,
   type ChainsFile,
 } from "./config.ts";
-export type { ChainFaults } from "../devnet/faults.ts";
+export type { ChainFaults } from "../devnet/index.ts";
 export {
   chainReliabilitySchema,
   DEVNET_RELIABILITY,
@@ -397,3 +401,5 @@ async function openChainsFile(file: string): Promise<ChainSet> {
     throw err;
   }
 }
+
+export { lockMintInfo } from "./lockmint.ts";

@@ -6,13 +6,17 @@ import {
   type TransactionReceipt,
   type TransactionRequest,
 } from "ethers";
-import type { EngineStore } from "../accounts/store.ts";
-import { isChainUnavailable } from "../chains/index.ts";
-import { DEVNET_RELIABILITY, type ChainReliability } from "../chains/reliability.ts";
+import type { EngineStore } from "../accounts/index.ts";
+import { DEVNET_RELIABILITY, isChainUnavailable, type ChainReliability } from "../chains/index.ts";
 import { VeriflowError } from "../errors/index.ts";
-import type { RoutingChain } from "../routing/chain.ts";
-import { feeQuote, type FeeQuote, type GasStrategy } from "../routing/fees.ts";
-import { recordObservedGas, type TxKind } from "../routing/gas.ts";
+import {
+  type RoutingChain,
+  feeQuote,
+  type FeeQuote,
+  type GasStrategy,
+  recordObservedGas,
+  type TxKind,
+} from "../routing/index.ts";
 import { crashPoint } from "./crash.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { Contract, ContractRunner, Provider, Signer } from "ethers";
-import type { ChainReliability } from "../chains/reliability.ts";
+import type { ChainReliability } from "../chains/index.ts";
 import { CONTRACT_NAMES, type Deployment } from "../deployments/index.ts";
 
 /**

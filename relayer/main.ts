@@ -1,4 +1,4 @@
-import { describeSnapshot } from "./compliance/config.ts";
+import { describeSnapshot } from "./compliance/index.ts";
 import { loadConfigOrExit } from "./config/index.ts";
 import { createLogger } from "./http/index.ts";
 import { startService } from "./app/index.ts";

@@ -10,10 +10,14 @@ import {
   type GasStrategy,
   type TxKind,
 } from "../routing/index.ts";
-import { paddedGasLimit, type SentTx, type TxJournal } from "../execution/transactions.ts";
+import { paddedGasLimit, type SentTx, type TxJournal } from "../transactions/index.ts";
 import { z } from "zod";
-import { screenResultSchema, type ComplianceScreen, type ScreenResult } from "./compliance.ts";
-import { AgentError } from "./errors.ts";
+import {
+  screenResultSchema,
+  type ComplianceScreen,
+  type ScreenResult,
+} from "../compliance/index.ts";
+import { AgentError } from "../errors/index.ts";
 
 /**
  * Spec "Task": the input of an agent, `{action, params}`. One shape per action type (each agent

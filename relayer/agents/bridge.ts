@@ -1,10 +1,10 @@
 import { formatUnits, parseUnits, type Signer } from "ethers";
 import { type RoutingChain, BRIDGE_CONTRACT, tokenOf, type ActionFlow } from "../routing/index.ts";
-import { crashPoint } from "../execution/crash.ts";
+import { crashPoint } from "../transactions/index.ts";
 import { z } from "zod";
 import type { WorkflowAction } from "../workflows/model.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
-import { AgentError } from "./errors.ts";
+import { AgentError } from "../errors/index.ts";
 
 /** EIP-712 domain of the lockmint bridge (contracts/devnet/interfaces/ILockMintBridge.sol). */
 const DOMAIN_NAME = "Veriflow LockMint";

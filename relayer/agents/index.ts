@@ -48,14 +48,13 @@ export type {
 } from "./base.ts";
 export { agentMetricsSchema, txRecordSchema } from "./base.ts";
 export type { BridgeResult, BridgeTask, MultisendResult, MultisendTask, SwapResult, SwapTask };
-export { AgentError, type AgentErrorCode } from "./errors.ts";
 export {
   oracleScreen,
   combineScreens,
   screenResultSchema,
   type ComplianceScreen,
   type ScreenResult,
-} from "./compliance.ts";
+} from "../compliance/index.ts";
 
 /** Spec "Task": the input of an agent, one shape per action type. */
 export type Task = SwapTask | BridgeTask | MultisendTask;

@@ -8,7 +8,7 @@ import {
 } from "../routing/index.ts";
 import type { WorkflowAction } from "../workflows/model.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
-import { AgentError } from "./errors.ts";
+import { AgentError } from "../errors/index.ts";
 
 const recipientSchema = z.object({ address: z.string(), amount: z.string() });
 

@@ -15,7 +15,7 @@ import {
 import { z } from "zod";
 import type { WorkflowAction } from "../workflows/model.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
-import { AgentError } from "./errors.ts";
+import { AgentError } from "../errors/index.ts";
 
 const TRANSFER_TOPIC = id("Transfer(address,address,uint256)");
 /** Default tolerance when a task gives none: 0.5% (the intake's default). */

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import type { Contract, Log } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
-import { TxJournal } from "../execution/transactions.ts";
-import type { AnchorTarget } from "../integrations/anchor.ts";
+import { TxJournal } from "../transactions/index.ts";
+import type { AnchorTarget } from "../integrations/index.ts";
 
 /**
  * The audit records of the text analysis (spec "Audit log record"), exactly the spec's fields

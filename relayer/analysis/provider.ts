@@ -1,6 +1,11 @@
 import { z } from "zod";
-import type { RetryPolicy, TextAnalysisConfig } from "../integrations/config.ts";
-import { AttemptFailure, isRetryable, retryDelays } from "../integrations/retry.ts";
+import {
+  type RetryPolicy,
+  type TextAnalysisConfig,
+  AttemptFailure,
+  isRetryable,
+  retryDelays,
+} from "../integrations/index.ts";
 
 /**
  * The text-analysis provider's protocol, OpenAI-compatible so real gateways and providers fit

@@ -1,4 +1,4 @@
-import type { TextAnalysisConfig } from "../integrations/config.ts";
+import type { TextAnalysisConfig } from "../integrations/index.ts";
 
 /**
  * Which model analyses a text (spec "Integration configuration keys": text containing the term NDA

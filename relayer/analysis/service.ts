@@ -4,10 +4,16 @@ import { Counter, type Registry } from "prom-client";
 import { decryptSecret, encryptSecret } from "../auth/index.ts";
 import type { ReportAnalysis } from "../execution/report.ts";
 import { ApiError } from "../http/index.ts";
-import { anchorTarget, type AnchorTarget } from "../integrations/anchor.ts";
-import { CIRCUIT_BREAKER, gatewayAddress, OnChainBreaker } from "../integrations/breaker.ts";
-import type { TextAnalysisConfig } from "../integrations/config.ts";
-import { readCredential } from "../integrations/vault.ts";
+import {
+  anchorTarget,
+  type AnchorTarget,
+  CIRCUIT_BREAKER,
+  gatewayAddress,
+  OnChainBreaker,
+  type TextAnalysisConfig,
+  readCredential,
+  checkRules,
+} from "../integrations/index.ts";
 import type { RoutingChain } from "../routing/index.ts";
 import type { Store } from "../store/index.ts";
 import { ulid } from "../workflows/ids.ts";
@@ -29,7 +35,6 @@ import {
 } from "./provider.ts";
 import { findPii, redact, RedactionError, restore, type RedactionOptions } from "./redaction.ts";
 import { routeText, type RouteDecision } from "./routing.ts";
-import { checkRules } from "./rules.ts";
 import {
   analysesOfWorkflow,
   findAnalysis,

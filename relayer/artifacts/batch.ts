@@ -1,6 +1,6 @@
 import { Contract, toBeHex, type EventLog, type Log } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
-import { TxJournal } from "../execution/transactions.ts";
+import { TxJournal } from "../transactions/index.ts";
 import { ApiError } from "../http/index.ts";
 import {
   MAX_ARTIFACTS,

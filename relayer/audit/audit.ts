@@ -2,7 +2,7 @@ import { Contract, getAddress, parseUnits, verifyMessage } from "ethers";
 import * as snarkjs from "snarkjs";
 import { lockMintInfo } from "../chains/index.ts";
 import { reportCid } from "../execution/report.ts";
-import { verifyInteractionOnChain } from "../integrations/verify.ts";
+import { verifyInteractionOnChain } from "../integrations/index.ts";
 import {
   assertClaimHonoured,
   encodeClaim,
@@ -21,7 +21,7 @@ import {
   type EvidenceEvent,
   type TxEvidence,
   type TxRef,
-} from "./evidence.ts";
+} from "../execution/evidence.ts";
 import { parseAuditInput, type AuditedAction, type AuditedReport } from "./input.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 

@@ -1,6 +1,6 @@
 /**
  * The auditor library: checks a signed final report from the chains alone (relayer/audit/audit.ts),
- * and the on-chain evidence the relayer lists in its reports (relayer/audit/evidence.ts).
+ * and the on-chain evidence the engine lists in its reports (relayer/execution/evidence.ts).
  * `node.ts` opens the environment in Node (`npm run audit`); see README "Auditing an execution".
  */
 export {
@@ -18,5 +18,5 @@ export {
   type EvidenceEvent,
   type TxEvidence,
   type TxRef,
-} from "./evidence.ts";
+} from "../execution/evidence.ts";
 export { AuditInputError, parseAuditInput, type AuditedReport } from "./input.ts";

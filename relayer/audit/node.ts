@@ -6,7 +6,7 @@ import { chainsFileSchema, readAbis } from "../chains/index.ts";
 import { readDeployment } from "../deployments/index.ts";
 import { DEVNET_CHAINS, PROJECT_ROOT, DEVNET_CHAIN_NAMES } from "../devnet/index.ts";
 import type { AuditEnvironment } from "./audit.ts";
-import type { EvidenceChain } from "./evidence.ts";
+import type { EvidenceChain } from "../execution/evidence.ts";
 import { AuditInputError } from "./input.ts";
 
 /**

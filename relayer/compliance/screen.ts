@@ -1,4 +1,5 @@
-import { type ComplianceScreen, AgentError } from "../agents/index.ts";
+import { AgentError } from "../errors/index.ts";
+import type { ComplianceScreen } from "./screening.ts";
 import { parseAddress } from "./check.ts";
 import type { SanctionsLists } from "./sanctions.ts";
 import { SANCTIONS_LISTS } from "./specs.ts";

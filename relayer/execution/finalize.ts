@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { type EngineStore, findAccount } from "../accounts/index.ts";
 import { ATTESTOR_CONTRACT, type RoutingChain } from "../routing/index.ts";
 import type { Workflow } from "../workflows/model.ts";
-import { crashPoint } from "./crash.ts";
+import { crashPoint, TxJournal } from "../transactions/index.ts";
 import {
   reportCid,
   type Attestation,
@@ -29,7 +29,6 @@ import {
   stepMemo,
 } from "./executions-store.ts";
 import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
-import { TxJournal } from "./transactions.ts";
 import {
   ExecutionClaimError,
   ProverUnavailableError,
@@ -37,7 +36,7 @@ import {
   type ReportedClaim,
   type SubmissionReceipt,
 } from "../proofs/index.ts";
-import type { TxEvidence, TxRef } from "../audit/evidence.ts";
+import type { TxEvidence, TxRef } from "./evidence.ts";
 
 /** Proves an execution and returns the arguments of `ExecutionAttestor.attest` after the id. */
 export interface ExecutionProver {

@@ -1,5 +1,6 @@
 import type { Wallet } from "ethers";
 import type { Logger } from "pino";
+import { AgentError } from "../errors/index.ts";
 import {
   accountWallet,
   ensureFundedAccount,
@@ -9,7 +10,6 @@ import {
 } from "../accounts/index.ts";
 import {
   AGENT_CLASS_NAMES,
-  AgentError,
   oracleScreen,
   outputOf,
   runAgent,
@@ -30,7 +30,7 @@ import {
   type PlannedAction,
 } from "../routing/index.ts";
 import type { Workflow, WorkflowAction } from "../workflows/model.ts";
-import { crashPoint } from "./crash.ts";
+import { crashPoint, TransactionDroppedError, TxJournal } from "../transactions/index.ts";
 import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";
 import { evaluateRisk, RiskThresholdExceededError } from "./risk.ts";
 import {
@@ -48,7 +48,6 @@ import {
 } from "./executions-store.ts";
 import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
 import type { ExecutionState } from "../workflows/schemas.ts";
-import { TransactionDroppedError, TxJournal } from "./transactions.ts";
 import { finalizeExecution, type FinalizeDeps } from "./finalize.ts";
 
 /**

@@ -4,7 +4,7 @@ import { CID } from "multiformats/cid";
 import * as json from "multiformats/codecs/json";
 import { sha256 } from "multiformats/hashes/sha2";
 import type { ScreenResult } from "../agents/index.ts";
-import type { TxEvidence } from "../audit/evidence.ts";
+import type { TxEvidence } from "./evidence.ts";
 import type { ActionType, Workflow } from "../workflows/model.ts";
 import type { RiskEvaluation } from "./risk.ts";
 import type { Attestation, ErrorBody, StepResult, StepRow } from "./steps.ts";

@@ -12,7 +12,7 @@ import {
 } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
 import type { RoutingChain } from "../routing/index.ts";
-import { GAS_PADDING_PERCENT, TxJournal } from "../execution/transactions.ts";
+import { GAS_PADDING_PERCENT, TxJournal } from "../transactions/index.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**

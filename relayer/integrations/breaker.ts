@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { dataSlice, getAddress, id as keccakText, type Contract } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
-import { GAS_PADDING_PERCENT, TxJournal } from "../execution/transactions.ts";
+import { GAS_PADDING_PERCENT, TxJournal } from "../transactions/index.ts";
 import type { RoutingChain } from "../routing/index.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { isAddress } from "ethers";
-import { loadRulesFile, type LegalRules } from "../analysis/rules.ts";
+import { loadRulesFile, type LegalRules } from "./legal-rules.ts";
 import { pemCertificates } from "./pem.ts";
 import { MONITORED_COLLECTIONS, RESPONSE_SCHEMAS } from "./schemas.ts";
 

@@ -201,3 +201,13 @@ export async function startIntegrationJobs(
   }));
   await queue.schedule(JOB_NAMES.integrationsAnchor, "* * * * *", {});
 }
+
+export { anchorTarget } from "./anchor.ts";
+export type { AnchorTarget } from "./anchor.ts";
+export { CIRCUIT_BREAKER, OnChainBreaker, gatewayAddress } from "./breaker.ts";
+export type { MonitorConfig, RetryPolicy, TextAnalysisConfig } from "./config.ts";
+export { interactionSchema } from "./interaction-schema.ts";
+export { checkRules } from "./legal-rules.ts";
+export { AttemptFailure, isRetryable, retryDelays } from "./retry.ts";
+export { MONITORED_COLLECTIONS } from "./schemas.ts";
+export { readCredential } from "./vault.ts";

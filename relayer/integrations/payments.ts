@@ -1,6 +1,6 @@
 import { keccak256, parseUnits, toUtf8Bytes, type Contract, type EventLog, type Log } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
-import { TxJournal } from "../execution/transactions.ts";
+import { TxJournal } from "../transactions/index.ts";
 import type { RoutingChain } from "../routing/index.ts";
 import type { IntegrationClient } from "./client.ts";
 import { IntegrationError } from "./errors.ts";

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
-import { type ComplianceScreen, type ScreenResult, AgentError } from "../agents/index.ts";
+import type { ComplianceScreen, ScreenResult } from "../compliance/index.ts";
+import { AgentError } from "../errors/index.ts";
 import type { IntegrationClient } from "./client.ts";
 import { IntegrationError } from "./errors.ts";
 import type { ScreeningResponse } from "./schemas.ts";

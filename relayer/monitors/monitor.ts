@@ -1,13 +1,13 @@
 import type { Logger } from "pino";
 import type { EngineStore } from "../accounts/index.ts";
-import type { MonitorConfig } from "../integrations/config.ts";
 import {
+  type MonitorConfig,
   IntegrationError,
   listInteractions,
   type InteractionView,
   type Integrations,
+  MONITORED_COLLECTIONS,
 } from "../integrations/index.ts";
-import { MONITORED_COLLECTIONS } from "../integrations/schemas.ts";
 
 /**
  * Monitored integration paths (`monitors:` in the integrations file; the spec's monitored

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError, errorSchema, createRouter, HMAC_SECURITY } from "../http/index.ts";
-import { interactionSchema } from "../integrations/interaction-schema.ts";
+import { interactionSchema } from "../integrations/index.ts";
 import type { Monitors } from "./monitor.ts";
 
 /**

@@ -11,7 +11,7 @@ import {
   requestCancel,
   type ExecutionSummaryRow,
 } from "../execution/executions-store.ts";
-import { TxJournal } from "../execution/transactions.ts";
+import { TxJournal } from "../transactions/index.ts";
 import { isId } from "./ids.ts";
 import type { ExecutionState } from "./schemas.ts";
 

@@ -11,7 +11,7 @@ import {
   COMPLIANCE_SPECS_PATH,
   INVALID_COMPLIANCE_RULES,
   resolveCompliance,
-} from "../compliance/specs.ts";
+} from "../compliance/index.ts";
 import { checkAmount, checkPercent, isPercent, slippageToBps, toBaseUnits } from "./amounts.ts";
 import {
   allBridgeProtocols,

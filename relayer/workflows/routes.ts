@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { complianceSpecs, complianceSpecsSchema } from "../compliance/specs.ts";
+import { complianceSpecs, complianceSpecsSchema } from "../compliance/index.ts";
 import {
   mediaType,
   type AppEnv,

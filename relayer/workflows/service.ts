@@ -1,6 +1,5 @@
 import type { Job } from "pg-boss";
-import { howToConfigure, missingListFiles } from "../compliance/screen.ts";
-import type { ComplianceSource } from "../compliance/service.ts";
+import { howToConfigure, missingListFiles, type ComplianceSource } from "../compliance/index.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError, issuesFromZod, validationFailed } from "../http/index.ts";
 import { assertConcurrencyAvailable } from "../limits/index.ts";

@@ -1,10 +1,11 @@
 import { expect } from "chai";
 import { Wallet } from "ethers";
 import { accountWallet } from "../../../relayer/accounts/index.ts";
-import { AgentError, oracleScreen, SwapAgent } from "../../../relayer/agents/index.ts";
+import { oracleScreen, SwapAgent } from "../../../relayer/agents/index.ts";
+import { AgentError } from "../../../relayer/errors/index.ts";
 import { DEVNET_SANCTIONED } from "../../../relayer/devnet/accounts.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
-import { TxJournal } from "../../../relayer/execution/transactions.ts";
+import { TxJournal } from "../../../relayer/transactions/journal.ts";
 import {
   balanceOf,
   normalise,

@@ -6,7 +6,7 @@ import { ERC20_ABI, ROUTER_ABI } from "../../../relayer/routing/abis.ts";
 import { stepMemo } from "../../../relayer/execution/executions-store.ts";
 import { accountWallet } from "../../../relayer/accounts/index.ts";
 import { DEVNET_ACCOUNTS } from "../../../relayer/devnet/accounts.ts";
-import { TxJournal } from "../../../relayer/execution/transactions.ts";
+import { TxJournal } from "../../../relayer/transactions/journal.ts";
 import {
   DeFiTransactionArtifact,
   reportCid,

@@ -7,7 +7,7 @@ import {
   type ChainReliability,
   type ChainSet,
 } from "../../../relayer/chains/index.ts";
-import { TransactionDroppedError, TxJournal } from "../../../relayer/execution/transactions.ts";
+import { TransactionDroppedError, TxJournal } from "../../../relayer/transactions/journal.ts";
 import type { RoutingChain } from "../../../relayer/routing/chain.ts";
 import { openTestStore } from "../../fixtures/engine.ts";
 

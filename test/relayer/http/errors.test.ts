@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import pino from "pino";
-import { AgentError } from "../../../relayer/agents/errors.ts";
+import { AgentError } from "../../../relayer/errors/agent.ts";
 import { VeriflowError } from "../../../relayer/errors/index.ts";
 import { RiskThresholdExceededError } from "../../../relayer/execution/risk.ts";
 import { ApiError, renderError, renderNotFound } from "../../../relayer/http/errors.ts";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "chai";
 import { Wallet } from "ethers";
-import { combineScreens, oracleScreen } from "../../../relayer/agents/compliance.ts";
+import { combineScreens, oracleScreen } from "../../../relayer/compliance/screening.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
 import type { SignedReport } from "../../../relayer/execution/report.ts";
 import {

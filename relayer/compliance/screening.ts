@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { RoutingChain } from "../routing/index.ts";
-import { readSanctionsOracle } from "../compliance/oracle.ts";
+import { readSanctionsOracle } from "./oracle.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /** The result of screening one address against the sanctions sources. */

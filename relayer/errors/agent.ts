@@ -1,4 +1,4 @@
-import { VeriflowError, type ErrorBody } from "../errors/index.ts";
+import { VeriflowError, type ErrorBody } from "./base.ts";
 
 /**
  * Agent failures carry a spec-style upper-case `code` and a `detail` a client can act on:

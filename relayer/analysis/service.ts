@@ -355,9 +355,14 @@ export class TextAnalysis {
     return row?.at ? new Date(row.at).getTime() : null;
   }
 
+  /** Waits for breaker reports still on their way to the chain. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.reports]);
+  }
+
   /** Waits for breaker reports still on their way to the chain; stops the redaction threads. */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.reports]);
+    await this.settled();
     await this.redactor.close();
   }
 

@@ -71,7 +71,7 @@ describe("# text-analysis provider circuit and fail-closed redaction", function 
     try {
       const down = await world.post({ text: "Down." });
       expect(down.status).to.equal(503);
-      await analysis.close(); // the reports travel to the chain after the answer
+      await analysis.settled(); // the reports travel to the chain after the answer
       // The routed model and the fallback each failed for good: two failures on the gateway.
       expect(await analysis.breaker.failureCount()).to.equal(2);
     } finally {

@@ -1,4 +1,4 @@
-import os from "node:os";
+import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import * as snarkjs from "snarkjs";
 import type { CircuitName } from "./circuits.ts";
@@ -29,16 +29,24 @@ export const inProcessProver: Groth16Prover = {
 };
 
 export type ProverPoolOptions = {
-  /** Worker threads proving in parallel (default 1). */
-  threads?: number;
   /**
-   * Each thread proves alone, without snarkjs' helper threads (one per core). Default: true
-   * when `threads` covers the cores, so the pool never runs more proving threads than cores.
+   * Worker threads proving in parallel (default 1). Each proves single-threaded (snarkjs cannot
+   * start its helper threads inside a worker thread), so one thread leaves the other cores to the
+   * engine and the chains, and as many threads as cores prove that many executions at once.
    */
-  singleThread?: boolean;
+  threads?: number;
   /** Circuits each thread loads at start, before its first job (default none). */
   preload?: readonly CircuitName[];
 };
+
+/**
+ * The thread entry snarkjs' own threads run (ffjavascript's `web-worker`). Loaded in any worker
+ * thread, that module takes the thread over as a web worker host: snarkjs cannot be imported in
+ * a plain worker thread. So each pool thread starts from it, and it imports prover-worker.ts as
+ * the thread's module (`workerData.mod`), which talks through the web worker globals.
+ */
+const WORKER_HOST = createRequire(import.meta.url).resolve("web-worker");
+const WORKER_MODULE = new URL("./prover-worker.ts", import.meta.url).href;
 
 type Pending = {
   resolve(value: { proof: snarkjs.Groth16Proof; publicSignals: string[] }): void;
@@ -61,17 +69,19 @@ export class ProverPool implements Groth16Prover {
 
   constructor(options: ProverPoolOptions = {}) {
     this.threads = Math.max(1, options.threads ?? 1);
-    this.workerOptions = {
-      singleThread: options.singleThread ?? this.threads >= os.availableParallelism(),
-      preload: options.preload ?? [],
-    };
+    this.workerOptions = { preload: options.preload ?? [] };
   }
 
   /** Starts the missing threads (the first proof does), each loading `preload` first. */
   start(): void {
     while (!this.closed && this.workers.length < this.threads) {
-      const worker = new Worker(new URL("./prover-worker.ts", import.meta.url), {
-        workerData: this.workerOptions,
+      const worker = new Worker(WORKER_HOST, {
+        workerData: {
+          mod: WORKER_MODULE,
+          name: "veriflow-prover",
+          type: "module",
+          ...this.workerOptions,
+        },
       });
       const slot = { worker, jobs: new Map<number, Pending>() };
       worker.on("message", (answer: ProverAnswer) => {

@@ -3,7 +3,7 @@
  * (`loadCircuit`, cached for the thread's life), then computes witnesses and Groth16 proofs for
  * the jobs the pool sends. The engine's event loop never runs a proof's CPU work.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { workerData } from "node:worker_threads";
 import * as snarkjs from "snarkjs";
 import type { CircuitName } from "./circuits.ts";
 import { loadCircuit, useSingleThreadCurve } from "./keys.ts";
@@ -18,20 +18,26 @@ export type ProverAnswer =
 
 /** Options the pool starts the thread with. */
 export type ProverWorkerOptions = {
-  /** Prove on this thread alone (no snarkjs helper threads). */
-  singleThread: boolean;
   /** Circuits to load before the first job. */
   preload: readonly CircuitName[];
 };
 
-const port = parentPort;
-if (!port) throw new Error("prover-worker.ts runs as a worker thread of the prover pool");
+/** The web worker globals the thread's host (web-worker, see pool.ts) gives this module. */
+const scope = globalThis as unknown as {
+  addEventListener(type: "message", listener: (event: { data: ProverJob }) => void): void;
+  postMessage(answer: ProverAnswer): void;
+};
+if (typeof scope.addEventListener !== "function") {
+  throw new Error("prover-worker.ts runs as a thread of the prover pool (relayer/proofs/pool.ts)");
+}
 const options = workerData as ProverWorkerOptions;
-if (options.singleThread) await useSingleThreadCurve();
+// snarkjs cannot start its helper threads from a worker thread: each pool thread proves alone,
+// and the pool's parallelism is its number of threads.
+await useSingleThreadCurve();
 const ready = Promise.all(options.preload.map((name) => loadCircuit(name)));
 ready.catch(() => undefined); // a missing build is reported per job
 
-port.on("message", (job: ProverJob) => {
+scope.addEventListener("message", ({ data: job }) => {
   void (async () => {
     let answer: ProverAnswer;
     try {
@@ -43,6 +49,6 @@ port.on("message", (job: ProverJob) => {
       const error = err instanceof Error ? err : new Error(String(err));
       answer = { id: job.id, error: { name: error.name, message: error.message } };
     }
-    port.postMessage(answer);
+    scope.postMessage(answer);
   })();
 });

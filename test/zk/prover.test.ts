@@ -138,8 +138,9 @@ describe("# prover library", function () {
         // the event loop keeps turning while the thread proves
         let ticks = 0;
         const timer = setInterval(() => ticks++, 5);
-        const pooled = await proveExecution(sampleClaim(), undefined, pool);
-        clearInterval(timer);
+        const pooled = await proveExecution(sampleClaim(), undefined, pool).finally(() =>
+          clearInterval(timer),
+        );
         expect(pooled.publicSignals).to.deep.equal(proved.publicSignals);
         expect(
           await verifyExecutionProof(pooled.proof, pooled.publicSignals, pooled.variant),

@@ -1,12 +1,11 @@
 import type { Logger } from "pino";
-import { countApiKeys, createApiKey, keyFingerprint, listApiKeys } from "../auth/keys.ts";
+import { countApiKeys, createApiKey, keyFingerprint, listApiKeys } from "../auth/index.ts";
 import { openChains, type ChainSet } from "../chains/index.ts";
-import { DEVNET_CHAIN_IDS } from "../devnet/chains.ts";
+import { DEVNET_CHAIN_IDS } from "../devnet/index.ts";
 import { assertProvingKeysFit } from "../proofs/index.ts";
 import type { Config } from "../config/index.ts";
 import { closeContext } from "../context.ts";
-import { createLogger } from "../http/logging.ts";
-import { listen, type RunningServer } from "../http/server.ts";
+import { createLogger, listen, type RunningServer } from "../http/index.ts";
 import { createApp } from "./http.ts";
 import { buildServices, type Services } from "./services.ts";
 import { startWorkers } from "./workers.ts";

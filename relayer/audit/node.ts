@@ -2,18 +2,15 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { JsonRpcProvider, type InterfaceAbi } from "ethers";
 import type * as snarkjs from "snarkjs";
-import { chainsFileSchema } from "../chains/config.ts";
+import { chainsFileSchema, readAbis } from "../chains/index.ts";
 import { readDeployment } from "../deployments/index.ts";
-import { readAbis } from "../chains/index.ts";
-import { DEVNET_CHAINS } from "../devnet/chains.ts";
-import { PROJECT_ROOT } from "../devnet/artifacts.ts";
-import { DEVNET_CHAIN_NAMES } from "../devnet/plan.ts";
+import { DEVNET_CHAINS, PROJECT_ROOT, DEVNET_CHAIN_NAMES } from "../devnet/index.ts";
 import {
   EXECUTION_VARIANTS,
   circuitFiles,
   executionCircuit,
   type ExecutionVariant,
-} from "../proofs/circuits.ts";
+} from "../proofs/index.ts";
 import type { AuditEnvironment, AuditedVariant } from "./audit.ts";
 import type { EvidenceChain } from "./evidence.ts";
 import { AuditInputError } from "./input.ts";

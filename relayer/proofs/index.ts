@@ -91,6 +91,7 @@ export { closeProver, loadCircuit } from "./keys.ts";
 export { ProverPool, inProcessProver, type Groth16Prover, type ProverPoolOptions } from "./pool.ts";
 export {
   EXECUTION_VARIANTS,
+  circuitFiles,
   executionCircuit,
   isExecutionVariant,
   type CircuitName,
@@ -104,3 +105,5 @@ export {
   type CeremonyRecord,
   type ProvingKeySetup,
 } from "./setup.ts";
+
+export { assertClaimHonoured, encodeClaim } from "./claim.ts";

@@ -294,8 +294,9 @@ describe("# ExecutionAttestor", function () {
     const claims = [twoActions("wf_gas_2"), sampleClaim("wf_gas_4"), wideClaim("wf_gas_8")];
     for (const claim of claims) {
       const p = await proveExecution(claim);
+      // every variant's verifier has the same interface; the attestor names the variant's
       const verifier = await ethers.getContractAt(
-        circuitFiles(executionCircuit(p.variant)).verifierContract,
+        "IExecutionGroth16Verifier",
         await attestor.verifier(p.variant),
       );
       const { a, b, c } = p.calldata.args[2];

@@ -6,7 +6,7 @@ import { z } from "zod";
  * - `confirmations`: blocks that must hold a transaction (its own block counts as 1) before the
  *   engine treats it as final: before the next step uses it (a bridge deposit before its release),
  *   before the execution is proved and before the report. A receipt whose block is no longer
- *   canonical, or a transaction that disappeared, is a reorg: see relayer/execution/transactions.ts.
+ *   canonical, or a transaction that disappeared, is a reorg: see relayer/transactions/journal.ts.
  * - `stuckAfterMs`: a transaction not mined within this is replaced (same nonce) with fees raised
  *   by `feeBumpPercent` (at least 10: nodes refuse smaller replacements), at most up to
  *   `maxFeePerGasGwei`. Above the cap the transaction waits for the base fee to come back.

@@ -36,7 +36,7 @@ export interface OracleCheck {
 
 /**
  * The one reader of a chain's Chainalysis-compatible sanctions oracle (`isSanctioned(address)`),
- * for the compliance endpoints (`checkOracles`) and the engine's screening (agents/compliance.ts).
+ * for the compliance endpoints (`checkOracles`) and the engine's screening (compliance/screening.ts).
  */
 export async function readSanctionsOracle(
   chain: { contract(name: string): Contract },

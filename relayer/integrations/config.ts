@@ -355,7 +355,7 @@ const textAnalysisSchema = z
       .default(BIAS_THRESHOLD),
     retry: retrySchema.optional(),
     timeout: duration("timeout").default(30_000),
-    /** The legal rule sets (relayer/analysis/rules.ts): a YAML or JSON file. */
+    /** The legal rule sets (relayer/integrations/legal-rules.ts): a YAML or JSON file. */
     rules: z.string().min(1).optional(),
     /** Worker threads that scan for personal data; 0 scans on the event loop. */
     redaction_threads: z

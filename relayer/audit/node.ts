@@ -10,6 +10,7 @@ import { PROJECT_ROOT } from "../devnet/artifacts.ts";
 import { DEVNET_CHAIN_NAMES } from "../devnet/plan.ts";
 import type { AuditEnvironment } from "./audit.ts";
 import type { EvidenceChain } from "./evidence.ts";
+import { AUDITOR_ABIS, type AuditPageChain, type AuditPageConfig } from "./browser.ts";
 import { AuditInputError } from "./input.ts";
 
 /**
@@ -24,6 +25,10 @@ export const VERIFIER_ARTIFACT_FILE = path.join(
   PROJECT_ROOT,
   "artifacts/contracts/verifiers/ExecutionGroth16Verifier.sol/ExecutionGroth16Verifier.json",
 );
+
+/** Where `npm run build:audit-page` writes the browser auditor (the relayer serves it at /audit). */
+export const AUDIT_PAGE_DIR = path.join(PROJECT_ROOT, "dist/audit-page");
+export const AUDIT_BUNDLE_FILE = path.join(AUDIT_PAGE_DIR, "auditor.js");
 
 interface ChainSource {
   name: string;
@@ -121,4 +126,50 @@ export async function readAuditKeys(): Promise<
     verificationKey: vkey as snarkjs.VerificationKey,
     verifierBytecode: (artifact as { deployedBytecode: string }).deployedBytecode,
   };
+}
+
+/**
+ * The auditor page's trust anchors and proposed RPC URLs: the chains of a chains file (its
+ * deployments, never its operator keys) or the devnet's with the repository's `deployments/`.
+ */
+export async function auditPageConfig(
+  options: { chainsFile?: string } = {},
+): Promise<AuditPageConfig> {
+  try {
+    const sources = await chainSources(options.chainsFile);
+    const chains: AuditPageChain[] = await Promise.all(
+      sources.map(async (s) => {
+        const [deployment, abis] = await Promise.all([
+          readDeployment(s.deploymentsDir, s.chainId),
+          readAbis(s.deploymentsDir, s.chainId),
+        ]);
+        return {
+          name: s.name,
+          chainId: s.chainId,
+          rpcUrl: s.rpcUrl,
+          deployment,
+          abis: pickAbis(abis),
+        };
+      }),
+    );
+    return {
+      source: options.chainsFile
+        ? `the deployments of ${path.basename(options.chainsFile)}, this repository's verification key and verifier`
+        : "this repository's devnet deployments, verification key and verifier",
+      chains,
+      keys: await readAuditKeys(),
+    };
+  } catch (err) {
+    throw err instanceof AuditInputError ? err : new AuditInputError((err as Error).message);
+  }
+}
+
+/** The ABIs the auditor reads, out of a chain's ABI set (an error naming a missing one). */
+export function pickAbis(abis: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    AUDITOR_ABIS.map((name) => {
+      if (!abis[name]) throw new Error(`the deployment has no ABI ${name}`);
+      return [name, abis[name]];
+    }),
+  );
 }

@@ -13,6 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { builtinModules } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import * as esbuild from "esbuild";
@@ -24,25 +25,54 @@ import { PROJECT_ROOT } from "../relayer/devnet/artifacts.ts";
 const USAGE = "usage: npm run build:audit-page -- [--chains FILE] [--out FILE] | --ensure";
 
 /**
- * Node built-ins some modules of the library import for functions the auditor never calls
- * (salt drawing, deployment files): in the page they throw, naming themselves, if ever called.
+ * Packages the auditor's modules use in the browser. Any other package a relayer module imports
+ * (Hardhat, EDR, the database drivers, the HTTP server, ...) serves the relayer only: the modules
+ * importing it are not part of the auditor, so it is replaced by an absent module (as are Node's
+ * built-ins, which some libraries import for functions the auditor never calls), and any use of
+ * one in the page throws, naming it.
  */
+const BROWSER_PACKAGES = new Set([
+  "ethers",
+  "snarkjs",
+  "circomlibjs",
+  "zod",
+  "multiformats",
+  "canonicalize",
+  "@ipld/car",
+  "@openzeppelin/merkle-tree",
+]);
+
+const packageName = (specifier: string) =>
+  specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!;
+
 const browserOnly: esbuild.Plugin = {
   name: "veriflow-browser-only",
   setup(build) {
-    build.onResolve({ filter: /^node:/ }, (args) => ({
-      path: args.path,
-      namespace: "node-absent",
-    }));
-    build.onLoad({ filter: /.*/, namespace: "node-absent" }, (args) => ({
+    const relayerDir = path.join(PROJECT_ROOT, "relayer") + path.sep;
+    const absent = (name: string) => ({ path: name, namespace: "absent", sideEffects: false });
+    build.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind === "entry-point") return undefined;
+      const specifier = args.path;
+      if (specifier.startsWith("node:") || builtinModules.includes(specifier))
+        return absent(specifier);
+      if (!args.importer.startsWith(relayerDir)) return undefined;
+      // The relayer's modules have no import-time effect the auditor relies on: an area's
+      // index.ts re-exports its whole surface, and only what the auditor uses is bundled.
+      if (specifier.startsWith("."))
+        return { path: path.resolve(args.resolveDir, specifier), sideEffects: false };
+      // circomlibjs's index pulls in every primitive; the auditor needs Poseidon only.
+      if (specifier === "circomlibjs")
+        return {
+          path: path.join(PROJECT_ROOT, "node_modules/circomlibjs/src/poseidon_wasm.js"),
+          sideEffects: false,
+        };
+      if (BROWSER_PACKAGES.has(packageName(specifier))) return undefined;
+      return absent(specifier);
+    });
+    build.onLoad({ filter: /.*/, namespace: "absent" }, (args) => ({
       loader: "js",
       contents: `const fail = (name) => () => { throw new Error(${JSON.stringify(args.path)} + "." + name + " is not available in the browser auditor"); };
 module.exports = new Proxy({}, { get: (_, name) => (name === "__esModule" ? false : fail(String(name))) });`,
-    }));
-    // circomlibjs's index pulls in every primitive (and Node's assert/events); the auditor
-    // needs Poseidon only.
-    build.onResolve({ filter: /^circomlibjs$/ }, () => ({
-      path: path.join(PROJECT_ROOT, "node_modules/circomlibjs/src/poseidon_wasm.js"),
     }));
   },
 };
@@ -87,6 +117,8 @@ export async function bundleAuditor(): Promise<string> {
     legalComments: "none",
     write: false,
     logLevel: "warning",
+    // Relayer modules that locate files from import.meta are Node-only and never called here.
+    logOverride: { "empty-import-meta": "silent" },
     plugins: [browserOnly],
   });
   const text = result.outputFiles[0]!.text;

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { Hono } from "hono";
 import type { ChainHandle } from "../chains/index.ts";
-import { DEVNET_CHAINS } from "../devnet/chains.ts";
+import { DEVNET_CHAINS } from "../devnet/index.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { auditPageChain, type AuditPageConfig } from "./browser.ts";

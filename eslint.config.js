@@ -15,6 +15,8 @@ export default tseslint.config(
       "deployments/**",
       "bench/results/**",
       "ignition/deployments/**",
+      "dist/**",
+      "tmp/**",
     ],
   },
   js.configs.recommended,

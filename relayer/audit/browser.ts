@@ -30,7 +30,8 @@ export interface AuditPageConfig {
   /** Where the embedded trust anchors come from (shown on the page). */
   source: string;
   chains: AuditPageChain[];
-  keys: Pick<AuditEnvironment, "verificationKey" | "verifierBytecode">;
+  /** Everything the auditor reads besides the chains (verification keys, verifier bytecode). */
+  keys: Omit<AuditEnvironment, "chains">;
 }
 
 /** A chain's entry in the page: its deployment and the ABIs the auditor reads. */

@@ -15,6 +15,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import * as esbuild from "esbuild";
 import { AuditInputError } from "../relayer/audit/index.ts";
@@ -40,6 +41,8 @@ const BROWSER_PACKAGES = new Set([
   "canonicalize",
   "@ipld/car",
   "@openzeppelin/merkle-tree",
+  // The error schemas (relayer/http/errors.ts) the proofs' errors extend are built at import.
+  "@hono/zod-openapi",
 ]);
 
 const packageName = (specifier: string) =>
@@ -113,7 +116,7 @@ export async function bundleAuditor(): Promise<string> {
     format: "iife",
     globalName: "VeriflowAudit",
     target: "es2022",
-    minify: true,
+    minify: process.env.AUDIT_PAGE_DEBUG ? false : true,
     legalComments: "none",
     write: false,
     logLevel: "warning",
@@ -122,7 +125,11 @@ export async function bundleAuditor(): Promise<string> {
     plugins: [browserOnly],
   });
   const text = result.outputFiles[0]!.text;
-  const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.includes(":"));
+  // The sources, and this script (its options shape the bundle).
+  const inputs = [
+    ...Object.keys(result.metafile.inputs).filter((f) => !f.includes(":")),
+    path.relative(PROJECT_ROOT, fileURLToPath(import.meta.url)),
+  ];
   await writeAtomically(AUDIT_BUNDLE_FILE, text);
   await writeAtomically(INPUTS_FILE, JSON.stringify(await digestInputs(inputs), null, 1) + "\n");
   return text;

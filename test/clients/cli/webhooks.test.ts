@@ -1,20 +1,17 @@
 import { expect } from "chai";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { isApiError, VeriflowClient, verifyWebhook } from "../../../clients/sdk/index.ts";
 import { plainEnv, REPO, runCli } from "../../fixtures/cli.ts";
 import { startNpmStart, type StartedRelayer } from "../../fixtures/npm-start.ts";
+import {
+  startWebhookReceiver,
+  webhookHeaders,
+  type WebhookReceiver,
+} from "../../fixtures/webhook-receiver.ts";
 
 const JSON_EXAMPLE = path.join(REPO, "examples/treasury-rebalance.json");
 /** Every tier's requests per minute on this relayer: room for the webhooks commands, few enough to exhaust. */
 const REQUESTS_PER_MINUTE = 60;
-
-interface Hit {
-  headers: IncomingHttpHeaders;
-  body: string;
-  status: number;
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 120_000) {
   const deadline = Date.now() + ms;
@@ -34,10 +31,8 @@ describe("# veriflow CLI: webhooks and rate limits", function () {
   this.timeout(600_000);
   let relayer: StartedRelayer;
   let env: Record<string, string>;
-  let server: Server;
-  let port: number;
+  let receiver: WebhookReceiver;
   let up = false;
-  const hits: Hit[] = [];
 
   before(async function () {
     const limits = Object.fromEntries(
@@ -52,32 +47,20 @@ describe("# veriflow CLI: webhooks and rate limits", function () {
       VERIFLOW_API_KEY: relayer.apiKey!,
       VERIFLOW_SIGNING_SECRET: relayer.secret!,
     });
-    server = createServer((req, res) => {
-      let body = "";
-      req.on("data", (c: Buffer) => (body += c.toString()));
-      req.on("end", () => {
-        const status = up ? 204 : 500;
-        hits.push({ headers: req.headers, body, status });
-        res.writeHead(status).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    port = (server.address() as AddressInfo).port;
+    receiver = await startWebhookReceiver(() => (up ? 204 : 500));
   });
 
   after(async function () {
     await relayer?.close();
-    if (server) {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
+    await receiver?.close();
   });
 
   const cli = (args: string[]) => runCli(args, { env });
 
   describe("# veriflow webhooks", function () {
     it("should add, list, show deliveries, redeliver and delete an endpoint", async function () {
-      const url = `http://127.0.0.1:${port}/hook`;
+      const url = receiver.url();
+      const hits = receiver.hits;
       const added = await cli([
         "webhooks",
         "add",
@@ -122,11 +105,7 @@ describe("# veriflow CLI: webhooks and rate limits", function () {
       const event = verifyWebhook<{ type: string; data: { execution_id: string; state: string } }>(
         endpoint.secret,
         first.body,
-        {
-          "webhook-id": String(first.headers["webhook-id"]),
-          "webhook-timestamp": String(first.headers["webhook-timestamp"]),
-          "webhook-signature": String(first.headers["webhook-signature"]),
-        },
+        webhookHeaders(first),
       );
       expect(event.data.execution_id).to.equal(executionId);
 
@@ -163,7 +142,7 @@ describe("# veriflow CLI: webhooks and rate limits", function () {
       const bad = await cli([
         "webhooks",
         "add",
-        `http://127.0.0.1:${port}/x`,
+        receiver.url("/x"),
         "--events",
         "execution.exploded",
       ]);

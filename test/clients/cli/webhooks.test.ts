@@ -175,14 +175,19 @@ describe("# veriflow CLI: webhooks and rate limits", function () {
         retry: { maxRetries: 0 },
       });
       for (let round = 0; round < 5; round++) {
-        const outcomes = await Promise.all(
-          Array.from({ length: REQUESTS_PER_MINUTE }, () =>
+        const pending: Promise<unknown>[] = [];
+        for (let i = 0; i < REQUESTS_PER_MINUTE; i++) {
+          pending.push(
             sdk.list({ limit: 1 }).then(
               () => null,
               (e: unknown) => e,
             ),
-          ),
-        );
+          );
+          // Two bodiless requests signed in the same millisecond carry the same signature (a
+          // replay to the relayer): one millisecond apart at least.
+          await new Promise((r) => setTimeout(r, 2));
+        }
+        const outcomes = await Promise.all(pending);
         for (const err of outcomes) if (err && !(isApiError(err) && err.status === 429)) throw err;
         const refused = outcomes.find((e) => isApiError(e) && e.status === 429);
         if (!refused || !isApiError(refused)) continue;

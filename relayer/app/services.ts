@@ -1,6 +1,6 @@
 import type { SecretCipher } from "../accounts/index.ts";
 import { TextAnalysis } from "../analysis/index.ts";
-import type { ArtifactStore } from "../artifacts/store.ts";
+import { Artifacts } from "../artifacts/service.ts";
 import { openArtifactStore } from "../artifacts/store.ts";
 import { masterKeyCipher } from "../auth/secrets.ts";
 import { oracleChains } from "../compliance/oracle.ts";
@@ -30,8 +30,8 @@ export interface Services extends AppContext {
   monitors: Monitors | null;
   /** The text-analysis provider integration; null without `text_analysis:` or chains. */
   analysis: TextAnalysis | null;
-  /** Content-addressed artifacts under DATA_DIR. */
-  artifacts: ArtifactStore;
+  /** Content-addressed artifacts under DATA_DIR, with their owners, quota and retention. */
+  artifacts: Artifacts;
   /** The workflow intake's catalogue and submission batcher. */
   intake: WorkflowIntake;
   /** The engine's dependencies; null when the relayer runs without chains. */
@@ -80,7 +80,12 @@ export async function buildServices(
       : null;
   if (analysis) ctx.closers.push(() => analysis.close());
   // One object: the HTTP app, the workers and `closeContext` see the same `draining` flag.
-  const artifacts = openArtifactStore(config.dataDir);
+  const artifacts = new Artifacts({
+    blocks: openArtifactStore(config.dataDir),
+    store: ctx.store,
+    settings: config.artifacts,
+    clock: () => ctx.clock(),
+  });
   const services: Services = Object.assign(ctx, {
     cipher,
     compliance,

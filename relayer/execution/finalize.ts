@@ -56,13 +56,18 @@ export interface ExecutionProver {
   }>;
 }
 
+/** Where a final report is stored: an artifact of the execution's key (relayer/artifacts). */
+export interface ReportArtifacts {
+  putArtifact(value: unknown, owner: { apiKeyId: string; kind: "report" }): Promise<string>;
+}
+
 export interface FinalizeDeps {
   store: EngineStore;
   chains: { list(): readonly RoutingChain[] };
   /** Groth16 prover (relayer/proofs); without one the report says why there is no proof. */
   prover?: ExecutionProver;
   /** Content-addressed store (relayer/artifacts); the report's CID is computed the same way. */
-  artifacts?: { putArtifact(value: unknown): Promise<string> };
+  artifacts?: ReportArtifacts;
   /**
    * The execution's external API interactions (relayer/integrations), anchored immediate ones and
    * pending batched ones, listed in the report as `api_interactions`.
@@ -185,7 +190,9 @@ export async function finalizeExecution(
   const body = await buildReport(deps, input, steps, proof, home);
   body.receipt = receipt;
   if (deps.settle) body.payment_receipt = payment;
-  const cid = deps.artifacts ? await deps.artifacts.putArtifact(body) : await reportCid(body);
+  const cid = deps.artifacts
+    ? await deps.artifacts.putArtifact(body, { apiKeyId: input.apiKeyId, kind: "report" })
+    : await reportCid(body);
   const signer = operator(home);
   const report: SignedReport = {
     ...body,

@@ -186,6 +186,8 @@ describe("# API fuzz (OpenAPI-driven, seeded)", function () {
       "engine_txs",
       "analyses",
       "integration_interactions",
+      "artifact_owners",
+      "zk_quota_counters",
     ];
     const counts: Record<string, number> = {};
     for (const table of tables) {

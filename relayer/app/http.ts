@@ -6,7 +6,7 @@ import { analysisRoutes } from "../analysis/routes.ts";
 import { artifactRoutes } from "../artifacts/routes.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { complianceRoutes } from "../compliance/routes.ts";
-import { readBody } from "../http/body.ts";
+import { checkRequestUrl } from "../http/body.ts";
 import { docsRoutes } from "../http/docs.ts";
 import type { AppEnv } from "../http/env.ts";
 import { renderError, renderNotFound } from "../http/errors.ts";
@@ -27,8 +27,9 @@ import type { Services } from "./services.ts";
 
 /**
  * The relayer's HTTP application. Every request gets a request id, a child logger, metrics and
- * an access log line; every non-public request goes through body reading (415/413), authentication
- * (401) and the rate limit (429) before any route runs. Errors leave in one shape.
+ * an access log line; every non-public request goes through the URL check (400), authentication of
+ * its headers (401), the body's reading (415/413/400, for a known key only), the signature (401)
+ * and the rate limit (429) before any route runs. Errors leave in one shape.
  */
 export function createApp(services: Services): OpenAPIHono<AppEnv> {
   const app = createRouter();
@@ -37,7 +38,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   app.use("*", observe(services));
   const admissions = admissionBatcher(services.store, () => services.clock());
   const guard = every(
-    readBody(),
+    checkRequestUrl(),
     authenticate({
       store: services.store,
       masterKey: services.masterKey,

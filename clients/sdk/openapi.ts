@@ -1032,6 +1032,7 @@ export interface components {
       /** @example uniswap */
       dex?: string;
       recipients?: components["schemas"]["Recipient"][];
+      recipients_from?: components["schemas"]["RecipientsFrom"];
       /**
        * @description Chains to move to, in order, when the chain is congested or down (503).
        * @example [
@@ -1045,6 +1046,46 @@ export interface components {
       address: string;
       /** @example 25% */
       amount: string;
+    };
+    RecipientsFrom: {
+      /** @example crm */
+      integration: string;
+      /** @example /crm/orders */
+      path: string;
+      /**
+       * @default {}
+       * @example {
+       *       "status": "unpaid"
+       *     }
+       */
+      query: {
+        [key: string]: string;
+      };
+      /**
+       * @description the order id field
+       * @default id
+       */
+      id: string;
+      /**
+       * @description the 0x payout address field
+       * @example wallet
+       */
+      address: string;
+      /**
+       * @description the decimal amount field
+       * @example amount
+       */
+      amount: string;
+      /**
+       * @description the field that must equal the multisend's asset
+       * @example currency
+       */
+      asset?: string;
+      /**
+       * @description the most orders one payout pays, 1-500 (default 200)
+       * @example 100
+       */
+      max_orders?: number | string;
     };
     ComplianceRules: {
       /**
@@ -1094,6 +1135,7 @@ export interface components {
           recipients?: {
             [key: string]: string | number;
           }[];
+          recipients_from?: components["schemas"]["RecipientsFrom"];
           /**
            * @description Chains to move to, in order, when the chain is congested or down (503).
            * @example [

@@ -1,7 +1,6 @@
 import type { Logger } from "pino";
-import { DEVNET_FAUCET, type SecretCipher } from "../accounts/index.ts";
-import type { EngineStore } from "../accounts/store.ts";
-import { combineScreens, oracleScreen } from "../agents/compliance.ts";
+import { DEVNET_FAUCET, type SecretCipher, type EngineStore } from "../accounts/index.ts";
+import { combineScreens, oracleScreen } from "../agents/index.ts";
 import type { ChainSet } from "../chains/index.ts";
 import { listScreen, requireConsulted } from "../compliance/screen.ts";
 import type { ComplianceSource } from "../compliance/service.ts";

@@ -1,5 +1,5 @@
 import type { ArtifactSettings } from "../config/index.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 import type { Store } from "../store/index.ts";
 import {
   dropExpiredOwner,

@@ -1,6 +1,6 @@
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 import type { Store } from "../store/index.ts";
-import type { TierName } from "./tiers.ts";
+import type { TierName } from "../config/index.ts";
 
 /**
  * The proving and anchoring quota of `/zk/generate`: each call costs a Groth16 proof and an

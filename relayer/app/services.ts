@@ -9,6 +9,7 @@ import { createContext, type AppContext, type CreateContextOptions } from "../co
 import { armCrashPoint, engineDeps, type EngineDeps } from "../execution/index.ts";
 import { Integrations, orderSources } from "../integrations/index.ts";
 import { Monitors } from "../monitors/index.ts";
+import { ProverPool } from "../proofs/index.ts";
 import { createWorkflowIntake, type WorkflowIntake } from "../workflows/service.ts";
 
 /**
@@ -85,6 +86,9 @@ export async function buildServices(
     settings: config.artifacts,
     clock: () => ctx.clock(),
   });
+  // Proofs run on the pool's threads (started by the first proof), never on this event loop.
+  const prover = chains ? new ProverPool({ threads: config.engine.proverThreads }) : null;
+  if (prover) ctx.closers.push(() => prover.close());
   const services: Services = Object.assign(ctx, {
     cipher,
     compliance,
@@ -106,6 +110,7 @@ export async function buildServices(
           analysis,
           artifacts,
           baseFeeCapGwei: config.engine.baseFeeCapGwei,
+          prover: prover ?? undefined,
         })
       : null,
   });

@@ -1196,7 +1196,10 @@ export interface components {
       error?: unknown;
       /** @description The final report when the execution is done, with its CID and the relayer's signature. */
       report: {
+        /** @description CID of the report body (its `artifact_id`) */
         cid: string;
+        /** @description CID of the signed report (`report` below) in the artifact store: the one CID an auditor needs (`npm run audit -- <signed_cid>`); null for reports signed before signed copies were stored */
+        signed_cid: string | null;
         signer: string;
         signature: string;
         report?: unknown;

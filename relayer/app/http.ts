@@ -4,6 +4,7 @@ import { requestId } from "hono/request-id";
 import { accountRoutes } from "../accounts/routes.ts";
 import { analysisRoutes } from "../analysis/routes.ts";
 import { artifactRoutes } from "../artifacts/routes.ts";
+import { auditPageRoutes } from "../audit/routes.ts";
 import { authenticate } from "../auth/index.ts";
 import { complianceRoutes } from "../compliance/routes.ts";
 import {
@@ -68,6 +69,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
 
   app.route("/", healthRoutes(services));
   app.route("/", docsRoutes());
+  app.route("/", auditPageRoutes(services));
   app.get("/metrics", async (c) =>
     c.body(await services.metrics.registry.metrics(), 200, {
       "Content-Type": services.metrics.registry.contentType,

@@ -204,7 +204,12 @@ export async function finalizeExecution(
     signer: await signer.getAddress(),
     signature: await signer.signMessage(cid),
   };
-  await insertReport(store, input.id, report);
+  // The body's CID cannot be inside it, so the signature is not in the body: the signed report
+  // is stored too, under its own CID, which alone is enough to audit (docs/audit.md).
+  const signedCid = deps.artifacts
+    ? await deps.artifacts.putArtifact(report, { apiKeyId: input.apiKeyId, kind: "report" })
+    : await reportCid(report);
+  await insertReport(store, input.id, report, signedCid);
   log.info({ cid, state: input.state }, "final report stored");
   return report;
 }

@@ -3,7 +3,10 @@
  * and the route files: which paths are public, which take a Bearer key, and the security schemes.
  */
 
-/** Paths served without authentication (spec: "except health, metrics and docs"). */
+/**
+ * Paths served without authentication (spec: "except health, metrics and docs"), and the
+ * browser auditor page, which reads the chains, never the API.
+ */
 export function isPublicPath(path: string): boolean {
   return (
     path === "/healthz" ||
@@ -11,6 +14,7 @@ export function isPublicPath(path: string): boolean {
     path === "/metrics" ||
     path === "/openapi.json" ||
     path === "/docs" ||
+    path === "/audit" ||
     path.startsWith("/docs/")
   );
 }

@@ -4,7 +4,7 @@ import { combineScreens, oracleScreen } from "../agents/index.ts";
 import type { ChainSet } from "../chains/index.ts";
 import { listScreen, requireConsulted, type ComplianceSource } from "../compliance/index.ts";
 import type { Integrations } from "../integrations/index.ts";
-import type { ArtifactStore } from "../artifacts/index.ts";
+import type { ReportArtifacts } from "./finalize.ts";
 import { collectEvidence } from "./evidence.ts";
 import type { Groth16Prover } from "../proofs/index.ts";
 import type { EngineDeps } from "./orchestrator.ts";
@@ -28,7 +28,7 @@ export interface EngineInputs {
   /** The text analysis (relayer/analysis), whose analyses of an execution its report lists. */
   analysis?: { forReport(executionId: string): Promise<ReportAnalysis[]> } | null;
   /** Where the final report is stored under its CID. */
-  artifacts: ArtifactStore;
+  artifacts: ReportArtifacts;
   baseFeeCapGwei?: number | undefined;
   /** Computes the proofs (the root's ProverPool, off the event loop); default: on this thread. */
   prover?: Groth16Prover;

@@ -10,6 +10,7 @@ import { createContext, type AppContext, type CreateContextOptions } from "../co
 import { armCrashPoint, engineDeps, type EngineDeps } from "../execution/index.ts";
 import { Integrations } from "../integrations/index.ts";
 import { Monitors } from "../monitors/index.ts";
+import { databaseLocks } from "../store/locks.ts";
 import { createWorkflowIntake, type WorkflowIntake } from "../workflows/service.ts";
 
 /**
@@ -100,6 +101,7 @@ export async function buildServices(
           analysis,
           artifacts,
           baseFeeCapGwei: config.engine.baseFeeCapGwei,
+          locks: databaseLocks(ctx.store),
         })
       : null,
   });

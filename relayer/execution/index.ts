@@ -8,6 +8,7 @@ import type { ComplianceSource } from "../compliance/service.ts";
 import type { Integrations } from "../integrations/index.ts";
 import type { ArtifactStore } from "../artifacts/store.ts";
 import { collectEvidence } from "../audit/evidence.ts";
+import type { NamedLocks } from "../store/locks.ts";
 import type { EngineDeps } from "./orchestrator.ts";
 import { groth16Prover } from "./proof.ts";
 
@@ -31,6 +32,8 @@ export interface EngineInputs {
   /** Where the final report is stored under its CID. */
   artifacts: ArtifactStore;
   baseFeeCapGwei?: number | undefined;
+  /** Locks shared by every process on the database (the pool sequencer's). */
+  locks: NamedLocks;
 }
 
 /** The engine's dependencies. */
@@ -63,5 +66,6 @@ export function engineDeps(input: EngineInputs): EngineDeps {
     analyses: input.analysis ? (id) => input.analysis!.forReport(id) : undefined,
     settle: integrations?.config.payments ? (input) => integrations.settle(input) : undefined,
     baseFeeCapGwei: input.baseFeeCapGwei,
+    poolLocks: input.locks,
   };
 }

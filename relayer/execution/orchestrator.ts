@@ -26,6 +26,7 @@ import {
   NoRouteError,
 } from "../routing/errors.ts";
 import { actionInput, chainByName, planWorkflow, type PlannedAction } from "../routing/plan.ts";
+import type { NamedLocks } from "../store/locks.ts";
 import type { Workflow, WorkflowAction } from "../workflows/model.ts";
 import { crashPoint } from "./crash.ts";
 import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";
@@ -70,6 +71,8 @@ export interface EngineDeps extends FinalizeDeps {
   faucet?: DevnetFaucet | null;
   /** A chain whose next base fee is above this is congested: the action moves to a fallback. */
   baseFeeCapGwei?: number;
+  /** The pool sequencer's locks, shared by every worker on the database (relayer/store/locks.ts). */
+  poolLocks: NamedLocks;
 }
 
 export type { ExecutionState };
@@ -344,6 +347,7 @@ async function runAction(
       onSanctioned: (result: ScreenResult, role: string) =>
         recordAlert(deps.store, executionId, action.index, result, role),
       memo: stepMemo(deps.store, executionId, action.index),
+      poolLocks: deps.poolLocks,
     },
     { complianceCheck: true },
   );

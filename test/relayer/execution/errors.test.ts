@@ -5,6 +5,7 @@ import { AgentError, oracleScreen, SwapAgent } from "../../../relayer/agents/ind
 import { DEVNET_SANCTIONED } from "../../../relayer/devnet/accounts.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
 import { TxJournal } from "../../../relayer/execution/transactions.ts";
+import { processLocks } from "../../../relayer/store/locks.ts";
 import {
   balanceOf,
   normalise,
@@ -226,6 +227,7 @@ describe("# execution engine errors (embedded devnet)", function () {
           actionIndex: 0,
           screen: oracleScreen,
           maxGasRetries,
+          poolLocks: processLocks(),
           memo: async <T>(key: string, compute: () => Promise<T>) => {
             if (!memo.has(key)) memo.set(key, await compute());
             return memo.get(key) as T;

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { screenResultSchema, type ComplianceScreen, type ScreenResult } from "./compliance.ts";
 import { AgentError } from "./errors.ts";
 import type { NamedLocks } from "../store/locks.ts";
+import type { OwnMoves, ReferencePolicy } from "../routing/reference.ts";
 
 /**
  * Spec "Task": the input of an agent, `{action, params}`. One shape per action type (each agent
@@ -98,6 +99,10 @@ export interface AgentEnvironment {
    * workers and processes (relayer/store/locks.ts).
    */
   poolLocks: NamedLocks;
+  /** The relayer's own swaps per pool, which the reference price takes out (routing/reference.ts). */
+  ownMoves: OwnMoves;
+  /** The reference price window and the deviation beyond which a quote is refused. */
+  referencePolicy: ReferencePolicy;
   /** Bounded OUT_OF_GAS retries (default 3). */
   maxGasRetries?: number;
 }

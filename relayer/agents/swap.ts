@@ -6,6 +6,7 @@ import { InsufficientLiquidityError, NoRouteError } from "../routing/errors.ts";
 import { ReserveReader } from "../routing/pools.ts";
 import { quoteSwapCandidates, type SwapCandidate } from "../routing/quote.ts";
 import { pathPairs, quotePathNow } from "../routing/live.ts";
+import { checkReferencePrice, ownMoveOf } from "../routing/reference.ts";
 import { selectRoute, type RoutePriority } from "../routing/select.ts";
 import { z } from "zod";
 import type { ActionFlow } from "../routing/chaining.ts";
@@ -32,6 +33,17 @@ export interface SwapParams {
 }
 export type SwapTask = TaskOf<"swap" | "convert", SwapParams>;
 
+/** One pool's price at the quote against its reference price (relayer/routing/reference.ts). */
+const referenceEntrySchema = z.object({
+  pair: z.string(),
+  spot: z.number(),
+  reference: z.number(),
+  deviation_bps: z.number(),
+  max_deviation_bps: z.number(),
+  window_seconds: z.number(),
+  own_moves: z.number().int(),
+});
+
 export const swapResultSchema = agentResultBase.extend({
   action: z.enum(["swap", "convert"]),
   exchange: z.string(),
@@ -45,9 +57,12 @@ export const swapResultSchema = agentResultBase.extend({
   slippage_bps: z.number().int(),
   /** The block whose pool state the quote (and so `min_out`) was computed against. */
   quote_block: z.number().int().optional(),
+  /** Each pool of the path against its reference price when quoted. */
+  reference: z.array(referenceEntrySchema).optional(),
   recipient: z.string(),
 });
 export type SwapResult = z.infer<typeof swapResultSchema>;
+type ReferenceEntry = z.infer<typeof referenceEntrySchema>;
 
 /** The swap/convert task of a normalised action, selling `input` (the chained or explicit amount). */
 export function swapTask(
@@ -99,6 +114,8 @@ interface CommittedQuote {
   poolShare: number;
   /** Reserves (input, output token of each hop) at `block`. */
   reserves: Array<{ pair: string; reserveIn: string; reserveOut: string }>;
+  /** Each pool's price against its reference at `block`. */
+  reference: ReferenceEntry[];
 }
 
 /** The name under which swaps through one pool are sequenced (relayer/store/locks.ts). */
@@ -171,7 +188,27 @@ export class SwapAgent extends Agent<SwapTask, SwapResult> {
           "quote",
           async () => {
             const live = await quotePathNow(chain, route.pathAddresses, route.pairs, amountIn);
+            const checks = await Promise.all(
+              route.pairs.map((pair) =>
+                checkReferencePrice(
+                  chain,
+                  pair,
+                  live.block,
+                  this.env.ownMoves,
+                  this.env.referencePolicy,
+                ),
+              ),
+            );
             return {
+              reference: checks.map((c) => ({
+                pair: c.pair,
+                spot: c.spot,
+                reference: c.reference,
+                deviation_bps: c.deviationBps,
+                max_deviation_bps: c.maxDeviationBps,
+                window_seconds: c.windowSeconds,
+                own_moves: c.ownMoves,
+              })),
               block: live.block,
               quoted: live.amountOut.toString(),
               minOut: minimumOut(live.amountOut, slippageBps / 100).toString(),
@@ -186,6 +223,14 @@ export class SwapAgent extends Agent<SwapTask, SwapResult> {
           },
           { replace: !signed },
         );
+        const off = quote.reference.find((r) => r.deviation_bps > r.max_deviation_bps);
+        if (off && !signed) {
+          throw new AgentError(
+            "REFERENCE_PRICE_DEVIATION",
+            `pool ${off.pair} is ${(off.deviation_bps / 100).toFixed(2)}% from its reference price (time-weighted over ${off.window_seconds} s, the relayer's own swaps taken out; at most ${(off.max_deviation_bps / 100).toFixed(2)}%): it was moved just before the quote, which would set the minimum output; nothing was sent`,
+            { pool: off.pair, quote_block: quote.block, reference: quote.reference },
+          );
+        }
         const request = await router
           .getFunction("swapExactTokensForTokens")
           .populateTransaction(
@@ -200,6 +245,11 @@ export class SwapAgent extends Agent<SwapTask, SwapResult> {
             gasLimit: p.gas_limit,
             units: route.path.length - 1,
           });
+          // Recorded before the pools are released: the next quote's reference takes it out.
+          for (const pair of route.pairs) {
+            const move = await ownMoveOf(chain, pair, sent.receipt);
+            if (move) await this.env.ownMoves.record(chain.chainId, pair, move);
+          }
           return { quote, sent };
         } catch (err) {
           if (err instanceof AgentError && err.code === "SLIPPAGE_EXCEEDED")
@@ -240,6 +290,7 @@ export class SwapAgent extends Agent<SwapTask, SwapResult> {
       min_out: formatUnits(BigInt(quote.minOut), tokenOut.decimals),
       slippage_bps: slippageBps,
       quote_block: quote.block,
+      reference: quote.reference,
       recipient,
     };
   }

@@ -27,6 +27,8 @@ import {
 } from "../routing/errors.ts";
 import { actionInput, chainByName, planWorkflow, type PlannedAction } from "../routing/plan.ts";
 import type { NamedLocks } from "../store/locks.ts";
+import { DEFAULT_REFERENCE_POLICY, type ReferencePolicy } from "../routing/reference.ts";
+import { poolMoves } from "./pool-moves.ts";
 import type { Workflow, WorkflowAction } from "../workflows/model.ts";
 import { crashPoint } from "./crash.ts";
 import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";
@@ -73,6 +75,8 @@ export interface EngineDeps extends FinalizeDeps {
   baseFeeCapGwei?: number;
   /** The pool sequencer's locks, shared by every worker on the database (relayer/store/locks.ts). */
   poolLocks: NamedLocks;
+  /** The reference price check of swap quotes (default: DEFAULT_REFERENCE_POLICY). */
+  referencePolicy?: ReferencePolicy;
 }
 
 export type { ExecutionState };
@@ -311,6 +315,7 @@ async function runAction(
   output: ActionFlow;
 }> {
   const input = actionInput(action, previous, action.index);
+  const policy = deps.referencePolicy ?? DEFAULT_REFERENCE_POLICY;
   const agentName = AGENT_CLASS_NAMES[action.type];
   const { chain, fallbackFrom, fallbackReason } = step?.chain
     ? {
@@ -348,6 +353,8 @@ async function runAction(
         recordAlert(deps.store, executionId, action.index, result, role),
       memo: stepMemo(deps.store, executionId, action.index),
       poolLocks: deps.poolLocks,
+      ownMoves: poolMoves(deps.store, policy.windowSeconds * 2),
+      referencePolicy: policy,
     },
     { complianceCheck: true },
   );

@@ -10,6 +10,11 @@ import {
 import { TxJournal } from "../../../relayer/execution/transactions.ts";
 import { ERC20_ABI, ROUTER_ABI } from "../../../relayer/routing/abis.ts";
 import { nativeSymbol } from "../../../relayer/routing/chain.ts";
+import { poolMoves } from "../../../relayer/execution/pool-moves.ts";
+import {
+  checkReferencePrice,
+  DEFAULT_REFERENCE_POLICY,
+} from "../../../relayer/routing/reference.ts";
 import { processLocks, type NamedLocks } from "../../../relayer/store/locks.ts";
 import { devnetFunder, useEngineWorld } from "../../fixtures/engine.ts";
 
@@ -17,11 +22,22 @@ import { devnetFunder, useEngineWorld } from "../../fixtures/engine.ts";
  * The swap agent's pool sequencer (relayer/agents/swap.ts): concurrent swaps through one pool, with
  * and without it, and a third party trading the pool between a sequenced quote and its send.
  */
+/** Explicit fees for the third-party trader (above the devnet's pinned base fee). */
+const FEES = { maxFeePerGas: 60n * 10n ** 9n, maxPriorityFeePerGas: 2n * 10n ** 9n };
+
 describe("# swap agent: pool sequencer (embedded devnet)", function () {
   this.timeout(300_000);
   const world = useEngineWorld();
   const SWAPS = 12;
   let run = 0;
+  const keys: Record<string, string[]> = {};
+  // Funded first: the devnet funder's fee estimate can fall behind the pinned base fee once the
+  // swaps have mined blocks.
+  before(async function () {
+    keys.unseq = await fundedKeys("key_unseq", SWAPS);
+    keys.seq = await fundedKeys("key_seq", SWAPS);
+    keys.market = await fundedKeys("key_market", 1);
+  });
 
   /** Locks that let every holder in at once, after all arrived: all quote against one state. */
   function together(holders: number): NamedLocks {
@@ -55,6 +71,8 @@ describe("# swap agent: pool sequencer (embedded devnet)", function () {
         actionIndex: 0,
         screen: oracleScreen,
         poolLocks,
+        ownMoves: poolMoves(world.store, 3_600),
+        referencePolicy: DEFAULT_REFERENCE_POLICY,
         memo: async <T>(
           key: string,
           compute: () => Promise<T>,
@@ -97,7 +115,7 @@ describe("# swap agent: pool sequencer (embedded devnet)", function () {
   }
 
   it("should fail some of 12 concurrent swaps quoted against one pool state (what the sequencer prevents)", async function () {
-    const outcomes = await burst(await fundedKeys("key_unseq", SWAPS), together(SWAPS));
+    const outcomes = await burst(keys.unseq!, together(SWAPS));
     const failed = outcomes.filter((o) => o.status === "rejected");
     expect(failed.length).to.be.greaterThan(0);
     for (const f of failed) {
@@ -109,7 +127,7 @@ describe("# swap agent: pool sequencer (embedded devnet)", function () {
   });
 
   it("should complete 12 concurrent swaps through the same pool when sequenced, each at its quote", async function () {
-    const outcomes = await burst(await fundedKeys("key_seq", SWAPS), processLocks());
+    const outcomes = await burst(keys.seq!, processLocks());
     const rejected = outcomes.filter((o) => o.status === "rejected");
     expect(rejected.map((r) => String((r as PromiseRejectedResult).reason))).to.deep.equal([]);
     const results = outcomes.map((o) => (o as PromiseFulfilledResult<SwapResult>).value);
@@ -121,11 +139,25 @@ describe("# swap agent: pool sequencer (embedded devnet)", function () {
     }
     const quoteBlocks = results.map((r) => r.quote_block!);
     expect(new Set(quoteBlocks).size).to.equal(SWAPS);
+    // The burst moved the pool, and its own swaps did not trip the reference price: each was
+    // checked with the earlier ones taken out. Without taking them out, the same pool is far off.
+    for (const r of results) expect(r.reference![0]!.deviation_bps).to.be.lessThan(5);
+    expect(Math.max(...results.map((r) => r.reference![0]!.own_moves))).to.be.at.least(SWAPS - 1);
+    const polygon = world.chains.byName("polygon");
+    const pair = results[0]!.reference![0]!.pair;
+    const head = await polygon.provider.getBlockNumber();
+    const own = poolMoves(world.store, 3_600);
+    const withOwn = await checkReferencePrice(polygon, pair, head, own);
+    const none = { record: async () => {}, since: async () => [] };
+    const without = await checkReferencePrice(polygon, pair, head, none);
+    expect(withOwn.deviationBps).to.be.lessThan(5);
+    expect(without.deviationBps).to.be.greaterThan(100);
+    expect(without.passed).to.equal(true === without.deviationBps <= without.maxDeviationBps);
   });
 
   it("should fail cleanly, naming the market, when a third party trades the pool between the quote and the send", async function () {
     const polygon = world.chains.byName("polygon");
-    const [key] = await fundedKeys("key_market", 1);
+    const [key] = keys.market!;
     const trader = devnetFunder(polygon);
     const router = polygon.deployment.exchanges.sushiswap!.router;
     const usdc = polygon.deployment.tokens.USDC!.address;
@@ -143,6 +175,7 @@ describe("# swap agent: pool sequencer (embedded devnet)", function () {
           [usdc, weth],
           await trader.getAddress(),
           2n ** 40n,
+          FEES,
         )
       ).wait();
     });

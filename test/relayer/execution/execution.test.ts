@@ -36,6 +36,9 @@ import {
   units,
 } from "../../fixtures/engine.ts";
 
+/** Explicit fees for the third-party trader (above the devnet's pinned base fee). */
+const FEES = { maxFeePerGas: 60n * 10n ** 9n, maxPriorityFeePerGas: 2n * 10n ** 9n };
+
 describe("# execution engine (embedded devnet)", function () {
   this.timeout(300_000);
   const world = useEngineWorld();
@@ -354,7 +357,7 @@ compliance:
     const trader = devnetFunder(arbitrum);
     const weth = new Contract(route.pathAddresses[0]!, ERC20_ABI, trader);
     const sold = units(arbitrum, "WETH", "3");
-    await (await weth.getFunction("approve")(route.router, sold)).wait();
+    await (await weth.getFunction("approve")(route.router, sold, FEES)).wait();
     const traded = await (
       await new Contract(route.router, ROUTER_ABI, trader).getFunction("swapExactTokensForTokens")(
         sold,
@@ -362,6 +365,7 @@ compliance:
         route.pathAddresses,
         await trader.getAddress(),
         2n ** 40n,
+        FEES,
       )
     ).wait();
     const moved = await quoteSwapCandidates(
@@ -380,6 +384,75 @@ compliance:
     expect(Number(step!.result.quote_block)).to.be.at.least(traded!.blockNumber);
     expect(units(arbitrum, "USDC", String(step!.result.quoted_out))).to.equal(now.amountOut);
     expect(step!.result.amount_out).to.equal(step!.result.quoted_out);
+  });
+
+  it("should refuse a swap whose pool was pushed just before the quote (REFERENCE_PRICE_DEVIATION), named in the report", async function () {
+    const arbitrum = world.chains.byName("arbitrum");
+    const router = arbitrum.deployment.exchanges.uniswap!.router;
+    const path = [
+      arbitrum.deployment.tokens.WETH!.address,
+      arbitrum.deployment.tokens.USDC!.address,
+    ];
+    // A manipulator sells 25 WETH into the pool (~8% off its recent average) right before.
+    const trader = devnetFunder(arbitrum);
+    const pushed = units(arbitrum, "WETH", "25");
+    await (
+      await new Contract(path[0]!, ERC20_ABI, trader).getFunction("approve")(router, pushed)
+    ).wait();
+    await (
+      await new Contract(router, ROUTER_ABI, trader).getFunction("swapExactTokensForTokens")(
+        pushed,
+        0n,
+        path,
+        await trader.getAddress(),
+        2n ** 40n,
+        FEES,
+      )
+    ).wait();
+    const id = await submitWethSwap("pushed-before-quote");
+    try {
+      expect(await runExecution(world.deps, id)).to.equal("failed");
+      const [row] = await world.store.query<{ error: Record<string, unknown> }>(
+        "SELECT error FROM workflow_executions WHERE id = $1",
+        [id],
+      );
+      expect(row!.error.error, String(row!.error.detail)).to.equal("REFERENCE_PRICE_DEVIATION");
+      expect(String(row!.error.detail)).to.match(/from its reference price/);
+      const [reference] = row!.error.reference as Array<Record<string, number>>;
+      expect(reference!.deviation_bps).to.be.greaterThan(reference!.max_deviation_bps);
+      const [report] = await world.store.query<{ report: Record<string, unknown> }>(
+        "SELECT report FROM engine_reports WHERE execution_id = $1",
+        [id],
+      );
+      expect((report!.report.error as Record<string, unknown>).error).to.equal(
+        "REFERENCE_PRICE_DEVIATION",
+      );
+      const txs = await new TxJournal(world.store).list(id);
+      expect(txs.filter((t) => t.kind === "swap")).to.deep.equal([]);
+    } finally {
+      // Put the pool back where it was for the tests after this one.
+      const usdcBack = (await new Contract(router, ROUTER_ABI, trader).getFunction("getAmountsIn")(
+        pushed,
+        [path[1], path[0]],
+      )) as bigint[];
+      await (
+        await new Contract(path[1]!, ERC20_ABI, trader).getFunction("approve")(
+          router,
+          usdcBack[0]!,
+          FEES,
+        )
+      ).wait();
+      await (
+        await new Contract(router, ROUTER_ABI, trader).getFunction("swapTokensForExactTokens")(
+          pushed,
+          usdcBack[0]!,
+          [path[1], path[0]],
+          await trader.getAddress(),
+          2n ** 40n,
+          FEES,
+        )
+      ).wait();
+    }
   });
 
   it("should report a swap front-run past its tolerance that reverted on chain at amountOutMin, without retrying", async function () {

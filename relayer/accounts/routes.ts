@@ -119,7 +119,15 @@ export function accountRoutes(
       summary: "Devnet only: top the account up with test assets",
       security: HMAC_SECURITY,
       request: {
-        body: { required: false, content: { "application/json": { schema: faucetRequestSchema } } },
+        body: {
+          required: false,
+          content: {
+            "application/json": {
+              schema: faucetRequestSchema,
+              example: { chains: ["ethereum", "arbitrum"], assets: { USDC: "5000" } },
+            },
+          },
+        },
       },
       responses: {
         200: {

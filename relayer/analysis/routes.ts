@@ -118,7 +118,15 @@ export function analysisRoutes(analysis: TextAnalysis | null) {
       security: HMAC_SECURITY,
       request: {
         body: {
-          content: { "application/json": { schema: analysisRequestSchema } },
+          content: {
+            "application/json": {
+              schema: analysisRequestSchema,
+              example: {
+                text: "The supplier shall deliver the goods by 1 March; payment is due within 30 days of delivery.",
+                instructions: "List each party's obligations and their deadlines.",
+              },
+            },
+          },
           required: true,
         },
       },

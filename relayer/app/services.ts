@@ -1,14 +1,13 @@
 import type { SecretCipher } from "../accounts/index.ts";
 import { TextAnalysis } from "../analysis/index.ts";
-import type { ArtifactStore } from "../artifacts/store.ts";
-import { openArtifactStore } from "../artifacts/store.ts";
-import { masterKeyCipher } from "../auth/secrets.ts";
+import { type ArtifactStore, openArtifactStore } from "../artifacts/index.ts";
+import { masterKeyCipher } from "../auth/index.ts";
 import { oracleChains } from "../compliance/oracle.ts";
 import { complianceSource, type ComplianceSource } from "../compliance/service.ts";
 import type { Config } from "../config/index.ts";
 import { createContext, type AppContext, type CreateContextOptions } from "../context.ts";
 import { armCrashPoint, engineDeps, type EngineDeps } from "../execution/index.ts";
-import { Integrations } from "../integrations/index.ts";
+import { Integrations, orderSources } from "../integrations/index.ts";
 import { Monitors } from "../monitors/index.ts";
 import { databaseLocks } from "../store/locks.ts";
 import { createWorkflowIntake, type WorkflowIntake } from "../workflows/service.ts";
@@ -89,7 +88,9 @@ export async function buildServices(
     monitors,
     analysis,
     artifacts,
-    intake: createWorkflowIntake(ctx),
+    intake: createWorkflowIntake(ctx, {
+      recipientSources: config.integrations ? orderSources(config.integrations) : [],
+    }),
     engine: chains
       ? engineDeps({
           store: ctx.store,

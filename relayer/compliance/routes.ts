@@ -123,7 +123,15 @@ export function complianceRoutes(services: { compliance: ComplianceSource }) {
       request: {
         body: {
           required: true,
-          content: { "application/json": { schema: complianceRequestSchema } },
+          content: {
+            "application/json": {
+              schema: complianceRequestSchema,
+              example: {
+                address: "0x52908400098527886E0F7030069857D2E4169EE7",
+                jurisdictions: ["US"],
+              },
+            },
+          },
         },
       },
       responses,

@@ -1,7 +1,7 @@
 import { id as keccakText, Transaction, type Signer } from "ethers";
 import type { Logger } from "pino";
-import type { EngineStore } from "../accounts/store.ts";
-import { ATTESTOR_CONTRACT, type RoutingChain } from "../routing/chain.ts";
+import { type EngineStore, findAccount } from "../accounts/index.ts";
+import { ATTESTOR_CONTRACT, type RoutingChain } from "../routing/index.ts";
 import type { Workflow } from "../workflows/model.ts";
 import { crashPoint } from "./crash.ts";
 import {
@@ -30,9 +30,13 @@ import {
 } from "./executions-store.ts";
 import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
 import { TxJournal } from "./transactions.ts";
-import { ExecutionClaimError, ProverUnavailableError } from "../proofs/errors.ts";
-import { findAccount } from "../accounts/index.ts";
-import { slotsOfActions, type ReportedClaim, type SubmissionReceipt } from "../proofs/index.ts";
+import {
+  ExecutionClaimError,
+  ProverUnavailableError,
+  slotsOfActions,
+  type ReportedClaim,
+  type SubmissionReceipt,
+} from "../proofs/index.ts";
 import type { TxEvidence, TxRef } from "../audit/evidence.ts";
 
 /** Proves an execution and returns the arguments of `ExecutionAttestor.attest` after the id. */
@@ -266,8 +270,11 @@ async function buildReport(
       chain: step?.chain ?? null,
       chain_id: chain?.chainId ?? null,
       fallback_from: step?.fallback_from ?? null,
+      // Released ones were never sent; dropped ones are no longer on chain (the step's error names it).
       tx_hashes: txs
-        .filter((t) => t.action_index === action.index && t.state !== "released")
+        .filter(
+          (t) => t.action_index === action.index && t.state !== "released" && t.state !== "dropped",
+        )
         .map((t) => t.hash),
       // A bridge's zk_proof is the execution proof; `zk_proof_slots` are the circuit slots that
       // hold this bridge (its deposit and release hashes, amounts and fee cap).
@@ -292,14 +299,17 @@ async function buildReport(
       liquidation_price: null,
     }));
   const attested = proof.attestation;
+  const dropped = new Set(txs.filter((t) => t.state === "dropped").map((t) => t.hash));
   const evidenceRefs: TxRef[] = [
     ...actions.flatMap((a) =>
-      (a.result?.txs ?? []).map((t) => ({
-        action_index: a.index,
-        kind: t.kind,
-        chain_id: t.chainId,
-        hash: t.hash,
-      })),
+      (a.result?.txs ?? [])
+        .filter((t) => !dropped.has(t.hash))
+        .map((t) => ({
+          action_index: a.index,
+          kind: t.kind,
+          chain_id: t.chainId,
+          hash: t.hash,
+        })),
     ),
     ...(attested
       ? [

@@ -5,8 +5,8 @@ import {
   ensureFundedAccount,
   type DevnetFaucet,
   type SecretCipher,
+  type EngineStore,
 } from "../accounts/index.ts";
-import type { EngineStore } from "../accounts/store.ts";
 import {
   AGENT_CLASS_NAMES,
   AgentError,
@@ -18,16 +18,19 @@ import {
   type ComplianceScreen,
   type ScreenResult,
 } from "../agents/index.ts";
-import type { ActionFlow } from "../routing/chaining.ts";
-import type { RoutingChain } from "../routing/chain.ts";
 import {
+  type ActionFlow,
+  type RoutingChain,
   ChainUnavailableError,
   InsufficientLiquidityError,
   NoRouteError,
-} from "../routing/errors.ts";
-import { actionInput, chainByName, planWorkflow, type PlannedAction } from "../routing/plan.ts";
+  actionInput,
+  chainByName,
+  planWorkflow,
+  type PlannedAction,
+} from "../routing/index.ts";
 import type { NamedLocks } from "../store/locks.ts";
-import { DEFAULT_REFERENCE_POLICY, type ReferencePolicy } from "../routing/reference.ts";
+import { DEFAULT_REFERENCE_POLICY, type ReferencePolicy } from "../routing/index.ts";
 import { poolMoves } from "./pool-moves.ts";
 import type { Workflow, WorkflowAction } from "../workflows/model.ts";
 import { crashPoint } from "./crash.ts";
@@ -48,7 +51,7 @@ import {
 } from "./executions-store.ts";
 import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
 import type { ExecutionState } from "../workflows/schemas.ts";
-import { TxJournal } from "./transactions.ts";
+import { TransactionDroppedError, TxJournal } from "./transactions.ts";
 import { finalizeExecution, type FinalizeDeps } from "./finalize.ts";
 
 /**
@@ -89,6 +92,7 @@ function errorBody(err: unknown): ErrorBody {
   if (err instanceof InsufficientLiquidityError) return err.toBody();
   if (err instanceof ChainUnavailableError) return err.toBody();
   if (err instanceof NoRouteError) return { error: err.code, detail: err.detail };
+  if (err instanceof TransactionDroppedError) return err.toBody();
   return {
     error: "EXECUTION_FAILED",
     detail: (err as Error).message?.slice(0, 500) ?? String(err),
@@ -102,7 +106,8 @@ export function isFinalError(err: unknown): boolean {
     err instanceof RiskThresholdExceededError ||
     err instanceof InsufficientLiquidityError ||
     err instanceof NoRouteError ||
-    err instanceof ChainUnavailableError
+    err instanceof ChainUnavailableError ||
+    err instanceof TransactionDroppedError
   );
 }
 
@@ -209,6 +214,18 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
       log.warn({ action: action.index, error: body.error }, "action failed");
       return finish(deps, row, workflow, "failed", { ...body, action_index: action.index }, log);
     }
+  }
+  // Proof and report only over transactions still final on their chains (reorgs since the steps).
+  try {
+    await journal.verifyFinal(executionId, deps.chains.list());
+  } catch (err) {
+    if (!(err instanceof TransactionDroppedError)) throw err;
+    const body = err.toBody();
+    const index = Number(err.extra.action_index);
+    if (index >= 0)
+      await finishStep(store, executionId, index, "failed", { error: body }).catch(() => {});
+    log.warn({ action: index, error: body.error, detail: body.detail }, "reorg after the steps");
+    return finish(deps, row, workflow, "failed", { ...body, action_index: index }, log);
   }
   return finish(deps, row, workflow, "completed", undefined, log);
 }

@@ -1,5 +1,5 @@
 import type { EngineStore } from "../accounts/store.ts";
-import type { OwnMove, OwnMoves } from "../routing/reference.ts";
+import type { OwnMove, OwnMoves } from "../routing/index.ts";
 
 /**
  * `engine_pool_moves`: the relayer's own swaps per pool (the owner of the table). Rows older than

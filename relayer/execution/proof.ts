@@ -1,12 +1,12 @@
 import { getAddress, Interface, parseUnits, type Log, type TransactionReceipt } from "ethers";
 import type { TxRecord } from "../agents/index.ts";
-import { ERC20_ABI } from "../routing/abis.ts";
 import {
+  ERC20_ABI,
   BRIDGE_CONTRACT,
   MULTISEND_CONTRACT,
   tokenOf,
   type RoutingChain,
-} from "../routing/chain.ts";
+} from "../routing/index.ts";
 import {
   ExecutionClaimError,
   proveExecution,
@@ -130,7 +130,8 @@ export function groth16Prover(chains: { list(): readonly RoutingChain[] }): Exec
             (l) => isTransfer(l, token) && sameAddress(topicAddress(l.topics[1]), receipt.from),
           )
           .map((l) => ({ to: topicAddress(l.topics[2]), amount: BigInt(l.data) }));
-        const submitted = action.recipients ?? [];
+        // recipients_from: the recipients are the fetched orders the step paid (its result).
+        const submitted = action.recipientsFrom ? r.recipients : (action.recipients ?? []);
         if (
           paid.length !== submitted.length ||
           paid.some((p, i) => !sameAddress(p.to, submitted[i]!.address))
@@ -138,13 +139,15 @@ export function groth16Prover(chains: { list(): readonly RoutingChain[] }): Exec
           throw new ExecutionClaimError(
             "multisend",
             action.index,
-            `the multisend transaction ${hash} did not pay the submitted recipients in order`,
+            `the multisend transaction ${hash} did not pay the ${action.recipientsFrom ? "fetched orders" : "submitted recipients"} in order`,
           );
         }
         const amounts = paid.map((p) => p.amount);
+        const total = amounts.reduce((a, b) => a + b, 0n);
         return {
-          amountIn: amounts.reduce((a, b) => a + b, 0n),
-          recipientAmounts: amounts,
+          amountIn: total,
+          // One slot, its one recipient amount the payout's total (see SubmittedAction).
+          recipientAmounts: action.recipientsFrom ? [total] : amounts,
           txHashes: [hash],
         };
       }

@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import type { EngineStore } from "../accounts/store.ts";
-import type { ComplianceScreen } from "../agents/compliance.ts";
+import type { EngineStore } from "../accounts/index.ts";
+import type { ComplianceScreen } from "../agents/index.ts";
 import { JOB_NAMES, type Queue } from "../queue/index.ts";
-import type { RoutingChain } from "../routing/chain.ts";
+import type { RoutingChain } from "../routing/index.ts";
 import {
   anchorDueBatch,
   anchorImmediate,
@@ -22,6 +22,16 @@ import { providerScreen } from "./screening.ts";
 import { settleServiceFee, type PaymentReceiptView } from "./payments.ts";
 
 export { IntegrationClient } from "./client.ts";
+export {
+  fetchPayableOrders,
+  orderSources,
+  settleOrders,
+  settlementKey,
+  type FetchedOrders,
+  type PayableOrder,
+  type SettledOrder,
+  type UnsettledOrder,
+} from "./orders.ts";
 export { IntegrationError } from "./errors.ts";
 export { loadIntegrationsFile, parseIntegrations, IntegrationsConfigError } from "./config.ts";
 export type { IntegrationsConfig, IntegrationConfig } from "./config.ts";

@@ -1,9 +1,10 @@
 import { getAddress, id as keccakText, isAddress } from "ethers";
-import { z } from "zod";
-import type { EngineStore } from "../accounts/store.ts";
+import type { EngineStore } from "../accounts/index.ts";
 import type { IntegrationClient } from "./client.ts";
 import { IntegrationError } from "./errors.ts";
 import type { PaymentResponse } from "./schemas.ts";
+import type { IntegrationsConfig } from "./config.ts";
+import type { RecipientsFrom } from "../workflows/model.ts";
 
 /**
  * Payouts fed by an integration (the CRM's unpaid orders) and their settlement.
@@ -20,7 +21,10 @@ import type { PaymentResponse } from "./schemas.ts";
  *   address: wallet             # the field holding the 0x payout address
  *   amount: amount              # the field holding the decimal amount
  *   asset: currency             # optional: the field that must equal the multisend's asset
+ *   max_orders: 200             # optional: more records than this fails before anything is paid
  * ```
+ *
+ * (wire schema relayer/workflows/schemas.ts, model `RecipientsFrom` in relayer/workflows/model.ts)
  *
  * `fetchPayableOrders` calls the integration with `X-Blockchain-Proof: true` (the client checks the
  * response HMAC and the pinned schema, and records and anchors the interaction under the
@@ -30,23 +34,15 @@ import type { PaymentResponse } from "./schemas.ts";
  * `integration_order_settlements`, and a run after a crash re-sends only what is not settled, with
  * the same key (the gateway answers the payment it already made).
  */
-const fieldName = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a field name such as wallet");
 
-export const recipientsFromSchema = z
-  .object({
-    integration: z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "must name a configured integration"),
-    path: z.string().regex(/^\/[A-Za-z0-9._~/-]*$/, "must be a path such as /crm/orders"),
-    query: z.record(z.string(), z.string()).default({}),
-    id: fieldName.default("id"),
-    address: fieldName,
-    amount: fieldName,
-    asset: fieldName.optional(),
-  })
-  .strict();
+/** The integrations whose pinned schema lists orders: what a `recipients_from` may name. */
+export function orderSources(config: Pick<IntegrationsConfig, "integrations">): string[] {
+  return Object.entries(config.integrations)
+    .filter(([, cfg]) => cfg.validation.schema === ORDERS_SCHEMA)
+    .map(([name]) => name);
+}
 
-export type RecipientsFrom = z.infer<typeof recipientsFromSchema>;
+const ORDERS_SCHEMA = "crm.orders";
 
 /** An order to pay: who, how much, in what, from which record. */
 export interface PayableOrder {
@@ -89,6 +85,10 @@ export async function fetchPayableOrders(
     );
   const records = result.data.data;
   if (!Array.isArray(records)) throw invalid("the answer has no data list");
+  if (records.length > spec.maxOrders)
+    throw invalid(
+      `the answer lists ${records.length} orders, more than max_orders ${spec.maxOrders}`,
+    );
   const seen = new Set<string>();
   const orders = records.map((record: Record<string, unknown>, i): PayableOrder => {
     const field = (name: string) => record[name];

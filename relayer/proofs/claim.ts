@@ -47,6 +47,13 @@ export type SubmittedAction = {
   slippageBps?: number;
   /** Multisend: the recipients (their count fixes how many slots the action takes). */
   recipients?: readonly unknown[];
+  /**
+   * Multisend: where its recipients come from at run time (`recipients_from`) instead of
+   * `recipients`. Not known at submission, so the action takes one slot whose one recipient
+   * amount is the payout's total; each order's payment is checked by the auditor against the
+   * anchored answer that listed it (docs/zk.md#recipients-from).
+   */
+  recipientsFrom?: unknown;
 };
 
 /** The workflow as submitted (the normalised workflow); digested as a whole and per action. */
@@ -216,7 +223,7 @@ export function minimumOut(quoted: bigint, slippageBps: bigint): bigint {
 
 /** How many circuit slots a submitted action takes (a multisend: one per 4 recipients). */
 function slotsOf(action: SubmittedAction): number {
-  if (action.type !== "multisend") return 1;
+  if (action.type !== "multisend" || action.recipientsFrom !== undefined) return 1;
   return Math.max(1, Math.ceil((action.recipients?.length ?? 0) / MULTISEND_RECIPIENTS));
 }
 
@@ -244,7 +251,7 @@ function workflowSlotsOf(action: SubmittedAction, index: number): WorkflowSlot[]
       `slippageBps ${slippage} is not an integer in 0..${MAX_SLIPPAGE_BPS}`,
     );
   }
-  if (action.type === "multisend" && !action.recipients?.length) {
+  if (action.type === "multisend" && !action.recipients?.length && !action.recipientsFrom) {
     throw new ExecutionClaimError("shape", index, "multisend needs at least one recipient");
   }
   const actionDigest = bytes32ToLimbs(canonicalDigest(action));
@@ -323,7 +330,8 @@ function executedSlots(
   const recipients = (action.recipientAmounts ?? []).map((a, r) =>
     parseAmount(a, `recipientAmounts[${r}]`, index),
   );
-  const submittedRecipients = submitted.recipients?.length ?? 0;
+  const submittedRecipients =
+    submitted.recipientsFrom !== undefined ? 1 : (submitted.recipients?.length ?? 0);
   if (submitted.type === "multisend" && recipients.length !== submittedRecipients) {
     throw new ExecutionClaimError(
       "workflow",

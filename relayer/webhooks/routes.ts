@@ -125,7 +125,19 @@ export function webhookRoutes(deps: { store: Store; cipher: SecretCipher; policy
       summary: "Register a webhook endpoint for this key's execution events",
       security: HMAC_SECURITY,
       request: {
-        body: { required: true, content: { "application/json": { schema: createSchema } } },
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: createSchema,
+              example: {
+                url: "https://hooks.example.com/veriflow",
+                events: ["execution.state_changed", "execution.report"],
+                description: "treasury operations",
+              },
+            },
+          },
+        },
       },
       responses: {
         201: json(createdSchema, "Registered; the secret is shown only here"),
@@ -230,7 +242,21 @@ export function webhookRoutes(deps: { store: Store; cipher: SecretCipher; policy
       security: HMAC_SECURITY,
       request: {
         params: idParam,
-        body: { required: false, content: { "application/json": { schema: redeliverSchema } } },
+        body: {
+          required: false,
+          content: {
+            "application/json": {
+              schema: redeliverSchema,
+              examples: {
+                one: {
+                  summary: "One delivery, by its webhook-id",
+                  value: { message_id: "msg_42" },
+                },
+                failed: { summary: "Every failed delivery of the endpoint", value: {} },
+              },
+            },
+          },
+        },
       },
       responses: {
         202: json(

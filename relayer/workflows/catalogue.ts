@@ -24,6 +24,11 @@ export interface CatalogueChain {
 export interface AssetCatalogue {
   /** Keyed by lower-case chain name. */
   chains: Map<string, CatalogueChain>;
+  /**
+   * The configured integrations a multisend's `recipients_from` may name (those whose pinned
+   * schema lists orders); none when the relayer runs without integrations.
+   */
+  recipientSources?: ReadonlySet<string>;
 }
 
 /** The minimum of a chain handle the catalogue needs (`ChainHandle` satisfies it). */

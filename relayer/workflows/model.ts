@@ -37,10 +37,9 @@ export type ActionType = (typeof ACTION_TYPES)[number];
  * USD), `output` (largest output), `speed` (fewest hops, then cheapest gas). Gas: `eco` (spec
  * default), `standard`, `fast`.
  */
-export { ROUTE_PRIORITIES, type RoutePriority } from "../routing/select.ts";
-export { GAS_STRATEGIES, type GasStrategy } from "../routing/fees.ts";
-import type { RoutePriority } from "../routing/select.ts";
-import type { GasStrategy } from "../routing/fees.ts";
+export { ROUTE_PRIORITIES, type RoutePriority } from "../routing/index.ts";
+export { GAS_STRATEGIES, type GasStrategy } from "../routing/index.ts";
+import type { RoutePriority, GasStrategy } from "../routing/index.ts";
 
 /** Default swap/convert slippage tolerance when the client gives none: 0.5 %. */
 export const DEFAULT_SLIPPAGE_BPS = 50;
@@ -58,6 +57,30 @@ export interface Recipient {
   address: string;
   amount: RecipientAmount;
 }
+
+/**
+ * Where a multisend's recipients come from: `GET <integration url><path>?<query>` (signed, with
+ * `X-Blockchain-Proof: true`, response HMAC and pinned schema checked, anchored), each record of
+ * its `data` list one recipient: `address` and `amount` name the record's fields holding the 0x
+ * payout address and the decimal amount, `id` the order id (settled after the payout), `asset`
+ * (optional) the field that must equal the multisend's asset.
+ */
+export interface RecipientsFrom {
+  /** A configured integration whose schema lists orders (`crm.orders`). */
+  integration: string;
+  path: string;
+  query: Record<string, string>;
+  id: string;
+  address: string;
+  amount: string;
+  asset?: string;
+  /** The most records one payout pays; more fails the action before anything is sent. */
+  maxOrders: number;
+}
+
+/** Default and largest `max_orders` of a `recipients_from` (one multisend transaction pays them). */
+export const DEFAULT_MAX_ORDERS = 200;
+export const MAX_ORDERS_LIMIT = 500;
 
 export interface WorkflowAction {
   /** Position in the workflow, from 0; actions run in this order. */
@@ -86,8 +109,14 @@ export interface WorkflowAction {
   destination?: string;
   /** Bridge: protocol name, e.g. `lockmint`; absent → the engine picks one the chains support. */
   protocol?: string;
-  /** Multisend recipients, in order. */
+  /** Multisend recipients, in order (absent when they come from `recipientsFrom`). */
   recipients?: Recipient[];
+  /**
+   * Multisend: the recipients are the records an integration returns at run time (the CRM's
+   * unpaid orders), fetched by the engine just before the payout; `amount` (or the chained input)
+   * is then the most the payout may send. See docs/integrations.md#recipients_from.
+   */
+  recipientsFrom?: RecipientsFrom;
   /** Effective fallback chains of this action, in order (see the module comment). */
   fallbackChains: string[];
 }

@@ -19,21 +19,28 @@ import {
 } from "./catalogue.ts";
 import {
   ACTION_TYPES,
+  DEFAULT_MAX_ORDERS,
   DEFAULT_RISK_THRESHOLD,
   DEFAULT_SLIPPAGE_BPS,
   GAS_STRATEGIES,
+  MAX_ORDERS_LIMIT,
   ROUTE_PRIORITIES,
   WORKFLOW_MODEL_VERSION,
   type ActionType,
   type GasStrategy,
   type Recipient,
+  type RecipientsFrom,
   type RoutePriority,
   type Workflow,
   type WorkflowAction,
   type WorkflowSchedule,
 } from "./model.ts";
 import { parseCron, parseSchedulePhrase, ScheduleError } from "./schedule-phrase.ts";
-import { workflowSubmissionSchema, yamlWorkflowSchema } from "./schemas.ts";
+import {
+  workflowSubmissionSchema,
+  yamlWorkflowSchema,
+  type RecipientsFromWire,
+} from "./schemas.ts";
 
 /**
  * Both submission forms → the one model (model.ts). First the wire schema (structure), then the
@@ -101,9 +108,16 @@ interface RawAction {
   destination?: string;
   protocol?: string;
   recipients?: { address: string; amount: string }[];
+  recipientsFrom?: RecipientsFromWire;
   fallbackChains?: string[];
   path: (field: string) => string;
 }
+
+/** The model's name of a raw field → its name on the wire (both forms). */
+const WIRE_FIELDS: Partial<Record<string, string>> = {
+  fallbackChains: "fallback_chains",
+  recipientsFrom: "recipients_from",
+};
 
 interface RawWorkflow {
   format: BodyFormat;
@@ -140,14 +154,11 @@ function fromJson(document: unknown): RawWorkflow {
       destination: a.destination,
       protocol: a.protocol,
       recipients: a.recipients,
+      recipientsFrom: a.recipients_from,
       fallbackChains: a.fallback_chains,
       path: (field) =>
         `actions.${i}` +
-        (field === "priority"
-          ? ".route_optimizer.priority"
-          : field === "fallbackChains"
-            ? ".fallback_chains"
-            : `.${field}`),
+        (field === "priority" ? ".route_optimizer.priority" : `.${WIRE_FIELDS[field] ?? field}`),
     })),
     schedule:
       body.schedule !== undefined
@@ -193,11 +204,10 @@ function fromYaml(document: unknown): RawWorkflow {
       destination: p.destination,
       protocol: p.protocol,
       recipients,
+      recipientsFrom: p.recipients_from,
       fallbackChains: p.fallback_chains,
       path: (field) =>
-        field === "type"
-          ? `actions.${i}.action`
-          : `${base}.${field === "fallbackChains" ? "fallback_chains" : field}`,
+        field === "type" ? `actions.${i}.action` : `${base}.${WIRE_FIELDS[field] ?? field}`,
     };
   });
   if (issues.length) throw validationFailed(issues);
@@ -236,7 +246,7 @@ const TYPE_FIELDS: Record<ActionType, ReadonlyArray<keyof RawAction>> = {
   swap: ["to", "slippage", "priority", "dex"],
   convert: ["to", "slippage", "priority", "dex"],
   bridge: ["destination", "protocol"],
-  multisend: ["recipients"],
+  multisend: ["recipients", "recipientsFrom"],
 };
 const TYPE_SPECIFIC: ReadonlyArray<keyof RawAction> = [
   "to",
@@ -246,6 +256,7 @@ const TYPE_SPECIFIC: ReadonlyArray<keyof RawAction> = [
   "destination",
   "protocol",
   "recipients",
+  "recipientsFrom",
 ];
 
 /**
@@ -486,6 +497,23 @@ function buildWorkflow(raw: RawWorkflow, catalogue: AssetCatalogue): Workflow {
           });
       }
       flow = { asset: from, hasOutput: true };
+    } else if (a.recipientsFrom !== undefined) {
+      if (a.recipients !== undefined) {
+        issues.push({
+          path: a.path("recipientsFrom"),
+          message: "give either recipients or recipients_from, not both",
+        });
+      }
+      const source = buildRecipientsFrom(a, catalogue, issues);
+      if (source) action.recipientsFrom = source;
+      if (a.amount === undefined && !flow.hasOutput) {
+        issues.push({
+          path: a.path("amount"),
+          message:
+            "required: the most the payout of the fetched orders may send (or chain it from a previous action)",
+        });
+      }
+      flow = { hasOutput: false };
     } else {
       action.recipients = buildRecipients(
         a,
@@ -569,6 +597,58 @@ function buildWorkflow(raw: RawWorkflow, catalogue: AssetCatalogue): Workflow {
   };
   if (schedule) workflow.schedule = schedule;
   return workflow;
+}
+
+/**
+ * `recipients_from`: the integration must be one the relayer has configured to list orders; the
+ * field names were checked by the wire schema.
+ */
+function buildRecipientsFrom(
+  a: RawAction,
+  catalogue: AssetCatalogue,
+  issues: ValidationIssue[],
+): RecipientsFrom | undefined {
+  const wire = a.recipientsFrom!;
+  const path = a.path("recipientsFrom");
+  const sources = [...(catalogue.recipientSources ?? [])].sort();
+  let ok = true;
+  if (!sources.includes(wire.integration)) {
+    ok = false;
+    issues.push({
+      path: `${path}.integration`,
+      message: sources.length
+        ? `unknown integration "${wire.integration}"; integrations that list orders: ${sources.join(", ")}`
+        : `unknown integration "${wire.integration}"; this relayer has no integration that lists orders`,
+    });
+  }
+  let maxOrders = DEFAULT_MAX_ORDERS;
+  if (wire.max_orders !== undefined) {
+    const value = parseNumber(wire.max_orders);
+    if (Number.isInteger(value) && value >= 1 && value <= MAX_ORDERS_LIMIT) maxOrders = value;
+    else {
+      ok = false;
+      issues.push({
+        path: `${path}.max_orders`,
+        message: `must be a whole number from 1 to ${MAX_ORDERS_LIMIT}`,
+      });
+    }
+  }
+  const fields = [wire.id ?? "id", wire.address, wire.amount, ...(wire.asset ? [wire.asset] : [])];
+  if (new Set(fields).size !== fields.length) {
+    ok = false;
+    issues.push({ path, message: "id, address, amount and asset must name different fields" });
+  }
+  if (!ok) return undefined;
+  return {
+    integration: wire.integration,
+    path: wire.path,
+    query: wire.query ?? {},
+    id: wire.id ?? "id",
+    address: wire.address,
+    amount: wire.amount,
+    ...(wire.asset ? { asset: wire.asset } : {}),
+    maxOrders,
+  };
 }
 
 function buildRecipients(

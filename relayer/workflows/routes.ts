@@ -36,6 +36,7 @@ import {
   type SubmittedRequest,
   type WorkflowContext,
 } from "./service.ts";
+import { SPEC_JSON_EXAMPLE, SPEC_YAML_EXAMPLE } from "./examples.ts";
 
 /**
  * Routes of the workflow area: submission (JSON or YAML), status, list, cancel, schedules,
@@ -55,8 +56,20 @@ const validationError = {
 const workflowBody = {
   required: true,
   content: {
-    "application/json": { schema: z.union([workflowSubmissionSchema, deploymentRunSchema]) },
-    "application/yaml": { schema: yamlWorkflowSchema },
+    "application/json": {
+      schema: z.union([workflowSubmissionSchema, deploymentRunSchema]),
+      examples: {
+        spec: { summary: "The spec's JSON example", value: SPEC_JSON_EXAMPLE },
+        deployed: {
+          summary: "Run a deployed configuration by name (latest version unless `version`)",
+          value: { deployment: "treasury-rebalance", version: 1 },
+        },
+      },
+    },
+    "application/yaml": {
+      schema: yamlWorkflowSchema,
+      examples: { spec: { summary: "The spec's YAML example", value: SPEC_YAML_EXAMPLE } },
+    },
   },
 };
 const idempotencyHeader = z.object({
@@ -136,8 +149,8 @@ export function workflowRoutes(ctx: WorkflowContext) {
       body: {
         ...workflowBody,
         content: {
-          "application/json": { schema: workflowSubmissionSchema },
-          "application/yaml": { schema: yamlWorkflowSchema },
+          "application/json": { schema: workflowSubmissionSchema, example: SPEC_JSON_EXAMPLE },
+          "application/yaml": { schema: yamlWorkflowSchema, example: SPEC_YAML_EXAMPLE },
         },
       },
       headers: idempotencyHeader,

@@ -1,6 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import type { SubmissionReceipt } from "../proofs/index.ts";
-import { ACTION_TYPES, GAS_STRATEGIES, ROUTE_PRIORITIES } from "./model.ts";
+import {
+  ACTION_TYPES,
+  DEFAULT_MAX_ORDERS,
+  GAS_STRATEGIES,
+  MAX_ORDERS_LIMIT,
+  ROUTE_PRIORITIES,
+} from "./model.ts";
 import { errorBodySchema, stepResultSchema } from "../execution/steps.ts";
 import { riskEvaluationSchema } from "../execution/risk.ts";
 
@@ -52,6 +58,55 @@ export const recipientSchema = z
   .strict()
   .openapi("Recipient");
 
+const recordFieldSchema = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a record field name such as wallet");
+
+/**
+ * A multisend's recipients from an integration (docs/integrations.md#recipients_from), the same
+ * object in JSON (`actions[i].recipients_from`) and YAML (`params.recipients_from`).
+ */
+export const recipientsFromSchema = z
+  .object({
+    integration: z
+      .string()
+      .regex(/^[a-z][a-z0-9_-]{0,63}$/, "must name a configured integration")
+      .openapi({ example: "crm" }),
+    path: z
+      .string()
+      .max(256)
+      .regex(/^\/[A-Za-z0-9._~/-]*$/, "must be a path such as /crm/orders")
+      .openapi({ example: "/crm/orders" }),
+    query: z
+      .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), z.string().max(256))
+      .refine((q) => Object.keys(q).length <= 16, "at most 16 query parameters")
+      .default({})
+      .openapi({ example: { status: "unpaid" } }),
+    id: recordFieldSchema.default("id").openapi({ description: "the order id field" }),
+    address: recordFieldSchema.openapi({
+      description: "the 0x payout address field",
+      example: "wallet",
+    }),
+    amount: recordFieldSchema.openapi({
+      description: "the decimal amount field",
+      example: "amount",
+    }),
+    asset: recordFieldSchema.optional().openapi({
+      description: "the field that must equal the multisend's asset",
+      example: "currency",
+    }),
+    max_orders: z
+      .union([z.number(), z.string().max(16)])
+      .optional()
+      .openapi({
+        description: `the most orders one payout pays, 1-${MAX_ORDERS_LIMIT} (default ${DEFAULT_MAX_ORDERS})`,
+        example: 100,
+      }),
+  })
+  .strict()
+  .openapi("RecipientsFrom");
+export type RecipientsFromWire = z.infer<typeof recipientsFromSchema>;
+
 /** Spec "Action object (JSON form)", plus `chain`, `dex` and `fallback_chains`. */
 export const jsonActionSchema = z
   .object({
@@ -71,6 +126,7 @@ export const jsonActionSchema = z
       .optional(),
     dex: z.string().min(1).max(64).optional().openapi({ example: "uniswap" }),
     recipients: z.array(recipientSchema).min(1).max(256).optional(),
+    recipients_from: recipientsFromSchema.optional(),
     fallback_chains: fallbackChainsSchema.optional(),
   })
   .strict()
@@ -154,6 +210,7 @@ const yamlParamsSchema = z
       .max(256)
       .optional()
       .openapi({ description: "Each item maps an address to an amount (or a `<n>%` share)." }),
+    recipients_from: recipientsFromSchema.optional(),
     fallback_chains: fallbackChainsSchema.optional(),
   })
   .strict();

@@ -65,10 +65,16 @@ export interface WorkflowIntake {
   submissions: Batcher<PendingSubmission, Accepted>;
 }
 
-export function createWorkflowIntake(platform: IntakePlatform): WorkflowIntake {
+export function createWorkflowIntake(
+  platform: IntakePlatform,
+  options: { recipientSources?: Iterable<string> } = {},
+): WorkflowIntake {
   return {
     catalogue: platform.chains
-      ? buildCatalogue(platform.chains.list() as unknown as ChainDescription[])
+      ? {
+          ...buildCatalogue(platform.chains.list() as unknown as ChainDescription[]),
+          recipientSources: new Set(options.recipientSources ?? []),
+        }
       : null,
     submissions: submissionBatcher(platform),
   };

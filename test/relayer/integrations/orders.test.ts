@@ -3,11 +3,12 @@ import { responseHmacOf } from "../../../relayer/integrations/client.ts";
 import { Wallet } from "ethers";
 import {
   fetchPayableOrders,
-  recipientsFromSchema,
   settleOrders,
   settlementKey,
   type PayableOrder,
 } from "../../../relayer/integrations/orders.ts";
+import { recipientsFromSchema } from "../../../relayer/workflows/schemas.ts";
+import type { RecipientsFrom } from "../../../relayer/workflows/model.ts";
 import { startCrm, startPaymentGateway, type StandIn } from "../../fixtures/standins/index.ts";
 import {
   entry,
@@ -45,14 +46,16 @@ const ORDERS_25 = [
     wallet: WALLETS[1]!,
   },
 ];
-const SPEC = recipientsFromSchema.parse({
+const SPEC: RecipientsFrom = {
   integration: "crm",
   path: "/crm/orders",
   query: { status: "unpaid" },
+  id: "id",
   address: "wallet",
   amount: "amount",
   asset: "currency",
-});
+  maxOrders: 200,
+};
 
 describe("# orders from the CRM paid and settled (recipients_from, POST /payments exactly once)", function () {
   this.timeout(240_000);
@@ -105,16 +108,19 @@ describe("# orders from the CRM paid and settled (recipients_from, POST /payment
   const context = (executionId: string) => ({ executionId, actionIndex: 0, asset: "USDC" });
 
   it("should read recipients_from in its one form (JSON and YAML share it), refusing unknown keys and bad fields", function () {
-    expect(SPEC).to.deep.include({
-      id: "id",
+    const wire = {
+      integration: "crm",
+      path: "/crm/orders",
+      query: { status: "unpaid" },
       address: "wallet",
       amount: "amount",
       asset: "currency",
-    });
+    };
+    expect(recipientsFromSchema.parse(wire)).to.deep.include({ id: "id", address: "wallet" });
     for (const bad of [
-      { ...SPEC, extra: 1 },
-      { ...SPEC, path: "crm/orders" },
-      { ...SPEC, address: "wallet-address" },
+      { ...wire, extra: 1 },
+      { ...wire, path: "crm/orders" },
+      { ...wire, address: "wallet-address" },
       { integration: "crm", path: "/crm/orders" },
     ])
       expect(recipientsFromSchema.safeParse(bad).success, JSON.stringify(bad)).to.equal(false);
@@ -167,6 +173,17 @@ describe("# orders from the CRM paid and settled (recipients_from, POST /payment
       expect(err.code).to.equal("INTEGRATION_ORDERS_INVALID");
       expect(err.message).to.include(message).and.include("no order of this answer was used");
     }
+    // More orders than max_orders: none is used (one payout transaction pays them all or none).
+    crm.override(null);
+    const capped = await rejection(
+      fetchPayableOrders(
+        integrations.client("crm"),
+        { ...SPEC, maxOrders: 1 },
+        context("wf_orders_2"),
+      ),
+    );
+    expect(capped.code).to.equal("INTEGRATION_ORDERS_INVALID");
+    expect(capped.message).to.include("lists 2 orders, more than max_orders 1");
     // A wallet that is not an address fails the pinned schema before the mapping.
     answer([{ ...base, wallet: "0x1234" }]);
     expect(

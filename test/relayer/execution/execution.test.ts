@@ -378,7 +378,7 @@ compliance:
 
     expect(await runExecution(world.deps, id)).to.equal("completed");
     const [step] = await world.store.query<{ result: Record<string, unknown> }>(
-      "SELECT result FROM engine_steps WHERE execution_id = $1",
+      "SELECT result FROM engine_steps WHERE execution_id = $1 AND action_index = 0",
       [id],
     );
     expect(Number(step!.result.quote_block)).to.be.at.least(traded!.blockNumber);

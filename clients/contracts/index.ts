@@ -38,9 +38,9 @@ export function deploymentOf(chainId: number | bigint | string): ChainDeployment
 /** The address of a contract (or token) by its name in the chain's deployment record. */
 export function addressOf(chainId: number | bigint | string, name: string): string {
   const deployment = deploymentOf(chainId);
-  const contract = (deployment.contracts as Record<string, { address: string }>)[name];
-  const token = (deployment.tokens as Record<string, { address: string }>)[name];
-  const found = contract ?? token;
+  const own = (record: Record<string, { address: string }>) =>
+    Object.hasOwn(record, name) ? record[name] : undefined;
+  const found = own(deployment.contracts) ?? own(deployment.tokens);
   if (!found) throw new Error(`chain ${deployment.chainId} has no contract or token ${name}`);
   return found.address;
 }

@@ -1,8 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
-import { HMAC_SECURITY } from "../http/security.ts";
+import { ApiError, createRouter, HMAC_SECURITY } from "../http/index.ts";
 import {
   accountBalances,
   DEVNET_GRANT,

@@ -14,7 +14,7 @@ import { paddedGasLimit, type SentTx, type TxJournal } from "../execution/transa
 import { z } from "zod";
 import { screenResultSchema, type ComplianceScreen, type ScreenResult } from "./compliance.ts";
 import { AgentError } from "./errors.ts";
-import type { NamedLocks } from "../store/locks.ts";
+import type { NamedLocks } from "../store/index.ts";
 import type { OwnMoves, ReferencePolicy } from "../routing/index.ts";
 
 /**

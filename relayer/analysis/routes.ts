@@ -1,7 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { HMAC_SECURITY } from "../http/security.ts";
-import { ApiError, errorSchema } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
+import { HMAC_SECURITY, ApiError, errorSchema, createRouter } from "../http/index.ts";
 import type { TextAnalysis } from "./service.ts";
 
 /**

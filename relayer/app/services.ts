@@ -9,7 +9,8 @@ import { createContext, type AppContext, type CreateContextOptions } from "../co
 import { armCrashPoint, engineDeps, type EngineDeps } from "../execution/index.ts";
 import { Integrations, orderSources } from "../integrations/index.ts";
 import { Monitors } from "../monitors/index.ts";
-import { databaseLocks } from "../store/locks.ts";
+import { databaseLocks } from "../store/index.ts";
+import { ProverPool } from "../proofs/index.ts";
 import { createWorkflowIntake, type WorkflowIntake } from "../workflows/service.ts";
 
 /**
@@ -81,6 +82,9 @@ export async function buildServices(
   if (analysis) ctx.closers.push(() => analysis.close());
   // One object: the HTTP app, the workers and `closeContext` see the same `draining` flag.
   const artifacts = openArtifactStore(config.dataDir);
+  // Proofs run on the pool's threads (started by the first proof), never on this event loop.
+  const prover = chains ? new ProverPool({ threads: config.engine.proverThreads }) : null;
+  if (prover) ctx.closers.push(() => prover.close());
   const services: Services = Object.assign(ctx, {
     cipher,
     compliance,
@@ -103,6 +107,7 @@ export async function buildServices(
           artifacts,
           baseFeeCapGwei: config.engine.baseFeeCapGwei,
           locks: databaseLocks(ctx.store),
+          prover: prover ?? undefined,
         })
       : null,
   });

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
-import { ApiError, errorSchema } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
+import { ApiError, errorSchema, createRouter } from "../http/index.ts";
 import { generateArtifactBatch, registryChain } from "./batch.ts";
 import { parseCid, type ArtifactStore } from "./store.ts";
 

@@ -1,7 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorSchema } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
-import { HMAC_SECURITY } from "../http/security.ts";
+import { errorSchema, createRouter, HMAC_SECURITY } from "../http/index.ts";
 import type { ComplianceResult } from "./check.ts";
 import type { ComplianceSource } from "./service.ts";
 

@@ -29,7 +29,7 @@ import {
   planWorkflow,
   type PlannedAction,
 } from "../routing/index.ts";
-import type { NamedLocks } from "../store/locks.ts";
+import type { NamedLocks } from "../store/index.ts";
 import { DEFAULT_REFERENCE_POLICY, type ReferencePolicy } from "../routing/index.ts";
 import { poolMoves } from "./pool-moves.ts";
 import type { Workflow, WorkflowAction } from "../workflows/model.ts";

@@ -1,8 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { ChainHandle } from "../chains/index.ts";
 import type { AppContext } from "../context.ts";
-import { errorSchema } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
+import { errorSchema, createRouter } from "../http/index.ts";
 import { simulateRequestSchema, simulateResponseSchema } from "./schema.ts";
 import { requireChain, simulateTransaction, simulationChain } from "./simulate.ts";
 

@@ -1,4 +1,4 @@
-import type { Store } from "./index.ts";
+import type { Store } from "./store.ts";
 
 /**
  * Named locks shared by every process on one database: `hold(names, fn)` runs `fn` while holding

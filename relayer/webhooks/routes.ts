@@ -1,8 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { SecretCipher } from "../accounts/index.ts";
-import { ApiError } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
-import { HMAC_SECURITY } from "../http/security.ts";
+import { ApiError, createRouter, HMAC_SECURITY } from "../http/index.ts";
 import type { Store } from "../store/index.ts";
 import {
   createEndpoint,

@@ -1,12 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { complianceSpecs, complianceSpecsSchema } from "../compliance/specs.ts";
-import { mediaType } from "../http/body.ts";
-import type { AppEnv } from "../http/env.ts";
-import { ApiError, errorSchema, validationErrorSchema } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
-import { validationFailed } from "../http/validation.ts";
-import { HMAC_SECURITY } from "../http/security.ts";
+import {
+  mediaType,
+  type AppEnv,
+  ApiError,
+  errorSchema,
+  validationErrorSchema,
+  createRouter,
+  validationFailed,
+  HMAC_SECURITY,
+} from "../http/index.ts";
 import { getDeploymentVersions, listDeployments } from "./deployments.ts";
 import { cancelExecution, getExecution, listExecutions } from "./executions.ts";
 import { bodyFormat } from "./normalise.ts";

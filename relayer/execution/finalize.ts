@@ -60,13 +60,18 @@ export interface ExecutionProver {
   }>;
 }
 
+/** Where a final report is stored: an artifact of the execution's key (relayer/artifacts). */
+export interface ReportArtifacts {
+  putArtifact(value: unknown, owner: { apiKeyId: string; kind: "report" }): Promise<string>;
+}
+
 export interface FinalizeDeps {
   store: EngineStore;
   chains: { list(): readonly RoutingChain[] };
   /** Groth16 prover (relayer/proofs); without one the report says why there is no proof. */
   prover?: ExecutionProver;
   /** Content-addressed store (relayer/artifacts); the report's CID is computed the same way. */
-  artifacts?: { putArtifact(value: unknown): Promise<string> };
+  artifacts?: ReportArtifacts;
   /**
    * The execution's external API interactions (relayer/integrations), anchored immediate ones and
    * pending batched ones, listed in the report as `api_interactions`.
@@ -189,7 +194,9 @@ export async function finalizeExecution(
   const body = await buildReport(deps, input, steps, proof, home);
   body.receipt = receipt;
   if (deps.settle) body.payment_receipt = payment;
-  const cid = deps.artifacts ? await deps.artifacts.putArtifact(body) : await reportCid(body);
+  const cid = deps.artifacts
+    ? await deps.artifacts.putArtifact(body, { apiKeyId: input.apiKeyId, kind: "report" })
+    : await reportCid(body);
   const signer = operator(home);
   const report: SignedReport = {
     ...body,
@@ -200,7 +207,7 @@ export async function finalizeExecution(
   // The body's CID cannot be inside it, so the signature is not in the body: the signed report
   // is stored too, under its own CID, which alone is enough to audit (docs/audit.md).
   const signedCid = deps.artifacts
-    ? await deps.artifacts.putArtifact(report)
+    ? await deps.artifacts.putArtifact(report, { apiKeyId: input.apiKeyId, kind: "report" })
     : await reportCid(report);
   await insertReport(store, input.id, report, signedCid);
   log.info({ cid, state: input.state }, "final report stored");

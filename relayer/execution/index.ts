@@ -5,8 +5,9 @@ import type { ChainSet } from "../chains/index.ts";
 import { listScreen, requireConsulted } from "../compliance/screen.ts";
 import type { ComplianceSource } from "../compliance/service.ts";
 import type { Integrations } from "../integrations/index.ts";
-import type { ArtifactStore } from "../artifacts/index.ts";
+import type { ReportArtifacts } from "./finalize.ts";
 import { collectEvidence } from "../audit/evidence.ts";
+import type { NamedLocks } from "../store/index.ts";
 import type { Groth16Prover } from "../proofs/index.ts";
 import type { EngineDeps } from "./orchestrator.ts";
 import { groth16Prover } from "./proof.ts";
@@ -29,8 +30,10 @@ export interface EngineInputs {
   /** The text analysis (relayer/analysis), whose analyses of an execution its report lists. */
   analysis?: { forReport(executionId: string): Promise<ReportAnalysis[]> } | null;
   /** Where the final report is stored under its CID. */
-  artifacts: ArtifactStore;
+  artifacts: ReportArtifacts;
   baseFeeCapGwei?: number | undefined;
+  /** Locks shared by every process on the database (the pool sequencer's). */
+  locks: NamedLocks;
   /** Computes the proofs (the root's ProverPool, off the event loop); default: on this thread. */
   prover?: Groth16Prover;
 }
@@ -65,5 +68,6 @@ export function engineDeps(input: EngineInputs): EngineDeps {
     analyses: input.analysis ? (id) => input.analysis!.forReport(id) : undefined,
     settle: integrations?.config.payments ? (input) => integrations.settle(input) : undefined,
     baseFeeCapGwei: input.baseFeeCapGwei,
+    poolLocks: input.locks,
   };
 }

@@ -108,6 +108,11 @@ describe("# final report in the artifact store (relayer over HTTP, embedded devn
     expect(stored.status).to.equal(200);
     expect(await stored.json()).to.deep.equal(reportBody);
 
+    // The report is an artifact of the workflow's key: another key cannot read or export it.
+    const stranger = await service.newKey();
+    expect((await service.request(stranger, "GET", `/artifacts/${cid}`)).status).to.equal(404);
+    expect((await service.request(stranger, "GET", `/artifacts/${cid}/car`)).status).to.equal(404);
+
     const car = await service.request(key, "GET", `/artifacts/${cid}/car`);
     expect(car.status).to.equal(200);
     const reader = await CarReader.fromBytes(new Uint8Array(await car.arrayBuffer()));

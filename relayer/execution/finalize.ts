@@ -84,7 +84,7 @@ export interface FinalizeDeps {
    */
   settle?: (input: { executionId: string; apiKeyId: string }) => Promise<unknown>;
   /**
-   * Reads the committed transactions back from their chains (relayer/audit/evidence.ts): the
+   * Reads the committed transactions back from their chains (relayer/execution/evidence.ts): the
    * report's `evidence`, what an auditor compares with the chain.
    */
   evidence?: (refs: readonly TxRef[]) => Promise<TxEvidence[]>;

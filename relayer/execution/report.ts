@@ -95,7 +95,7 @@ export interface ReportBody {
   receipt: SubmissionReceipt | null;
   /** Why there is no proof, when there is none. */
   proof_note?: string;
-  /** The committed transactions as their chains hold them (relayer/audit/evidence.ts). */
+  /** The committed transactions as their chains hold them (relayer/execution/evidence.ts). */
   evidence: ReportEvidence | null;
   relayer: { chain: string; chain_id: number };
   /** The service fee's payment receipt (relayer/integrations/payments.ts), when payments are configured. */

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { ChainSet } from "./chains/index.ts";
-import { ensureBootstrapKey, checkMasterKey } from "./auth/keys.ts";
+import { ensureBootstrapKey, checkMasterKey } from "./auth/index.ts";
 import type { Config } from "./config/index.ts";
 import { resolveMasterKey } from "./config/master-key.ts";
 import { createLogger } from "./http/logging.ts";

@@ -2,7 +2,7 @@ import { describeSnapshot } from "./compliance/config.ts";
 import { loadConfigOrExit } from "./config/index.ts";
 import { createLogger } from "./http/logging.ts";
 import { startService } from "./app/index.ts";
-import { keyFingerprint } from "./auth/keys.ts";
+import { keyFingerprint } from "./auth/index.ts";
 
 /**
  * `npm start`: the relayer on its embedded defaults (PGlite under DATA_DIR, the devnet chains

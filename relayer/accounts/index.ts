@@ -1,9 +1,7 @@
 import { Contract, formatUnits, parseUnits, Wallet, type Provider, type Signer } from "ethers";
-import { ERC20_ABI } from "../routing/abis.ts";
-import type { RoutingChain } from "../routing/chain.ts";
-import { nativeSymbol } from "../routing/chain.ts";
+import { ERC20_ABI, type RoutingChain, nativeSymbol } from "../routing/index.ts";
 import type { EngineStore } from "./store.ts";
-import { DEVNET_DEPLOYER } from "../devnet/accounts.ts";
+import { DEVNET_DEPLOYER } from "../devnet/index.ts";
 
 /**
  * Relayer-managed accounts: one per API key, the same address on every chain. Workflows of that
@@ -221,3 +219,5 @@ export async function markFunded(store: EngineStore, apiKeyId: string): Promise<
     apiKeyId,
   ]);
 }
+
+export type { EngineStore } from "./store.ts";

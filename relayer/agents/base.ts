@@ -1,8 +1,15 @@
 import { Contract, Interface, MaxUint256, type Signer, type TransactionRequest } from "ethers";
-import { ERC20_ABI } from "../routing/abis.ts";
-import { BRIDGE_CONTRACT, MULTISEND_CONTRACT, type RoutingChain } from "../routing/chain.ts";
-import { feeQuote, isGasStrategy, type FeeQuote, type GasStrategy } from "../routing/fees.ts";
-import type { TxKind } from "../routing/gas.ts";
+import {
+  ERC20_ABI,
+  BRIDGE_CONTRACT,
+  MULTISEND_CONTRACT,
+  type RoutingChain,
+  feeQuote,
+  isGasStrategy,
+  type FeeQuote,
+  type GasStrategy,
+  type TxKind,
+} from "../routing/index.ts";
 import { paddedGasLimit, type SentTx, type TxJournal } from "../execution/transactions.ts";
 import { z } from "zod";
 import { screenResultSchema, type ComplianceScreen, type ScreenResult } from "./compliance.ts";

@@ -1,10 +1,7 @@
 import { formatUnits, parseUnits, type Signer } from "ethers";
-import type { RoutingChain } from "../routing/chain.ts";
-import { BRIDGE_CONTRACT } from "../routing/chain.ts";
-import { tokenOf } from "../routing/chain.ts";
+import { type RoutingChain, BRIDGE_CONTRACT, tokenOf, type ActionFlow } from "../routing/index.ts";
 import { crashPoint } from "../execution/crash.ts";
 import { z } from "zod";
-import type { ActionFlow } from "../routing/chaining.ts";
 import type { WorkflowAction } from "../workflows/model.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "./errors.ts";

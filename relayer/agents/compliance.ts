@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RoutingChain } from "../routing/chain.ts";
+import type { RoutingChain } from "../routing/index.ts";
 import { readSanctionsOracle } from "../compliance/oracle.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 

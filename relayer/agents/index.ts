@@ -7,8 +7,7 @@
  * action), its result schema and what its result hands to the next action; this module dispatches.
  */
 import { z } from "zod";
-import type { ChainAssets } from "../routing/chain.ts";
-import type { ActionFlow } from "../routing/chaining.ts";
+import type { ChainAssets, ActionFlow } from "../routing/index.ts";
 import type { WorkflowAction } from "../workflows/model.ts";
 import type { AgentConfig, AgentEnvironment, ExecuteOptions } from "./base.ts";
 import { Agent } from "./base.ts";

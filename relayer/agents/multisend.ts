@@ -1,8 +1,11 @@
 import { formatUnits, parseUnits } from "ethers";
 import { z } from "zod";
-import { tokenOf, type ChainAssets } from "../routing/chain.ts";
-import { MULTISEND_CONTRACT } from "../routing/chain.ts";
-import type { ActionFlow } from "../routing/chaining.ts";
+import {
+  tokenOf,
+  type ChainAssets,
+  MULTISEND_CONTRACT,
+  type ActionFlow,
+} from "../routing/index.ts";
 import type { WorkflowAction } from "../workflows/model.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "./errors.ts";

@@ -1,13 +1,18 @@
 import { Contract, formatUnits, id, zeroPadValue } from "ethers";
-import { ROUTER_ABI } from "../routing/abis.ts";
-import { minimumOut } from "../routing/amm.ts";
-import { tokenOf } from "../routing/chain.ts";
-import { InsufficientLiquidityError, NoRouteError } from "../routing/errors.ts";
-import { ReserveReader } from "../routing/pools.ts";
-import { quoteSwapCandidates, type SwapCandidate } from "../routing/quote.ts";
-import { selectRoute, type RoutePriority } from "../routing/select.ts";
+import {
+  ROUTER_ABI,
+  minimumOut,
+  tokenOf,
+  InsufficientLiquidityError,
+  NoRouteError,
+  ReserveReader,
+  quoteSwapCandidates,
+  type SwapCandidate,
+  selectRoute,
+  type RoutePriority,
+  type ActionFlow,
+} from "../routing/index.ts";
 import { z } from "zod";
-import type { ActionFlow } from "../routing/chaining.ts";
 import type { WorkflowAction } from "../workflows/model.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "./errors.ts";

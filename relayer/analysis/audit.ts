@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import type { Contract, Log } from "ethers";
-import type { EngineStore } from "../accounts/store.ts";
+import type { EngineStore } from "../accounts/index.ts";
 import { TxJournal } from "../execution/transactions.ts";
 import type { AnchorTarget } from "../integrations/anchor.ts";
 

@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { Counter, type Registry } from "prom-client";
-import { decryptSecret, encryptSecret } from "../auth/secrets.ts";
+import { decryptSecret, encryptSecret } from "../auth/index.ts";
 import type { ReportAnalysis } from "../execution/report.ts";
 import { ApiError } from "../http/errors.ts";
 import { anchorTarget, type AnchorTarget } from "../integrations/anchor.ts";
 import { CIRCUIT_BREAKER, gatewayAddress, OnChainBreaker } from "../integrations/breaker.ts";
 import type { TextAnalysisConfig } from "../integrations/config.ts";
 import { readCredential } from "../integrations/vault.ts";
-import type { RoutingChain } from "../routing/chain.ts";
+import type { RoutingChain } from "../routing/index.ts";
 import type { Store } from "../store/index.ts";
 import { ulid } from "../workflows/ids.ts";
 import {

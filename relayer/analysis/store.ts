@@ -1,4 +1,4 @@
-import type { EngineStore } from "../accounts/store.ts";
+import type { EngineStore } from "../accounts/index.ts";
 import type { Store } from "../store/index.ts";
 
 /**

@@ -4,7 +4,7 @@ import { requestId } from "hono/request-id";
 import { accountRoutes } from "../accounts/routes.ts";
 import { analysisRoutes } from "../analysis/routes.ts";
 import { artifactRoutes } from "../artifacts/routes.ts";
-import { authenticate } from "../auth/middleware.ts";
+import { authenticate } from "../auth/index.ts";
 import { complianceRoutes } from "../compliance/routes.ts";
 import { readBody } from "../http/body.ts";
 import { docsRoutes } from "../http/docs.ts";

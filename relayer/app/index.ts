@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
-import { countApiKeys, createApiKey, keyFingerprint, listApiKeys } from "../auth/keys.ts";
+import { countApiKeys, createApiKey, keyFingerprint, listApiKeys } from "../auth/index.ts";
 import { openChains, type ChainSet } from "../chains/index.ts";
-import { DEVNET_CHAIN_IDS } from "../devnet/chains.ts";
+import { DEVNET_CHAIN_IDS } from "../devnet/index.ts";
 import { assertProvingKeysFit } from "../proofs/index.ts";
 import type { Config } from "../config/index.ts";
 import { closeContext } from "../context.ts";

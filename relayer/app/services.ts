@@ -1,8 +1,7 @@
 import type { SecretCipher } from "../accounts/index.ts";
 import { TextAnalysis } from "../analysis/index.ts";
-import type { ArtifactStore } from "../artifacts/store.ts";
-import { openArtifactStore } from "../artifacts/store.ts";
-import { masterKeyCipher } from "../auth/secrets.ts";
+import { type ArtifactStore, openArtifactStore } from "../artifacts/index.ts";
+import { masterKeyCipher } from "../auth/index.ts";
 import { oracleChains } from "../compliance/oracle.ts";
 import { complianceSource, type ComplianceSource } from "../compliance/service.ts";
 import type { Config } from "../config/index.ts";

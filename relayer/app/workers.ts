@@ -1,5 +1,5 @@
 import { startAnalysisJobs } from "../analysis/index.ts";
-import { purgeExpiredSignatures } from "../auth/replay.ts";
+import { purgeExpiredSignatures } from "../auth/index.ts";
 import { startEngineWorker } from "../execution/index.ts";
 import { startIntegrationJobs } from "../integrations/index.ts";
 import { purgeRateLimitWindows } from "../limits/rate-limit.ts";

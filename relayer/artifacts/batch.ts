@@ -1,5 +1,5 @@
 import { Contract, toBeHex, type EventLog, type Log } from "ethers";
-import type { EngineStore } from "../accounts/store.ts";
+import type { EngineStore } from "../accounts/index.ts";
 import { TxJournal } from "../execution/transactions.ts";
 import { ApiError } from "../http/errors.ts";
 import {
@@ -9,7 +9,7 @@ import {
   type ArtifactInclusion,
   type SolidityProof,
 } from "../proofs/index.ts";
-import type { RoutingChain } from "../routing/chain.ts";
+import type { RoutingChain } from "../routing/index.ts";
 import { parseCid, type ArtifactStore } from "./store.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 

@@ -1,13 +1,20 @@
 import { Contract, getAddress, parseUnits, verifyMessage } from "ethers";
 import * as snarkjs from "snarkjs";
-import { lockMintInfo } from "../chains/lockmint.ts";
+import { lockMintInfo } from "../chains/index.ts";
 import { reportCid } from "../execution/report.ts";
 import { verifyInteractionOnChain } from "../integrations/verify.ts";
-import { assertClaimHonoured, encodeClaim, type ExecutionClaim } from "../proofs/claim.ts";
-import { computeCommitments } from "../proofs/commitments.ts";
-import { executionIdSignal, executionIdToBytes32 } from "../proofs/field.ts";
-import { receiptSigner, type SubmissionReceipt } from "../proofs/receipt.ts";
-import { claimFromReport, type ReportedClaim } from "../proofs/reported.ts";
+import {
+  assertClaimHonoured,
+  encodeClaim,
+  type ExecutionClaim,
+  computeCommitments,
+  executionIdSignal,
+  executionIdToBytes32,
+  receiptSigner,
+  type SubmissionReceipt,
+  claimFromReport,
+  type ReportedClaim,
+} from "../proofs/index.ts";
 import {
   transactionEvidence,
   type EvidenceChain,

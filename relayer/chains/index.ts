@@ -11,12 +11,16 @@ import {
   type InterfaceAbi,
   type Signer,
 } from "ethers";
-import { DEVNET_OPERATOR } from "../devnet/accounts.ts";
-import { PROJECT_ROOT } from "../devnet/artifacts.ts";
-import { DEVNET_CHAINS } from "../devnet/chains.ts";
-import { RPC_UNAVAILABLE_CODE } from "../devnet/eip1193.ts";
-import { jsonRpcFaults, type ChainFaults } from "../devnet/faults.ts";
-import { DEVNET_CHAIN_NAMES, type DevnetChainName } from "../devnet/plan.ts";
+import {
+  DEVNET_OPERATOR,
+  PROJECT_ROOT,
+  DEVNET_CHAINS,
+  RPC_UNAVAILABLE_CODE,
+  jsonRpcFaults,
+  type ChainFaults,
+  DEVNET_CHAIN_NAMES,
+  type DevnetChainName,
+} from "../devnet/index.ts";
 import { chainsConfigSchema, chainsFileSchema, type ChainsConfig } from "./config.ts";
 import { readDeployment, type Deployment } from "../deployments/index.ts";
 
@@ -26,7 +30,7 @@ export {
   type ChainsConfig,
   type ChainsFile,
 } from "./config.ts";
-export type { ChainFaults } from "../devnet/faults.ts";
+export type { ChainFaults } from "../devnet/index.ts";
 
 /** One chain the relayer works on. */
 export interface ChainHandle {
@@ -358,3 +362,5 @@ async function openChainsFile(file: string): Promise<ChainSet> {
     throw err;
   }
 }
+
+export { lockMintInfo } from "./lockmint.ts";

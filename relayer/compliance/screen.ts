@@ -1,5 +1,4 @@
-import type { ComplianceScreen } from "../agents/compliance.ts";
-import { AgentError } from "../agents/errors.ts";
+import { type ComplianceScreen, AgentError } from "../agents/index.ts";
 import { parseAddress } from "./check.ts";
 import type { SanctionsLists } from "./sanctions.ts";
 import { SANCTIONS_LISTS } from "./specs.ts";

@@ -1,4 +1,4 @@
-import type { EngineStore } from "../accounts/store.ts";
+import type { EngineStore } from "../accounts/index.ts";
 import type { ScreenResult } from "../agents/index.ts";
 import type { SubmissionReceipt } from "../proofs/index.ts";
 import type { CostEstimate } from "../routing/index.ts";

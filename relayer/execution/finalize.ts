@@ -1,7 +1,7 @@
 import { id as keccakText, Transaction, type Signer } from "ethers";
 import type { Logger } from "pino";
-import type { EngineStore } from "../accounts/store.ts";
-import { ATTESTOR_CONTRACT, type RoutingChain } from "../routing/chain.ts";
+import { type EngineStore, findAccount } from "../accounts/index.ts";
+import { ATTESTOR_CONTRACT, type RoutingChain } from "../routing/index.ts";
 import type { Workflow } from "../workflows/model.ts";
 import { crashPoint } from "./crash.ts";
 import {
@@ -31,9 +31,13 @@ import {
 } from "./executions-store.ts";
 import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
 import { TxJournal } from "./transactions.ts";
-import { ExecutionClaimError, ProverUnavailableError } from "../proofs/errors.ts";
-import { findAccount } from "../accounts/index.ts";
-import { slotsOfActions, type ReportedClaim, type SubmissionReceipt } from "../proofs/index.ts";
+import {
+  ExecutionClaimError,
+  ProverUnavailableError,
+  slotsOfActions,
+  type ReportedClaim,
+  type SubmissionReceipt,
+} from "../proofs/index.ts";
 import type { TxEvidence, TxRef } from "../audit/evidence.ts";
 
 /** Proves an execution and returns the arguments of `ExecutionAttestor.attest` after the id. */

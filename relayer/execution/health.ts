@@ -1,5 +1,4 @@
-import type { RoutingChain } from "../routing/chain.ts";
-import { feeQuote } from "../routing/fees.ts";
+import { type RoutingChain, feeQuote } from "../routing/index.ts";
 
 /**
  * Whether a chain can take an action now (spec 503 "chain congestion"): its RPC answers within

@@ -1,12 +1,11 @@
 import type { Logger } from "pino";
-import { DEVNET_FAUCET, type SecretCipher } from "../accounts/index.ts";
-import type { EngineStore } from "../accounts/store.ts";
-import { combineScreens, oracleScreen } from "../agents/compliance.ts";
+import { DEVNET_FAUCET, type SecretCipher, type EngineStore } from "../accounts/index.ts";
+import { combineScreens, oracleScreen } from "../agents/index.ts";
 import type { ChainSet } from "../chains/index.ts";
 import { listScreen, requireConsulted } from "../compliance/screen.ts";
 import type { ComplianceSource } from "../compliance/service.ts";
 import type { Integrations } from "../integrations/index.ts";
-import type { ArtifactStore } from "../artifacts/store.ts";
+import type { ArtifactStore } from "../artifacts/index.ts";
 import { collectEvidence } from "../audit/evidence.ts";
 import type { EngineDeps } from "./orchestrator.ts";
 import { groth16Prover } from "./proof.ts";

@@ -5,8 +5,8 @@ import {
   ensureFundedAccount,
   type DevnetFaucet,
   type SecretCipher,
+  type EngineStore,
 } from "../accounts/index.ts";
-import type { EngineStore } from "../accounts/store.ts";
 import {
   AGENT_CLASS_NAMES,
   AgentError,
@@ -18,14 +18,17 @@ import {
   type ComplianceScreen,
   type ScreenResult,
 } from "../agents/index.ts";
-import type { ActionFlow } from "../routing/chaining.ts";
-import type { RoutingChain } from "../routing/chain.ts";
 import {
+  type ActionFlow,
+  type RoutingChain,
   ChainUnavailableError,
   InsufficientLiquidityError,
   NoRouteError,
-} from "../routing/errors.ts";
-import { actionInput, chainByName, planWorkflow, type PlannedAction } from "../routing/plan.ts";
+  actionInput,
+  chainByName,
+  planWorkflow,
+  type PlannedAction,
+} from "../routing/index.ts";
 import type { Workflow, WorkflowAction } from "../workflows/model.ts";
 import { crashPoint } from "./crash.ts";
 import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";

@@ -1,12 +1,12 @@
 import { getAddress, Interface, parseUnits, type Log, type TransactionReceipt } from "ethers";
 import type { TxRecord } from "../agents/index.ts";
-import { ERC20_ABI } from "../routing/abis.ts";
 import {
+  ERC20_ABI,
   BRIDGE_CONTRACT,
   MULTISEND_CONTRACT,
   tokenOf,
   type RoutingChain,
-} from "../routing/chain.ts";
+} from "../routing/index.ts";
 import {
   ExecutionClaimError,
   proveExecution,

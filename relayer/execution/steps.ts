@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { agentResultSchema } from "../agents/index.ts";
-import type { ActionFlow } from "../routing/chaining.ts";
+import type { ActionFlow } from "../routing/index.ts";
 import type { RiskEvaluation } from "./risk.ts";
 
 /**

@@ -5,10 +5,15 @@ import {
   type TransactionReceipt,
   type TransactionRequest,
 } from "ethers";
-import type { EngineStore } from "../accounts/store.ts";
-import type { RoutingChain } from "../routing/chain.ts";
-import { feeQuote, type FeeQuote, type GasStrategy } from "../routing/fees.ts";
-import { recordObservedGas, type TxKind } from "../routing/gas.ts";
+import type { EngineStore } from "../accounts/index.ts";
+import {
+  type RoutingChain,
+  feeQuote,
+  type FeeQuote,
+  type GasStrategy,
+  recordObservedGas,
+  type TxKind,
+} from "../routing/index.ts";
 import { crashPoint } from "./crash.ts";
 
 /**

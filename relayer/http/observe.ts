@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
 import type { Logger } from "pino";
-import { keyFingerprint } from "../auth/keys.ts";
+import { keyFingerprint } from "../auth/index.ts";
 import type { AppEnv } from "./env.ts";
 import type { Metrics } from "./metrics.ts";
 

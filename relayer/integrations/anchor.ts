@@ -10,8 +10,8 @@ import {
   type Signer,
   type TypedDataDomain,
 } from "ethers";
-import type { EngineStore } from "../accounts/store.ts";
-import type { RoutingChain } from "../routing/chain.ts";
+import type { EngineStore } from "../accounts/index.ts";
+import type { RoutingChain } from "../routing/index.ts";
 import { GAS_PADDING_PERCENT, TxJournal } from "../execution/transactions.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 

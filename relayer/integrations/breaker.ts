@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { dataSlice, getAddress, id as keccakText, type Contract } from "ethers";
-import type { EngineStore } from "../accounts/store.ts";
+import type { EngineStore } from "../accounts/index.ts";
 import { GAS_PADDING_PERCENT, TxJournal } from "../execution/transactions.ts";
-import type { RoutingChain } from "../routing/chain.ts";
+import type { RoutingChain } from "../routing/index.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**

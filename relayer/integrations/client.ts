@@ -1,6 +1,6 @@
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
-import type { EngineStore } from "../accounts/store.ts";
+import type { EngineStore } from "../accounts/index.ts";
 import { bearerJwt } from "./auth.ts";
 import {
   anchorImmediate,

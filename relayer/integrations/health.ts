@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { EngineStore } from "../accounts/store.ts";
+import type { EngineStore } from "../accounts/index.ts";
 
 /** What an operator is alerted about (table `integration_alerts`, log, metric). */
 export type IntegrationAlertKind =

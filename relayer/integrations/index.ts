@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import type { EngineStore } from "../accounts/store.ts";
-import type { ComplianceScreen } from "../agents/compliance.ts";
+import type { EngineStore } from "../accounts/index.ts";
+import type { ComplianceScreen } from "../agents/index.ts";
 import { JOB_NAMES, type Queue } from "../queue/index.ts";
-import type { RoutingChain } from "../routing/chain.ts";
+import type { RoutingChain } from "../routing/index.ts";
 import {
   anchorDueBatch,
   anchorImmediate,

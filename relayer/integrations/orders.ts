@@ -1,5 +1,5 @@
 import { getAddress, id as keccakText, isAddress } from "ethers";
-import type { EngineStore } from "../accounts/store.ts";
+import type { EngineStore } from "../accounts/index.ts";
 import type { IntegrationClient } from "./client.ts";
 import { IntegrationError } from "./errors.ts";
 import type { PaymentResponse } from "./schemas.ts";

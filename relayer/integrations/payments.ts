@@ -1,7 +1,7 @@
 import { keccak256, parseUnits, toUtf8Bytes, type Contract, type EventLog, type Log } from "ethers";
-import type { EngineStore } from "../accounts/store.ts";
+import type { EngineStore } from "../accounts/index.ts";
 import { TxJournal } from "../execution/transactions.ts";
-import type { RoutingChain } from "../routing/chain.ts";
+import type { RoutingChain } from "../routing/index.ts";
 import type { IntegrationClient } from "./client.ts";
 import { IntegrationError } from "./errors.ts";
 import type { PaymentResponse } from "./schemas.ts";

@@ -1,4 +1,4 @@
-import type { EngineStore } from "../accounts/store.ts";
+import type { EngineStore } from "../accounts/index.ts";
 
 /** `rate_limit.rps`, `.burst` of an integration. */
 export interface RateLimit {

@@ -1,6 +1,5 @@
 import type { Logger } from "pino";
-import type { ComplianceScreen, ScreenResult } from "../agents/compliance.ts";
-import { AgentError } from "../agents/errors.ts";
+import { type ComplianceScreen, type ScreenResult, AgentError } from "../agents/index.ts";
 import type { IntegrationClient } from "./client.ts";
 import { IntegrationError } from "./errors.ts";
 import type { ScreeningResponse } from "./schemas.ts";

@@ -1,7 +1,7 @@
 import { environmentVariable } from "../config/environment.ts";
 import { generateKeyPairSync } from "node:crypto";
-import { decryptSecret, encryptSecret } from "../auth/secrets.ts";
-import type { EngineStore } from "../accounts/store.ts";
+import { decryptSecret, encryptSecret } from "../auth/index.ts";
+import type { EngineStore } from "../accounts/index.ts";
 import { IntegrationError } from "./errors.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { Store } from "../store/index.ts";
 import { Batcher } from "../store/group-commit.ts";
-import { TIMESTAMP_TOLERANCE_MS } from "../auth/hmac.ts";
+import { TIMESTAMP_TOLERANCE_MS } from "../auth/index.ts";
 import { RATE_WINDOW_MS, type RateDecision } from "./rate-limit.ts";
 
 /** A verified signed request to admit: its key, signature, timestamp and the key's tier limit. */

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { EngineStore } from "../accounts/store.ts";
+import type { EngineStore } from "../accounts/index.ts";
 import type { MonitorConfig } from "../integrations/config.ts";
 import {
   IntegrationError,

@@ -95,3 +95,5 @@ export {
   type CeremonyRecord,
   type ProvingKeySetup,
 } from "./setup.ts";
+
+export { assertClaimHonoured, encodeClaim } from "./claim.ts";

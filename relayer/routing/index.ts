@@ -40,3 +40,17 @@ export { usdPrice, nativeUsdPrice } from "./prices.ts";
 export { ChainUnavailableError, InsufficientLiquidityError, NoRouteError } from "./errors.ts";
 export { recordObservedGas, baselineGas } from "./gas.ts";
 export type { RoutingChain, RoutingChainSet } from "./chain.ts";
+
+export { ERC20_ABI, ROUTER_ABI } from "./abis.ts";
+export { FEE_DENOMINATOR, FEE_NUMERATOR } from "./amm.ts";
+export type { Hop } from "./amm.ts";
+export {
+  ATTESTOR_CONTRACT,
+  BRIDGE_CONTRACT,
+  MULTISEND_CONTRACT,
+  nativeSymbol,
+  tokenOf,
+} from "./chain.ts";
+export type { ChainAssets } from "./chain.ts";
+export type { TxKind } from "./gas.ts";
+export { chainByName } from "./plan.ts";

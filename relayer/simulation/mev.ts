@@ -1,10 +1,13 @@
 import { formatUnits, Interface, type TransactionDescription } from "ethers";
-import { ROUTER_ABI } from "../routing/abis.ts";
-import type { RoutingChain } from "../routing/chain.ts";
-import { feeQuote } from "../routing/fees.ts";
-import { baselineGas } from "../routing/gas.ts";
-import { ReserveReader } from "../routing/pools.ts";
-import { nativeUsdPrice, usdPrice } from "../routing/prices.ts";
+import {
+  ROUTER_ABI,
+  type RoutingChain,
+  feeQuote,
+  baselineGas,
+  ReserveReader,
+  nativeUsdPrice,
+  usdPrice,
+} from "../routing/index.ts";
 import {
   bestSandwichOnHop,
   type PoolState,

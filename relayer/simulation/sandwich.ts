@@ -1,4 +1,4 @@
-import { FEE_DENOMINATOR, FEE_NUMERATOR, getAmountOut, type Hop } from "../routing/amm.ts";
+import { FEE_DENOMINATOR, FEE_NUMERATOR, getAmountOut, type Hop } from "../routing/index.ts";
 
 /**
  * The sandwich model for swaps through Uniswap-V2 pools, in the pools' own integer arithmetic

@@ -11,8 +11,7 @@ import {
   type Provider,
 } from "ethers";
 import { ApiError } from "../http/errors.ts";
-import { ERC20_ABI, ROUTER_ABI } from "../routing/abis.ts";
-import { nativeSymbol, type RoutingChain } from "../routing/chain.ts";
+import { ERC20_ABI, ROUTER_ABI, nativeSymbol, type RoutingChain } from "../routing/index.ts";
 import { assessMev } from "./mev.ts";
 import { decodeRevert, revertDataOf, type DecodedRevert } from "./revert.ts";
 import type { BalanceChange, SimulateRequest, SimulateResult, SimulateTx } from "./schema.ts";

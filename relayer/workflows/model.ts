@@ -37,10 +37,9 @@ export type ActionType = (typeof ACTION_TYPES)[number];
  * USD), `output` (largest output), `speed` (fewest hops, then cheapest gas). Gas: `eco` (spec
  * default), `standard`, `fast`.
  */
-export { ROUTE_PRIORITIES, type RoutePriority } from "../routing/select.ts";
-export { GAS_STRATEGIES, type GasStrategy } from "../routing/fees.ts";
-import type { RoutePriority } from "../routing/select.ts";
-import type { GasStrategy } from "../routing/fees.ts";
+export { ROUTE_PRIORITIES, type RoutePriority } from "../routing/index.ts";
+export { GAS_STRATEGIES, type GasStrategy } from "../routing/index.ts";
+import type { RoutePriority, GasStrategy } from "../routing/index.ts";
 
 /** Default swap/convert slippage tolerance when the client gives none: 0.5 %. */
 export const DEFAULT_SLIPPAGE_BPS = 50;

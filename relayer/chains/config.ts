@@ -1,4 +1,10 @@
 import { z } from "zod";
+import { chainReliabilityOverridesSchema } from "./reliability.ts";
+
+/** Per devnet chain name: overrides of its reliability settings (relayer/chains/reliability.ts). */
+const devnetReliabilitySchema = z
+  .record(z.enum(["ethereum", "arbitrum", "polygon"]), chainReliabilityOverridesSchema)
+  .optional();
 
 /**
  * Where the relayer's chains come from. One zod schema per wire shape: the platform's config embeds
@@ -16,6 +22,7 @@ export const chainsConfigSchema = z.discriminatedUnion("mode", [
       .array(z.enum(["ethereum", "arbitrum", "polygon"]))
       .min(1)
       .optional(),
+    reliability: devnetReliabilitySchema,
   }),
   z.object({
     mode: z.literal("rpc"),
@@ -28,6 +35,7 @@ export const chainsConfigSchema = z.discriminatedUnion("mode", [
       .string()
       .regex(/^0x[0-9a-fA-F]{64}$/, "not a 32-byte hex private key")
       .optional(),
+    reliability: devnetReliabilitySchema,
   }),
   z.object({
     mode: z.literal("file"),
@@ -59,6 +67,8 @@ export const chainsFileSchema = z.object({
         deploymentsDir: z.string().min(1),
         /** Poll interval of the provider in ms (block time scale of the network). */
         pollingIntervalMs: z.number().int().positive().default(1000),
+        /** Confirmation depth, stuck timeout and fee cap (defaults: NETWORK_RELIABILITY). */
+        reliability: chainReliabilityOverridesSchema.optional(),
       }),
     )
     .min(1)

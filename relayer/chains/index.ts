@@ -23,6 +23,12 @@ import {
 } from "../devnet/index.ts";
 import { chainsConfigSchema, chainsFileSchema, type ChainsConfig } from "./config.ts";
 import { readDeployment, type Deployment } from "../deployments/index.ts";
+import {
+  DEVNET_RELIABILITY,
+  NETWORK_RELIABILITY,
+  reliabilityWith,
+  type ChainReliability,
+} from "./reliability.ts";
 
 export {
   chainsConfigSchema,
@@ -31,6 +37,12 @@ export {
   type ChainsFile,
 } from "./config.ts";
 export type { ChainFaults } from "../devnet/index.ts";
+export {
+  chainReliabilitySchema,
+  DEVNET_RELIABILITY,
+  NETWORK_RELIABILITY,
+  type ChainReliability,
+} from "./reliability.ts";
 
 /** One chain the relayer works on. */
 export interface ChainHandle {
@@ -55,6 +67,10 @@ export interface ChainHandle {
   faults?: ChainFaults;
   /** In-process chains only: see RoutingChain.stateVersion (relayer/routing/chain.ts). */
   stateVersion?(): number | null;
+  /** Confirmation depth, stuck timeout, fee bump and cap of this chain's transactions. */
+  reliability: ChainReliability;
+  /** Devnet chains only: see RoutingChain.produceBlock. */
+  produceBlock?(): Promise<void>;
 }
 
 export interface ChainSet {
@@ -78,7 +94,7 @@ export async function openChains(config: unknown = { mode: "embedded" }): Promis
   const cfg: ChainsConfig = parsed.data;
   switch (cfg.mode) {
     case "embedded":
-      return openEmbedded(cfg.chains ?? DEVNET_CHAIN_NAMES);
+      return openEmbedded(cfg.chains ?? DEVNET_CHAIN_NAMES, cfg.reliability);
     case "rpc":
       return openDevnetRpc(cfg);
     case "file":
@@ -112,6 +128,7 @@ function makeHandle(args: {
   devnet: boolean;
   faults?: ChainFaults;
   stateVersion?: () => number | null;
+  reliability: ChainReliability;
 }): ChainHandle {
   const { name, deployment, abis, provider } = args;
   const abi = (abiName: string): InterfaceAbi => {
@@ -138,6 +155,20 @@ function makeHandle(args: {
     devnet: args.devnet,
     faults: args.faults,
     ...(args.stateVersion ? { stateVersion: args.stateVersion } : {}),
+    reliability: args.reliability,
+    // A devnet mines only when asked (automine): a wait for depth asks for the next block, as a
+    // real network would produce it anyway.
+    ...(args.devnet
+      ? {
+          produceBlock: async () => {
+            await (
+              args.provider as AbstractProvider & {
+                send(method: string, params: unknown[]): Promise<unknown>;
+              }
+            ).send("evm_mine", []);
+          },
+        }
+      : {}),
     operator: new Wallet(args.operatorKey, provider),
     abi,
     contract(contractName, runner) {
@@ -184,7 +215,12 @@ function chainSet(handles: ChainHandle[], close: () => Promise<void>): ChainSet 
   };
 }
 
-async function openEmbedded(names: readonly DevnetChainName[]): Promise<ChainSet> {
+type DevnetReliability = Partial<Record<DevnetChainName, Partial<ChainReliability>>> | undefined;
+
+async function openEmbedded(
+  names: readonly DevnetChainName[],
+  reliability: DevnetReliability,
+): Promise<ChainSet> {
   // Imported lazily: it loads Hardhat, which the rpc and file modes do not need.
   const { startEmbeddedDevnet } = await import("../devnet/embedded.ts");
   const chains = await startEmbeddedDevnet(names);
@@ -199,6 +235,7 @@ async function openEmbedded(names: readonly DevnetChainName[]): Promise<ChainSet
       devnet: true,
       faults: c.faults,
       stateVersion: () => c.eip1193.stateVersion(),
+      reliability: reliabilityWith(DEVNET_RELIABILITY, reliability?.[c.name]),
     }),
   );
   return chainSet(handles, async () => {
@@ -292,6 +329,7 @@ async function openDevnetRpc(cfg: Extract<ChainsConfig, { mode: "rpc" }>): Promi
           operatorKey: cfg.operatorPrivateKey ?? DEVNET_OPERATOR.privateKey,
           devnet: true,
           faults: jsonRpcFaults(eip1193, initialBaseFeePerGas, undefined),
+          reliability: reliabilityWith(DEVNET_RELIABILITY, cfg.reliability?.[name]),
         });
       }),
     );
@@ -353,6 +391,7 @@ async function openChainsFile(file: string): Promise<ChainSet> {
           abis,
           operatorKey,
           devnet: false,
+          reliability: reliabilityWith(NETWORK_RELIABILITY, c.reliability),
         });
       }),
     );

@@ -14,6 +14,11 @@ import type { DevnetEip1193, Eip1193Provider } from "./eip1193.ts";
  *   estimates read, shows the new level at once.
  * - `mine(blocks)`, `stallMining()` (transactions stay pending), `resumeMining()` (automine again,
  *   pending transactions mined), `intervalMining(ms)` (a block every `ms`).
+ * - `dropTransaction(hash)`: the node forgets a pending transaction (a pool eviction, a restarted
+ *   node's empty pool); false when it did not hold it.
+ * - `markFork()` / `reorg(mark, blocks)`: a reorg. `reorg` puts the chain back where it was at the
+ *   mark (dropping every block and transaction since, pending ones included) and mines `blocks`
+ *   empty blocks, so the heights the dropped blocks had now hold other blocks.
  */
 export interface ChainFaults {
   stopRpc(): Promise<void>;
@@ -24,6 +29,28 @@ export interface ChainFaults {
   stallMining(): Promise<void>;
   resumeMining(): Promise<void>;
   intervalMining(milliseconds: number): Promise<void>;
+  dropTransaction(hash: string): Promise<boolean>;
+  markFork(): Promise<string>;
+  reorg(mark: string, blocks?: number): Promise<void>;
+}
+
+/** Pool and fork faults, the same over any EIP-1193 connection to an EDR chain. */
+function forkFaults(
+  provider: Eip1193Provider,
+): Pick<ChainFaults, "dropTransaction" | "markFork" | "reorg"> {
+  return {
+    async dropTransaction(hash) {
+      return Boolean(await rpc(provider, "hardhat_dropTransaction", [hash]));
+    },
+    async markFork() {
+      return String(await rpc(provider, "evm_snapshot"));
+    },
+    async reorg(mark, blocks = 1) {
+      if (!(await rpc(provider, "evm_revert", [mark])))
+        throw new Error(`no fork mark ${mark} on this chain (marks are single-use)`);
+      if (blocks > 0) await mine(provider, blocks);
+    },
+  };
 }
 
 /** Multiplies a wei amount by a (possibly fractional) factor without going through floats for wei. */
@@ -49,6 +76,7 @@ async function mine(provider: Eip1193Provider, blocks: number): Promise<void> {
 /** Faults of an in-process chain, through its wrapper (outage, pinned base fee, mining mode). */
 export function inProcessFaults(chain: DevnetEip1193, normalBaseFee: bigint): ChainFaults {
   return {
+    ...forkFaults(chain),
     async stopRpc() {
       chain.stop();
     },
@@ -111,6 +139,7 @@ export function jsonRpcFaults(
       "this chain's node was not started by this process: stop it where it runs (`npm run devnet`)",
     );
   return {
+    ...forkFaults(provider),
     async stopRpc() {
       if (!node) throw noNode();
       await node.stop();

@@ -283,8 +283,11 @@ async function buildReport(
       chain: step?.chain ?? null,
       chain_id: chain?.chainId ?? null,
       fallback_from: step?.fallback_from ?? null,
+      // Released ones were never sent; dropped ones are no longer on chain (the step's error names it).
       tx_hashes: txs
-        .filter((t) => t.action_index === action.index && t.state !== "released")
+        .filter(
+          (t) => t.action_index === action.index && t.state !== "released" && t.state !== "dropped",
+        )
         .map((t) => t.hash),
       // A bridge's zk_proof is the execution proof; `zk_proof_slots` are the circuit slots that
       // hold this bridge (its deposit and release hashes, amounts and fee cap).
@@ -309,14 +312,17 @@ async function buildReport(
       liquidation_price: null,
     }));
   const attested = proof.attestation;
+  const dropped = new Set(txs.filter((t) => t.state === "dropped").map((t) => t.hash));
   const evidenceRefs: TxRef[] = [
     ...actions.flatMap((a) =>
-      (a.result?.txs ?? []).map((t) => ({
-        action_index: a.index,
-        kind: t.kind,
-        chain_id: t.chainId,
-        hash: t.hash,
-      })),
+      (a.result?.txs ?? [])
+        .filter((t) => !dropped.has(t.hash))
+        .map((t) => ({
+          action_index: a.index,
+          kind: t.kind,
+          chain_id: t.chainId,
+          hash: t.hash,
+        })),
     ),
     ...(attested
       ? [

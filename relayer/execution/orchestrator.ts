@@ -48,7 +48,7 @@ import {
 } from "./executions-store.ts";
 import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
 import type { ExecutionState } from "../workflows/schemas.ts";
-import { TxJournal } from "./transactions.ts";
+import { TransactionDroppedError, TxJournal } from "./transactions.ts";
 import { finalizeExecution, type FinalizeDeps } from "./finalize.ts";
 import { payoutOrders, PayoutOrdersError, settlePayouts, type PayoutSource } from "./payouts.ts";
 
@@ -89,6 +89,7 @@ function errorBody(err: unknown): ErrorBody {
   if (err instanceof ChainUnavailableError) return err.toBody();
   if (err instanceof NoRouteError) return { error: err.code, detail: err.detail };
   if (err instanceof PayoutOrdersError) return err.toBody();
+  if (err instanceof TransactionDroppedError) return err.toBody();
   return {
     error: "EXECUTION_FAILED",
     detail: (err as Error).message?.slice(0, 500) ?? String(err),
@@ -103,7 +104,8 @@ export function isFinalError(err: unknown): boolean {
     err instanceof InsufficientLiquidityError ||
     err instanceof NoRouteError ||
     err instanceof ChainUnavailableError ||
-    err instanceof PayoutOrdersError
+    err instanceof PayoutOrdersError ||
+    err instanceof TransactionDroppedError
   );
 }
 
@@ -210,6 +212,18 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
       log.warn({ action: action.index, error: body.error }, "action failed");
       return finish(deps, row, workflow, "failed", { ...body, action_index: action.index }, log);
     }
+  }
+  // Proof and report only over transactions still final on their chains (reorgs since the steps).
+  try {
+    await journal.verifyFinal(executionId, deps.chains.list());
+  } catch (err) {
+    if (!(err instanceof TransactionDroppedError)) throw err;
+    const body = err.toBody();
+    const index = Number(err.extra.action_index);
+    if (index >= 0)
+      await finishStep(store, executionId, index, "failed", { error: body }).catch(() => {});
+    log.warn({ action: index, error: body.error, detail: body.detail }, "reorg after the steps");
+    return finish(deps, row, workflow, "failed", { ...body, action_index: index }, log);
   }
   return finish(deps, row, workflow, "completed", undefined, log);
 }

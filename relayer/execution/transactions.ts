@@ -1,4 +1,5 @@
 import {
+  parseUnits,
   Transaction,
   type Provider,
   type Signer,
@@ -6,6 +7,8 @@ import {
   type TransactionRequest,
 } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
+import { DEVNET_RELIABILITY, isChainUnavailable, type ChainReliability } from "../chains/index.ts";
+import { VeriflowError } from "../errors/index.ts";
 import {
   type RoutingChain,
   feeQuote,
@@ -23,7 +26,63 @@ import { crashPoint } from "./crash.ts";
  * (after a crash, or a retry of the job) finds the slot and waits for that hash's receipt,
  * re-broadcasting the stored bytes if the chain never saw them. So a transaction is sent at most
  * once, and an allocated nonce is always used by a stored, signed transaction (never skipped).
+ *
+ * A sent transaction counts only once it is final (docs/reliability.md): mined in a block that is
+ * still canonical under the chain's confirmation depth (`chain.reliability`). While it waits:
+ * - dropped (a pool eviction, a restarted node, a reorg that took its block): the stored bytes are
+ *   broadcast again (same hash, same nonce);
+ * - not mined within `stuckAfterMs`: replaced by the same transaction with fees raised by
+ *   `feeBumpPercent` (every signed version is journalled before it is broadcast, so whichever is
+ *   mined is found), never above `maxFeePerGasGwei`: above it, it waits;
+ * - a node answering "nonce too high" (an earlier nonce of the account is missing from its pool):
+ *   the account's journalled transactions from the chain's nonce on are broadcast again in order
+ *   and gaps filled with no-ops, from the journal and the chain alone;
+ * - its nonce used by a transaction that is none of its versions: it can never be mined; the
+ *   journal marks it `dropped` and throws {@link TransactionDroppedError} (the step fails with it).
  */
+
+/** A journalled transaction can never be mined (its nonce went to another transaction). */
+export class TransactionDroppedError extends VeriflowError {
+  constructor(detail: string, extra: Record<string, unknown> = {}) {
+    super("TX_DROPPED", detail, extra);
+  }
+}
+
+/** Whether a node refused a transaction for its nonce: "too low" (used) or "too high" (gap). */
+export function nonceRefusal(err: unknown): "low" | "high" | null {
+  for (let e: unknown = err, depth = 0; e && depth < 6; depth++) {
+    const c = e as { message?: unknown; shortMessage?: unknown; info?: unknown; error?: unknown };
+    for (const text of [c.message, c.shortMessage]) {
+      if (typeof text !== "string") continue;
+      const m = /nonce too (low|high)|nonce has already been used/i.exec(text);
+      if (m) return m[1]?.toLowerCase() === "high" ? "high" : "low";
+    }
+    e = c.error ?? (c.info as { error?: unknown } | undefined)?.error;
+  }
+  return null;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** How often a waiting transaction's chain is asked again. */
+function pollMs(chain: RoutingChain): number {
+  const interval = (chain.provider as Provider & { pollingInterval?: number }).pollingInterval;
+  return Math.max(10, Math.min(typeof interval === "number" ? interval : 250, 1_000));
+}
+
+function reliabilityOf(chain: RoutingChain): ChainReliability {
+  return chain.reliability ?? DEVNET_RELIABILITY;
+}
+
+/** A journalled transaction being waited for. */
+interface Waiting {
+  id: string;
+  hash: string;
+  raw: string | null;
+  nonce: number;
+  sender: string;
+  actionIndex: number;
+}
 export interface TxSlot {
   executionId: string;
   actionIndex: number;
@@ -44,6 +103,9 @@ export interface SentTx {
 }
 
 export interface TxRow {
+  id: string;
+  sender: string;
+  action_index: number;
   hash: string;
   raw: string | null;
   nonce: string | number;
@@ -76,7 +138,7 @@ export class TxJournal {
 
   async find(slot: TxSlot): Promise<TxRow | null> {
     const [row] = await this.store.query<TxRow>(
-      "SELECT hash, raw, nonce, gas_limit, state FROM engine_txs WHERE execution_id = $1 AND action_index = $2 AND slot = $3",
+      "SELECT id, sender, action_index, hash, raw, nonce, gas_limit, state FROM engine_txs WHERE execution_id = $1 AND action_index = $2 AND slot = $3",
       [slot.executionId, slot.actionIndex, slot.slot],
     );
     return row ?? null;
@@ -143,7 +205,8 @@ export class TxJournal {
     options: { gasStrategy?: GasStrategy; units?: number } = {},
   ): Promise<SentTx> {
     const journalled = await this.find(slot);
-    if (journalled && journalled.state !== "released") return this.resume(chain, slot, journalled);
+    if (journalled && journalled.state !== "released")
+      return this.resume(chain, signer, journalled);
     const gasLimit = journalled
       ? BigInt(journalled.gas_limit)
       : await paddedGasLimit(chain, { ...request, from: await signer.getAddress() });
@@ -161,16 +224,17 @@ export class TxJournal {
     kind: TxKind,
     request: TransactionRequest & { gasLimit: bigint },
     options: { gasStrategy?: GasStrategy; units?: number } = {},
+    attempt = 0,
   ): Promise<SentTx> {
     const existing = await this.find(slot);
-    if (existing && existing.state !== "released") return this.resume(chain, slot, existing);
+    if (existing && existing.state !== "released") return this.resume(chain, signer, existing);
     const sender = await signer.getAddress();
     await this.fillAbandoned(chain, signer, sender);
     const fees = await feeQuote(chain.provider, options.gasStrategy ?? "eco");
     if (!canSignRaw(signer))
       return this.sendUnjournalledRaw(chain, signer, slot, kind, request, fees, sender);
     const chainNonce = await chain.provider.getTransactionCount(sender, "pending");
-    const { hash, raw, nonce } = await this.store.transaction(async (tx) => {
+    const { id, hash, raw, nonce } = await this.store.transaction(async (tx) => {
       await tx.query(
         "INSERT INTO engine_nonces (chain_id, address, next_nonce) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
         [chain.chainId, sender, chainNonce],
@@ -191,9 +255,9 @@ export class TxJournal {
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       });
       const hash = Transaction.from(signed).hash!;
-      await tx.query(
+      const [inserted] = await tx.query<{ id: string }>(
         `INSERT INTO engine_txs (execution_id, action_index, slot, kind, chain_id, sender, nonce, hash, raw, gas_limit, state)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'signed')`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'signed') RETURNING id`,
         [
           slot.executionId,
           slot.actionIndex,
@@ -211,18 +275,22 @@ export class TxJournal {
         "UPDATE engine_nonces SET next_nonce = $3 WHERE chain_id = $1 AND address = $2",
         [chain.chainId, sender, nonce + 1],
       );
-      return { hash, raw: signed, nonce };
+      return { id: String(inserted!.id), hash, raw: signed, nonce };
     });
     crashPoint("tx.signed");
     try {
-      await this.broadcast(chain.provider, raw, hash);
+      await this.broadcastRepairing(chain, signer, sender, raw, hash);
     } catch (err) {
       await this.afterFailedBroadcast(chain, sender, slot, nonce);
+      // Its nonce went to another transaction between the read and the broadcast: sign again.
+      if (nonceRefusal(err) === "low" && attempt < 3)
+        return this.send(chain, signer, slot, kind, request, options, attempt + 1);
       throw err;
     }
     await this.mark(hash, chain.chainId, "sent");
     crashPoint("tx.sent");
-    const sent = await this.confirm(chain, hash, nonce, request.gasLimit, false);
+    const waiting = { id, hash, raw, nonce, sender, actionIndex: slot.actionIndex };
+    const sent = await this.confirm(chain, waiting, signer, request.gasLimit, false);
     if (sent.status === "confirmed")
       recordObservedGas(chain.chainId, kind, options.units ?? 1, sent.gasUsed);
     return sent;
@@ -299,21 +367,7 @@ export class TxJournal {
     const chainNonce = await chain.provider.getTransactionCount(sender, "pending");
     for (const row of rows) {
       const nonce = Number(row.nonce);
-      if (nonce >= chainNonce) {
-        const fees = await feeQuote(chain.provider, "fast");
-        const filler = await signer.signTransaction({
-          to: sender,
-          value: 0n,
-          chainId: chain.chainId,
-          nonce,
-          type: 2,
-          gasLimit: 21_000n,
-          maxFeePerGas: fees.maxFeePerGas,
-          maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-        });
-        const response = await chain.provider.broadcastTransaction(filler);
-        await chain.provider.waitForTransaction(response.hash);
-      }
+      if (nonce >= chainNonce) await this.sendFiller(chain, signer, sender, nonce, true);
       await this.store.query(
         "UPDATE engine_txs SET filled_at = now(), updated_at = now() WHERE id = $1",
         [row.id],
@@ -321,13 +375,22 @@ export class TxJournal {
     }
   }
 
-  private async resume(chain: RoutingChain, _slot: TxSlot, row: TxRow): Promise<SentTx> {
+  private async resume(chain: RoutingChain, signer: Signer, row: TxRow): Promise<SentTx> {
+    const waiting: Waiting = {
+      id: String(row.id),
+      hash: row.hash,
+      raw: row.raw,
+      nonce: Number(row.nonce),
+      sender: row.sender,
+      actionIndex: Number(row.action_index),
+    };
     if (row.state === "signed" || row.state === "sent") {
       const known = await chain.provider.getTransaction(row.hash);
-      if (!known && row.raw) await this.broadcast(chain.provider, row.raw, row.hash);
+      if (!known && row.raw)
+        await this.broadcastRepairing(chain, signer, row.sender, row.raw, row.hash);
       await this.mark(row.hash, chain.chainId, "sent");
     }
-    return this.confirm(chain, row.hash, Number(row.nonce), BigInt(row.gas_limit), true);
+    return this.confirm(chain, waiting, signer, BigInt(row.gas_limit), true);
   }
 
   private async broadcast(provider: Provider, raw: string, hash: string): Promise<void> {
@@ -340,22 +403,290 @@ export class TxJournal {
     }
   }
 
+  /** Broadcasts; on "nonce too high" repairs the account's nonces from the journal and retries once. */
+  private async broadcastRepairing(
+    chain: RoutingChain,
+    signer: Signer | null,
+    sender: string,
+    raw: string,
+    hash: string,
+  ): Promise<void> {
+    try {
+      await this.broadcast(chain.provider, raw, hash);
+    } catch (err) {
+      if (nonceRefusal(err) !== "high") throw err;
+      await this.repairNonces(chain, sender, signer);
+      await this.broadcast(chain.provider, raw, hash);
+    }
+  }
+
+  /**
+   * Repairs nonce drift of `sender` on `chain` from the chain and the journal alone: from the
+   * chain's mined nonce on, every journalled transaction the node does not hold is broadcast again
+   * in nonce order (its stored bytes), and a nonce with nothing to send (released unsent, or no
+   * row) gets a no-op self-transfer, so the account's later transactions are not jammed behind a
+   * gap (a dropped transaction, a node that lost its pool across a restart).
+   */
+  async repairNonces(chain: RoutingChain, sender: string, signer: Signer | null): Promise<number> {
+    const mined = await chain.provider.getTransactionCount(sender, "latest");
+    const rows = await this.store.query<{
+      id: string;
+      nonce: string;
+      hash: string;
+      raw: string | null;
+      state: string;
+    }>(
+      `SELECT id, nonce, hash, raw, state FROM engine_txs
+        WHERE chain_id = $1 AND sender = $2 AND nonce >= $3 AND state <> 'dropped' ORDER BY nonce`,
+      [chain.chainId, sender, mined],
+    );
+    const canFill = signer !== null && canSignRaw(signer);
+    let repaired = 0;
+    let expected = mined;
+    for (const row of rows) {
+      const nonce = Number(row.nonce);
+      for (; expected < nonce && canFill; expected++) {
+        await this.sendFiller(chain, signer!, sender, expected, false);
+        repaired++;
+      }
+      expected = nonce + 1;
+      if (row.state !== "released" && row.raw) {
+        if (await chain.provider.getTransaction(row.hash)) continue;
+        try {
+          await this.broadcast(chain.provider, row.raw, row.hash);
+          repaired++;
+        } catch (err) {
+          // Its nonce was used meanwhile: the waiter of that transaction finds out and reports it.
+          if (nonceRefusal(err) !== "low") throw err;
+        }
+      } else if (row.state === "released" && canFill) {
+        await this.sendFiller(chain, signer!, sender, nonce, false);
+        await this.store.query(
+          "UPDATE engine_txs SET filled_at = now(), updated_at = now() WHERE id = $1",
+          [row.id],
+        );
+        repaired++;
+      }
+    }
+    return repaired;
+  }
+
+  /** A 0-value self-transfer at `nonce` (a nonce nothing else will use). */
+  private async sendFiller(
+    chain: RoutingChain,
+    signer: Signer,
+    sender: string,
+    nonce: number,
+    wait: boolean,
+  ): Promise<void> {
+    const fees = await feeQuote(chain.provider, "fast");
+    const filler = await signer.signTransaction({
+      to: sender,
+      value: 0n,
+      chainId: chain.chainId,
+      nonce,
+      type: 2,
+      gasLimit: 21_000n,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    });
+    try {
+      const response = await chain.provider.broadcastTransaction(filler);
+      if (wait) await chain.provider.waitForTransaction(response.hash);
+    } catch (err) {
+      if (nonceRefusal(err) !== "low") throw err; // already used: nothing to fill
+    }
+  }
+
+  /** Every signed version of a journalled transaction: the current one first. */
+  private async versions(tx: Waiting): Promise<Array<{ hash: string; raw: string | null }>> {
+    const older = await this.store.query<{ hash: string; raw: string }>(
+      "SELECT hash, raw FROM engine_tx_versions WHERE tx_id = $1 AND hash <> $2 ORDER BY created_at DESC",
+      [tx.id, tx.hash],
+    );
+    return [{ hash: tx.hash, raw: tx.raw }, ...older];
+  }
+
+  /** The receipt of whichever version is mined in a block that is still canonical, if any. */
+  private async minedVersion(
+    chain: RoutingChain,
+    versions: ReadonlyArray<{ hash: string }>,
+  ): Promise<{ hash: string; receipt: TransactionReceipt } | null> {
+    for (const { hash } of versions) {
+      const receipt = await chain.provider.getTransactionReceipt(hash);
+      if (!receipt) continue;
+      // A receipt from a block the chain no longer has (a node answering from a stale index).
+      const block = await chain.provider.getBlock(receipt.blockNumber);
+      if (block?.hash === receipt.blockHash) return { hash, receipt };
+    }
+    return null;
+  }
+
+  /**
+   * Waits until one version of `tx` is final (canonical at the chain's confirmation depth),
+   * broadcasting it again when the node lost it and replacing it when stuck (see the class
+   * comment). `signer` null: no replacement and no fillers (the re-check before proving).
+   */
+  async awaitFinal(
+    chain: RoutingChain,
+    tx: Waiting,
+    signer: Signer | null,
+  ): Promise<{ hash: string; receipt: TransactionReceipt }> {
+    const reliability = reliabilityOf(chain);
+    const poll = pollMs(chain);
+    let current = { hash: tx.hash, raw: tx.raw };
+    let since = Date.now();
+    let lastHead = -1;
+    let capLogged = false;
+    for (;;) {
+      try {
+        const versions = await this.versions({ ...tx, ...current });
+        const mined = await this.minedVersion(chain, versions);
+        if (mined) {
+          const head = await chain.provider.getBlockNumber();
+          if (head - mined.receipt.blockNumber + 1 >= reliability.confirmations) return mined;
+          if (chain.produceBlock && head === lastHead) await chain.produceBlock();
+          lastHead = head;
+          await sleep(poll);
+          continue;
+        }
+        let known = false;
+        for (const v of versions) {
+          if (await chain.provider.getTransaction(v.hash)) {
+            known = true;
+            break;
+          }
+        }
+        if (!known) {
+          // Dropped from the pool, or its block reorged away: the stored bytes again.
+          if (!current.raw) {
+            await this.markDropped(tx.id);
+            throw new TransactionDroppedError(
+              `transaction ${current.hash} on ${chain.name} disappeared and its bytes are not journalled`,
+              { tx_hash: current.hash, chain: chain.name, action_index: tx.actionIndex },
+            );
+          }
+          try {
+            await this.broadcastRepairing(chain, signer, tx.sender, current.raw, current.hash);
+          } catch (err) {
+            if (nonceRefusal(err) !== "low") throw err;
+            if (await this.minedVersion(chain, versions)) continue;
+            await this.markDropped(tx.id);
+            throw new TransactionDroppedError(
+              `transaction ${current.hash} on ${chain.name} was dropped (reorg or pool) and its nonce ${tx.nonce} was used by another transaction: not re-sent`,
+              { tx_hash: current.hash, chain: chain.name, action_index: tx.actionIndex },
+            );
+          }
+          since = Date.now();
+        } else if (
+          signer &&
+          current.raw &&
+          canSignRaw(signer) &&
+          Date.now() - since >= reliability.stuckAfterMs
+        ) {
+          const replaced = await this.replace(chain, tx, current.raw, signer, reliability);
+          if (replaced) current = replaced;
+          else if (!capLogged) {
+            capLogged = true;
+            this.onStuck?.(chain, current.hash);
+          }
+          since = Date.now();
+        }
+        await sleep(poll);
+      } catch (err) {
+        // An RPC outage: the transaction is where it was; ask again once the node answers.
+        if (!isChainUnavailable(err)) throw err;
+        await sleep(Math.max(poll * 10, 250));
+      }
+    }
+  }
+
+  /** Called once per transaction that waits with its fee at the cap (for logs and tests). */
+  onStuck?: (chain: RoutingChain, hash: string) => void;
+
+  /**
+   * The same transaction (nonce, call, gas limit) with both fees raised by `feeBumpPercent` and at
+   * least today's `fast` quote, at most the cap; journalled before it is broadcast. Null when even
+   * the smallest acceptable bump is above the cap.
+   */
+  private async replace(
+    chain: RoutingChain,
+    tx: Waiting,
+    raw: string,
+    signer: Signer,
+    reliability: ChainReliability,
+  ): Promise<{ hash: string; raw: string } | null> {
+    const old = Transaction.from(raw);
+    if ((await signer.getAddress()).toLowerCase() !== tx.sender.toLowerCase()) return null;
+    const bump = BigInt(100 + reliability.feeBumpPercent);
+    const cap = parseUnits(String(reliability.maxFeePerGasGwei), "gwei");
+    const minFee = ((old.maxFeePerGas ?? 0n) * bump + 99n) / 100n;
+    const minTip = ((old.maxPriorityFeePerGas ?? 0n) * bump + 99n) / 100n;
+    if (minFee > cap || minTip > cap) return null;
+    const fast = await feeQuote(chain.provider, "fast");
+    const maxFeePerGas = [minFee, fast.maxFeePerGas].reduce((a, b) => (a > b ? a : b));
+    const capped = maxFeePerGas > cap ? cap : maxFeePerGas;
+    const tip = [minTip, fast.maxPriorityFeePerGas].reduce((a, b) => (a > b ? a : b));
+    const signed = await signer.signTransaction({
+      type: 2,
+      chainId: chain.chainId,
+      nonce: old.nonce,
+      to: old.to,
+      data: old.data,
+      value: old.value,
+      gasLimit: old.gasLimit,
+      accessList: old.accessList ?? [],
+      maxFeePerGas: capped,
+      maxPriorityFeePerGas: tip > capped ? capped : tip,
+    });
+    const hash = Transaction.from(signed).hash!;
+    await this.store.transaction(async (db) => {
+      await db.query(
+        "INSERT INTO engine_tx_versions (tx_id, hash, raw) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+        [tx.id, old.hash, raw],
+      );
+      await db.query(
+        "INSERT INTO engine_tx_versions (tx_id, hash, raw) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+        [tx.id, hash, signed],
+      );
+      await db.query(
+        "UPDATE engine_txs SET hash = $2, raw = $3, updated_at = now() WHERE id = $1",
+        [tx.id, hash, signed],
+      );
+    });
+    try {
+      await chain.provider.broadcastTransaction(signed);
+    } catch (err) {
+      // Mined meanwhile (nonce used) or refused as underpriced: the waiter sees which next turn.
+      if (nonceRefusal(err) === null && !/underpriced|already known/i.test(String(err))) throw err;
+    }
+    return { hash, raw: signed };
+  }
+
+  private async markDropped(id: string): Promise<void> {
+    await this.store.query(
+      "UPDATE engine_txs SET state = 'dropped', updated_at = now() WHERE id = $1",
+      [id],
+    );
+  }
+
   private async confirm(
     chain: RoutingChain,
-    hash: string,
-    nonce: number,
+    tx: Waiting,
+    signer: Signer | null,
     gasLimit: bigint,
     resumed: boolean,
   ): Promise<SentTx> {
-    const receipt = await chain.provider.waitForTransaction(hash);
-    if (!receipt) throw new Error(`no receipt for ${hash} on ${chain.name}`);
+    const { hash, receipt } = await this.awaitFinal(chain, tx, signer);
     const status = receipt.status === 1 ? "confirmed" : "reverted";
     await this.store.query(
-      `UPDATE engine_txs SET state = $3, gas_used = $4, effective_gas_price = $5, block_number = $6, updated_at = now()
-       WHERE hash = $1 AND chain_id = $2`,
+      `UPDATE engine_txs SET state = $3, gas_used = $4, effective_gas_price = $5, block_number = $6,
+              hash = $2, raw = COALESCE((SELECT raw FROM engine_tx_versions WHERE tx_id = $1 AND hash = $2), raw),
+              updated_at = now()
+       WHERE id = $1`,
       [
+        tx.id,
         hash,
-        chain.chainId,
         status,
         receipt.gasUsed.toString(),
         receipt.gasPrice.toString(),
@@ -366,7 +697,7 @@ export class TxJournal {
     return {
       hash,
       chainId: chain.chainId,
-      nonce,
+      nonce: tx.nonce,
       gasLimit,
       gasUsed: receipt.gasUsed,
       effectiveGasPrice: receipt.gasPrice,
@@ -374,6 +705,54 @@ export class TxJournal {
       receipt,
       resumed,
     };
+  }
+
+  /**
+   * Before an execution is proved and reported: every transaction it had mined is still in a
+   * canonical block at its chain's depth, with the status its step recorded. One dropped by a reorg
+   * is broadcast again (same bytes: the step is resumed as it was); one that cannot be (its nonce
+   * went to another transaction) or that now ends differently throws TransactionDroppedError.
+   */
+  async verifyFinal(executionId: string, chains: readonly RoutingChain[]): Promise<void> {
+    const rows = await this.store.query<{
+      id: string;
+      action_index: number;
+      hash: string;
+      raw: string | null;
+      nonce: string;
+      sender: string;
+      chain_id: number;
+      state: string;
+    }>(
+      `SELECT id, action_index, hash, raw, nonce, sender, chain_id, state FROM engine_txs
+        WHERE execution_id = $1 AND state IN ('confirmed', 'reverted') ORDER BY id`,
+      [executionId],
+    );
+    for (const row of rows) {
+      const chain = chains.find((c) => c.chainId === Number(row.chain_id));
+      if (!chain) continue;
+      const waiting: Waiting = {
+        id: String(row.id),
+        hash: row.hash,
+        raw: row.raw,
+        nonce: Number(row.nonce),
+        sender: row.sender,
+        actionIndex: Number(row.action_index),
+      };
+      const { hash, receipt } = await this.awaitFinal(chain, waiting, null);
+      const status = receipt.status === 1 ? "confirmed" : "reverted";
+      if (hash !== row.hash || status !== row.state) {
+        await this.markDropped(waiting.id);
+        throw new TransactionDroppedError(
+          `transaction ${row.hash} on ${chain.name} was reorged and now ends ${status} as ${hash}: the recorded step no longer matches the chain`,
+          { tx_hash: row.hash, chain: chain.name, action_index: waiting.actionIndex },
+        );
+      }
+      await this.store.query(
+        "UPDATE engine_txs SET block_number = $2, updated_at = now() WHERE id = $1",
+        [waiting.id, receipt.blockNumber],
+      );
+    }
   }
 
   private async mark(hash: string, chainId: number, state: string): Promise<void> {
@@ -402,9 +781,9 @@ export class TxJournal {
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     });
-    await this.store.query(
+    const [row] = await this.store.query<{ id: string }>(
       `INSERT INTO engine_txs (execution_id, action_index, slot, kind, chain_id, sender, nonce, hash, raw, gas_limit, state)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, 'sent')`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, 'sent') RETURNING id`,
       [
         slot.executionId,
         slot.actionIndex,
@@ -417,6 +796,14 @@ export class TxJournal {
         request.gasLimit.toString(),
       ],
     );
-    return this.confirm(chain, response.hash, response.nonce, request.gasLimit, false);
+    const waiting: Waiting = {
+      id: String(row!.id),
+      hash: response.hash,
+      raw: null,
+      nonce: response.nonce,
+      sender,
+      actionIndex: slot.actionIndex,
+    };
+    return this.confirm(chain, waiting, null, request.gasLimit, false);
   }
 }

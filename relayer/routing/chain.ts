@@ -1,4 +1,5 @@
 import type { Contract, ContractRunner, Provider, Signer } from "ethers";
+import type { ChainReliability } from "../chains/index.ts";
 import { CONTRACT_NAMES, type Deployment } from "../deployments/index.ts";
 
 /**
@@ -20,6 +21,13 @@ export interface RoutingChain {
    * again. Absent for chains reached over the network: always asked.
    */
   stateVersion?(): number | null;
+  /** Confirmation depth, stuck timeout and fee cap (absent: DEVNET_RELIABILITY). */
+  readonly reliability?: ChainReliability;
+  /**
+   * Devnet chains only: mines the next block. A local devnet mines only when a transaction comes
+   * (automine), so a wait for confirmation depth asks for the blocks a real network would produce.
+   */
+  produceBlock?(): Promise<void>;
 }
 
 /** Names of the deployment's contracts the engine routes through and attests with. */

@@ -66,6 +66,8 @@ describe("# crash safety (SIGKILL a worker process, restart, exactly once)", fun
           operatorKey: { env: "VERIFLOW_TEST_OPERATOR_KEY" },
           deploymentsDir,
           pollingIntervalMs: 50,
+          // Automining devnet nodes: one block is final (no blocks come on their own).
+          reliability: { confirmations: 1 },
         })),
       }),
     );

@@ -15,7 +15,16 @@ import { tokenOf } from "../../../relayer/routing/chain.ts";
 import type { ReportOrders } from "../../../relayer/execution/report.ts";
 import { startCrm, startPaymentGateway, type StandIn } from "../../fixtures/standins/index.ts";
 import { startEngineService, type EngineService } from "../../fixtures/engine.ts";
-import { RECIPIENTS_FROM_JSON } from "../../fixtures/workflows.ts";
+import { RECIPIENTS_FROM_JSON, RECIPIENTS_FROM_YAML } from "../../fixtures/workflows.ts";
+import { nextRun } from "../../../relayer/workflows/schedule-phrase.ts";
+import { fireSchedule } from "../../../relayer/workflows/service.ts";
+import { auditReport } from "../../../relayer/audit/index.ts";
+import { readAuditKeys } from "../../../relayer/audit/node.ts";
+import {
+  reportCid,
+  type ReportBody,
+  type SignedReport,
+} from "../../../relayer/execution/report.ts";
 import { HMAC_KEY, JWT_SECRET } from "../integrations/world.ts";
 
 /**
@@ -214,6 +223,33 @@ describe("# CRM-fed payouts in the engine (recipients_from → multisend → POS
       const check = await verifyInteractionOnChain(chain.contract("ProofRegistry"), i);
       expect(check.valid, check.reason).to.equal(true);
     }
+    // Proved: the payout's one circuit slot holds the multisend transaction and its total.
+    expect(report.zk_proof, String(report.proof_note)).to.be.a("string");
+    const claim = report.claim as { actions: Array<{ recipient_amounts?: string[] }> };
+    expect(claim.actions[0]!.recipient_amounts).to.deep.equal([parseUnits("55.75", 6).toString()]);
+    // The auditor re-derives the orders from the anchored answer and finds them paid on chain; a
+    // report whose orders differ from the anchored answer (re-signed by the relayer) fails.
+    const env = { chains: service.chains.list(), ...(await readAuditKeys()) };
+    const genuine = view.report!.report as unknown as SignedReport;
+    const verdict = await auditReport(genuine, env);
+    expect(verdict.ok, JSON.stringify(verdict.checks.filter((c) => !c.ok))).to.equal(true);
+    const forged = structuredClone(genuine) as SignedReport;
+    forged.orders!.used[0]!.orders[1]!.address = Wallet.createRandom().address;
+    const { artifact_id: _a, signer: _s, signature: _g, ...body } = forged;
+    const operator = service.chains
+      .list()
+      .find((c) => c.chainId === genuine.relayer.chain_id)!.operator!;
+    const cid = await reportCid(body);
+    const resigned = {
+      ...(body as ReportBody),
+      artifact_id: cid,
+      signer: await operator.getAddress(),
+      signature: await operator.signMessage(cid),
+    };
+    const failedChecks = (await auditReport(resigned, env)).checks
+      .filter((c) => !c.ok)
+      .map((c) => `${c.id}: ${c.reason}`);
+    expect(failedChecks.join("\n")).to.include("the report's orders are not the anchored answer's");
     // The multisend step's result carries the orders it paid.
     const action = (
       report.actions as Array<{ result: { recipients: unknown[]; orders: unknown } }>
@@ -259,5 +295,56 @@ describe("# CRM-fed payouts in the engine (recipients_from → multisend → POS
     expect(forged.view.error!.error).to.equal("INTEGRATION_RESPONSE_SIGNATURE_INVALID");
     expect(await balances()).to.deep.equal(before);
     expect(settlementHits()).to.have.length(0);
+  });
+
+  it("should run 'every Friday at 17:00 CET pay unpaid orders' when the scheduler fires it, once per firing", async function () {
+    const key = await service.newKey();
+    const yaml = RECIPIENTS_FROM_YAML.replace("amount: 5000", "amount: 500");
+    // Deployed: the schedule is registered without a run now.
+    const deployed = await service.request(key, "POST", "/workflows/deploy", yaml, {
+      "Content-Type": "application/yaml",
+    });
+    expect(deployed.status, await deployed.clone().text()).to.equal(201);
+    const { schedule } = (await deployed.json()) as {
+      schedule: { id: string; cron: string; timezone: string; phrase: string };
+    };
+    expect(crm.hits).to.have.length(0);
+    expect(schedule).to.deep.include({
+      cron: "0 17 * * 5",
+      timezone: "Europe/Berlin",
+      phrase: "every Friday at 17:00 CET",
+    });
+    // The scheduler's clock, driven: 17:00 Berlin civil time, winter (UTC+1) and summer (UTC+2).
+    const row = { cron: schedule.cron, timezone: schedule.timezone };
+    expect(nextRun(row, new Date("2026-11-26T12:00:00Z"))).to.equal("2026-11-27T16:00:00.000Z");
+    expect(nextRun(row, new Date("2026-11-27T16:00:00Z"))).to.equal("2026-12-04T16:00:00.000Z");
+    expect(nextRun(row, new Date("2026-07-01T00:00:00Z"))).to.equal("2026-07-03T15:00:00.000Z");
+    const [cron] = await service.ctx.queue.boss.getSchedules("workflow.schedule", schedule.id);
+    expect(cron).to.include({ cron: "0 17 * * 5", timezone: "Europe/Berlin" });
+
+    // The firing pg-boss sends at that time.
+    const before = await balances();
+    const fired = await fireSchedule(service.ctx, schedule.id, "friday-2026-11-27");
+    expect(fired.outcome).to.equal("queued");
+    const id = fired.executionId!;
+    let view: View;
+    for (;;) {
+      view = (await (await service.request(key, "GET", `/v1/workflows/${id}`)).json()) as View;
+      if (["completed", "failed", "cancelled"].includes(view.state)) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(view.state, JSON.stringify(view.error)).to.equal("completed");
+    const after = await balances();
+    expect(after[0]! - before[0]!).to.equal(parseUnits("52.5", 6));
+    const section = view.report!.report.orders as ReportOrders;
+    expect(section.settlements.map((s) => s.order_id)).to.deep.equal(["ord_1", "ord_3", "ord_4"]);
+    expect(settlementHits().map((h) => h.headers["idempotency-key"])).to.deep.equal(
+      ["ord_1", "ord_3", "ord_4"].map((o) => settlementKey(id, o)),
+    );
+    // The same firing delivered again creates nothing.
+    expect((await fireSchedule(service.ctx, schedule.id, "friday-2026-11-27")).outcome).to.equal(
+      "duplicate",
+    );
+    expect(crm.hits).to.have.length(1);
   });
 });

@@ -1,14 +1,16 @@
 import type { Logger } from "pino";
 import type { ChainSet } from "./chains/index.ts";
 import { ensureBootstrapKey, checkMasterKey } from "./auth/index.ts";
-import type { Config } from "./config/index.ts";
-import { resolveMasterKey } from "./config/master-key.ts";
-import { createLogger } from "./http/logging.ts";
-import { createMetrics, registerQueueMetrics, type Metrics } from "./http/metrics.ts";
-import { resolveTierLimits, type TierLimits, type TierName } from "./limits/tiers.ts";
+import {
+  type Config,
+  resolveMasterKey,
+  resolveTierLimits,
+  type TierLimits,
+  type TierName,
+} from "./config/index.ts";
+import { createLogger, createMetrics, registerQueueMetrics, type Metrics } from "./http/index.ts";
 import { openQueue, type Queue } from "./queue/index.ts";
-import { openStore, type Store } from "./store/index.ts";
-import { migrate } from "./store/migrate.ts";
+import { openStore, type Store, migrate } from "./store/index.ts";
 
 /** The platform services of a process; relayer/app/services.ts adds the areas' services. */
 export interface AppContext {

@@ -1,6 +1,6 @@
 import { describeSnapshot } from "./compliance/config.ts";
 import { loadConfigOrExit } from "./config/index.ts";
-import { createLogger } from "./http/logging.ts";
+import { createLogger } from "./http/index.ts";
 import { startService } from "./app/index.ts";
 import { keyFingerprint } from "./auth/index.ts";
 

@@ -13,7 +13,7 @@ import {
 } from "../relayer/auth/keys.ts";
 import { ConfigError, loadConfig } from "../relayer/config/index.ts";
 import { resolveMasterKey } from "../relayer/config/master-key.ts";
-import { TIER_NAMES, type TierName } from "../relayer/limits/tiers.ts";
+import { TIER_NAMES, type TierName } from "../relayer/config/tiers.ts";
 import { openStore } from "../relayer/store/index.ts";
 import { migrate } from "../relayer/store/migrate.ts";
 import { cancelExecutionsOfKey } from "../relayer/execution/executions-store.ts";

@@ -14,6 +14,7 @@ import {
   VeriflowClient,
   type Execution,
   type ExecutionState,
+  type Schemas,
   type WorkflowInput,
 } from "../sdk/index.ts";
 import { profilePath, ProfileError, resolveProfile, saveProfile } from "./profiles.ts";
@@ -30,6 +31,8 @@ const HELP = `veriflow <command> [options]
   deploy FILE                      store a named, versioned workflow configuration
   run NAME [--version N] [--watch] run a deployed configuration
   schedules list | pause ID | resume ID | delete ID
+  webhooks add URL [--events E,E] [--description D]   register an endpoint (its secret is shown once)
+  webhooks list | delete ID | deliveries ID [--limit N] | redeliver ID [--message MSG_ID]
   simulate FILE                    dry-run a transaction ({chain_id, tx_data, block_count?})
   compliance ADDRESS [--jurisdictions US,EU]
   analysis FILE [--instructions T] [--workflow ID]   analyse a text file (text-analysis provider)
@@ -37,7 +40,8 @@ const HELP = `veriflow <command> [options]
   account                          the key's relayer-managed account and balances
   faucet                           devnet: top the account up with test assets
 
-Options everywhere: --json (machine-readable output), --profile NAME, --url URL, --key KEY.
+Options everywhere: --json (machine-readable output), --profile NAME, --url URL, --key KEY,
+--max-wait SECONDS (longest Retry-After waited out on 429 or 503 before giving up; default 60).
 Environment: VERIFLOW_URL, VERIFLOW_API_KEY, VERIFLOW_SIGNING_SECRET, VERIFLOW_PROFILE,
 VERIFLOW_CONFIG (profile file; default ~/.config/veriflow/profiles.json, mode 0600).
 Exit status: 0 done (a watched execution completed), 1 refused, failed or cancelled, 2 bad usage.`;
@@ -58,6 +62,10 @@ const OPTIONS = {
   instructions: { type: "string" },
   workflow: { type: "string" },
   chains: { type: "string" },
+  events: { type: "string" },
+  description: { type: "string" },
+  message: { type: "string" },
+  "max-wait": { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -190,10 +198,15 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const profile = await resolveProfile(flags, process.env);
+  const maxWait = flags["max-wait"] === undefined ? undefined : Number(flags["max-wait"]);
+  if (maxWait !== undefined && !(Number.isFinite(maxWait) && maxWait >= 0 && maxWait <= 3600)) {
+    throw new UsageError("--max-wait takes seconds between 0 and 3600");
+  }
   const client = new VeriflowClient({
     baseUrl: profile.url,
     apiKey: profile.apiKey,
     signingSecret: profile.signingSecret,
+    ...(maxWait !== undefined ? { retry: { maxDelayMs: maxWait * 1000 } } : {}),
     onRetry: ({ delayMs, status, code }) =>
       process.stderr.write(
         `${status ?? "network error"}${code ? ` ${code}` : ""}: retrying in ${Math.ceil(delayMs / 1000)} s\n`,
@@ -325,6 +338,8 @@ async function main(argv: string[]): Promise<number> {
         print(result, flags, () => `schedule ${sid} ${action}d`);
         return 0;
       }
+      case "webhooks":
+        return await webhooks(client, args, flags);
       case "simulate": {
         const body = JSON.parse(await readFile(need(args[0], "FILE"), "utf8"));
         const result = await client.simulate(body);
@@ -398,6 +413,81 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${await fallbackAdvice(client)}\n`);
     }
     throw err;
+  }
+}
+
+/** `webhooks add|list|delete|deliveries|redeliver`: this key's webhook endpoints. */
+async function webhooks(client: VeriflowClient, args: string[], flags: Flags): Promise<number> {
+  const [action = "list", target] = args;
+  switch (action) {
+    case "add": {
+      const events = flags.events
+        ?.split(",")
+        .map((e) => e.trim())
+        .filter(Boolean);
+      const created = await client.webhooks.create({
+        url: need(target, "URL"),
+        ...(events ? { events: events as Schemas["WebhookCreate"]["events"] } : {}),
+        ...(flags.description ? { description: flags.description } : {}),
+      });
+      print(created, flags, () =>
+        [
+          `${created.id} ${created.url} (${created.events.length > 0 ? created.events.join(", ") : "every event"})`,
+          `signing secret (shown only now; verify deliveries with it): ${created.secret}`,
+        ].join("\n"),
+      );
+      return 0;
+    }
+    case "list": {
+      const page = await client.webhooks.list();
+      print(
+        page,
+        flags,
+        () =>
+          page.items
+            .map(
+              (e) =>
+                `${e.id}  ${e.url}  ${e.events.length > 0 ? e.events.join(",") : "every event"}${e.description ? `  ${e.description}` : ""}`,
+            )
+            .join("\n") || "no webhooks",
+      );
+      return 0;
+    }
+    case "delete": {
+      const result = await client.webhooks.delete(need(target, "webhook ID"));
+      print(result, flags, () => `${result.id} deleted`);
+      return 0;
+    }
+    case "deliveries": {
+      const limit = flags.limit ? Number(flags.limit) : undefined;
+      if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
+        throw new UsageError("--limit must be a positive integer");
+      }
+      const page = await client.webhooks.deliveries(need(target, "webhook ID"), limit);
+      print(
+        page,
+        flags,
+        () =>
+          page.items
+            .map(
+              (d) =>
+                `${d.id.padEnd(10)}  ${d.state.padEnd(9)}  ${d.type.padEnd(27)}  ${d.execution_id}  attempts ${d.attempts}${d.last_status !== null ? `  last ${d.last_status}` : ""}${d.last_error && d.state !== "delivered" ? `  (${d.last_error})` : ""}`,
+            )
+            .join("\n") || "no deliveries",
+      );
+      return 0;
+    }
+    case "redeliver": {
+      const result = await client.webhooks.redeliver(need(target, "webhook ID"), flags.message);
+      print(
+        result,
+        flags,
+        () => `${result.redelivered} deliver${result.redelivered === 1 ? "y" : "ies"} queued again`,
+      );
+      return 0;
+    }
+    default:
+      throw new UsageError(`webhooks ${action}: use add, list, delete, deliveries or redeliver`);
   }
 }
 

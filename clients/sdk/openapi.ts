@@ -1773,6 +1773,17 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "chains": [
+         *         "ethereum",
+         *         "arbitrum"
+         *       ],
+         *       "assets": {
+         *         "USDC": "5000"
+         *       }
+         *     }
+         */
         "application/json": components["schemas"]["FaucetRequest"];
       };
     };
@@ -1835,6 +1846,18 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "chain_id": 31337,
+         *       "tx_data": {
+         *         "from": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+         *         "to": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+         *         "value": "1000000000000000",
+         *         "data": "0x"
+         *       },
+         *       "block_count": 12
+         *     }
+         */
         "application/json": components["schemas"]["SimulateRequest"];
       };
     };
@@ -2032,6 +2055,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+         *       "jurisdictions": [
+         *         "US"
+         *       ]
+         *     }
+         */
         "application/json": components["schemas"]["ComplianceCheckRequest"];
       };
     };
@@ -2103,6 +2134,30 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "tx_hashes": [
+         *         "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060"
+         *       ],
+         *       "gas_metrics": {
+         *         "42161": {
+         *           "used": 184312,
+         *           "saved": 0.12
+         *         }
+         *       },
+         *       "operations": [
+         *         {
+         *           "protocol": "uniswap",
+         *           "action": "swap",
+         *           "liquidation_price": null
+         *         }
+         *       ],
+         *       "risk_scores": {
+         *         "slippage_bps": 12
+         *       },
+         *       "liquidation_protection": true
+         *     }
+         */
         "application/json": components["schemas"]["ArtifactValue"];
       };
     };
@@ -2276,6 +2331,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "cids": [
+         *         "bagaaierazwvqm7u7hpvtfujfft6whzeslex6zp2zdmgqrsw3es5rp44gijda"
+         *       ]
+         *     }
+         */
         "application/json": components["schemas"]["CarExportRequest"];
       };
     };
@@ -2566,7 +2628,116 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "weekly-treasury-rebalance",
+         *       "schedule": "0 9 * * 1",
+         *       "timezone": "America/New_York",
+         *       "actions": [
+         *         {
+         *           "type": "convert",
+         *           "from": "ETH",
+         *           "to": "USDC",
+         *           "amount": "1.5",
+         *           "route_optimizer": {
+         *             "priority": "cost"
+         *           }
+         *         },
+         *         {
+         *           "type": "swap",
+         *           "from": "USDC",
+         *           "to": "DAI",
+         *           "amount": "1000",
+         *           "slippage": 0.5,
+         *           "dex": "uniswap"
+         *         },
+         *         {
+         *           "type": "bridge",
+         *           "destination": "polygon",
+         *           "protocol": "lockmint"
+         *         },
+         *         {
+         *           "type": "multisend",
+         *           "recipients": [
+         *             {
+         *               "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+         *               "amount": "250"
+         *             },
+         *             {
+         *               "address": "0x8617E340B3D01FA5F11F306F4090FD50E238070D",
+         *               "amount": "50%"
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "compliance": {
+         *         "jurisdictions": [
+         *           "US"
+         *         ],
+         *         "tax_forms": [
+         *           "1099-DA"
+         *         ]
+         *       }
+         *     }
+         */
         "application/json": components["schemas"]["WorkflowSubmission"];
+        /**
+         * @example {
+         *       "name": "weekly-treasury-rebalance",
+         *       "trigger": {
+         *         "frequency": "every Monday at 09:00 EST"
+         *       },
+         *       "actions": [
+         *         {
+         *           "action": "convert",
+         *           "params": {
+         *             "from": "ETH",
+         *             "to": "USDC",
+         *             "amount": 1.5,
+         *             "priority": "cost"
+         *           }
+         *         },
+         *         {
+         *           "action": "swap",
+         *           "params": {
+         *             "from": "USDC",
+         *             "to": "DAI",
+         *             "amount": 1000,
+         *             "slippage": 0.5,
+         *             "dex": "uniswap"
+         *           }
+         *         },
+         *         {
+         *           "action": "bridge",
+         *           "params": {
+         *             "destination": "polygon",
+         *             "protocol": "lockmint"
+         *           }
+         *         },
+         *         {
+         *           "action": "multisend",
+         *           "params": {
+         *             "recipients": [
+         *               {
+         *                 "4.713600493505407e+47": 250
+         *               },
+         *               {
+         *                 "7.655374769359512e+47": "50%"
+         *               }
+         *             ]
+         *           }
+         *         }
+         *       ],
+         *       "compliance": {
+         *         "jurisdictions": [
+         *           "US"
+         *         ],
+         *         "tax_forms": [
+         *           "1099-DA"
+         *         ]
+         *       }
+         *     }
+         */
         "application/yaml": components["schemas"]["WorkflowDefinition"];
       };
     };
@@ -3253,6 +3424,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "text": "The supplier shall deliver the goods by 1 March; payment is due within 30 days of delivery.",
+         *       "instructions": "List each party's obligations and their deadlines."
+         *     }
+         */
         "application/json": components["schemas"]["AnalysisRequest"];
       };
     };
@@ -3497,6 +3674,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/veriflow",
+         *       "events": [
+         *         "execution.state_changed",
+         *         "execution.report"
+         *       ],
+         *       "description": "treasury operations"
+         *     }
+         */
         "application/json": components["schemas"]["WebhookCreate"];
       };
     };

@@ -1,8 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
-import { HMAC_SECURITY } from "../http/security.ts";
+import { ApiError, createRouter, HMAC_SECURITY } from "../http/index.ts";
 import {
   accountBalances,
   DEVNET_GRANT,
@@ -119,7 +117,15 @@ export function accountRoutes(
       summary: "Devnet only: top the account up with test assets",
       security: HMAC_SECURITY,
       request: {
-        body: { required: false, content: { "application/json": { schema: faucetRequestSchema } } },
+        body: {
+          required: false,
+          content: {
+            "application/json": {
+              schema: faucetRequestSchema,
+              example: { chains: ["ethereum", "arbitrum"], assets: { USDC: "5000" } },
+            },
+          },
+        },
       },
       responses: {
         200: {

@@ -1,7 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { HMAC_SECURITY } from "../http/security.ts";
-import { ApiError, errorSchema } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
+import { HMAC_SECURITY, ApiError, errorSchema, createRouter } from "../http/index.ts";
 import type { TextAnalysis } from "./service.ts";
 
 /**
@@ -118,7 +116,15 @@ export function analysisRoutes(analysis: TextAnalysis | null) {
       security: HMAC_SECURITY,
       request: {
         body: {
-          content: { "application/json": { schema: analysisRequestSchema } },
+          content: {
+            "application/json": {
+              schema: analysisRequestSchema,
+              example: {
+                text: "The supplier shall deliver the goods by 1 March; payment is due within 30 days of delivery.",
+                instructions: "List each party's obligations and their deadlines.",
+              },
+            },
+          },
           required: true,
         },
       },

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { Counter, type Registry } from "prom-client";
 import { decryptSecret, encryptSecret } from "../auth/index.ts";
 import type { ReportAnalysis } from "../execution/report.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 import { anchorTarget, type AnchorTarget } from "../integrations/anchor.ts";
 import { CIRCUIT_BREAKER, gatewayAddress, OnChainBreaker } from "../integrations/breaker.ts";
 import type { TextAnalysisConfig } from "../integrations/config.ts";

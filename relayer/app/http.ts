@@ -6,19 +6,24 @@ import { analysisRoutes } from "../analysis/routes.ts";
 import { artifactRoutes } from "../artifacts/routes.ts";
 import { authenticate } from "../auth/index.ts";
 import { complianceRoutes } from "../compliance/routes.ts";
-import { readBody } from "../http/body.ts";
-import { docsRoutes } from "../http/docs.ts";
-import type { AppEnv } from "../http/env.ts";
-import { renderError, renderNotFound } from "../http/errors.ts";
-import { healthRoutes } from "../http/health.ts";
-import { observe } from "../http/observe.ts";
-import { completeDocument } from "../http/openapi.ts";
-import { createRouter } from "../http/router.ts";
-import { acceptsBearer, HMAC_SECURITY, isPublicPath, SECURITY_SCHEMES } from "../http/security.ts";
+import {
+  readBody,
+  docsRoutes,
+  type AppEnv,
+  renderError,
+  renderNotFound,
+  completeDocument,
+  createRouter,
+  acceptsBearer,
+  HMAC_SECURITY,
+  isPublicPath,
+  SECURITY_SCHEMES,
+} from "../http/index.ts";
+import { healthRoutes } from "./health.ts";
+import { observe } from "./observe.ts";
 import { integrationRoutes } from "../integrations/routes.ts";
 import { monitorRoutes } from "../monitors/routes.ts";
-import { admissionBatcher } from "../limits/admission.ts";
-import { rateLimit } from "../limits/middleware.ts";
+import { admissionBatcher, rateLimit } from "../limits/index.ts";
 import { simulationRoutes } from "../simulation/routes.ts";
 import { webhookPolicy } from "../webhooks/index.ts";
 import { webhookRoutes } from "../webhooks/routes.ts";

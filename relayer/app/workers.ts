@@ -2,7 +2,7 @@ import { startAnalysisJobs } from "../analysis/index.ts";
 import { purgeExpiredSignatures } from "../auth/index.ts";
 import { startEngineWorker } from "../execution/index.ts";
 import { startIntegrationJobs } from "../integrations/index.ts";
-import { purgeRateLimitWindows } from "../limits/rate-limit.ts";
+import { purgeRateLimitWindows } from "../limits/index.ts";
 import { JOB_NAMES } from "../queue/index.ts";
 import { startDispatcher, webhookPolicy } from "../webhooks/index.ts";
 import { startWorkflowJobs } from "../workflows/service.ts";

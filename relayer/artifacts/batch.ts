@@ -1,7 +1,7 @@
 import { Contract, toBeHex, type EventLog, type Log } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
 import { TxJournal } from "../execution/transactions.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 import {
   MAX_ARTIFACTS,
   proveArtifacts,

@@ -1,9 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
-import { ApiError, errorSchema } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
+import { ApiError, errorSchema, createRouter } from "../http/index.ts";
 import { generateArtifactBatch, registryChain } from "./batch.ts";
 import { parseCid, type ArtifactStore } from "./store.ts";
+
+const EXAMPLE_CID = "bagaaierazwvqm7u7hpvtfujfft6whzeslex6zp2zdmgqrsw3es5rp44gijda";
 
 /**
  * The artifact store over HTTP: store (`POST /artifacts`), read (`GET /artifacts/{cid}`), and CAR
@@ -22,9 +23,7 @@ export const cidParamSchema = z.object({
 });
 export const storedArtifactSchema = z
   .object({
-    cid: z
-      .string()
-      .openapi({ example: "bagaaierazwvqm7u7hpvtfujfft6whzeslex6zp2zdmgqrsw3es5rp44gijda" }),
+    cid: z.string().openapi({ example: EXAMPLE_CID }),
   })
   .openapi("StoredArtifact");
 export const carExportRequestSchema = z
@@ -104,7 +103,19 @@ export function artifactRoutes(
       request: {
         body: {
           required: true,
-          content: { "application/json": { schema: z.unknown().openapi("ArtifactValue") } },
+          content: {
+            "application/json": {
+              schema: z.unknown().openapi("ArtifactValue"),
+              // The spec's DeFi transaction artifact (any JSON value is accepted).
+              example: {
+                tx_hashes: ["0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060"],
+                gas_metrics: { "42161": { used: 184312, saved: 0.12 } },
+                operations: [{ protocol: "uniswap", action: "swap", liquidation_price: null }],
+                risk_scores: { slippage_bps: 12 },
+                liquidation_protection: true,
+              },
+            },
+          },
         },
       },
       responses: {
@@ -184,7 +195,12 @@ export function artifactRoutes(
       request: {
         body: {
           required: true,
-          content: { "application/json": { schema: carExportRequestSchema } },
+          content: {
+            "application/json": {
+              schema: carExportRequestSchema,
+              example: { cids: [EXAMPLE_CID] },
+            },
+          },
         },
       },
       responses: {
@@ -213,7 +229,21 @@ export function artifactRoutes(
       request: {
         body: {
           required: true,
-          content: { "application/json": { schema: zkGenerateRequestSchema } },
+          content: {
+            "application/json": {
+              schema: zkGenerateRequestSchema,
+              examples: {
+                artifacts: {
+                  summary: "CIDs of stored artifacts",
+                  value: { artifacts: [EXAMPLE_CID] },
+                },
+                spec: {
+                  summary: "The spec's sample body (`cids`)",
+                  value: { cids: [EXAMPLE_CID] },
+                },
+              },
+            },
+          },
         },
       },
       responses: {

@@ -6,7 +6,7 @@ import canonicalize from "canonicalize";
 import { CID } from "multiformats/cid";
 import * as json from "multiformats/codecs/json";
 import { sha256 } from "multiformats/hashes/sha2";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 
 /**
  * Content-addressed artifact store. An artifact is a JSON value; its block is the RFC 8785

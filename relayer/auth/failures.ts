@@ -1,4 +1,4 @@
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 
 /**
  * Failed authentications per source address, per process: past `limit` failures in a fixed

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Store } from "../store/index.ts";
-import type { TierName } from "../limits/tiers.ts";
+import type { TierName } from "../config/index.ts";
 import { decryptSecret, encryptSecret, masterKeyFingerprint } from "./secrets.ts";
 
 /**

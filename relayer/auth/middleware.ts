@@ -1,7 +1,6 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../http/errors.ts";
-import type { AppEnv, AuthenticatedKey } from "../http/env.ts";
+import { ApiError, type AppEnv, type AuthenticatedKey } from "../http/index.ts";
 import type { Store } from "../store/index.ts";
 import { DEFAULT_FAILED_AUTH_PER_MINUTE, FailedAuthLimiter } from "./failures.ts";
 import { TIMESTAMP_TOLERANCE_MS, verifySignature } from "./hmac.ts";

@@ -1,6 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { environmentVariable } from "../config/environment.ts";
+import { environmentVariable } from "../config/index.ts";
 import {
   Contract,
   Interface,

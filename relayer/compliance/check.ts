@@ -1,5 +1,5 @@
 import { getAddress } from "ethers";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 import {
   checkOraclesRoutedAround,
   chainsWithOracle,

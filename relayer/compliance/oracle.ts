@@ -1,5 +1,5 @@
 import type { Contract, ContractRunner } from "ethers";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 import { CHAINALYSIS_ORACLE_LIST, type ListFileInfo, type ListMatch } from "./sanctions.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 

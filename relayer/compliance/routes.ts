@@ -1,7 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorSchema } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
-import { HMAC_SECURITY } from "../http/security.ts";
+import { errorSchema, createRouter, HMAC_SECURITY } from "../http/index.ts";
 import type { ComplianceResult } from "./check.ts";
 import type { ComplianceSource } from "./service.ts";
 
@@ -123,7 +121,15 @@ export function complianceRoutes(services: { compliance: ComplianceSource }) {
       request: {
         body: {
           required: true,
-          content: { "application/json": { schema: complianceRequestSchema } },
+          content: {
+            "application/json": {
+              schema: complianceRequestSchema,
+              example: {
+                address: "0x52908400098527886E0F7030069857D2E4169EE7",
+                jurisdictions: ["US"],
+              },
+            },
+          },
         },
       },
       responses,

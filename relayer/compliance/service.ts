@@ -1,4 +1,4 @@
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 import { createComplianceChecker, type ComplianceChecker } from "./check.ts";
 import type { OracleChain } from "./oracle.ts";
 import { parseSanctionsFiles, SanctionsLists } from "./sanctions.ts";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 
 /**
  * What Veriflow supports for `compliance` in workflows, served by `GET /v1/compliance/specs`

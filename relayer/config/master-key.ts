@@ -1,7 +1,7 @@
 import { chmod, mkdir, open, readFile, stat } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { parseKey32, type Config } from "./index.ts";
+import { parseKey32, type Config } from "./config.ts";
 
 export const MASTER_KEY_FILE = "master.key";
 

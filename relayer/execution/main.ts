@@ -6,7 +6,7 @@
  */
 import { startWorkerProcess } from "../app/index.ts";
 import { loadConfigOrExit } from "../config/index.ts";
-import { createLogger } from "../http/logging.ts";
+import { createLogger } from "../http/index.ts";
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();

@@ -1,6 +1,5 @@
 import type { Logger } from "pino";
-import type { RateDecision } from "../limits/rate-limit.ts";
-import type { TierName } from "../limits/tiers.ts";
+import type { TierName } from "../config/index.ts";
 
 /** The authenticated caller, set by the auth middleware (`c.get("apiKey")`). */
 export interface AuthenticatedKey {
@@ -22,4 +21,15 @@ export interface AppEnv {
     /** Set when authentication already counted the request against the key's rate. */
     rateDecision?: RateDecision;
   };
+}
+
+/** One request counted against its key's rate (computed by limits/, carried as a request variable). */
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Epoch ms at which the current window ends. */
+  resetAt: number;
+  /** Whole seconds until the window ends (at least 1): the `Retry-After` value. */
+  retryAfterSeconds: number;
 }

@@ -1,8 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
-import { ApiError, errorSchema } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
-import { HMAC_SECURITY } from "../http/security.ts";
+import { ApiError, errorSchema, createRouter, HMAC_SECURITY } from "../http/index.ts";
 import { executionIdParamSchema } from "../workflows/schemas.ts";
 import { listInteractions } from "./index.ts";
 import { interactionSchema } from "./interaction-schema.ts";

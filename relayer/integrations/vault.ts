@@ -1,4 +1,4 @@
-import { environmentVariable } from "../config/environment.ts";
+import { environmentVariable } from "../config/index.ts";
 import { generateKeyPairSync } from "node:crypto";
 import { decryptSecret, encryptSecret } from "../auth/index.ts";
 import type { EngineStore } from "../accounts/index.ts";

@@ -1,7 +1,7 @@
-import type { Store } from "../store/index.ts";
-import { Batcher } from "../store/group-commit.ts";
+import { type Store, Batcher } from "../store/index.ts";
 import { TIMESTAMP_TOLERANCE_MS } from "../auth/index.ts";
-import { RATE_WINDOW_MS, type RateDecision } from "./rate-limit.ts";
+import type { RateDecision } from "../http/index.ts";
+import { RATE_WINDOW_MS } from "./rate-limit.ts";
 
 /** A verified signed request to admit: its key, signature, timestamp and the key's tier limit. */
 export interface AdmissionRequest {

@@ -1,5 +1,5 @@
-import { ApiError } from "../http/errors.ts";
-import type { TierLimits } from "./tiers.ts";
+import { ApiError } from "../http/index.ts";
+import type { TierLimits } from "../config/index.ts";
 
 /** Distinct from RATE_LIMITED: the client must wait for a workflow to finish, not for time to pass. */
 export const CONCURRENCY_LIMIT_CODE = "CONCURRENCY_LIMIT_EXCEEDED";

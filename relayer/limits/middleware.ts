@@ -1,9 +1,8 @@
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../http/errors.ts";
-import type { AppEnv } from "../http/env.ts";
+import { ApiError, type AppEnv } from "../http/index.ts";
 import type { Store } from "../store/index.ts";
 import { consumeRateLimit } from "./rate-limit.ts";
-import type { TierLimits, TierName } from "./tiers.ts";
+import type { TierLimits, TierName } from "../config/index.ts";
 
 export const RATE_LIMITED_CODE = "RATE_LIMITED";
 

@@ -1,3 +1,4 @@
+import type { RateDecision } from "../http/index.ts";
 import type { Store } from "../store/index.ts";
 
 /**
@@ -7,16 +8,6 @@ import type { Store } from "../store/index.ts";
  * `Retry-After` is exactly the time left in the window.
  */
 export const RATE_WINDOW_MS = 60_000;
-
-export interface RateDecision {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Epoch ms at which the current window ends. */
-  resetAt: number;
-  /** Whole seconds until the window ends (at least 1): the `Retry-After` value. */
-  retryAfterSeconds: number;
-}
 
 export async function consumeRateLimit(
   store: Store,

@@ -1,7 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ApiError, errorSchema } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
-import { HMAC_SECURITY } from "../http/security.ts";
+import { ApiError, errorSchema, createRouter, HMAC_SECURITY } from "../http/index.ts";
 import { interactionSchema } from "../integrations/interaction-schema.ts";
 import type { Monitors } from "./monitor.ts";
 

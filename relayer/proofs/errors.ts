@@ -1,4 +1,4 @@
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 
 /**
  * Which rule an execution claim broke. All but `shape`, `capacity` and `workflow` are the

@@ -1,8 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { ChainHandle } from "../chains/index.ts";
 import type { AppContext } from "../context.ts";
-import { errorSchema } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
+import { errorSchema, createRouter } from "../http/index.ts";
 import { simulateRequestSchema, simulateResponseSchema } from "./schema.ts";
 import { requireChain, simulateTransaction, simulationChain } from "./simulate.ts";
 
@@ -24,7 +23,21 @@ export function simulationRoutes(ctx: AppContext) {
       request: {
         body: {
           required: true,
-          content: { "application/json": { schema: simulateRequestSchema } },
+          content: {
+            "application/json": {
+              schema: simulateRequestSchema,
+              example: {
+                chain_id: 31337,
+                tx_data: {
+                  from: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                  to: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+                  value: "1000000000000000",
+                  data: "0x",
+                },
+                block_count: 12,
+              },
+            },
+          },
         },
       },
       responses: {

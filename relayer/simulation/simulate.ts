@@ -10,7 +10,7 @@ import {
   type InterfaceAbi,
   type Provider,
 } from "ethers";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 import { ERC20_ABI, ROUTER_ABI, nativeSymbol, type RoutingChain } from "../routing/index.ts";
 import { assessMev } from "./mev.ts";
 import { decodeRevert, revertDataOf, type DecodedRevert } from "./revert.ts";

@@ -1,4 +1,4 @@
-import type { Store } from "./index.ts";
+import type { Store } from "./store.ts";
 
 export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 

@@ -1,3 +1,6 @@
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { LookupFunction } from "node:net";
 import { Webhook } from "standardwebhooks";
 import type { Logger } from "pino";
 import type { SecretCipher } from "../accounts/index.ts";
@@ -9,7 +12,13 @@ import {
   messageId,
   type ClaimedDelivery,
 } from "./endpoints.ts";
-import { refuseResolved, type TargetPolicy } from "./targets.ts";
+import {
+  resolveTarget,
+  TargetRefusedError,
+  type HostLookup,
+  type ResolvedTarget,
+  type TargetPolicy,
+} from "./targets.ts";
 
 /**
  * Sends due webhook deliveries: signed per Standard Webhooks (`webhook-id` = the delivery's
@@ -34,28 +43,71 @@ export interface DispatcherDeps {
   cipher: SecretCipher;
   logger: Logger;
   policy: TargetPolicy;
+  /** Name resolution (the system's by default). */
+  lookup?: HostLookup;
+  /** Per attempt (default 10 s). */
+  attemptTimeoutMs?: number;
 }
 
-async function attempt(delivery: ClaimedDelivery, policy: TargetPolicy): Promise<number> {
-  const refused = await refuseResolved(delivery.url, policy);
-  if (refused) throw Object.assign(new Error(refused), { permanent: true });
+/**
+ * POSTs `body` to the resolved target: the connection goes to `target.address` (the name is not
+ * resolved again), while the Host header and TLS server name stay the URL's host. Redirects are
+ * not followed; the answer's body is discarded. Resolves with the status code.
+ */
+export function postToTarget(
+  target: ResolvedTarget,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<number> {
+  const pinned: LookupFunction = (_host, options, callback) => {
+    if (options.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  };
+  const send = target.url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      target.url,
+      {
+        method: "POST",
+        lookup: pinned,
+        headers: { ...headers, "Content-Length": String(Buffer.byteLength(body)) },
+        timeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+      (res: IncomingMessage) => {
+        res.resume();
+        res.once("end", () => resolve(res.statusCode ?? 0));
+        res.once("error", reject);
+      },
+    );
+    req.once("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.once("error", reject);
+    req.end(body);
+  });
+}
+
+async function attempt(
+  delivery: ClaimedDelivery,
+  policy: TargetPolicy,
+  lookup: HostLookup | undefined,
+  timeoutMs: number,
+): Promise<number> {
+  const target = await resolveTarget(delivery.url, policy, lookup);
   const id = messageId(delivery.id);
   const at = new Date();
-  const res = await fetch(delivery.url, {
-    method: "POST",
-    redirect: "manual",
-    signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
-    headers: {
+  return postToTarget(
+    target,
+    {
       "Content-Type": "application/json",
       "User-Agent": "veriflow-webhooks/1",
       "webhook-id": id,
       "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
       "webhook-signature": new Webhook(delivery.secret).sign(id, at, delivery.body),
     },
-    body: delivery.body,
-  });
-  await res.body?.cancel().catch(() => undefined);
-  return res.status;
+    delivery.body,
+    timeoutMs,
+  );
 }
 
 /** One pass: claims and sends until nothing is due. Returns how many were attempted. */
@@ -69,14 +121,19 @@ export async function dispatchOnce(deps: DispatcherDeps): Promise<number> {
       claimed.map(async (delivery) => {
         let status: number | null = null;
         try {
-          status = await attempt(delivery, deps.policy);
+          status = await attempt(
+            delivery,
+            deps.policy,
+            deps.lookup,
+            deps.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
+          );
           if (status >= 200 && status < 300) {
             await markDelivered(deps.store, delivery.id, status);
             return;
           }
           throw new Error(`answered ${status}`);
         } catch (err) {
-          const permanent = (err as { permanent?: boolean }).permanent === true;
+          const permanent = err instanceof TargetRefusedError;
           const retryInMs = permanent ? null : retryDelayMs(delivery.attempts);
           deps.logger.warn(
             {

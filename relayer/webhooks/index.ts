@@ -5,9 +5,32 @@
 import type { Config } from "../config/index.ts";
 import type { TargetPolicy } from "./targets.ts";
 
-export { startDispatcher, dispatchOnce, MAX_ATTEMPTS, retryDelayMs } from "./dispatch.ts";
-export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./endpoints.ts";
-export { isPrivateAddress, refuseUrl, type TargetPolicy } from "./targets.ts";
+export {
+  startDispatcher,
+  dispatchOnce,
+  postToTarget,
+  MAX_ATTEMPTS,
+  retryDelayMs,
+  type DispatcherDeps,
+} from "./dispatch.ts";
+export {
+  claimDue,
+  createEndpoint,
+  listDeliveries,
+  markAttemptFailed,
+  messageId,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from "./endpoints.ts";
+export {
+  isPrivateAddress,
+  refuseUrl,
+  resolveTarget,
+  TargetRefusedError,
+  type HostLookup,
+  type ResolvedTarget,
+  type TargetPolicy,
+} from "./targets.ts";
 
 /** Plain HTTP and private addresses only for the development devnet; production is HTTPS to public hosts. */
 export function webhookPolicy(config: Pick<Config, "env" | "chains">): TargetPolicy {

@@ -1,8 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { SecretCipher } from "../accounts/index.ts";
-import { ApiError } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
-import { HMAC_SECURITY } from "../http/security.ts";
+import { ApiError, createRouter, HMAC_SECURITY } from "../http/index.ts";
 import type { Store } from "../store/index.ts";
 import {
   createEndpoint,
@@ -125,7 +123,19 @@ export function webhookRoutes(deps: { store: Store; cipher: SecretCipher; policy
       summary: "Register a webhook endpoint for this key's execution events",
       security: HMAC_SECURITY,
       request: {
-        body: { required: true, content: { "application/json": { schema: createSchema } } },
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: createSchema,
+              example: {
+                url: "https://hooks.example.com/veriflow",
+                events: ["execution.state_changed", "execution.report"],
+                description: "treasury operations",
+              },
+            },
+          },
+        },
       },
       responses: {
         201: json(createdSchema, "Registered; the secret is shown only here"),
@@ -230,7 +240,21 @@ export function webhookRoutes(deps: { store: Store; cipher: SecretCipher; policy
       security: HMAC_SECURITY,
       request: {
         params: idParam,
-        body: { required: false, content: { "application/json": { schema: redeliverSchema } } },
+        body: {
+          required: false,
+          content: {
+            "application/json": {
+              schema: redeliverSchema,
+              examples: {
+                one: {
+                  summary: "One delivery, by its webhook-id",
+                  value: { message_id: "msg_42" },
+                },
+                failed: { summary: "Every failed delivery of the endpoint", value: {} },
+              },
+            },
+          },
+        },
       },
       responses: {
         202: json(

@@ -4,8 +4,9 @@ import { BlockList, isIP } from "node:net";
 /**
  * Where webhooks may be sent (no SSRF): in production only HTTPS URLs whose host resolves to
  * public addresses; on the development devnet also plain HTTP and loopback/private addresses (a
- * receiver on 127.0.0.1). The URL is checked when registered and the resolved addresses again
- * before every attempt (a name may move to a private address after registration).
+ * receiver on 127.0.0.1). The URL is checked when registered and its addresses again before every
+ * attempt (a name may move to a private address after registration); the attempt connects to the
+ * address that was checked, never to a second resolution.
  */
 export interface TargetPolicy {
   /** Development devnet: http and private addresses allowed. */
@@ -65,11 +66,42 @@ export function refuseUrl(url: string, policy: TargetPolicy): string | null {
   return null;
 }
 
-/** Before an attempt: the host's current addresses must all be allowed. */
-export async function refuseResolved(url: string, policy: TargetPolicy): Promise<string | null> {
-  if (policy.allowPrivate) return null;
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-  const addresses = isIP(host) ? [{ address: host }] : await lookup(host, { all: true });
-  const blocked = addresses.find((a) => isPrivateAddress(a.address));
-  return blocked ? `${host} resolves to a private address (${blocked.address})` : null;
+/** Resolves a host name to all its addresses (dns.lookup by default; tests inject their own). */
+export type HostLookup = (host: string) => Promise<{ address: string; family: number }[]>;
+
+const systemLookup: HostLookup = (host) => lookup(host, { all: true, verbatim: true });
+
+/** A target refused before any connection: permanent (retrying cannot change the answer soon). */
+export class TargetRefusedError extends Error {}
+
+/** Where one attempt connects: the URL and the one address that was checked. */
+export interface ResolvedTarget {
+  url: URL;
+  address: string;
+  family: 4 | 6;
+}
+
+/**
+ * Before an attempt: resolves the host once and checks every address it has; the attempt then
+ * connects to the checked address itself (a second resolution could answer a private address
+ * after the check passed: DNS rebinding).
+ */
+export async function resolveTarget(
+  url: string,
+  policy: TargetPolicy,
+  resolve: HostLookup = systemLookup,
+): Promise<ResolvedTarget> {
+  const parsed = new URL(url);
+  const host = parsed.hostname.replace(/^\[|\]$/g, "");
+  const family = isIP(host);
+  const addresses = family !== 0 ? [{ address: host, family }] : await resolve(host);
+  if (addresses.length === 0) throw new TargetRefusedError(`${host} has no address`);
+  if (!policy.allowPrivate) {
+    const blocked = addresses.find((a) => isPrivateAddress(a.address));
+    if (blocked) {
+      throw new TargetRefusedError(`${host} resolves to a private address (${blocked.address})`);
+    }
+  }
+  const chosen = addresses[0]!;
+  return { url: parsed, address: chosen.address, family: chosen.family === 6 ? 6 : 4 };
 }

@@ -1,4 +1,4 @@
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 import type { Store } from "../store/index.ts";
 import { newDeploymentId } from "./ids.ts";
 import type { Workflow } from "./model.ts";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 import type { Store } from "../store/index.ts";
 
 /**

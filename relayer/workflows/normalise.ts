@@ -1,8 +1,12 @@
 import { getAddress, ZeroAddress } from "ethers";
 import YAML from "yaml";
-import { ApiError } from "../http/errors.ts";
-import { documentHazard } from "../http/body.ts";
-import { issuesFromZod, validationFailed, type ValidationIssue } from "../http/validation.ts";
+import {
+  ApiError,
+  documentHazard,
+  issuesFromZod,
+  validationFailed,
+  type ValidationIssue,
+} from "../http/index.ts";
 import {
   COMPLIANCE_SPECS_PATH,
   INVALID_COMPLIANCE_RULES,

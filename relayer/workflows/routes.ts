@@ -1,12 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { complianceSpecs, complianceSpecsSchema } from "../compliance/specs.ts";
-import { mediaType } from "../http/body.ts";
-import type { AppEnv } from "../http/env.ts";
-import { ApiError, errorSchema, validationErrorSchema } from "../http/errors.ts";
-import { createRouter } from "../http/router.ts";
-import { validationFailed } from "../http/validation.ts";
-import { HMAC_SECURITY } from "../http/security.ts";
+import {
+  mediaType,
+  type AppEnv,
+  ApiError,
+  errorSchema,
+  validationErrorSchema,
+  createRouter,
+  validationFailed,
+  HMAC_SECURITY,
+} from "../http/index.ts";
 import { getDeploymentVersions, listDeployments } from "./deployments.ts";
 import { cancelExecution, getExecution, listExecutions } from "./executions.ts";
 import { bodyFormat } from "./normalise.ts";
@@ -36,6 +40,7 @@ import {
   type SubmittedRequest,
   type WorkflowContext,
 } from "./service.ts";
+import { SPEC_JSON_EXAMPLE, SPEC_YAML_EXAMPLE } from "./examples.ts";
 
 /**
  * Routes of the workflow area: submission (JSON or YAML), status, list, cancel, schedules,
@@ -55,8 +60,20 @@ const validationError = {
 const workflowBody = {
   required: true,
   content: {
-    "application/json": { schema: z.union([workflowSubmissionSchema, deploymentRunSchema]) },
-    "application/yaml": { schema: yamlWorkflowSchema },
+    "application/json": {
+      schema: z.union([workflowSubmissionSchema, deploymentRunSchema]),
+      examples: {
+        spec: { summary: "The spec's JSON example", value: SPEC_JSON_EXAMPLE },
+        deployed: {
+          summary: "Run a deployed configuration by name (latest version unless `version`)",
+          value: { deployment: "treasury-rebalance", version: 1 },
+        },
+      },
+    },
+    "application/yaml": {
+      schema: yamlWorkflowSchema,
+      examples: { spec: { summary: "The spec's YAML example", value: SPEC_YAML_EXAMPLE } },
+    },
   },
 };
 const idempotencyHeader = z.object({
@@ -136,8 +153,8 @@ export function workflowRoutes(ctx: WorkflowContext) {
       body: {
         ...workflowBody,
         content: {
-          "application/json": { schema: workflowSubmissionSchema },
-          "application/yaml": { schema: yamlWorkflowSchema },
+          "application/json": { schema: workflowSubmissionSchema, example: SPEC_JSON_EXAMPLE },
+          "application/yaml": { schema: yamlWorkflowSchema, example: SPEC_YAML_EXAMPLE },
         },
       },
       headers: idempotencyHeader,

@@ -1,4 +1,4 @@
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/index.ts";
 import type { Queue } from "../queue/index.ts";
 import { JOB_NAMES } from "../queue/index.ts";
 import type { Store } from "../store/index.ts";

@@ -2,14 +2,12 @@ import type { Job } from "pg-boss";
 import { howToConfigure, missingListFiles } from "../compliance/screen.ts";
 import type { ComplianceSource } from "../compliance/service.ts";
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
-import { issuesFromZod, validationFailed } from "../http/validation.ts";
-import { assertConcurrencyAvailable } from "../limits/concurrency.ts";
+import { ApiError, issuesFromZod, validationFailed } from "../http/index.ts";
+import { assertConcurrencyAvailable } from "../limits/index.ts";
 import { JOB_NAMES, type JobPayloads } from "../queue/index.ts";
 import { estimateCostSummary, InsufficientLiquidityError, NoRouteError } from "../routing/index.ts";
 import type { RoutingChainSet } from "../routing/index.ts";
-import { Batcher, GroupCommit, type Outcome } from "../store/group-commit.ts";
-import type { Store } from "../store/index.ts";
+import { Batcher, GroupCommit, type Outcome, type Store } from "../store/index.ts";
 import { buildCatalogue, type AssetCatalogue, type ChainDescription } from "./catalogue.ts";
 import { DEPLOYMENT_NAME, findDeployment, insertDeployment } from "./deployments.ts";
 import {

@@ -17,7 +17,7 @@ import { ConfigError, loadConfig } from "../../../relayer/config/index.ts";
 import { resolveMasterKey } from "../../../relayer/config/master-key.ts";
 import { createLogger } from "../../../relayer/http/logging.ts";
 import { listen } from "../../../relayer/http/server.ts";
-import { resolveTierLimits } from "../../../relayer/limits/tiers.ts";
+import { resolveTierLimits } from "../../../relayer/config/tiers.ts";
 import { openStore } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";
 import { newKey, signedRequest, startTestService } from "../../fixtures/platform.ts";

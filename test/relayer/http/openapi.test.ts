@@ -1,7 +1,9 @@
 import { expect } from "chai";
+import { parse } from "yaml";
 import { lintOpenApi } from "../../../scripts/openapi-lint.ts";
 import { openApiDocument } from "../../../scripts/sdk-types.ts";
 import { completeDocument, operationId } from "../../../relayer/http/openapi.ts";
+import { SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "../../fixtures/catalogue.ts";
 
 type Doc = {
   paths: Record<
@@ -23,9 +25,7 @@ describe("# OpenAPI document", function () {
 
   it("should lint clean with Redocly's recommended rules", async function () {
     const problems = await lintOpenApi(document);
-    expect(problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer} ${p.message}`)).to.deep.equal(
-      [],
-    );
+    expect(problems.map((p) => `${p.ruleId} ${p.pointer} ${p.message}`)).to.deep.equal([]);
   });
 
   it("should document 401 and 429 on every authenticated operation and name each operation once", function () {
@@ -56,6 +56,45 @@ describe("# OpenAPI document", function () {
       "application/json",
       "application/yaml",
     ]);
+  });
+
+  it("should give every request body an example, the spec's for workflows, each valid against its schema", async function () {
+    type Media = { example?: unknown; examples?: Record<string, { value: unknown }> };
+    type Ops = Record<string, Record<string, { requestBody?: { content: Record<string, Media> } }>>;
+    const paths = (document as { paths: Ops }).paths;
+    let bodies = 0;
+    for (const [route, ops] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [mediaType, media] of Object.entries(op.requestBody?.content ?? {})) {
+          bodies++;
+          const count = media.example !== undefined ? 1 : Object.keys(media.examples ?? {}).length;
+          expect(count, `${method} ${route} ${mediaType}`).to.be.greaterThan(0);
+        }
+      }
+    }
+    expect(bodies).to.be.greaterThanOrEqual(13);
+    const submit = paths["/v1/workflows"]!.post!.requestBody!.content;
+    expect(submit["application/json"]!.examples!.spec!.value).to.deep.equal(SPEC_JSON_WORKFLOW);
+    expect(submit["application/yaml"]!.examples!.spec!.value).to.deep.equal(
+      parse(SPEC_YAML_WORKFLOW),
+    );
+
+    // A missing example and an example its schema refuses both fail the lint.
+    const broken = structuredClone(document) as { paths: Ops };
+    delete broken.paths["/tx/simulate"]!.post!.requestBody!.content["application/json"]!.example;
+    const faucet =
+      broken.paths["/v1/account/faucet"]!.post!.requestBody!.content["application/json"]!;
+    faucet.example = { chains: "ethereum" };
+    const compliance = broken.paths["/compliance"]!.post!.requestBody!.content["application/json"]!;
+    compliance.example = { address: "0x52908400098527886E0F7030069857D2E4169EE7", extra: true };
+    const problems = await lintOpenApi(broken as unknown as Record<string, unknown>);
+    const found = problems.map((p) => `${p.ruleId} ${p.pointer}`);
+    expect(found).to.include(
+      "request-body-example #/paths/~1tx~1simulate/post/requestBody/content/application~1json",
+    );
+    expect(found.filter((f) => f.startsWith("no-invalid-media-type-examples"))).to.have.length(2);
+    expect(found.some((f) => f.includes("~1v1~1account~1faucet"))).to.equal(true);
+    expect(found.some((f) => f.includes("~1compliance/"))).to.equal(true);
   });
 
   it("should flag a document that breaks the rules", async function () {

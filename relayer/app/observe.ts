@@ -2,8 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
 import type { Logger } from "pino";
 import { keyFingerprint } from "../auth/index.ts";
-import type { AppEnv } from "./env.ts";
-import type { Metrics } from "./metrics.ts";
+import type { AppEnv, Metrics } from "../http/index.ts";
 
 /** Request-scoped logger, Prometheus metrics and one access-log line per request. */
 export function observe(deps: { logger: Logger; metrics: Metrics }) {

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
 import { JOB_NAMES } from "../queue/index.ts";
-import { createRouter } from "./router.ts";
+import { createRouter } from "../http/index.ts";
 
 const healthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
 

@@ -1,0 +1,5 @@
+/** The limits area's public surface: other areas import it from here only. */
+export { admissionBatcher } from "./admission.ts";
+export { assertConcurrencyAvailable } from "./concurrency.ts";
+export { rateLimit } from "./middleware.ts";
+export { purgeRateLimitWindows } from "./rate-limit.ts";

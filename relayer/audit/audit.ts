@@ -532,7 +532,7 @@ class AuditContext {
   private anchoredOrders(
     action: AuditedAction,
     spec: OrdersDescriptor,
-  ): Array<{ address: string; amount: { kind: string; amount: string } }> {
+  ): Array<{ address: string; amount: { kind: string; amount?: string; bps?: number } }> {
     const orders = (this.report as { orders?: { used?: unknown[] } }).orders;
     const used = (orders?.used ?? []) as Array<{
       action_index: number;

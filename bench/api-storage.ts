@@ -25,7 +25,7 @@ const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 const UNLIMITED = 1_000_000_000;
 
 /** utime + stime of a process (all its threads), in seconds; null when unreadable. */
-function processSeconds(pid: number | string): number | null {
+export function processSeconds(pid: number | string): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

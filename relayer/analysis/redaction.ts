@@ -257,8 +257,6 @@ const NOT_NAMES = new Set(
 const COMPANY_AFTER =
   /^[\s,]*(?:S\.?A\.?|S\.?L\.?|S\.?r\.?l\.?|S\.?p\.?A\.?|SARL|SAS|SASU|EI|SCS|SNC|GmbH|AG|KG|OHG|Ltd|LLC|Inc|PLC|e Hijos|y Asociados|Hermanos|e figli|& Co)\b/iu;
 
-const LEADING_HONORIFIC = new RegExp(`^(?:${HONORIFICS})\\.?\\s+`, "u");
-
 function names(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const re of NAME_CONTEXTS) {
@@ -271,50 +269,51 @@ function names(text: string): PiiSpan[] {
       out.push(span("NAME", i + v.indexOf(value), value));
     }
   }
-  out.push(...unlabelledNames(text, out));
+  out.push(...unlabelledNames(text));
   return out;
 }
 
-/** Two capitalised words in a row: the only lines compromise needs to read. */
-const CAPITALISED_PAIR = /\p{Lu}[\p{L}'’]+[ -]\p{Lu}[\p{L}'’]+/u;
+/**
+ * First names known to compromise's English lexicon (its `FirstName`, `MaleName` and `FemaleName`
+ * tags: about 3,100 names of many origins), read once. Its tagger is not used: running it per text
+ * cost most of the redaction's CPU, and over the labelled corpora it found no name the contexts
+ * and this lexicon miss (docs/analysis.md "Redaction").
+ */
+const FIRST_NAMES: ReadonlySet<string> = (() => {
+  const lexicon = (
+    nlp as unknown as { model(): { one: { lexicon: Record<string, unknown> } } }
+  ).model().one.lexicon;
+  const names = new Set<string>();
+  for (const [word, tag] of Object.entries(lexicon)) {
+    const tags = Array.isArray(tag) ? tag : [tag];
+    if (tags.some((t) => t === "FirstName" || t === "MaleName" || t === "FemaleName"))
+      names.add(word);
+  }
+  return names;
+})();
+
+/** A known first name, then one to three capitalised words (a particle allowed before each). */
+const UNLABELLED_NAME = new RegExp(
+  `(?<![\\p{L}\\p{N}])(\\p{Lu}[\\p{Ll}'’]+)((?: (?:${PARTICLE} )?${NAME_WORD}){1,3})(?![\\p{L}\\p{N}])`,
+  "gu",
+);
 
 /**
- * English names without a label (compromise's lexicon of first names and its grammar). Run per
- * line, and only on lines with two capitalised words not already found: compromise is most of
- * the redaction's CPU.
+ * Names without a label: a first name of the lexicon followed by capitalised words, unless the
+ * words continue as a company name ("Ontiveros y Atencio S.L.") or are words that are not names.
  */
-function unlabelledNames(text: string, found: readonly PiiSpan[]): PiiSpan[] {
+function unlabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  let lineStart = 0;
-  for (const line of text.split("\n")) {
-    const offset = lineStart;
-    lineStart += line.length + 1;
-    const uncovered = line.replace(CAPITALISED_PAIR_G, (m, at: number) =>
-      found.some((f) => f.start <= offset + at && f.end >= offset + at + m.length) ? "" : m,
-    );
-    if (!CAPITALISED_PAIR.test(uncovered)) continue;
-    for (const person of nlp(line).people().json({ offset: true }) as Array<{
-      text: string;
-      offset: { start: number; length: number };
-    }>) {
-      const value = person.text
-        .replace(/[\s,.;:!?'’]+$/, "")
-        .replace(/^[\s"“(]+/, "")
-        .replace(LEADING_HONORIFIC, "");
-      if (!/^\p{Lu}/u.test(value) || !value.includes(" ") || / - |\b\p{Lu}{2,}\b/u.test(value))
-        continue;
-      if (value.split(" ").some((w) => NOT_NAMES.has(w))) continue;
-      // Company names made of surnames ("Ontiveros y Atencio S.L.", "Estrada e Hijos").
-      const end = person.offset.start + person.offset.length;
-      if (COMPANY_AFTER.test(line.slice(end, end + 16)) || / (?:y|e|et|und|and) /u.test(value))
-        continue;
-      const start = line.indexOf(value, person.offset.start);
-      if (start >= 0) out.push(span("NAME", offset + start, value));
-    }
+  for (const m of text.matchAll(UNLABELLED_NAME)) {
+    if (!FIRST_NAMES.has(m[1]!.toLowerCase())) continue;
+    const value = m[0];
+    if (value.split(" ").some((w) => NOT_NAMES.has(w))) continue;
+    const end = m.index + value.length;
+    if (COMPANY_AFTER.test(text.slice(end, end + 16))) continue;
+    out.push(span("NAME", m.index, value));
   }
   return out;
 }
-const CAPITALISED_PAIR_G = new RegExp(CAPITALISED_PAIR.source, "gu");
 
 function cryptoAddresses(text: string): PiiSpan[] {
   return [
@@ -337,17 +336,50 @@ function looksLikePhone(text: string, start: number, value: string): boolean {
   return !DATE_SHAPED.test(value) && !/^\d+[.,]\d{1,2}$/.test(value);
 }
 
-function phones(text: string, regions: readonly CountryCode[]): PiiSpan[] {
+/**
+ * Stretches of text that can hold a phone number: at least 8 digits with the separators phone
+ * formats use. libphonenumber reads only these (with a little context), not the whole text: its
+ * matcher over every region was most of the redaction's CPU after names.
+ */
+const PHONE_CANDIDATE =
+  /\+?\(?\d(?:[ \t()./-]{0,3}\d){7,16}(?:[ \t]*(?:ext\.?|x|#)[ \t]*\d{1,5})?/g;
+
+/**
+ * A candidate covered by a more specific span found before (a card, an IBAN, an account number)
+ * is not read: a phone number there would lose the overlap anyway. An international candidate is
+ * read once; a national one per configured region, up to the first region that reads it whole.
+ */
+function phones(
+  text: string,
+  regions: readonly CountryCode[],
+  specific: readonly PiiSpan[],
+): PiiSpan[] {
   const out: PiiSpan[] = [];
   const seen = new Set<string>();
-  for (const region of regions.length ? regions : [undefined]) {
-    for (const found of findPhoneNumbersInText(text, region ? { defaultCountry: region } : {})) {
-      const key = `${found.startsAt}:${found.endsAt}`;
-      const value = text.slice(found.startsAt, found.endsAt);
-      if (seen.has(key) || !found.number.isValid() || !looksLikePhone(text, found.startsAt, value))
-        continue;
-      seen.add(key);
-      out.push(span("PHONE", found.startsAt, value));
+  // Candidates come in text order: walk the specific spans by start, keeping the furthest end.
+  const byStart = [...specific].sort((a, b) => a.start - b.start);
+  let next = 0;
+  let furthestEnd = -1;
+  for (const candidate of text.matchAll(PHONE_CANDIDATE)) {
+    const cStart = candidate.index;
+    const cEnd = cStart + candidate[0].length;
+    while (next < byStart.length && byStart[next]!.start <= cStart)
+      furthestEnd = Math.max(furthestEnd, byStart[next++]!.end);
+    if (furthestEnd >= cEnd) continue;
+    const from = Math.max(0, cStart - 2);
+    const window = text.slice(from, cEnd + 1);
+    const international = /^\+|^00/.test(candidate[0]);
+    for (const region of international || !regions.length ? [undefined] : regions) {
+      const found = findPhoneNumbersInText(window, region ? { defaultCountry: region } : {})
+        .map((f) => ({ start: from + f.startsAt, end: from + f.endsAt, valid: f.number.isValid() }))
+        .filter((f) => f.valid && looksLikePhone(text, f.start, text.slice(f.start, f.end)));
+      for (const f of found) {
+        if (seen.has(`${f.start}:${f.end}`)) continue;
+        seen.add(`${f.start}:${f.end}`);
+        out.push(span("PHONE", f.start, text.slice(f.start, f.end)));
+      }
+      // Another region cannot do better than a number spanning the whole candidate.
+      if (found.some((f) => f.start <= cStart + 1 && f.end >= cEnd)) break;
     }
   }
   return out;
@@ -356,7 +388,7 @@ function phones(text: string, regions: readonly CountryCode[]): PiiSpan[] {
 /** Every piece of personal data found, non-overlapping, in text order. */
 export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACTION): PiiSpan[] {
   const masked = text.replace(PLACEHOLDER, (p) => " ".repeat(p.length));
-  const candidates = [
+  const specific = [
     ...emails(masked),
     ...(options.cryptoAddresses ? cryptoAddresses(masked) : []),
     ...ibans(masked),
@@ -365,18 +397,48 @@ export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACT
     ...ips(masked),
     ...bankAccounts(masked),
     ...datesOfBirth(masked),
-    ...phones(masked, options.phoneRegions),
+  ];
+  const candidates = [
+    ...specific,
+    ...phones(masked, options.phoneRegions, specific),
     ...addresses(masked),
     ...names(masked),
   ].filter((s) => s.value.trim().length > 0);
   candidates.sort(
     (a, b) => PRIORITY[a.type] - PRIORITY[b.type] || b.end - b.start - (a.end - a.start),
   );
-  const taken: PiiSpan[] = [];
-  for (const c of candidates) {
-    if (!taken.some((t) => c.start < t.end && t.start < c.end)) taken.push(c);
+  const taken = new Intervals();
+  for (const c of candidates) if (!taken.overlaps(c.start, c.end)) taken.add(c);
+  return taken.spans;
+}
+
+/**
+ * Non-overlapping spans kept sorted by start: an overlap test and an insertion are a binary search
+ * (a 256 KiB text holds thousands of spans; a linear scan per candidate was quadratic).
+ */
+class Intervals {
+  readonly spans: PiiSpan[] = [];
+
+  /** Index of the first span that ends after `start`. */
+  private firstEndingAfter(start: number): number {
+    let lo = 0;
+    let hi = this.spans.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.spans[mid]!.end <= start) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
-  return taken.sort((a, b) => a.start - b.start);
+
+  overlaps(start: number, end: number): boolean {
+    const next = this.spans[this.firstEndingAfter(start)];
+    return next !== undefined && next.start < end;
+  }
+
+  add(span: PiiSpan): void {
+    this.spans.splice(this.firstEndingAfter(span.start), 0, span);
+  }
 }
 
 /**

@@ -27,7 +27,8 @@ import {
   type Completion,
   type ProviderFailure,
 } from "./provider.ts";
-import { findPii, redact, RedactionError, restore, type RedactionOptions } from "./redaction.ts";
+import { RedactionError, restore, type RedactionOptions } from "./redaction.ts";
+import { inlineRedactor, RedactionPool, type Redactor } from "./redaction-pool.ts";
 import { routeText, type RouteDecision } from "./routing.ts";
 import { checkRules } from "./rules.ts";
 import {
@@ -78,8 +79,11 @@ export interface TextAnalysisDeps {
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
   env?: Record<string, string | undefined>;
-  /** The redaction (tests replace it to prove that a failing one sends nothing). */
-  redact?: typeof redact;
+  /**
+   * Where personal data is found (default: a pool of `redaction_threads` worker threads, or the
+   * event loop when 0; tests replace it to prove that a failing one sends nothing).
+   */
+  redactor?: Redactor;
 }
 
 const SYSTEM_PROMPT =
@@ -96,6 +100,7 @@ export class TextAnalysis {
   private readonly deps: TextAnalysisDeps;
   private readonly provider: AnalysisProvider;
   private readonly redaction: RedactionOptions;
+  private readonly redactor: Redactor;
   private readonly clmViolations: Counter<"kind">;
   private breakerState: { open: boolean; at: number } | null = null;
   private readonly reports = new Set<Promise<unknown>>();
@@ -118,6 +123,9 @@ export class TextAnalysis {
       fetch: deps.fetch,
       sleep: deps.sleep,
     });
+    this.redactor =
+      deps.redactor ??
+      (config.redactionThreads > 0 ? new RedactionPool(config.redactionThreads) : inlineRedactor);
     this.redaction = {
       cryptoAddresses: config.security.redactCryptoAddresses,
       phoneRegions: ["US", "GB", "DE", "FR", "ES", "IT"],
@@ -162,20 +170,13 @@ export class TextAnalysis {
       );
 
     // Fail closed: a detector failure stops here, before anything is sent.
-    let redacted;
-    let instructions;
-    try {
-      const redactText = this.deps.redact ?? redact;
-      redacted = redactText(request.text, this.redaction);
-      instructions =
-        request.instructions === undefined
-          ? undefined
-          : redactText(request.instructions, this.redaction, redacted.placeholders);
-    } catch (err) {
-      if (!(err instanceof RedactionError)) throw err;
-      logger.error({ err: err.cause }, "redaction failed; nothing was sent");
-      throw new ApiError(422, "REDACTION_FAILED", err.message);
-    }
+    const redacted = await this.scan(() => this.redactor.redact(request.text, this.redaction));
+    const instructions =
+      request.instructions === undefined
+        ? undefined
+        : await this.scan(() =>
+            this.redactor.redact(request.instructions!, this.redaction, redacted.placeholders),
+          );
     const placeholders = instructions?.placeholders ?? redacted.placeholders;
     const inputSha256 = createHash("sha256").update(request.text, "utf8").digest("hex");
 
@@ -228,10 +229,12 @@ export class TextAnalysis {
     }
 
     // Output checks: personal data the model wrote (not a placeholder), the legal rules, UBEN.
-    const leaks = findPii(completion.content, this.redaction);
+    const leaks = await this.scan(() => this.redactor.findPii(completion.content, this.redaction));
     const leakage = leaks.length > 0;
     const output = leakage
-      ? redact(completion.content, this.redaction, placeholders)
+      ? await this.scan(() =>
+          this.redactor.redact(completion.content, this.redaction, placeholders),
+        )
       : { text: completion.content, placeholders };
     const violations = this.config.rules
       ? checkRules(this.config.rules, request.text, completion.content)
@@ -353,8 +356,28 @@ export class TextAnalysis {
   }
 
   /** Waits for breaker reports still on their way to the chain. */
-  async close(): Promise<void> {
+  async settled(): Promise<void> {
     await Promise.allSettled([...this.reports]);
+  }
+
+  /** Waits for breaker reports still on their way to the chain; stops the redaction threads. */
+  async close(): Promise<void> {
+    await this.settled();
+    await this.redactor.close();
+  }
+
+  /** Fail closed: a scan that fails stops the analysis, and nothing (more) is sent or returned. */
+  private async scan<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof RedactionError)) throw err;
+      this.deps.logger.error(
+        { err: err.cause ?? err.message },
+        "redaction failed; nothing was sent",
+      );
+      throw new ApiError(422, "REDACTION_FAILED", err.message);
+    }
   }
 
   prune(): Promise<number> {

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
@@ -291,6 +292,8 @@ const retention = z.union([z.string(), z.number()]).transform((value, ctx) => {
 /** Spec "Limits": text-analysis integration 600 requests per minute, burst 50; bias above 0.7. */
 export const TEXT_ANALYSIS_RATE_LIMIT = { rpm: 600, burst: 50 } as const;
 export const BIAS_THRESHOLD = 0.7;
+/** Redaction threads: one per core but the event loop's, at least one. */
+export const DEFAULT_REDACTION_THREADS = Math.max(1, availableParallelism() - 1);
 
 const textAnalysisSchema = z
   .object({
@@ -354,6 +357,13 @@ const textAnalysisSchema = z
     timeout: duration("timeout").default(30_000),
     /** The legal rule sets (relayer/analysis/rules.ts): a YAML or JSON file. */
     rules: z.string().min(1).optional(),
+    /** Worker threads that scan for personal data; 0 scans on the event loop. */
+    redaction_threads: z
+      .number()
+      .int("must be a whole number")
+      .min(0, "must be 0 (the event loop) or more")
+      .max(64, "must be at most 64")
+      .default(DEFAULT_REDACTION_THREADS),
     circuit_breaker: circuitBreakerSchema.optional(),
   })
   .strict();
@@ -370,6 +380,7 @@ export interface TextAnalysisConfig {
   retry: RetryPolicy;
   timeoutMs: number;
   rules: LegalRules | null;
+  redactionThreads: number;
   gateway?: string;
 }
 
@@ -675,6 +686,7 @@ function toTextAnalysis(
     retry: retryPolicy(raw.retry, false),
     timeoutMs: raw.timeout,
     rules,
+    redactionThreads: raw.redaction_threads,
     ...(raw.circuit_breaker?.gateway ? { gateway: raw.circuit_breaker.gateway } : {}),
   };
 }

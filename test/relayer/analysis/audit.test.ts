@@ -1,9 +1,25 @@
 import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { expect } from "chai";
+import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import type { TextAnalysis } from "../../../relayer/analysis/index.ts";
 import { anchorIfDue } from "../../../relayer/analysis/worker.ts";
 import { createTestDatabase, type TestDatabase } from "../../fixtures/postgres.ts";
-import { openAnalysisWorld, type AnalysisWorld } from "../../fixtures/analysis.ts";
+import {
+  ANALYSIS_PROVIDER_KEY,
+  openAnalysisWorld,
+  textAnalysisEntry,
+  type AnalysisWorld,
+} from "../../fixtures/analysis.ts";
+import { startChildRelayer, type ChildRelayer } from "../../fixtures/child.ts";
+import {
+  startAnalysisProvider,
+  type AnalysisProviderStandIn,
+} from "../../fixtures/standins/analysis-provider.ts";
+
+const CHILD = path.join(import.meta.dirname, "../../fixtures/child-service.ts");
 
 describe("# text-analysis audit chain", function () {
   this.timeout(120_000);
@@ -122,38 +138,88 @@ describe("# text-analysis audit chain", function () {
   });
 });
 
-describe("# text-analysis rate limit shared by two relayers on one PostgreSQL", function () {
-  this.timeout(120_000);
+describe("# text-analysis rate limit shared by two relayer processes on one PostgreSQL", function () {
+  this.timeout(240_000);
   let db: TestDatabase;
-  let a: AnalysisWorld;
-  let b: AnalysisWorld;
+  let provider: AnalysisProviderStandIn;
+  const children: ChildRelayer[] = [];
+  let dir: string;
+  const bootstrap = {
+    key: "vfk_bootstrap_analysis",
+    secret: `vfs_${randomBytes(24).toString("hex")}`,
+  };
 
   before(async function () {
     db = await createTestDatabase("analysis_limit");
-    const shared = {
-      databaseUrl: db.url,
-      textAnalysis: { rate_limit: { rpm: 60, burst: 5 } },
-      env: { VERIFLOW_MASTER_KEY: randomBytes(32).toString("hex") },
-    };
-    a = await openAnalysisWorld({ label: "analysis-limit-a", ...shared });
-    b = await openAnalysisWorld({ label: "analysis-limit-b", ...shared, provider: a.provider });
+    provider = await startAnalysisProvider({ apiKey: ANALYSIS_PROVIDER_KEY });
+    dir = await mkdtemp(path.join(os.tmpdir(), "vf-analysis-limit-"));
+    const file = path.join(dir, "integrations.json");
+    await writeFile(
+      file,
+      JSON.stringify({
+        text_analysis: textAnalysisEntry(provider.url, {
+          rate_limit: { rpm: 60, burst: 5 },
+          auth: { type: "api_key", key_vault: "env", credential_id: "STANDIN_ANALYSIS_KEY" },
+        }),
+      }),
+    );
+    const masterKey = randomBytes(32).toString("hex");
+    const env = (n: number) => ({
+      DATABASE_URL: db.url,
+      DATA_DIR: path.join(dir, `data-${n}`),
+      PORT: "0",
+      LOG_LEVEL: "warn",
+      NODE_ENV: "test",
+      VERIFLOW_MASTER_KEY: masterKey,
+      VERIFLOW_API_KEY: bootstrap.key,
+      VERIFLOW_SIGNING_SECRET: bootstrap.secret,
+      VERIFLOW_TIER: "enterprise",
+      VERIFLOW_INTEGRATIONS: file,
+      STANDIN_ANALYSIS_KEY: ANALYSIS_PROVIDER_KEY,
+    });
+    // One after the other: both run the migrations on start.
+    children.push(await startChildRelayer(CHILD, env(1)));
+    children.push(await startChildRelayer(CHILD, env(2)));
   });
   after(async function () {
-    await b?.close();
-    await a?.close();
+    for (const child of children) child.process.kill("SIGTERM");
+    await Promise.all(children.map((c) => c.exited));
+    await provider?.close();
     await db?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it("should let the burst through across both processes, then answer 429 with Retry-After", async function () {
+  it("should let one burst through across both processes, then answer 429 with Retry-After", async function () {
+    expect(children[0]!.pid).to.not.equal(children[1]!.pid);
+    const post = (child: ChildRelayer, i: number) => {
+      const body = JSON.stringify({ text: `Burst ${i}` });
+      return fetch(`${child.url}/v1/analysis`, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          ...signedHeaders(bootstrap.key, bootstrap.secret, body, String(Date.now() + i)),
+        },
+        body,
+      });
+    };
+    const started = Date.now();
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).post({ text: `Burst ${i}` }, a.key)),
+      Array.from({ length: 12 }, (_, i) => post(children[i % 2]!, i)),
     );
-    const statuses = results.map((r) => r.status).sort();
-    expect(statuses.filter((s) => s === 200)).to.have.length(5);
-    expect(statuses.filter((s) => s === 429)).to.have.length(3);
-    const refused = results.find((r) => r.status === 429)!;
-    expect(Number(refused.headers.get("Retry-After"))).to.be.within(1, 2);
-    expect(((await refused.json()) as { error: string }).error).to.equal("RATE_LIMITED");
-    expect(a.provider.hits.filter((h) => h.path === "/v1/chat/completions")).to.have.length(5);
+    const seconds = (Date.now() - started) / 1000;
+    const ok = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status === 429);
+    expect(ok.length + refused.length).to.equal(12);
+    // Each process alone would let its own burst of 5 through (10 in all): one bucket lets 5,
+    // plus what refilled at 1 per second while the requests ran.
+    expect(ok.length).to.be.within(5, 5 + Math.floor(seconds));
+    expect(ok.length).to.be.below(10);
+    const answeredBy = (r: Response[]) => new Set(r.map((x) => results.indexOf(x) % 2));
+    expect(answeredBy(refused).size, "both processes refuse").to.equal(2);
+    expect(Number(refused[0]!.headers.get("Retry-After"))).to.be.within(1, 2);
+    expect(((await refused[0]!.json()) as { error: string }).error).to.equal("RATE_LIMITED");
+    expect(provider.hits.filter((h) => h.path === "/v1/chat/completions")).to.have.length(
+      ok.length,
+    );
   });
 });

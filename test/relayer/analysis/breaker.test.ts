@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { expect } from "chai";
 import { RedactionError } from "../../../relayer/analysis/redaction.ts";
+import { inlineRedactor } from "../../../relayer/analysis/redaction-pool.ts";
 import { TextAnalysis } from "../../../relayer/analysis/service.ts";
 import { ApiError } from "../../../relayer/http/errors.ts";
 import {
@@ -35,8 +36,10 @@ describe("# text-analysis provider circuit and fail-closed redaction", function 
       logger: ctx.logger,
       registry: ctx.metrics.registry,
       chains: ctx.chains!.list(),
-      redact: () => {
-        throw new RedactionError("a personal-data detector failed; nothing was sent");
+      redactor: {
+        ...inlineRedactor,
+        redact: () =>
+          Promise.reject(new RedactionError("a personal-data detector failed; nothing was sent")),
       },
     });
     world.provider.hits.length = 0;
@@ -68,7 +71,7 @@ describe("# text-analysis provider circuit and fail-closed redaction", function 
     try {
       const down = await world.post({ text: "Down." });
       expect(down.status).to.equal(503);
-      await analysis.close(); // the reports travel to the chain after the answer
+      await analysis.settled(); // the reports travel to the chain after the answer
       // The routed model and the fallback each failed for good: two failures on the gateway.
       expect(await analysis.breaker.failureCount()).to.equal(2);
     } finally {

@@ -1,0 +1,139 @@
+import { Worker } from "node:worker_threads";
+import {
+  findPii,
+  redact,
+  RedactionError,
+  type PiiSpan,
+  type Redaction,
+  type RedactionOptions,
+} from "./redaction.ts";
+
+/**
+ * Where redaction runs. A text of 256 KiB costs most of a CPU-second to scan, and a burst of
+ * requests queues its scans: on the event loop that would stall every other request of the
+ * process (workflow submissions, health checks), so the relayer scans in worker threads.
+ */
+export interface Redactor {
+  redact(text: string, options: RedactionOptions, start?: Map<string, string>): Promise<Redaction>;
+  findPii(text: string, options: RedactionOptions): Promise<PiiSpan[]>;
+  close(): Promise<void>;
+}
+
+/** Scans on the caller's thread (configuration `redaction_threads: 0`, and tests). */
+export const inlineRedactor: Redactor = {
+  redact: async (text, options, start) => redact(text, options, start),
+  findPii: async (text, options) => {
+    try {
+      return findPii(text, options);
+    } catch (err) {
+      throw new RedactionError("a personal-data detector failed", { cause: err });
+    }
+  },
+  close: async () => {},
+};
+
+export type RedactionJob =
+  | {
+      id: number;
+      op: "redact";
+      text: string;
+      options: RedactionOptions;
+      start: Map<string, string> | undefined;
+    }
+  | { id: number; op: "findPii"; text: string; options: RedactionOptions };
+
+export type RedactionAnswer =
+  | { id: number; ok: true; value: Redaction | PiiSpan[] }
+  | { id: number; ok: false; message: string };
+
+interface Thread {
+  worker: Worker;
+  pending: Map<number, { resolve(value: unknown): void; reject(err: Error): void }>;
+}
+
+/**
+ * A fixed set of worker threads (relayer/analysis/redaction-worker.ts), started on first use; each
+ * job goes to the thread with the fewest jobs in flight. Fail closed: a detector that throws, or a
+ * thread that dies, rejects the job with a RedactionError (the caller then sends nothing), and a
+ * dead thread is replaced on the next job.
+ */
+export class RedactionPool implements Redactor {
+  private readonly threads: Array<Thread | null>;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(size: number) {
+    if (!Number.isInteger(size) || size < 1) throw new RangeError("a pool needs 1 thread or more");
+    this.threads = Array.from({ length: size }, () => null);
+  }
+
+  redact(text: string, options: RedactionOptions, start?: Map<string, string>) {
+    return this.run<Redaction>({ id: this.nextId++, op: "redact", text, options, start });
+  }
+
+  findPii(text: string, options: RedactionOptions) {
+    return this.run<PiiSpan[]>({ id: this.nextId++, op: "findPii", text, options });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const running = this.threads.filter((t): t is Thread => t !== null);
+    this.threads.fill(null);
+    await Promise.all(running.map((t) => t.worker.terminate()));
+  }
+
+  private run<T>(job: RedactionJob): Promise<T> {
+    if (this.closed) return Promise.reject(new RedactionError("the redaction pool is closed"));
+    const thread = this.pick();
+    return new Promise<T>((resolve, reject) => {
+      // A thread with work keeps the process alive; an idle one does not.
+      if (thread.pending.size === 0) thread.worker.ref();
+      thread.pending.set(job.id, { resolve: resolve as (v: unknown) => void, reject });
+      try {
+        thread.worker.postMessage(job);
+      } catch (err) {
+        thread.pending.delete(job.id);
+        if (thread.pending.size === 0) thread.worker.unref();
+        reject(
+          new RedactionError("the text could not be handed to a redaction thread", { cause: err }),
+        );
+      }
+    });
+  }
+
+  private pick(): Thread {
+    let best = -1;
+    for (let i = 0; i < this.threads.length; i++) {
+      const t = this.threads[i];
+      if (!t) {
+        this.threads[i] = this.start(i);
+        return this.threads[i]!;
+      }
+      if (best < 0 || t.pending.size < this.threads[best]!.pending.size) best = i;
+    }
+    return this.threads[best]!;
+  }
+
+  private start(slot: number): Thread {
+    const worker = new Worker(new URL("./redaction-worker.ts", import.meta.url));
+    const thread: Thread = { worker, pending: new Map() };
+    const fail = (reason: string) => {
+      if (this.threads[slot] === thread) this.threads[slot] = null;
+      for (const p of thread.pending.values())
+        p.reject(new RedactionError(`the redaction thread stopped (${reason}); nothing was sent`));
+      thread.pending.clear();
+    };
+    worker.on("message", (answer: RedactionAnswer) => {
+      const p = thread.pending.get(answer.id);
+      if (!p) return;
+      thread.pending.delete(answer.id);
+      if (thread.pending.size === 0) worker.unref();
+      if (answer.ok) p.resolve(answer.value);
+      else p.reject(new RedactionError(answer.message));
+    });
+    worker.on("error", (err) => fail(err.message));
+    worker.on("exit", (code) => fail(`exit code ${code}`));
+    worker.unref();
+    return thread;
+  }
+}

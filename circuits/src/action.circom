@@ -27,7 +27,7 @@ template RangeCheck(n) {
 // Constraint families (named in relayer/proofs/errors.ts for off-circuit diagnostics):
 //   type       actionType is one of 0..4; only a multisend has parts
 //   unused     an empty slot is all zeros; fields a type does not use are zero
-//   range      every amount fits AMOUNT_BITS bits; slippage <= MAX_SLIPPAGE_BPS
+//   range      every amount fits AMOUNT_BITS bits; slippage <= MAX_SLIPPAGE_BPS (13 bits)
 //   quote      swap/convert: quoted > 0
 //   slippage   swap/convert: amountOut >= floor(quoted * (10000 - slippageBps) / 10000)
 //   bridge     bridge: amountOut (released on the destination) + feeCap >= amountIn
@@ -35,6 +35,11 @@ template RangeCheck(n) {
 //   tx         a used slot's first transaction hash is non-zero (a bridge's second too); the
 //              later parts of a wide multisend carry none (the first part holds them)
 template ActionSlot(RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
+    // The fewest bits that hold MAX_SLIPPAGE_BPS (5000 needs 13).
+    var SLIPPAGE_BITS = 1;
+    while ((1 << SLIPPAGE_BITS) <= MAX_SLIPPAGE_BPS) {
+        SLIPPAGE_BITS++;
+    }
     signal input actionType;
     signal input slippageBps;
     signal input part;
@@ -91,23 +96,27 @@ template ActionSlot(RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
         isEmpty * txHashes[k][1] === 0;
     }
 
-    // --- range
-    component amountInRange = RangeCheck(AMOUNT_BITS);
-    amountInRange.in <== amountIn;
-    component amountOutRange = RangeCheck(AMOUNT_BITS);
-    amountOutRange.in <== amountOut;
-    component quotedRange = RangeCheck(AMOUNT_BITS);
-    quotedRange.in <== quoted;
-    component feeCapRange = RangeCheck(AMOUNT_BITS);
-    feeCapRange.in <== feeCap;
-    component recipientRange[RECIPIENTS];
-    for (var r = 0; r < RECIPIENTS; r++) {
-        recipientRange[r] = RangeCheck(AMOUNT_BITS);
-        recipientRange[r].in <== recipients[r];
+    // --- range. Each amount column holds at most one non-zero field for any type (the zeroing
+    // above): amountIn | amountOut, recipients[0] | quoted, feeCap, recipients[1] | recipients[2..].
+    // Range-checking a column's sum checks the one field the type uses, at one Num2Bits per column
+    // instead of one per field.
+    assert(RECIPIENTS >= 2);
+    var COLUMNS = RECIPIENTS + 1;
+    signal column[COLUMNS];
+    column[0] <== amountIn;
+    column[1] <== amountOut + recipients[0];
+    column[2] <== quoted + feeCap + recipients[1];
+    for (var r = 2; r < RECIPIENTS; r++) {
+        column[r + 1] <== recipients[r];
     }
-    component slippageRange = RangeCheck(14);
+    component amountRange[COLUMNS];
+    for (var c = 0; c < COLUMNS; c++) {
+        amountRange[c] = RangeCheck(AMOUNT_BITS);
+        amountRange[c].in <== column[c];
+    }
+    component slippageRange = RangeCheck(SLIPPAGE_BITS);
     slippageRange.in <== slippageBps;
-    component slippageMax = LessEqThan(14);
+    component slippageMax = LessEqThan(SLIPPAGE_BITS);
     slippageMax.in[0] <== slippageBps;
     slippageMax.in[1] <== MAX_SLIPPAGE_BPS;
     slippageMax.out === 1;
@@ -117,23 +126,13 @@ template ActionSlot(RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
     quoteIsZero.in <== quoted;
     isSwapLike * quoteIsZero.out === 0;
 
-    // --- slippage: minOut = floor(quoted * (10000 - bps) / 10000), proved by
-    // quoted * (10000 - bps) = minOut * 10000 + remainder with 0 <= remainder < 10000.
-    // Every other type has quoted = bps = 0, so minOut = 0 and the check holds trivially.
-    signal scaledQuote <== quoted * (10000 - slippageBps);
-    signal minOut <-- scaledQuote \ 10000;
-    signal remainder <== scaledQuote - minOut * 10000;
-    component minOutRange = RangeCheck(AMOUNT_BITS);
-    minOutRange.in <== minOut;
-    component remainderRange = RangeCheck(14);
-    remainderRange.in <== remainder;
-    component remainderMax = LessThan(14);
-    remainderMax.in[0] <== remainder;
-    remainderMax.in[1] <== 10000;
-    remainderMax.out === 1;
-    component slippageHonoured = GreaterEqThan(AMOUNT_BITS);
-    slippageHonoured.in[0] <== amountOut;
-    slippageHonoured.in[1] <== minOut;
+    // --- slippage: amountOut >= floor(quoted * (10000 - bps) / 10000), which for integers is
+    // amountOut * 10000 + 9999 >= quoted * (10000 - bps): one comparison of AMOUNT_BITS + 14 bits
+    // (both sides < 2^96 * 10^4 < 2^110), no division witness. Every other type has
+    // quoted = bps = 0, so the right side is 0 and the check holds trivially.
+    component slippageHonoured = GreaterEqThan(AMOUNT_BITS + 14);
+    slippageHonoured.in[0] <== amountOut * 10000 + 9999;
+    slippageHonoured.in[1] <== quoted * (10000 - slippageBps);
     slippageHonoured.out === 1;
 
     // --- bridge: received + feeCap >= amountIn (sums of two AMOUNT_BITS values need one more bit)

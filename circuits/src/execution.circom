@@ -3,6 +3,11 @@ pragma circom 2.1.9;
 include "action.circom";
 
 // "This execution honoured the workflow it was submitted as", with every amount private.
+// This file holds the template; the circuits are its variants, one per action-slot count
+// (execution2.circom, execution4.circom, execution8.circom), each with its own key and verifier.
+// An execution is proved with the smallest variant its workflow fits (relayer/proofs/claim.ts
+// `variantOf`); the workflow commitment depends on the slot count, so the submission receipt
+// fixes the variant too.
 //
 // Public signals (in this order): workflowCommitment, executionCommitment, executionId.
 //   workflowCommitment  = Poseidon(salt, workflowDigestHi, workflowDigestLo, workflowLeaf[0..SLOTS-1])
@@ -88,8 +93,3 @@ template Execution(SLOTS, RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
     executionHash.inputs[2] <== salt;
     executionCommitment <== executionHash.out;
 }
-
-// 8 action slots, up to 4 recipients per multisend slot, amounts up to 2^96 - 1 base units
-// (79 billion whole tokens at 18 decimals), slippage at most 5000 bps (the API's 50 %).
-// Sized to fit a 2^14 powers of tau.
-component main {public [executionId]} = Execution(8, 4, 96, 5000);

@@ -21,15 +21,25 @@ export const DEPLOYMENTS = {
         blockNumber: 4,
         abi: "TestToken",
       },
-      ExecutionAttestor: {
-        address: "0x202CCe504e04bEd6fC0521238dDf04Bc9E8E15aB",
-        blockNumber: 79,
-        abi: "ExecutionAttestor",
-      },
-      ExecutionGroth16Verifier: {
+      Execution2Groth16Verifier: {
         address: "0x0355B7B8cb128fA5692729Ab3AAa199C1753f726",
         blockNumber: 78,
-        abi: "ExecutionGroth16Verifier",
+        abi: "Execution2Groth16Verifier",
+      },
+      Execution4Groth16Verifier: {
+        address: "0x202CCe504e04bEd6fC0521238dDf04Bc9E8E15aB",
+        blockNumber: 79,
+        abi: "Execution4Groth16Verifier",
+      },
+      Execution8Groth16Verifier: {
+        address: "0xf4B146FbA71F41E0592668ffbF264F1D186b2Ca8",
+        blockNumber: 80,
+        abi: "Execution8Groth16Verifier",
+      },
+      ExecutionAttestor: {
+        address: "0x172076E0166D1F9Cc711C77Adf8488051744980C",
+        blockNumber: 81,
+        abi: "ExecutionAttestor",
       },
       LockMintBridge: {
         address: "0xB7f8BC63BbcaD18155201308C8f3540b07f84F5e",
@@ -140,15 +150,25 @@ export const DEPLOYMENTS = {
         blockNumber: 4,
         abi: "TestToken",
       },
-      ExecutionAttestor: {
-        address: "0x202CCe504e04bEd6fC0521238dDf04Bc9E8E15aB",
-        blockNumber: 79,
-        abi: "ExecutionAttestor",
-      },
-      ExecutionGroth16Verifier: {
+      Execution2Groth16Verifier: {
         address: "0x0355B7B8cb128fA5692729Ab3AAa199C1753f726",
         blockNumber: 78,
-        abi: "ExecutionGroth16Verifier",
+        abi: "Execution2Groth16Verifier",
+      },
+      Execution4Groth16Verifier: {
+        address: "0x202CCe504e04bEd6fC0521238dDf04Bc9E8E15aB",
+        blockNumber: 79,
+        abi: "Execution4Groth16Verifier",
+      },
+      Execution8Groth16Verifier: {
+        address: "0xf4B146FbA71F41E0592668ffbF264F1D186b2Ca8",
+        blockNumber: 80,
+        abi: "Execution8Groth16Verifier",
+      },
+      ExecutionAttestor: {
+        address: "0x172076E0166D1F9Cc711C77Adf8488051744980C",
+        blockNumber: 81,
+        abi: "ExecutionAttestor",
       },
       LockMintBridge: {
         address: "0xB7f8BC63BbcaD18155201308C8f3540b07f84F5e",
@@ -259,15 +279,25 @@ export const DEPLOYMENTS = {
         blockNumber: 4,
         abi: "TestToken",
       },
-      ExecutionAttestor: {
-        address: "0x202CCe504e04bEd6fC0521238dDf04Bc9E8E15aB",
-        blockNumber: 79,
-        abi: "ExecutionAttestor",
-      },
-      ExecutionGroth16Verifier: {
+      Execution2Groth16Verifier: {
         address: "0x0355B7B8cb128fA5692729Ab3AAa199C1753f726",
         blockNumber: 78,
-        abi: "ExecutionGroth16Verifier",
+        abi: "Execution2Groth16Verifier",
+      },
+      Execution4Groth16Verifier: {
+        address: "0x202CCe504e04bEd6fC0521238dDf04Bc9E8E15aB",
+        blockNumber: 79,
+        abi: "Execution4Groth16Verifier",
+      },
+      Execution8Groth16Verifier: {
+        address: "0xf4B146FbA71F41E0592668ffbF264F1D186b2Ca8",
+        blockNumber: 80,
+        abi: "Execution8Groth16Verifier",
+      },
+      ExecutionAttestor: {
+        address: "0x172076E0166D1F9Cc711C77Adf8488051744980C",
+        blockNumber: 81,
+        abi: "ExecutionAttestor",
       },
       LockMintBridge: {
         address: "0xB7f8BC63BbcaD18155201308C8f3540b07f84F5e",

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import {IExecutionGroth16Verifier} from "./IExecutionGroth16Verifier.sol";
 import {ISemver} from "./ISemver.sol";
 
 /// @title IExecutionAttestor
 /// @notice On-chain record that a workflow execution honoured the workflow it was submitted as.
-/// Each attestation carries a Groth16 proof of the execution circuit
-/// (`circuits/src/execution.circom`) with three public signals: a Poseidon commitment to the
+/// Each attestation carries a Groth16 proof of one variant of the execution circuit
+/// (`circuits/src/execution<slots>.circom`, one per action-slot count, each with its own
+/// verifier) with three public signals: a Poseidon commitment to the
 /// workflow as submitted (the one in the relayer's signed submission receipt), a Poseidon
 /// commitment to the execution's results and transaction hashes, and the execution id
 /// (`executionIdSignal`), which the attestor derives from the id it records the proof under.
@@ -28,11 +30,13 @@ interface IExecutionAttestor is ISemver {
     /// @param executionCommitment Public signal 1: Poseidon commitment to the execution's results.
     /// @param attester The account that submitted the proof.
     /// @param timestamp Block time of the attestation.
+    /// @param slots The circuit variant the proof is of (its action-slot count; `verifier(slots)`).
     struct Attestation {
         uint256 workflowCommitment;
         uint256 executionCommitment;
         address attester;
         uint64 timestamp;
+        uint8 slots;
     }
 
     /// @notice The proof does not verify for these public signals.
@@ -55,20 +59,38 @@ interface IExecutionAttestor is ISemver {
     /// @param executionId The execution id.
     error ExecutionAttestorNotAttested(bytes32 executionId);
 
-    /// @notice The verifier address given at deployment is not a contract.
+    /// @notice The verifier address given is not a contract.
     /// @param verifier The address given.
     error ExecutionAttestorInvalidVerifier(address verifier);
+
+    /// @notice No verifier is set for this circuit variant (or the variant is 0).
+    /// @param slots The variant's slot count.
+    error ExecutionAttestorUnknownVariant(uint8 slots);
+
+    /// @notice The variant already has its verifier; verifiers are never replaced.
+    /// @param slots The variant's slot count.
+    error ExecutionAttestorVariantSet(uint8 slots);
+
+    /// @notice The constructor's slot counts and verifiers differ in length.
+    error ExecutionAttestorVariantsMismatch();
+
+    /// @notice Emitted when a variant's verifier is set (once per variant).
+    /// @param slots The variant's slot count.
+    /// @param verifier The variant's verifier.
+    event VerifierSet(uint8 indexed slots, address verifier);
 
     /// @notice Emitted when an execution is attested.
     /// @param executionId The execution (keccak256 of the relayer's `wf_...` id).
     /// @param workflowCommitment Commitment to the workflow as submitted.
     /// @param executionCommitment Commitment to the execution's results.
     /// @param attester The account that submitted the proof.
+    /// @param slots The circuit variant the proof is of.
     event ExecutionAttested(
         bytes32 indexed executionId,
         uint256 indexed workflowCommitment,
         uint256 executionCommitment,
-        address indexed attester
+        address indexed attester,
+        uint8 slots
     );
 
     /// @notice Verifies the proof for `executionId` and records the attestation.
@@ -76,21 +98,27 @@ interface IExecutionAttestor is ISemver {
     /// for one id only. Only accounts with ATTESTER_ROLE (the relayer's operators) attest: nobody
     /// else can record, block or pre-empt an execution's attestation.
     /// @param executionId The execution id (keccak256 of the relayer's `wf_...` id).
+    /// @param slots The circuit variant the proof is of (reverts ExecutionAttestorUnknownVariant
+    /// when it has no verifier).
     /// @param proof The Groth16 proof.
     /// @param commitments [workflowCommitment, executionCommitment] (public signals 0 and 1).
     function attest(
         bytes32 executionId,
+        uint8 slots,
         Groth16Proof calldata proof,
         uint256[2] calldata commitments
     ) external;
 
     /// @notice Checks a proof for an execution id without recording anything.
     /// @param executionId The execution id the proof is checked for.
+    /// @param slots The circuit variant the proof is of.
     /// @param proof The Groth16 proof.
     /// @param commitments [workflowCommitment, executionCommitment].
-    /// @return True when the proof is valid for these commitments and this id.
+    /// @return True when the proof is valid for these commitments and this id (false for a
+    /// variant without a verifier).
     function verifyExecution(
         bytes32 executionId,
+        uint8 slots,
         Groth16Proof calldata proof,
         uint256[2] calldata commitments
     ) external view returns (bool);
@@ -115,9 +143,15 @@ interface IExecutionAttestor is ISemver {
     /// @return The execution id, or zero.
     function executionIdOf(uint256 executionCommitment) external view returns (bytes32);
 
-    /// @notice The Groth16 verifier of the execution circuit.
-    /// @return The verifier's address.
-    function verifier() external view returns (address);
+    /// @notice Sets the verifier of a variant that has none (DEFAULT_ADMIN_ROLE only; set once).
+    /// @param slots The variant's slot count (non-zero).
+    /// @param verifier_ The generated verifier of that variant's circuit.
+    function setVerifier(uint8 slots, IExecutionGroth16Verifier verifier_) external;
+
+    /// @notice The Groth16 verifier of one variant of the execution circuit.
+    /// @param slots The variant's slot count.
+    /// @return The verifier's address (zero when the variant has none).
+    function verifier(uint8 slots) external view returns (address);
 
     /// @notice The role allowed to attest.
     /// @return The role id, keccak256("ATTESTER_ROLE").

@@ -9,7 +9,9 @@ import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
  *   (same parameter name as the Core module).
  * - `adminTransferDelay` [0]: seconds before a new default admin can accept the handover.
  *
- * Contracts (futures): `ExecutionGroth16Verifier`, `ArtifactsGroth16Verifier`, `ExecutionAttestor`.
+ * Contracts (futures): one verifier per execution circuit variant (`Execution2Groth16Verifier`,
+ * `Execution4Groth16Verifier`, `Execution8Groth16Verifier`), `ArtifactsGroth16Verifier`,
+ * `ExecutionAttestor` (given every variant's verifier at construction).
  */
 export default buildModule("ExecutionAttestor", (m) => {
   const deployer = m.getAccount(0);
@@ -17,13 +19,22 @@ export default buildModule("ExecutionAttestor", (m) => {
   const relayer = m.getParameter("relayer", deployer);
   const adminTransferDelay = m.getParameter("adminTransferDelay", 0);
 
-  const executionVerifier = m.contract("ExecutionGroth16Verifier");
+  const execution2Verifier = m.contract("Execution2Groth16Verifier");
+  const execution4Verifier = m.contract("Execution4Groth16Verifier");
+  const execution8Verifier = m.contract("Execution8Groth16Verifier");
   const artifactsVerifier = m.contract("ArtifactsGroth16Verifier");
   const executionAttestor = m.contract("ExecutionAttestor", [
-    executionVerifier,
+    [2, 4, 8],
+    [execution2Verifier, execution4Verifier, execution8Verifier],
     admin,
     adminTransferDelay,
     relayer,
   ]);
-  return { executionVerifier, artifactsVerifier, executionAttestor };
+  return {
+    execution2Verifier,
+    execution4Verifier,
+    execution8Verifier,
+    artifactsVerifier,
+    executionAttestor,
+  };
 });

@@ -9,6 +9,7 @@ import { createContext, type AppContext, type CreateContextOptions } from "../co
 import { armCrashPoint, engineDeps, type EngineDeps } from "../execution/index.ts";
 import { Integrations, orderSources } from "../integrations/index.ts";
 import { Monitors } from "../monitors/index.ts";
+import { ProverPool } from "../proofs/index.ts";
 import { createWorkflowIntake, type WorkflowIntake } from "../workflows/service.ts";
 
 /**
@@ -80,6 +81,9 @@ export async function buildServices(
   if (analysis) ctx.closers.push(() => analysis.close());
   // One object: the HTTP app, the workers and `closeContext` see the same `draining` flag.
   const artifacts = openArtifactStore(config.dataDir);
+  // Proofs run on the pool's threads (started by the first proof), never on this event loop.
+  const prover = chains ? new ProverPool({ threads: config.engine.proverThreads }) : null;
+  if (prover) ctx.closers.push(() => prover.close());
   const services: Services = Object.assign(ctx, {
     cipher,
     compliance,
@@ -101,6 +105,7 @@ export async function buildServices(
           analysis,
           artifacts,
           baseFeeCapGwei: config.engine.baseFeeCapGwei,
+          prover: prover ?? undefined,
         })
       : null,
   });

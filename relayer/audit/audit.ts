@@ -14,6 +14,8 @@ import {
   type SubmissionReceipt,
   claimFromReport,
   type ReportedClaim,
+  isExecutionVariant,
+  type ExecutionVariant,
 } from "../proofs/index.ts";
 import {
   transactionEvidence,
@@ -63,13 +65,19 @@ export interface AuditVerdict {
   checks: AuditCheck[];
 }
 
+/** What the auditor trusts of one execution circuit variant: this repository's outputs. */
+export interface AuditedVariant {
+  /** The variant's verification key (circuits/keys/execution<slots>.vkey.json). */
+  verificationKey: snarkjs.VerificationKey;
+  /** Runtime bytecode of Execution<slots>Groth16Verifier as compiled from this repository. */
+  verifierBytecode: string;
+}
+
 export interface AuditEnvironment {
   /** Read access to every chain the report names (RPC providers, deployments, ABI sets). */
   chains: readonly EvidenceChain[];
-  /** The execution circuit's verification key (circuits/keys/execution.vkey.json). */
-  verificationKey: snarkjs.VerificationKey;
-  /** Runtime bytecode of ExecutionGroth16Verifier as compiled from this repository. */
-  verifierBytecode: string;
+  /** Every execution circuit variant, by slot count (2, 4, 8). */
+  variants: Readonly<Record<ExecutionVariant, AuditedVariant>>;
 }
 
 const ATTESTOR = CONTRACT_NAMES.attestor;
@@ -189,21 +197,27 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
     } catch {
       throw new Mismatch("zk_proof is not JSON");
     }
+    const slots = await ctx.variant();
     const valid = await snarkjs.groth16
-      .verify(env.verificationKey, signals, proof, silentLogger)
+      .verify(env.variants[slots].verificationKey, signals, proof, silentLogger)
       .catch(() => false);
-    expect(valid, "the Groth16 proof does not verify against the execution verification key");
-    return "Groth16 proof verified off chain (snarkjs) against circuits/keys/execution.vkey.json";
+    expect(
+      valid,
+      `the Groth16 proof does not verify against the ${slots}-slot execution verification key`,
+    );
+    return `Groth16 proof verified off chain (snarkjs) against circuits/keys/execution${slots}.vkey.json (the attested variant)`;
   });
 
   void run("verifier", "verifier", async () => {
-    const verifier = (await ctx.attestor().getFunction("verifier")()) as string;
+    const slots = await ctx.variant();
+    const verifier = (await ctx.attestor().getFunction("verifier")(slots)) as string;
     const code = await ctx.home().provider.getCode(verifier);
+    const name = `Execution${slots}Groth16Verifier`;
     expect(
-      code.toLowerCase() === env.verifierBytecode.toLowerCase(),
-      `the attestor's verifier ${verifier} is not ExecutionGroth16Verifier as compiled from this repository`,
+      code.toLowerCase() === env.variants[slots].verifierBytecode.toLowerCase(),
+      `the attestor's ${slots}-slot verifier ${verifier} is not ${name} as compiled from this repository`,
     );
-    return `verifier ${verifier} = ExecutionGroth16Verifier compiled from this repository`;
+    return `${slots}-slot verifier ${verifier} = ${name} compiled from this repository`;
   });
 
   void run("attestation", "attestation", async () => {
@@ -243,20 +257,23 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
       `attestation sent by ${tx.from}, not by the report's signer`,
     );
     const event = tx.events.find((e) => e.event === "ExecutionAttested");
+    const slots = await ctx.variant();
     expect(
       event?.event === "ExecutionAttested" &&
         same(event.execution_id, key) &&
         event.workflow_commitment === workflow &&
-        event.execution_commitment === execution,
+        event.execution_commitment === execution &&
+        event.slots === slots,
       `attestation ${short(tx.hash)} emitted no ExecutionAttested for these commitments`,
     );
-    return `attested under ${short(key)} in block ${tx.block_number} of chain ${tx.chain_id}; commitments equal the public signals`;
+    return `attested under ${short(key)} in block ${tx.block_number} of chain ${tx.chain_id} (${slots}-slot variant); commitments equal the public signals`;
   });
 
   void run("commitments", "commitments", async () => {
     const claim = ctx.claim();
     const [workflow, execution, id] = ctx.publicSignals();
-    const computed = await computeCommitments(claim);
+    const slots = await ctx.variant();
+    const computed = await computeCommitments(claim, slots);
     expect(
       computed.executionId.toString() === id &&
         id === executionIdSignal(report.execution_id).toString(),
@@ -270,11 +287,11 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
       computed.executionCommitment.toString() === execution,
       "the claim rebuilt from the report does not open the execution commitment",
     );
-    return `claim rebuilt from the workflow, the receipt's salt and ${claim.actions.length} chain-read actions opens both commitments; the id signal is this execution's`;
+    return `claim rebuilt from the workflow, the receipt's salt and ${claim.actions.length} chain-read actions opens both commitments (${slots}-slot variant); the id signal is this execution's`;
   });
 
-  void run("constraints", "constraints", () => {
-    assertClaimHonoured(encodeClaim(ctx.claim()));
+  void run("constraints", "constraints", async () => {
+    assertClaimHonoured(encodeClaim(ctx.claim(), await ctx.variant()));
     return "every constraint family holds (slippage floor, bridge fee cap, multisend sums)";
   });
 
@@ -382,6 +399,31 @@ class AuditContext {
     const entry = chain.deployment.contracts[ATTESTOR];
     if (!entry) throw new Mismatch(`no ${ATTESTOR} deployed on chain ${chain.chainId}`);
     return new Contract(entry.address, chain.abi(ATTESTOR), chain.provider);
+  }
+
+  private attestedVariant: Promise<ExecutionVariant> | undefined;
+
+  /**
+   * The circuit variant the chain recorded the attestation under (`getAttestation(key).slots`):
+   * the proof, the verifier and the commitments are checked as that variant's.
+   */
+  variant(): Promise<ExecutionVariant> {
+    this.attestedVariant ??= (async () => {
+      const attestor = this.attestor();
+      const key = executionIdToBytes32(this.report.execution_id);
+      expect(
+        (await attestor.getFunction("isAttested")(key)) as boolean,
+        `nothing attested under ${key}`,
+      );
+      const { slots } = (await attestor.getFunction("getAttestation")(key)) as { slots: bigint };
+      const variant = Number(slots);
+      expect(
+        isExecutionVariant(variant),
+        `the attestation names a ${variant}-slot circuit, which this repository does not have`,
+      );
+      return variant;
+    })();
+    return this.attestedVariant;
   }
 
   /** [workflowCommitment, executionCommitment, executionId] (relayer/proofs PUBLIC_SIGNALS). */

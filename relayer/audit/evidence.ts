@@ -89,6 +89,8 @@ export type EvidenceEvent =
       workflow_commitment: string;
       execution_commitment: string;
       attester: string;
+      /** The circuit variant (action-slot count) whose verifier checked the proof. */
+      slots: number;
     };
 
 export type EvidenceEventName = EvidenceEvent["event"];
@@ -244,6 +246,7 @@ export function decodeEvidenceEvents(
           workflow_commitment: text(a.workflowCommitment),
           execution_commitment: text(a.executionCommitment),
           attester: addr(a.attester),
+          slots: Number(a.slots),
         });
         break;
     }

@@ -5,7 +5,13 @@ import type * as snarkjs from "snarkjs";
 import { chainsFileSchema, readAbis } from "../chains/index.ts";
 import { readDeployment } from "../deployments/index.ts";
 import { DEVNET_CHAINS, PROJECT_ROOT, DEVNET_CHAIN_NAMES } from "../devnet/index.ts";
-import type { AuditEnvironment } from "./audit.ts";
+import {
+  EXECUTION_VARIANTS,
+  circuitFiles,
+  executionCircuit,
+  type ExecutionVariant,
+} from "../proofs/index.ts";
+import type { AuditEnvironment, AuditedVariant } from "./audit.ts";
 import type { EvidenceChain } from "./evidence.ts";
 import { AuditInputError } from "./input.ts";
 
@@ -16,11 +22,21 @@ import { AuditInputError } from "./input.ts";
  * from this repository.
  */
 
-export const VERIFICATION_KEY_FILE = path.join(PROJECT_ROOT, "circuits/keys/execution.vkey.json");
-export const VERIFIER_ARTIFACT_FILE = path.join(
-  PROJECT_ROOT,
-  "artifacts/contracts/verifiers/ExecutionGroth16Verifier.sol/ExecutionGroth16Verifier.json",
-);
+/** A variant's verification key and compiled verifier artifact in this repository. */
+export function variantFiles(slots: ExecutionVariant): {
+  verificationKey: string;
+  verifierArtifact: string;
+} {
+  const files = circuitFiles(executionCircuit(slots));
+  const contract = files.verifierContract;
+  return {
+    verificationKey: files.vkey,
+    verifierArtifact: path.join(
+      PROJECT_ROOT,
+      `artifacts/contracts/verifiers/${contract}.sol/${contract}.json`,
+    ),
+  };
+}
 
 interface ChainSource {
   name: string;
@@ -106,16 +122,25 @@ export async function openAuditEnvironment(
   }
 }
 
-/** The verification key and the compiled verifier's runtime bytecode, from this repository. */
-export async function readAuditKeys(): Promise<
-  Pick<AuditEnvironment, "verificationKey" | "verifierBytecode">
-> {
-  const [vkey, artifact] = await Promise.all([
-    readJson(VERIFICATION_KEY_FILE, "verification key"),
-    readJson(VERIFIER_ARTIFACT_FILE, "verifier artifact (run `npx hardhat build`)"),
-  ]);
-  return {
-    verificationKey: vkey as snarkjs.VerificationKey,
-    verifierBytecode: (artifact as { deployedBytecode: string }).deployedBytecode,
-  };
+/**
+ * Every variant's verification key and compiled verifier runtime bytecode, from this repository.
+ */
+export async function readAuditKeys(): Promise<Pick<AuditEnvironment, "variants">> {
+  const entries = await Promise.all(
+    EXECUTION_VARIANTS.map(async (slots): Promise<[ExecutionVariant, AuditedVariant]> => {
+      const files = variantFiles(slots);
+      const [vkey, artifact] = await Promise.all([
+        readJson(files.verificationKey, "verification key"),
+        readJson(files.verifierArtifact, "verifier artifact (run `npx hardhat build`)"),
+      ]);
+      return [
+        slots,
+        {
+          verificationKey: vkey as snarkjs.VerificationKey,
+          verifierBytecode: (artifact as { deployedBytecode: string }).deployedBytecode,
+        },
+      ];
+    }),
+  );
+  return { variants: Object.fromEntries(entries) as AuditEnvironment["variants"] };
 }

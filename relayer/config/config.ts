@@ -119,6 +119,16 @@ const envSchema = z
         .max(256, "must be between 1 and 256")
         .default(8),
     ),
+    /** Worker threads that compute execution proofs (relayer/proofs/pool.ts). */
+    VERIFLOW_PROVER_THREADS: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number({ message: "must be a number" })
+        .int("must be an integer")
+        .min(1, "must be between 1 and 16")
+        .max(16, "must be between 1 and 16")
+        .default(1),
+    ),
     /** Base fee above which an action moves to its next fallback chain, in gwei. */
     VERIFLOW_BASE_FEE_CAP_GWEI: z.preprocess(
       emptyToUndefined,
@@ -214,6 +224,8 @@ export interface EngineSettings {
   /** Whether this process works `workflow.execute` jobs (false: API only). */
   worker: boolean;
   concurrency: number;
+  /** Worker threads of the prover pool (`VERIFLOW_PROVER_THREADS`, default 1). */
+  proverThreads: number;
   baseFeeCapGwei?: number;
   /** `<point>[:<n>]`: the crash tests' fault injection. */
   crashAt?: string;
@@ -292,6 +304,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     engine: {
       worker: e.VERIFLOW_ENGINE_WORKER === "on",
       concurrency: e.VERIFLOW_ENGINE_CONCURRENCY,
+      proverThreads: e.VERIFLOW_PROVER_THREADS,
       baseFeeCapGwei: e.VERIFLOW_BASE_FEE_CAP_GWEI,
       crashAt: e.VERIFLOW_CRASH_AT,
     },

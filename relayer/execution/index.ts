@@ -7,6 +7,7 @@ import type { ComplianceSource } from "../compliance/service.ts";
 import type { Integrations } from "../integrations/index.ts";
 import type { ArtifactStore } from "../artifacts/index.ts";
 import { collectEvidence } from "../audit/evidence.ts";
+import type { Groth16Prover } from "../proofs/index.ts";
 import type { EngineDeps } from "./orchestrator.ts";
 import { groth16Prover } from "./proof.ts";
 
@@ -30,6 +31,8 @@ export interface EngineInputs {
   /** Where the final report is stored under its CID. */
   artifacts: ArtifactStore;
   baseFeeCapGwei?: number | undefined;
+  /** Computes the proofs (the root's ProverPool, off the event loop); default: on this thread. */
+  prover?: Groth16Prover;
 }
 
 /** The engine's dependencies. */
@@ -42,7 +45,7 @@ export function engineDeps(input: EngineInputs): EngineDeps {
     chains,
     logger: input.logger.child({ area: "engine" }),
     faucet: chains.list().every((c) => c.devnet) ? DEVNET_FAUCET : null,
-    prover: groth16Prover(chains),
+    prover: groth16Prover(chains, input.prover),
     // The signed report is stored under its CID: GET /artifacts/{cid} and the CAR export serve it.
     artifacts: input.artifacts,
     evidence: (refs) => collectEvidence(chains.list(), refs),

@@ -12,6 +12,7 @@ import {
   proveExecution,
   toReportedClaim,
   type ExecutedAction,
+  type Groth16Prover,
 } from "../proofs/index.ts";
 import type { WorkflowAction } from "../workflows/model.ts";
 import type { ExecutionProver } from "./finalize.ts";
@@ -32,8 +33,12 @@ const TRANSFER = erc20.getEvent("Transfer")!;
  *   `maxFee`, amount out = the `Released` event of that deposit's nonce on the destination chain;
  * - multisend: the recipients' amounts = the token's Transfers from the account in the
  *   multisend contract's transaction, in order, each to the submitted recipient's address.
+ * The witness and the proof are computed by `prover` (the relayer's ProverPool: off the event loop).
  */
-export function groth16Prover(chains: { list(): readonly RoutingChain[] }): ExecutionProver {
+export function groth16Prover(
+  chains: { list(): readonly RoutingChain[] },
+  prover?: Groth16Prover,
+): ExecutionProver {
   const chainNamed = (name: string): RoutingChain => {
     const chain = chains.list().find((c) => c.name === name);
     if (!chain) throw new Error(`no chain ${name}`);
@@ -169,9 +174,10 @@ export function groth16Prover(chains: { list(): readonly RoutingChain[] }): Exec
       const proved = await proveExecution(
         { executionId, salt: receipt.salt, workflow, actions },
         receipt.workflow_commitment,
+        prover,
       );
       // JSON-safe (bigints as decimal strings): the proof is memoised in the database.
-      const [, proof, commitments] = proved.calldata.args;
+      const [, slots, proof, commitments] = proved.calldata.args;
       const toStrings = (v: unknown): unknown =>
         typeof v === "bigint"
           ? v.toString()
@@ -183,7 +189,7 @@ export function groth16Prover(chains: { list(): readonly RoutingChain[] }): Exec
       return {
         proof: proved.proof,
         publicSignals: proved.publicSignals,
-        attestArgs: [toStrings(proof), toStrings(commitments)],
+        attestArgs: [slots, toStrings(proof), toStrings(commitments)],
         salt: receipt.salt,
         commitments: {
           workflow: proved.commitments.workflowCommitment.toString(),

@@ -62,6 +62,16 @@ export function nonceRefusal(err: unknown): "low" | "high" | null {
   return null;
 }
 
+/**
+ * Whether a node refused a transaction for its fee: below the next block's base fee (an automining
+ * node refuses it instead of pooling it) or an underpriced replacement.
+ */
+export function feeRefusal(err: unknown): boolean {
+  return /too low for the next block|less than (the )?block base fee|fee cap less than|underpriced/i.test(
+    String((err as { message?: unknown })?.message ?? err),
+  );
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** How often a waiting transaction's chain is asked again. */
@@ -386,8 +396,13 @@ export class TxJournal {
     };
     if (row.state === "signed" || row.state === "sent") {
       const known = await chain.provider.getTransaction(row.hash);
-      if (!known && row.raw)
-        await this.broadcastRepairing(chain, signer, row.sender, row.raw, row.hash);
+      try {
+        if (!known && row.raw)
+          await this.broadcastRepairing(chain, signer, row.sender, row.raw, row.hash);
+      } catch (err) {
+        // Signed before a crash at a fee the chain no longer takes: the wait replaces it.
+        if (!feeRefusal(err)) throw err;
+      }
       await this.mark(row.hash, chain.chainId, "sent");
     }
     return this.confirm(chain, waiting, signer, BigInt(row.gas_limit), true);
@@ -569,6 +584,17 @@ export class TxJournal {
           try {
             await this.broadcastRepairing(chain, signer, tx.sender, current.raw, current.hash);
           } catch (err) {
+            if (feeRefusal(err) && signer && canSignRaw(signer)) {
+              // Its fee is below what the chain takes now: replaced at once (up to the cap).
+              const replaced = await this.replace(chain, tx, current.raw, signer, reliability);
+              if (replaced) current = replaced;
+              else if (!capLogged) {
+                capLogged = true;
+                this.onStuck?.(chain, current.hash);
+              }
+              await sleep(poll);
+              continue;
+            }
             if (nonceRefusal(err) !== "low") throw err;
             if (await this.minedVersion(chain, versions)) continue;
             await this.markDropped(tx.id);
@@ -658,7 +684,8 @@ export class TxJournal {
       await chain.provider.broadcastTransaction(signed);
     } catch (err) {
       // Mined meanwhile (nonce used) or refused as underpriced: the waiter sees which next turn.
-      if (nonceRefusal(err) === null && !/underpriced|already known/i.test(String(err))) throw err;
+      if (nonceRefusal(err) === null && !feeRefusal(err) && !/already known/i.test(String(err)))
+        throw err;
     }
     return { hash, raw: signed };
   }

@@ -1,3 +1,4 @@
+import { isExecutionVariant } from "./circuits.ts";
 import type { ExecutionClaim } from "./claim.ts";
 import { computeCommitments, type ExecutionCommitments } from "./commitments.ts";
 import { executionIdToBytes32 } from "./field.ts";
@@ -10,6 +11,7 @@ export type AttestorReader = {
     executionCommitment: bigint;
     attester: string;
     timestamp: bigint;
+    slots: bigint;
   }>;
 };
 
@@ -20,15 +22,21 @@ export type AttestationCheck = {
   expected: ExecutionCommitments;
   attested: boolean;
   /** What the chain recorded; absent when not attested. */
-  recorded?: Omit<ExecutionCommitments, "executionId"> & { attester: string; timestamp: number };
+  recorded?: Omit<ExecutionCommitments, "executionId"> & {
+    attester: string;
+    timestamp: number;
+    /** The circuit variant the proof is of. */
+    slots: number;
+  };
   /** True when attested and both recorded commitments equal the recomputed ones. */
   matches: boolean;
 };
 
 /**
  * Recomputes both commitments from a claim (rebuilt from a report with `claimFromReport`) and
- * compares them with what ExecutionAttestor recorded under the claim's execution id. The proof
- * itself was verified on chain, for that id, when it was attested.
+ * compares them with what ExecutionAttestor recorded under the claim's execution id, under the
+ * recorded circuit variant. The proof itself was verified on chain, for that id, by that
+ * variant's verifier, when it was attested.
  */
 export async function checkAttestation(
   attestor: AttestorReader,
@@ -40,19 +48,25 @@ export async function checkAttestation(
     return { executionId, expected, attested: false, matches: false };
   }
   const onChain = await attestor.getAttestation(executionId);
+  const slots = Number(onChain.slots);
   const recorded = {
     workflowCommitment: BigInt(onChain.workflowCommitment),
     executionCommitment: BigInt(onChain.executionCommitment),
     attester: onChain.attester,
     timestamp: Number(onChain.timestamp),
+    slots,
   };
+  const opened: ExecutionCommitments | null = isExecutionVariant(slots)
+    ? await computeCommitments(claim, slots).catch(() => null)
+    : null;
   return {
     executionId,
     expected,
     attested: true,
     recorded,
     matches:
-      recorded.workflowCommitment === expected.workflowCommitment &&
-      recorded.executionCommitment === expected.executionCommitment,
+      opened !== null &&
+      recorded.workflowCommitment === opened.workflowCommitment &&
+      recorded.executionCommitment === opened.executionCommitment,
   };
 }

@@ -15,8 +15,29 @@ export const KEYS_DIR = path.join(CIRCUITS_DIR, "keys");
 export const MANIFEST_PATH = path.join(CIRCUITS_DIR, "manifest.json");
 export const VERIFIERS_DIR = path.join(REPO_ROOT, "contracts", "verifiers");
 
-export type CircuitName = "execution" | "artifacts";
-export const CIRCUIT_NAMES: readonly CircuitName[] = ["execution", "artifacts"];
+/**
+ * The execution circuit's variants, by action-slot count: each is its own circuit
+ * (`circuits/src/execution<slots>.circom`) with its own proving key, verification key and
+ * verifier contract. An execution is proved with the smallest variant its workflow fits.
+ */
+export const EXECUTION_VARIANTS = [2, 4, 8] as const;
+export type ExecutionVariant = (typeof EXECUTION_VARIANTS)[number];
+
+export type CircuitName = `execution${ExecutionVariant}` | "artifacts";
+export const CIRCUIT_NAMES: readonly CircuitName[] = [
+  ...EXECUTION_VARIANTS.map((slots) => executionCircuit(slots)),
+  "artifacts",
+];
+
+/** The circuit of an execution variant. */
+export function executionCircuit(slots: ExecutionVariant): CircuitName {
+  return `execution${slots}`;
+}
+
+/** Whether a number is one of the variants' slot counts (a value read from a chain or a file). */
+export function isExecutionVariant(slots: unknown): slots is ExecutionVariant {
+  return (EXECUTION_VARIANTS as readonly unknown[]).includes(slots);
+}
 
 export type CircuitFiles = {
   source: string;
@@ -30,7 +51,9 @@ export type CircuitFiles = {
 };
 
 const VERIFIER_CONTRACTS: Record<CircuitName, string> = {
-  execution: "ExecutionGroth16Verifier",
+  execution2: "Execution2Groth16Verifier",
+  execution4: "Execution4Groth16Verifier",
+  execution8: "Execution8Groth16Verifier",
   artifacts: "ArtifactsGroth16Verifier",
 };
 

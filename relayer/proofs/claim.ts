@@ -1,4 +1,5 @@
 import { concat, keccak256, ZeroHash as ZERO_BYTES32 } from "ethers";
+import { EXECUTION_VARIANTS, type ExecutionVariant } from "./circuits.ts";
 import { ExecutionClaimError } from "./errors.ts";
 import {
   FIELD_MODULUS,
@@ -8,8 +9,11 @@ import {
   isBytes32,
 } from "./field.ts";
 
-/** Dimensions of `circuits/src/execution.circom` (`component main = Execution(8, 4, 96, 5000)`). */
-export const EXECUTION_SLOTS = 8;
+/**
+ * Dimensions of `circuits/src/execution.circom` (`Execution(SLOTS, 4, 96, 5000)`); SLOTS is the
+ * variant's (`EXECUTION_VARIANTS`), at most EXECUTION_SLOTS.
+ */
+export const EXECUTION_SLOTS: ExecutionVariant = EXECUTION_VARIANTS.at(-1)!;
 export const MULTISEND_RECIPIENTS = 4;
 export const AMOUNT_BITS = 96;
 export const MAX_AMOUNT = (1n << BigInt(AMOUNT_BITS)) - 1n;
@@ -123,6 +127,8 @@ export type EncodedSlot = WorkflowSlot & {
 
 /** The workflow side of an execution: what the submission receipt's commitment covers. */
 export type EncodedWorkflow = {
+  /** The circuit variant (its slot count): `slots` has this many entries. */
+  variant: ExecutionVariant;
   salt: bigint;
   workflowDigest: [bigint, bigint];
   slots: WorkflowSlot[];
@@ -263,12 +269,23 @@ function workflowSlotsOf(action: SubmittedAction, index: number): WorkflowSlot[]
   }));
 }
 
+/** The smallest variant with at least `slots` slots, or null when none has enough. */
+export function variantFor(slots: number): ExecutionVariant | null {
+  return EXECUTION_VARIANTS.find((v) => v >= slots) ?? null;
+}
+
 /**
  * The workflow side of the circuit input, from the workflow as submitted and the salt: all the
- * submission receipt's commitment depends on. Throws `capacity` when the workflow needs more
- * slots than the circuit has (then it cannot be proved and is refused at submission).
+ * submission receipt's commitment depends on. Padded to `variant`'s slots, by default the
+ * smallest variant the workflow fits (what the receipt commits to and the prover proves).
+ * Throws `capacity` when the workflow needs more slots than the variant (or the largest) has:
+ * then it cannot be proved and is refused at submission.
  */
-export function encodeWorkflow(workflow: SubmittedWorkflow, salt: Amount): EncodedWorkflow {
+export function encodeWorkflow(
+  workflow: SubmittedWorkflow,
+  salt: Amount,
+  variant?: ExecutionVariant,
+): EncodedWorkflow {
   const actions = workflow?.actions;
   if (!Array.isArray(actions) || actions.length === 0) {
     throw new ExecutionClaimError("capacity", null, "an execution needs at least one action");
@@ -281,15 +298,17 @@ export function encodeWorkflow(workflow: SubmittedWorkflow, salt: Amount): Encod
       actionOfSlot.push(i);
     }
   });
-  if (slots.length > EXECUTION_SLOTS) {
+  const size = variant ?? variantFor(slots.length) ?? EXECUTION_SLOTS;
+  if (slots.length > size) {
     throw new ExecutionClaimError(
       "capacity",
       null,
-      `the actions need ${slots.length} slots (a multisend takes one per ${MULTISEND_RECIPIENTS} recipients); the circuit has ${EXECUTION_SLOTS}`,
+      `the actions need ${slots.length} slots (a multisend takes one per ${MULTISEND_RECIPIENTS} recipients); the ${variant === undefined ? "largest " : ""}circuit has ${size}`,
     );
   }
-  while (slots.length < EXECUTION_SLOTS) slots.push(EMPTY_WORKFLOW_SLOT);
+  while (slots.length < size) slots.push(EMPTY_WORKFLOW_SLOT);
   return {
+    variant: size,
     salt: parseSalt(salt),
     workflowDigest: bytes32ToLimbs(canonicalDigest(workflow)),
     slots,
@@ -379,12 +398,13 @@ function padRecipients(recipients: readonly bigint[]): bigint[] {
 }
 
 /**
- * Encodes a claim into circuit slots, checking its shape and ranges and that it lines up with
- * the submitted workflow, but NOT whether the execution honoured it (`assertClaimHonoured` does
- * that). Tests use it alone to feed the circuit a dishonest witness.
+ * Encodes a claim into circuit slots (of `variant`, by default the smallest that fits), checking
+ * its shape and ranges and that it lines up with the submitted workflow, but NOT whether the
+ * execution honoured it (`assertClaimHonoured` does that). Tests use it alone to feed the
+ * circuit a dishonest witness.
  */
-export function encodeClaim(claim: ExecutionClaim): EncodedExecution {
-  const workflow = encodeWorkflow(claim.workflow, claim.salt);
+export function encodeClaim(claim: ExecutionClaim, variant?: ExecutionVariant): EncodedExecution {
+  const workflow = encodeWorkflow(claim.workflow, claim.salt, variant);
   const submitted = claim.workflow.actions;
   if (!Array.isArray(claim.actions) || claim.actions.length !== submitted.length) {
     throw new ExecutionClaimError(

@@ -1,3 +1,4 @@
+import type { ExecutionVariant } from "./circuits.ts";
 import {
   AMOUNT_BITS,
   MULTISEND_RECIPIENTS,
@@ -20,9 +21,12 @@ import { loadPoseidon } from "./field.ts";
  *   workflowLeaf        = Poseidon(type + 8·bps + 2^17·part, actionDigestHi, actionDigestLo)
  *   executionLeaf       = Poseidon(amountOut + 2^96·quoted, amountIn + 2^96·feeCap,
  *                                  r0 + 2^96·r1, r2 + 2^96·r3, tx0Hi, tx0Lo, tx1Hi, tx1Lo)
- *   workflowCommitment  = Poseidon(salt, workflowDigestHi, workflowDigestLo, workflowLeaf[0..7])
- *   executionCommitment = Poseidon(workflowCommitment, executionId, salt, executionLeaf[0..7])
+ *   workflowCommitment  = Poseidon(salt, workflowDigestHi, workflowDigestLo, workflowLeaf[0..S-1])
+ *   executionCommitment = Poseidon(workflowCommitment, executionId, salt, executionLeaf[0..S-1])
  *   executionId         = keccak256(bytes32 id) >> 4                  (executionIdSignal)
+ *
+ * S is the variant's slot count (2, 4 or 8): the same workflow commits differently per variant,
+ * so a commitment opens under one variant only.
  */
 export type ExecutionCommitments = {
   workflowCommitment: bigint;
@@ -79,9 +83,15 @@ export async function commitmentsOfEncoded(
   return { workflowCommitment, executionCommitment, executionId: encoded.executionId };
 }
 
-/** The public signals of a claim, in `PUBLIC_SIGNALS` order's fields (what `attest` records). */
-export function computeCommitments(claim: ExecutionClaim): Promise<ExecutionCommitments> {
-  return commitmentsOfEncoded(encodeClaim(claim));
+/**
+ * The public signals of a claim, in `PUBLIC_SIGNALS` order's fields (what `attest` records),
+ * under `variant` (by default the smallest the workflow fits, the one the relayer proves with).
+ */
+export function computeCommitments(
+  claim: ExecutionClaim,
+  variant?: ExecutionVariant,
+): Promise<ExecutionCommitments> {
+  return commitmentsOfEncoded(encodeClaim(claim, variant));
 }
 
 /**

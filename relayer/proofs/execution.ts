@@ -1,5 +1,6 @@
 import { Interface } from "ethers";
 import * as snarkjs from "snarkjs";
+import { executionCircuit, type ExecutionVariant } from "./circuits.ts";
 import { ExecutionClaimError } from "./errors.ts";
 import {
   assertClaimHonoured,
@@ -9,7 +10,8 @@ import {
 } from "./claim.ts";
 import { commitmentsOfEncoded, publicSignalsOf, type ExecutionCommitments } from "./commitments.ts";
 import { executionIdToBytes32 } from "./field.ts";
-import { loadCircuit, loadVerificationKey, withProverThreads } from "./keys.ts";
+import { loadVerificationKey, withProverThreads } from "./keys.ts";
+import { inProcessProver, type Groth16Prover } from "./pool.ts";
 
 /** A Groth16 proof in the layout the generated Solidity verifiers take (G2 coordinates swapped). */
 export type SolidityProof = {
@@ -19,12 +21,18 @@ export type SolidityProof = {
 };
 
 /**
- * Arguments of `ExecutionAttestor.attest(executionId, proof, commitments)`, in order:
+ * Arguments of `ExecutionAttestor.attest(executionId, slots, proof, commitments)`, in order:
  * `attestor.attest(...calldata.args)`; `calldata.data` is the same call ABI-encoded. The third
  * public signal (the execution id's) is not sent: the attestor derives it from `executionId`.
+ * `slots` names the circuit variant, whose verifier the attestor checks the proof with.
  */
 export type AttestCalldata = {
-  args: [executionId: string, proof: SolidityProof, commitments: [bigint, bigint]];
+  args: [
+    executionId: string,
+    slots: ExecutionVariant,
+    proof: SolidityProof,
+    commitments: [bigint, bigint],
+  ];
   data: string;
 };
 
@@ -36,6 +44,8 @@ export type ExecutionProof = {
   commitments: ExecutionCommitments;
   /** The bytes32 the execution is attested under. */
   executionId: string;
+  /** The circuit variant proved with (its slot count): the smallest the workflow fits. */
+  variant: ExecutionVariant;
   calldata: AttestCalldata;
 };
 
@@ -44,7 +54,7 @@ export type ExecutionProof = {
  * cannot drift.
  */
 export const ATTEST_FUNCTION =
-  "function attest(bytes32 executionId, (uint256[2] a, uint256[2][2] b, uint256[2] c) proof, uint256[2] commitments)";
+  "function attest(bytes32 executionId, uint8 slots, (uint256[2] a, uint256[2][2] b, uint256[2] c) proof, uint256[2] commitments)";
 const attestInterface = new Interface([ATTEST_FUNCTION]);
 
 /** snarkjs proof → the verifier's (a, b, c); b's coordinates are (imaginary, real) on chain. */
@@ -62,11 +72,13 @@ export function toSolidityProof(proof: snarkjs.Groth16Proof): SolidityProof {
 
 export function encodeAttestCalldata(
   executionId: string,
+  variant: ExecutionVariant,
   proof: snarkjs.Groth16Proof,
   publicSignals: readonly string[],
 ): AttestCalldata {
   const args: AttestCalldata["args"] = [
     executionIdToBytes32(executionId),
+    variant,
     toSolidityProof(proof),
     [BigInt(publicSignals[0]!), BigInt(publicSignals[1]!)],
   ];
@@ -74,22 +86,22 @@ export function encodeAttestCalldata(
 }
 
 /**
- * Proves that an execution honoured its workflow. Checks every constraint family in TypeScript
- * first (an `ExecutionClaimError` names the family and the action), then computes the witness
- * and the Groth16 proof in process with the cached keys, and checks that the proof's public
- * signals equal the TypeScript commitments. With `expectedWorkflowCommitment` (the submission
- * receipt's), refuses a claim whose workflow or salt is not the one submitted.
+ * Proves that an execution honoured its workflow, with the smallest circuit variant the workflow
+ * fits. Checks every constraint family in TypeScript first (an `ExecutionClaimError` names the
+ * family and the action), then computes the witness and the Groth16 proof with the variant's
+ * keys (loaded once per process), and checks that the proof's public signals equal the
+ * TypeScript commitments. With `expectedWorkflowCommitment` (the submission receipt's), refuses a
+ * claim whose workflow or salt is not the one submitted. `prover` computes the witness and the
+ * proof: on this thread by default, on a `ProverPool`'s threads in the relayer.
  */
 export async function proveExecution(
   claim: ExecutionClaim,
   expectedWorkflowCommitment?: bigint | string,
+  prover: Groth16Prover = inProcessProver,
 ): Promise<ExecutionProof> {
   const encoded = encodeClaim(claim);
   assertClaimHonoured(encoded);
-  const [circuit, commitments] = await Promise.all([
-    loadCircuit("execution"),
-    commitmentsOfEncoded(encoded),
-  ]);
+  const commitments = await commitmentsOfEncoded(encoded);
   if (
     expectedWorkflowCommitment !== undefined &&
     BigInt(expectedWorkflowCommitment) !== commitments.workflowCommitment
@@ -100,9 +112,9 @@ export async function proveExecution(
       "the workflow or salt differs from the submission receipt's commitment",
     );
   }
-  const witness = await circuit.calculateWitness(executionCircuitInput(encoded));
-  const { proof, publicSignals } = await withProverThreads(() =>
-    snarkjs.groth16.prove(circuit.zkey, witness),
+  const { proof, publicSignals } = await prover.prove(
+    executionCircuit(encoded.variant),
+    executionCircuitInput(encoded),
   );
   const expected = publicSignalsOf(commitments);
   if (
@@ -119,18 +131,20 @@ export async function proveExecution(
     publicSignals: expected,
     commitments,
     executionId: executionIdToBytes32(claim.executionId),
-    calldata: encodeAttestCalldata(claim.executionId, proof, expected),
+    variant: encoded.variant,
+    calldata: encodeAttestCalldata(claim.executionId, encoded.variant, proof, expected),
   };
 }
 
-/** Verifies an execution proof off chain against the committed verification key. */
+/** Verifies an execution proof off chain against the variant's committed verification key. */
 export async function verifyExecutionProof(
   proof: snarkjs.Groth16Proof,
   publicSignals: readonly string[],
+  variant: ExecutionVariant,
 ): Promise<boolean> {
   if (publicSignals.length !== 3) return false;
   try {
-    const vkey = await loadVerificationKey("execution");
+    const vkey = await loadVerificationKey(executionCircuit(variant));
     return await withProverThreads(() =>
       snarkjs.groth16.verify(vkey, publicSignals, proof, silent),
     );

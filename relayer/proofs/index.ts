@@ -15,6 +15,7 @@ export {
   committedTxHashes,
   minimumOut,
   slotsOfActions,
+  variantFor,
   type ActionType,
   type Amount,
   type ExecutedAction,
@@ -87,6 +88,15 @@ export {
   type ConstraintFamily,
 } from "./errors.ts";
 export { closeProver, loadCircuit } from "./keys.ts";
+export { ProverPool, inProcessProver, type Groth16Prover, type ProverPoolOptions } from "./pool.ts";
+export {
+  EXECUTION_VARIANTS,
+  circuitFiles,
+  executionCircuit,
+  isExecutionVariant,
+  type CircuitName,
+  type ExecutionVariant,
+} from "./circuits.ts";
 export { checkAttestation, type AttestationCheck, type AttestorReader } from "./audit.ts";
 export {
   DevelopmentKeysError,

@@ -88,6 +88,17 @@ export function loadVerificationKey(name: CircuitName): Promise<snarkjs.Verifica
   return vkey;
 }
 
+/**
+ * Makes this thread's snarkjs prove without helper threads: snarkjs builds a single-threaded curve
+ * anew on every call that asks for one, so the thread builds it once and installs it where
+ * snarkjs finds its shared curve. For the prover pool's threads (one per core).
+ */
+export async function useSingleThreadCurve(): Promise<void> {
+  const holder = globalThis as { curve_bn128?: unknown };
+  if (holder.curve_bn128) return;
+  holder.curve_bn128 = await snarkjs.curves.getCurveFromName("bn128", { singleThread: true });
+}
+
 type ThreadHandle = { ref(): void; unref(): void };
 let busy = 0;
 

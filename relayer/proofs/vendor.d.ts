@@ -76,7 +76,10 @@ declare module "snarkjs" {
     ): Promise<{ nConstraints: number; nOutputs: number; nPubInputs: number }>;
   };
   export const curves: {
-    getCurveFromName(name: string): Promise<{ terminate(): Promise<void> }>;
+    getCurveFromName(
+      name: string,
+      options?: { singleThread?: boolean },
+    ): Promise<{ terminate(): Promise<void> }>;
   };
 }
 

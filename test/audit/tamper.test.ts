@@ -85,6 +85,24 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
     expect((await auditReport(other, world.env)).ok).to.equal(true);
   });
 
+  it("should check the proof and the verifier of the variant the chain recorded, not another's", async function () {
+    const verdict = await auditReport(genuine, world.env);
+    const reason = (v: AuditVerdict, id: string) => v.checks.find((c) => c.id === id)!.reason;
+    // the 4-action workflow is proved and attested with the 4-slot variant
+    expect(reason(verdict, "verifier")).to.match(
+      /^4-slot verifier 0x[0-9a-fA-F]{40} = Execution4Groth16Verifier/,
+    );
+    expect(reason(verdict, "proof")).to.match(/execution4\.vkey\.json/);
+    // an auditor whose 4-slot key and bytecode are the 8-slot variant's catches both
+    const { variants } = world.env;
+    const swapped = { ...world.env, variants: { ...variants, 4: variants[8] } };
+    const forged = await auditReport(genuine, swapped);
+    expect(failed(forged)).to.have.members(["proof", "verifier"]);
+    expect(reason(forged, "verifier")).to.match(
+      /4-slot verifier .* is not Execution4Groth16Verifier/,
+    );
+  });
+
   it("should list in the report every committed transaction as the chain holds it, approvals included", async function () {
     const evidence = genuine.evidence as Json;
     const transactions = evidence.transactions as Json[];

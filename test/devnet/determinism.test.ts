@@ -67,7 +67,9 @@ describe("# devnet determinism", function () {
       "CircuitBreakerGateway",
       "RevShareReceipt",
       "ExecutionAttestor",
-      "ExecutionGroth16Verifier",
+      "Execution2Groth16Verifier",
+      "Execution4Groth16Verifier",
+      "Execution8Groth16Verifier",
       "ArtifactsGroth16Verifier",
     ]) {
       expect(

@@ -9,7 +9,12 @@ import {
   type ExecutionProof,
 } from "../../relayer/proofs/index.ts";
 import ExecutionAttestorModule from "../../ignition/modules/ExecutionAttestor.ts";
-import { jsonCid, sampleClaim } from "./fixtures.ts";
+import {
+  EXECUTION_VARIANTS,
+  circuitFiles,
+  executionCircuit,
+} from "../../relayer/proofs/circuits.ts";
+import { jsonCid, sampleClaim, twoActions, wideClaim } from "./fixtures.ts";
 
 const { ethers, ignition } = await network.create();
 
@@ -52,6 +57,7 @@ describe("# ExecutionAttestor", function () {
         proved.publicSignals[0],
         proved.publicSignals[1],
         deployer.address,
+        proved.variant,
       );
     const block = await ethers.provider.getBlock("latest");
     const attestation = await attestor.getAttestation(proved.executionId);
@@ -59,6 +65,7 @@ describe("# ExecutionAttestor", function () {
     expect(attestation.executionCommitment).to.equal(BigInt(proved.publicSignals[1]));
     expect(attestation.attester).to.equal(deployer.address);
     expect(attestation.timestamp).to.equal(BigInt(block!.timestamp));
+    expect(attestation.slots).to.equal(BigInt(proved.variant));
     expect(await attestor.isAttested(proved.executionId)).to.equal(true);
     expect(await attestor.executionIdOf(proved.publicSignals[1])).to.equal(proved.executionId);
   });
@@ -99,39 +106,39 @@ describe("# ExecutionAttestor", function () {
   });
 
   it("should reject a proof with one public signal changed", async () => {
-    const [id, proof, signals] = proved.calldata.args;
+    const [id, slots, proof, signals] = proved.calldata.args;
     const variants: [bigint, bigint][] = [
       [signals[0] + 1n, signals[1]],
       [signals[0], signals[1] + 1n],
     ];
     for (const changed of variants) {
-      await expect(attestor.attest(id, proof, changed))
+      await expect(attestor.attest(id, slots, proof, changed))
         .to.be.revertedWithCustomError(attestor, "ExecutionAttestorInvalidProof")
         .withArgs(id);
-      expect(await attestor.verifyExecution(id, proof, changed)).to.equal(false);
+      expect(await attestor.verifyExecution(id, slots, proof, changed)).to.equal(false);
     }
-    expect(await attestor.verifyExecution(id, proof, signals)).to.equal(true);
+    expect(await attestor.verifyExecution(id, slots, proof, signals)).to.equal(true);
     expect(await attestor.isAttested(id)).to.equal(false);
   });
 
   it("should record a proof only under the execution id it proves", async () => {
-    const [id, proof, commitments] = proved.calldata.args;
+    const [id, slots, proof, commitments] = proved.calldata.args;
     expect(await attestor.executionIdSignal(id)).to.equal(BigInt(proved.publicSignals[2]));
     // Another id, never attested: the id is the proof's third public signal, so it fails.
     const otherId = ethers.id("wf_somebody_else");
-    expect(await attestor.verifyExecution(otherId, proof, commitments)).to.equal(false);
-    await expect(attestor.attest(otherId, proof, commitments))
+    expect(await attestor.verifyExecution(otherId, slots, proof, commitments)).to.equal(false);
+    await expect(attestor.attest(otherId, slots, proof, commitments))
       .to.be.revertedWithCustomError(attestor, "ExecutionAttestorInvalidProof")
       .withArgs(otherId);
     // The genuine id still attests afterwards: nobody pre-empted it.
-    await (await attestor.attest(id, proof, commitments)).wait();
+    await (await attestor.attest(id, slots, proof, commitments)).wait();
     expect(await attestor.isAttested(otherId)).to.equal(false);
   });
 
   it("should reject a proof with a point off the curve", async () => {
-    const [id, proof, signals] = proved.calldata.args;
+    const [id, slots, proof, signals] = proved.calldata.args;
     const broken = { ...proof, a: [proof.a[0], proof.a[1] + 1n] as [bigint, bigint] };
-    await expect(attestor.attest(id, broken, signals)).to.be.revertedWithCustomError(
+    await expect(attestor.attest(id, slots, broken, signals)).to.be.revertedWithCustomError(
       attestor,
       "ExecutionAttestorInvalidProof",
     );
@@ -139,35 +146,36 @@ describe("# ExecutionAttestor", function () {
 
   it("should reject a second attestation of the same execution", async () => {
     await (await attestor.attest(...proved.calldata.args)).wait();
-    const [id, proof, signals] = other.calldata.args;
-    await expect(attestor.attest(proved.executionId, proof, signals))
+    const [id, slots, proof, signals] = other.calldata.args;
+    await expect(attestor.attest(proved.executionId, slots, proof, signals))
       .to.be.revertedWithCustomError(attestor, "ExecutionAttestorAlreadyAttested")
       .withArgs(proved.executionId);
     // the other execution's proof and commitments are still refused under this id after the
     // attestation check too (they prove another id)
-    expect(await attestor.verifyExecution(proved.executionId, proof, signals)).to.equal(false);
+    expect(await attestor.verifyExecution(proved.executionId, slots, proof, signals)).to.equal(
+      false,
+    );
     await expect(attestor.attest(...proved.calldata.args)).to.be.revertedWithCustomError(
       attestor,
       "ExecutionAttestorAlreadyAttested",
     );
-    await (await attestor.attest(id, proof, signals)).wait();
+    await (await attestor.attest(id, slots, proof, signals)).wait();
   });
 
   it("should reject an execution commitment already attested under another id", async () => {
     await (await attestor.attest(...proved.calldata.args)).wait();
-    const [, proof, signals] = proved.calldata.args;
+    const [, slots, proof, signals] = proved.calldata.args;
     const otherId = ethers.id("wf_somebody_else");
-    await expect(attestor.attest(otherId, proof, signals))
+    await expect(attestor.attest(otherId, slots, proof, signals))
       .to.be.revertedWithCustomError(attestor, "ExecutionAttestorCommitmentReused")
       .withArgs(signals[1], proved.executionId);
   });
 
   it("should reject the zero execution id", async () => {
-    const [, proof, signals] = proved.calldata.args;
-    await expect(attestor.attest(ethers.ZeroHash, proof, signals)).to.be.revertedWithCustomError(
-      attestor,
-      "ExecutionAttestorInvalidExecutionId",
-    );
+    const [, slots, proof, signals] = proved.calldata.args;
+    await expect(
+      attestor.attest(ethers.ZeroHash, slots, proof, signals),
+    ).to.be.revertedWithCustomError(attestor, "ExecutionAttestorInvalidExecutionId");
   });
 
   it("should reject an account without ATTESTER_ROLE", async () => {
@@ -196,7 +204,9 @@ describe("# ExecutionAttestor", function () {
     expect(await custom.hasRole(role, deployer.address)).to.equal(false);
     expect(await custom.defaultAdmin()).to.equal(outsider.address);
     expect(await custom.defaultAdminDelay()).to.equal(3600n);
-    expect(await custom.verifier()).to.equal(await deployed.executionVerifier.getAddress());
+    expect(await custom.verifier(2)).to.equal(await deployed.execution2Verifier.getAddress());
+    expect(await custom.verifier(4)).to.equal(await deployed.execution4Verifier.getAddress());
+    expect(await custom.verifier(8)).to.equal(await deployed.execution8Verifier.getAddress());
     await expect(custom.attest(...proved.calldata.args)).to.be.revertedWithCustomError(
       custom,
       "AccessControlUnauthorizedAccount",
@@ -218,36 +228,87 @@ describe("# ExecutionAttestor", function () {
 
   it("should refuse a verifier that is not a contract", async () => {
     const factory = await ethers.getContractFactory("ExecutionAttestor");
-    await expect(factory.deploy(outsider.address, deployer.address, 0, deployer.address))
+    await expect(factory.deploy([4], [outsider.address], deployer.address, 0, deployer.address))
       .to.be.revertedWithCustomError(attestor, "ExecutionAttestorInvalidVerifier")
       .withArgs(outsider.address);
+    await expect(
+      factory.deploy([2, 4], [outsider.address], deployer.address, 0, deployer.address),
+    ).to.be.revertedWithCustomError(attestor, "ExecutionAttestorVariantsMismatch");
   });
 
-  it("should expose the verifier, the version and the attest signature the prover encodes", async () => {
-    const verifier = await ethers.getContractAt(
-      "ExecutionGroth16Verifier",
-      await attestor.verifier(),
-    );
-    expect(await verifier.getAddress()).to.properAddress;
-    expect(await attestor.version()).to.equal("2.0.0");
+  it("should expose each variant's verifier, the version and the attest signature the prover encodes", async () => {
+    for (const slots of EXECUTION_VARIANTS) {
+      const verifier = await ethers.getContractAt(
+        circuitFiles(executionCircuit(slots)).verifierContract,
+        await attestor.verifier(slots),
+      );
+      expect(await verifier.getAddress()).to.properAddress;
+    }
+    expect(await attestor.verifier(16)).to.equal(ethers.ZeroAddress);
+    expect(await attestor.version()).to.equal("3.0.0");
     const fragment = attestor.interface.getFunction("attest")!;
     expect(fragment.format("sighash")).to.equal(
       ethers.FunctionFragment.from(ATTEST_FUNCTION.replace(/^function /, "")).format("sighash"),
     );
   });
 
-  it("should verify an execution proof on chain within 250k gas (three public signals)", async () => {
-    const verifier = await ethers.getContractAt(
-      "ExecutionGroth16Verifier",
-      await attestor.verifier(),
-    );
-    const { a, b, c } = proved.calldata.args[1];
-    const signals = proved.publicSignals.map(BigInt) as [bigint, bigint, bigint];
-    expect(await verifier.verifyProof(a, b, c, signals)).to.equal(true);
-    const verifyGas = await verifier.verifyProof.estimateGas(a, b, c, signals);
-    expect(Number(verifyGas)).to.be.at.most(250_000);
-    const attested = await (await attestor.attest(...proved.calldata.args)).wait();
-    console.log(`      verifyProof ${verifyGas} gas, attest ${attested!.gasUsed} gas`);
+  it("should check a proof only with its own variant's verifier", async () => {
+    const [id, slots, proof, signals] = proved.calldata.args;
+    expect(slots).to.equal(4);
+    for (const wrong of [2, 8]) {
+      expect(await attestor.verifyExecution(id, wrong, proof, signals)).to.equal(false);
+      await expect(attestor.attest(id, wrong, proof, signals))
+        .to.be.revertedWithCustomError(attestor, "ExecutionAttestorInvalidProof")
+        .withArgs(id);
+    }
+    expect(await attestor.verifyExecution(id, 3, proof, signals)).to.equal(false);
+    await expect(attestor.attest(id, 3, proof, signals))
+      .to.be.revertedWithCustomError(attestor, "ExecutionAttestorUnknownVariant")
+      .withArgs(3);
+    await (await attestor.attest(id, slots, proof, signals)).wait();
+    expect((await attestor.getAttestation(id)).slots).to.equal(4n);
+  });
+
+  it("should let only the admin add a variant's verifier, once, never replacing one", async () => {
+    const anotherVerifier = await attestor.verifier(2);
+    await expect(attestor.connect(outsider).setVerifier(16, anotherVerifier))
+      .to.be.revertedWithCustomError(attestor, "AccessControlUnauthorizedAccount")
+      .withArgs(outsider.address, await attestor.DEFAULT_ADMIN_ROLE());
+    await expect(attestor.setVerifier(4, anotherVerifier))
+      .to.be.revertedWithCustomError(attestor, "ExecutionAttestorVariantSet")
+      .withArgs(4);
+    await expect(attestor.setVerifier(0, anotherVerifier))
+      .to.be.revertedWithCustomError(attestor, "ExecutionAttestorUnknownVariant")
+      .withArgs(0);
+    await expect(attestor.setVerifier(16, outsider.address))
+      .to.be.revertedWithCustomError(attestor, "ExecutionAttestorInvalidVerifier")
+      .withArgs(outsider.address);
+    await expect(attestor.setVerifier(16, anotherVerifier))
+      .to.emit(attestor, "VerifierSet")
+      .withArgs(16, anotherVerifier);
+    expect(await attestor.verifier(16)).to.equal(anotherVerifier);
+    expect(await attestor.verifier(4)).to.not.equal(anotherVerifier);
+  });
+
+  it("should verify every variant's proof on chain within 250k gas (three public signals)", async () => {
+    const claims = [twoActions("wf_gas_2"), sampleClaim("wf_gas_4"), wideClaim("wf_gas_8")];
+    for (const claim of claims) {
+      const p = await proveExecution(claim);
+      // every variant's verifier has the same interface; the attestor names the variant's
+      const verifier = await ethers.getContractAt(
+        "IExecutionGroth16Verifier",
+        await attestor.verifier(p.variant),
+      );
+      const { a, b, c } = p.calldata.args[2];
+      const signals = p.publicSignals.map(BigInt) as [bigint, bigint, bigint];
+      expect(await verifier.verifyProof(a, b, c, signals)).to.equal(true);
+      const verifyGas = await verifier.verifyProof.estimateGas(a, b, c, signals);
+      expect(Number(verifyGas)).to.be.at.most(250_000);
+      const attested = await (await attestor.attest(...p.calldata.args)).wait();
+      console.log(
+        `      ${p.variant} slots: verifyProof ${verifyGas} gas, attest ${attested!.gasUsed} gas`,
+      );
+    }
   });
 
   it("should verify an artifacts proof with the generated artifacts verifier", async () => {

@@ -3,7 +3,13 @@ import path from "node:path";
 import { expect } from "chai";
 import { WitnessCalculatorBuilder, type WitnessCalculator } from "circom_runtime";
 import * as snarkjs from "snarkjs";
-import { CIRCUITS_DIR, circuitFiles } from "../../relayer/proofs/circuits.ts";
+import {
+  CIRCUITS_DIR,
+  EXECUTION_VARIANTS,
+  circuitFiles,
+  executionCircuit,
+  type ExecutionVariant,
+} from "../../relayer/proofs/circuits.ts";
 import {
   MAX_AMOUNT,
   MAX_SLIPPAGE_BPS,
@@ -27,10 +33,16 @@ type Input = Record<string, unknown>;
 const silent = { info() {}, debug() {}, warn() {}, error() {} };
 type Grid = string[][];
 
-/** The circuit input of a claim, WITHOUT the TypeScript honour checks: lets a test lie. */
-function rawInput(claim: ExecutionClaim): Input {
-  return executionCircuitInput(encodeClaim(claim));
+/**
+ * The circuit input of a claim (in `variant`, by default the smallest it fits), WITHOUT the
+ * TypeScript honour checks: lets a test lie.
+ */
+function rawInput(claim: ExecutionClaim, variant?: ExecutionVariant): Input {
+  return executionCircuitInput(encodeClaim(claim, variant));
 }
+
+/** The execution variant an input is for (its slot count). */
+const variantOfInput = (input: Input) => (input.actionType as string[]).length as ExecutionVariant;
 
 function withAction(claim: ExecutionClaim, index: number, patch: object): ExecutionClaim {
   const actions = claim.actions.map((a, i) => (i === index ? { ...a, ...patch } : a));
@@ -62,14 +74,24 @@ function wideMultisend(): ExecutionClaim {
 
 describe("# circuits", function () {
   this.timeout(120_000);
-  let execution: WitnessCalculator;
+  const executions = new Map<ExecutionVariant, WitnessCalculator>();
   let artifacts: WitnessCalculator;
   const wasm: Record<string, Uint8Array> = {};
+  /** The witness of an execution input, by the variant its slot count names. */
+  const execution = {
+    calculateWitness: (input: Input, check: boolean) =>
+      executions.get(variantOfInput(input))!.calculateWitness(input, check),
+    calculateWTNSBin: (input: Input, check: boolean) =>
+      executions.get(variantOfInput(input))!.calculateWTNSBin(input, check),
+  };
 
   before(async () => {
-    wasm.execution = await readFile(circuitFiles("execution").wasm);
+    for (const slots of EXECUTION_VARIANTS) {
+      const name = executionCircuit(slots);
+      wasm[name] = await readFile(circuitFiles(name).wasm);
+      executions.set(slots, await WitnessCalculatorBuilder(wasm[name]));
+    }
     wasm.artifacts = await readFile(circuitFiles("artifacts").wasm);
-    execution = await WitnessCalculatorBuilder(wasm.execution);
     artifacts = await WitnessCalculatorBuilder(wasm.artifacts);
   });
   after(closeProver);
@@ -87,7 +109,8 @@ describe("# circuits", function () {
     const source = (await readFile(path.join(CIRCUITS_DIR, "src", file), "utf8")).split("\n");
     const line = source.findIndex((l) => l.trim() === constraint) + 1;
     expect(line, `constraint not found in ${file}: ${constraint}`).to.be.greaterThan(0);
-    const calculator = await WitnessCalculatorBuilder(wasm[circuit]!);
+    const name = circuit === "execution" ? executionCircuit(variantOfInput(input)) : circuit;
+    const calculator = await WitnessCalculatorBuilder(wasm[name]!);
     let error: unknown;
     const consoleError = console.error;
     console.error = () => {}; // the calculator prints every failure before throwing it
@@ -163,8 +186,33 @@ describe("# circuits", function () {
           },
         ],
       };
-      const witness = await execution.calculateWitness(rawInput(full), true);
+      const input = rawInput(full);
+      expect(variantOfInput(input)).to.equal(8);
+      const witness = await execution.calculateWitness(input, true);
       expect(witness[2]).to.equal((await computeCommitments(full)).executionCommitment);
+    });
+
+    it("should prove each workflow with the smallest variant it fits, each variant its own commitments", async () => {
+      const base = sampleClaim();
+      const two: ExecutionClaim = {
+        ...base,
+        workflow: { ...base.workflow, actions: base.workflow.actions.slice(0, 2) },
+        actions: base.actions.slice(0, 2),
+      };
+      expect(variantOfInput(rawInput(two))).to.equal(2);
+      expect(variantOfInput(rawInput(base))).to.equal(4);
+      expect(variantOfInput(rawInput(wideMultisend()))).to.equal(8);
+      // one claim in every variant that holds it: each circuit outputs what TypeScript computes,
+      // and the commitments differ per variant (a commitment opens under one variant only)
+      const seen = new Set<bigint>();
+      for (const slots of EXECUTION_VARIANTS) {
+        const witness = await execution.calculateWitness(rawInput(two, slots), true);
+        const expected = await computeCommitments(two, slots);
+        expect(witness.slice(1, 4)).to.deep.equal(publicSignalsOf(expected).map(BigInt));
+        seen.add(expected.workflowCommitment);
+      }
+      expect(seen.size).to.equal(EXECUTION_VARIANTS.length);
+      expect(() => rawInput(base, 2)).to.throw(/need 4 slots.*circuit has 2/);
     });
 
     it("should change both commitments when the salt changes", async () => {
@@ -373,26 +421,44 @@ describe("# circuits", function () {
           withAction(sampleClaim(), 3, { recipientAmounts: [MAX_AMOUNT, 1n, 0n] }),
         );
         (input.amountIn as string[])[3] = (MAX_AMOUNT + 1n).toString();
-        await expectRejected("execution", input, slot("amountInRange.in <== amountIn;"));
+        await expectRejected("execution", input, slot("amountRange[c].in <== column[c];"));
       });
 
       it("should reject a 'negative' recipient amount that wraps the field", async () => {
         // (p - 1) + 3_000_001 = 3_000_000 (mod p): the sum holds, the range check must not
         const input = rawInput(sampleClaim());
         (input.recipients as Grid)[3] = [(FIELD_MODULUS - 1n).toString(), "3000001", "0", "0"];
-        await expectRejected("execution", input, slot("recipientRange[r].in <== recipients[r];"));
+        await expectRejected("execution", input, slot("amountRange[c].in <== column[c];"));
       });
 
       it("should reject a swap amount out that wraps the field", async () => {
         const input = rawInput(sampleClaim());
         (input.amountOut as string[])[0] = (FIELD_MODULUS - 1n).toString();
-        await expectRejected("execution", input, slot("amountOutRange.in <== amountOut;"));
+        await expectRejected("execution", input, slot("amountRange[c].in <== column[c];"));
       });
 
       it("should reject a 'negative' fee cap that wraps the field", async () => {
         const input = rawInput(sampleClaim());
         (input.feeCap as string[])[2] = (FIELD_MODULUS - 1n).toString();
-        await expectRejected("execution", input, slot("feeCapRange.in <== feeCap;"));
+        await expectRejected("execution", input, slot("amountRange[c].in <== column[c];"));
+      });
+
+      it("should reject a 'negative' quote that wraps the field", async () => {
+        const input = rawInput(sampleClaim());
+        (input.quoted as string[])[0] = (FIELD_MODULUS - 1n).toString();
+        await expectRejected("execution", input, slot("amountRange[c].in <== column[c];"));
+      });
+
+      it("should reject a 'negative' amount in any recipient's column", async () => {
+        // (p - 1) + 3_000_001 = 3_000_000 (mod p) = amount in: only recipient r's column can fail
+        for (let r = 0; r < 4; r++) {
+          const input = rawInput(sampleClaim());
+          const recipients = (input.recipients as Grid)[3]!;
+          recipients.fill("0");
+          recipients[r] = (FIELD_MODULUS - 1n).toString();
+          recipients[(r + 1) % 4] = "3000001";
+          await expectRejected("execution", input, slot("amountRange[c].in <== column[c];"));
+        }
       });
 
       it("should reject a slippage that wraps the field", async () => {
@@ -404,13 +470,13 @@ describe("# circuits", function () {
 
     describe("# unused slots and fields", () => {
       it("should reject a non-zero amount in an unused slot", async () => {
-        const input = rawInput(sampleClaim());
+        const input = rawInput(sampleClaim(), 8);
         (input.amountIn as string[])[6] = "1";
         await expectRejected("execution", input, slot("isEmpty * amountIn === 0;"));
       });
 
       it("should reject a transaction hash in an unused slot", async () => {
-        const input = rawInput(sampleClaim());
+        const input = rawInput(sampleClaim(), 8);
         (input.txHashes as Grid[])[7]![0] = ["0", "1"];
         await expectRejected("execution", input, slot("isEmpty * txHashes[k][1] === 0;"));
       });
@@ -433,7 +499,7 @@ describe("# circuits", function () {
       });
 
       it("should reject an execution without any action", async () => {
-        const input = rawInput(sampleClaim());
+        const input = rawInput(sampleClaim(), 8);
         for (const key of [
           "actionType",
           "slippageBps",
@@ -469,7 +535,7 @@ describe("# circuits", function () {
 
     describe("# commitments", () => {
       it("should fail the R1CS check when an output commitment is replaced", async () => {
-        const files = circuitFiles("execution");
+        const files = circuitFiles(executionCircuit(4));
         const good = await execution.calculateWTNSBin(rawInput(sampleClaim()), true);
         expect(await snarkjs.wtns.check(files.r1cs, good, silent)).to.equal(true);
         // wtns layout: 12-byte file header, section 1 (12-byte header + 40 bytes), section 2 header (12

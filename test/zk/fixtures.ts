@@ -115,3 +115,35 @@ export async function jsonCid(value: unknown): Promise<string> {
 export function identityCid(): string {
   return CID.create(1, json.code, identity.digest(json.encode({ tiny: true }))).toString();
 }
+
+/** The sample's first two actions (swap, convert): the 2-slot variant's workflow. */
+export function twoActions(executionId = "wf_sample_two"): ExecutionClaim {
+  const claim = sampleClaim(executionId);
+  return {
+    ...claim,
+    workflow: { ...claim.workflow, actions: claim.workflow.actions.slice(0, 2) },
+    actions: claim.actions.slice(0, 2),
+  };
+}
+
+/** The sample with a six-recipient multisend (two slots): five slots, the 8-slot variant. */
+export function wideClaim(executionId = "wf_sample_wide"): ExecutionClaim {
+  const claim = sampleClaim(executionId);
+  const recipients = [1, 2, 3, 4, 5, 6].map((n) => ({
+    address: "0x" + n.toString(16).padStart(40, "0"),
+    amount: { kind: "percent", bps: 1000 },
+  }));
+  const workflowActions = claim.workflow.actions.map((a, i) =>
+    i === 3 ? { ...a, recipients } : a,
+  );
+  const actions = claim.actions.map((a, i) =>
+    i === 3
+      ? {
+          amountIn: 600n,
+          recipientAmounts: [100n, 100n, 100n, 100n, 100n, 100n],
+          txHashes: a.txHashes,
+        }
+      : a,
+  );
+  return { ...claim, workflow: { ...claim.workflow, actions: workflowActions }, actions };
+}

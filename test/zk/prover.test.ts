@@ -14,6 +14,8 @@ import {
   ATTEST_FUNCTION,
   ArtifactInputError,
   ExecutionClaimError,
+  ProverPool,
+  ProverUnavailableError,
   artifactsRoot,
   closeProver,
   computeCommitments,
@@ -104,18 +106,75 @@ describe("# prover library", function () {
         expected.executionId.toString(),
       ]);
       expect(proved.commitments).to.deep.equal(expected);
-      expect(await verifyExecutionProof(proved.proof, proved.publicSignals)).to.equal(true);
+      expect(
+        await verifyExecutionProof(proved.proof, proved.publicSignals, proved.variant),
+      ).to.equal(true);
     });
 
     it("should reject the proof off chain when any public signal changes", async () => {
       for (let i = 0; i < 3; i++) {
         const changed = [...proved.publicSignals];
         changed[i] = (BigInt(changed[i]!) + 1n).toString();
-        expect(await verifyExecutionProof(proved.proof, changed)).to.equal(false);
+        expect(await verifyExecutionProof(proved.proof, changed, proved.variant)).to.equal(false);
       }
-      expect(await verifyExecutionProof(proved.proof, proved.publicSignals.slice(0, 2))).to.equal(
-        false,
-      );
+      expect(
+        await verifyExecutionProof(proved.proof, proved.publicSignals.slice(0, 2), proved.variant),
+      ).to.equal(false);
+    });
+
+    it("should prove with the smallest variant and fail against every other variant's key", async () => {
+      expect(proved.variant).to.equal(4);
+      expect(proved.calldata.args[1]).to.equal(4);
+      for (const slots of [2, 8] as const) {
+        expect(await verifyExecutionProof(proved.proof, proved.publicSignals, slots)).to.equal(
+          false,
+        );
+      }
+    });
+
+    it("should prove the same through a prover pool's worker thread, off the event loop", async () => {
+      const pool = new ProverPool({ threads: 1 });
+      try {
+        // the event loop keeps turning while the thread proves
+        let ticks = 0;
+        const timer = setInterval(() => ticks++, 5);
+        const pooled = await proveExecution(sampleClaim(), undefined, pool).finally(() =>
+          clearInterval(timer),
+        );
+        expect(pooled.publicSignals).to.deep.equal(proved.publicSignals);
+        expect(
+          await verifyExecutionProof(pooled.proof, pooled.publicSignals, pooled.variant),
+        ).to.equal(true);
+        expect(ticks).to.be.greaterThan(5);
+        // a second proof reuses the thread's loaded keys
+        const again = await proveExecution(sampleClaim("wf_pool_2"), undefined, pool);
+        expect(
+          await verifyExecutionProof(again.proof, again.publicSignals, again.variant),
+        ).to.equal(true);
+      } finally {
+        await pool.close();
+      }
+      let closed: unknown;
+      await proveExecution(sampleClaim(), undefined, pool).catch((err: unknown) => (closed = err));
+      expect(closed).to.be.instanceOf(ProverUnavailableError);
+    });
+
+    it("should report a witness the circuit rejects in the pool as an error, and keep proving", async () => {
+      const pool = new ProverPool({ threads: 1 });
+      try {
+        const input = executionCircuitInput(encodeClaim(sampleClaim()));
+        (input.amountOut as string[])[0] = "1"; // below the swap's minimum
+        let error: unknown;
+        await pool.prove("execution4", input).catch((err: unknown) => (error = err));
+        expect((error as Error).message).to.match(/Assert Failed/);
+        const after = await pool.prove(
+          "execution4",
+          executionCircuitInput(encodeClaim(sampleClaim())),
+        );
+        expect(after.publicSignals).to.deep.equal(proved.publicSignals);
+      } finally {
+        await pool.close();
+      }
     });
 
     it("should refuse a claim whose workflow is not the receipt's commitment", async () => {
@@ -145,10 +204,11 @@ describe("# prover library", function () {
       );
       expect(decoded[0]).to.equal(executionIdToBytes32("wf_sample_0001"));
       expect(proved.calldata.args[0]).to.equal(proved.executionId);
-      expect(decoded[2].map(String)).to.deep.equal(proved.publicSignals.slice(0, 2));
-      expect(BigInt(decoded[1].a[0])).to.equal(BigInt(proved.proof.pi_a[0]!));
+      expect(Number(decoded[1])).to.equal(proved.variant);
+      expect(decoded[3].map(String)).to.deep.equal(proved.publicSignals.slice(0, 2));
+      expect(BigInt(decoded[2].a[0])).to.equal(BigInt(proved.proof.pi_a[0]!));
       // G2 coordinates are swapped for the EVM pairing precompile
-      expect(BigInt(decoded[1].b[0][0])).to.equal(BigInt(proved.proof.pi_b[0]![1]!));
+      expect(BigInt(decoded[2].b[0][0])).to.equal(BigInt(proved.proof.pi_b[0]![1]!));
     });
 
     it("should prove again with the cached keys", async () => {
@@ -156,7 +216,9 @@ describe("# prover library", function () {
       expect(other.publicSignals[0]).to.equal(proved.publicSignals[0]);
       expect(other.publicSignals[1]).to.not.equal(proved.publicSignals[1]);
       expect(other.publicSignals[2]).to.not.equal(proved.publicSignals[2]);
-      expect(await verifyExecutionProof(other.proof, other.publicSignals)).to.equal(true);
+      expect(await verifyExecutionProof(other.proof, other.publicSignals, other.variant)).to.equal(
+        true,
+      );
     });
   });
 
@@ -168,7 +230,7 @@ describe("# prover library", function () {
         `import { proveExecution, verifyExecutionProof } from ${JSON.stringify(index)};`,
         `import { sampleClaim } from ${JSON.stringify(fixtures)};`,
         `const p = await proveExecution(sampleClaim("wf_exit"));`,
-        `console.log(await verifyExecutionProof(p.proof, p.publicSignals));`,
+        `console.log(await verifyExecutionProof(p.proof, p.publicSignals, p.variant));`,
       ].join("\n");
       // If snarkjs' idle worker threads held the process open, this would never resolve.
       const { stdout } = await promisify(execFile)(process.execPath, [
@@ -182,7 +244,7 @@ describe("# prover library", function () {
 
   describe("# cached witness calculator", () => {
     it("should report each witness failure on its own and keep working afterwards", async () => {
-      const circuit = await loadCircuit("execution");
+      const circuit = await loadCircuit("execution4");
       const failure = async (claim: ExecutionClaim) => {
         const consoleError = console.error;
         console.error = () => {}; // the calculator prints failures before throwing them
@@ -213,7 +275,9 @@ describe("# prover library", function () {
       const recipients = [600_000n, 500_000n, 400_000n, 300_000n, 700_000n, 250_000n, 250_000n];
       const claim = withRecipients(sampleClaim("wf_wide"), recipients);
       const proved = await proveExecution(claim);
-      expect(await verifyExecutionProof(proved.proof, proved.publicSignals)).to.equal(true);
+      expect(
+        await verifyExecutionProof(proved.proof, proved.publicSignals, proved.variant),
+      ).to.equal(true);
       expect(proved.commitments).to.deep.equal(await computeCommitments(claim));
       // every recipient amount is committed: moving one unit between recipients changes it
       const moved = withAction(claim, 3, {
@@ -247,7 +311,9 @@ describe("# prover library", function () {
       const claim = withAction(sampleClaim("wf_three_txs"), 2, { txHashes: [tx(7), tx(8), tx(9)] });
       const proved = await proveExecution(claim);
       expect(proved.commitments).to.deep.equal(await computeCommitments(claim));
-      expect(await verifyExecutionProof(proved.proof, proved.publicSignals)).to.equal(true);
+      expect(
+        await verifyExecutionProof(proved.proof, proved.publicSignals, proved.variant),
+      ).to.equal(true);
     });
   });
 

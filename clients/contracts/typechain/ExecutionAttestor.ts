@@ -46,6 +46,7 @@ export declare namespace IExecutionAttestor {
     executionCommitment: BigNumberish;
     attester: AddressLike;
     timestamp: BigNumberish;
+    slots: BigNumberish;
   };
 
   export type AttestationStructOutput = [
@@ -53,11 +54,13 @@ export declare namespace IExecutionAttestor {
     executionCommitment: bigint,
     attester: string,
     timestamp: bigint,
+    slots: bigint,
   ] & {
     workflowCommitment: bigint;
     executionCommitment: bigint;
     attester: string;
     timestamp: bigint;
+    slots: bigint;
   };
 }
 
@@ -87,6 +90,7 @@ export interface ExecutionAttestorInterface extends Interface {
       | "renounceRole"
       | "revokeRole"
       | "rollbackDefaultAdminDelay"
+      | "setVerifier"
       | "supportsInterface"
       | "verifier"
       | "verifyExecution"
@@ -102,7 +106,8 @@ export interface ExecutionAttestorInterface extends Interface {
       | "ExecutionAttested"
       | "RoleAdminChanged"
       | "RoleGranted"
-      | "RoleRevoked",
+      | "RoleRevoked"
+      | "VerifierSet",
   ): EventFragment;
 
   encodeFunctionData(functionFragment: "ATTESTER_ROLE", values?: undefined): string;
@@ -110,7 +115,12 @@ export interface ExecutionAttestorInterface extends Interface {
   encodeFunctionData(functionFragment: "acceptDefaultAdminTransfer", values?: undefined): string;
   encodeFunctionData(
     functionFragment: "attest",
-    values: [BytesLike, IExecutionAttestor.Groth16ProofStruct, [BigNumberish, BigNumberish]],
+    values: [
+      BytesLike,
+      BigNumberish,
+      IExecutionAttestor.Groth16ProofStruct,
+      [BigNumberish, BigNumberish],
+    ],
   ): string;
   encodeFunctionData(functionFragment: "beginDefaultAdminTransfer", values: [AddressLike]): string;
   encodeFunctionData(functionFragment: "cancelDefaultAdminTransfer", values?: undefined): string;
@@ -131,11 +141,17 @@ export interface ExecutionAttestorInterface extends Interface {
   encodeFunctionData(functionFragment: "renounceRole", values: [BytesLike, AddressLike]): string;
   encodeFunctionData(functionFragment: "revokeRole", values: [BytesLike, AddressLike]): string;
   encodeFunctionData(functionFragment: "rollbackDefaultAdminDelay", values?: undefined): string;
+  encodeFunctionData(functionFragment: "setVerifier", values: [BigNumberish, AddressLike]): string;
   encodeFunctionData(functionFragment: "supportsInterface", values: [BytesLike]): string;
-  encodeFunctionData(functionFragment: "verifier", values?: undefined): string;
+  encodeFunctionData(functionFragment: "verifier", values: [BigNumberish]): string;
   encodeFunctionData(
     functionFragment: "verifyExecution",
-    values: [BytesLike, IExecutionAttestor.Groth16ProofStruct, [BigNumberish, BigNumberish]],
+    values: [
+      BytesLike,
+      BigNumberish,
+      IExecutionAttestor.Groth16ProofStruct,
+      [BigNumberish, BigNumberish],
+    ],
   ): string;
   encodeFunctionData(functionFragment: "version", values?: undefined): string;
 
@@ -162,6 +178,7 @@ export interface ExecutionAttestorInterface extends Interface {
   decodeFunctionResult(functionFragment: "renounceRole", data: BytesLike): Result;
   decodeFunctionResult(functionFragment: "revokeRole", data: BytesLike): Result;
   decodeFunctionResult(functionFragment: "rollbackDefaultAdminDelay", data: BytesLike): Result;
+  decodeFunctionResult(functionFragment: "setVerifier", data: BytesLike): Result;
   decodeFunctionResult(functionFragment: "supportsInterface", data: BytesLike): Result;
   decodeFunctionResult(functionFragment: "verifier", data: BytesLike): Result;
   decodeFunctionResult(functionFragment: "verifyExecution", data: BytesLike): Result;
@@ -220,18 +237,21 @@ export namespace ExecutionAttestedEvent {
     workflowCommitment: BigNumberish,
     executionCommitment: BigNumberish,
     attester: AddressLike,
+    slots: BigNumberish,
   ];
   export type OutputTuple = [
     executionId: string,
     workflowCommitment: bigint,
     executionCommitment: bigint,
     attester: string,
+    slots: bigint,
   ];
   export interface OutputObject {
     executionId: string;
     workflowCommitment: bigint;
     executionCommitment: bigint;
     attester: string;
+    slots: bigint;
   }
   export type Event = TypedContractEvent<InputTuple, OutputTuple, OutputObject>;
   export type Filter = TypedDeferredTopicFilter<Event>;
@@ -274,6 +294,19 @@ export namespace RoleRevokedEvent {
     role: string;
     account: string;
     sender: string;
+  }
+  export type Event = TypedContractEvent<InputTuple, OutputTuple, OutputObject>;
+  export type Filter = TypedDeferredTopicFilter<Event>;
+  export type Log = TypedEventLog<Event>;
+  export type LogDescription = TypedLogDescription<Event>;
+}
+
+export namespace VerifierSetEvent {
+  export type InputTuple = [slots: BigNumberish, verifier: AddressLike];
+  export type OutputTuple = [slots: bigint, verifier: string];
+  export interface OutputObject {
+    slots: bigint;
+    verifier: string;
   }
   export type Event = TypedContractEvent<InputTuple, OutputTuple, OutputObject>;
   export type Filter = TypedDeferredTopicFilter<Event>;
@@ -331,6 +364,7 @@ export interface ExecutionAttestor extends BaseContract {
   attest: TypedContractMethod<
     [
       executionId: BytesLike,
+      slots: BigNumberish,
       proof: IExecutionAttestor.Groth16ProofStruct,
       commitments: [BigNumberish, BigNumberish],
     ],
@@ -388,13 +422,20 @@ export interface ExecutionAttestor extends BaseContract {
 
   rollbackDefaultAdminDelay: TypedContractMethod<[], [void], "nonpayable">;
 
+  setVerifier: TypedContractMethod<
+    [slots: BigNumberish, verifier_: AddressLike],
+    [void],
+    "nonpayable"
+  >;
+
   supportsInterface: TypedContractMethod<[interfaceId: BytesLike], [boolean], "view">;
 
-  verifier: TypedContractMethod<[], [string], "view">;
+  verifier: TypedContractMethod<[slots: BigNumberish], [string], "view">;
 
   verifyExecution: TypedContractMethod<
     [
       executionId: BytesLike,
+      slots: BigNumberish,
       proof: IExecutionAttestor.Groth16ProofStruct,
       commitments: [BigNumberish, BigNumberish],
     ],
@@ -416,6 +457,7 @@ export interface ExecutionAttestor extends BaseContract {
   ): TypedContractMethod<
     [
       executionId: BytesLike,
+      slots: BigNumberish,
       proof: IExecutionAttestor.Groth16ProofStruct,
       commitments: [BigNumberish, BigNumberish],
     ],
@@ -478,14 +520,20 @@ export interface ExecutionAttestor extends BaseContract {
     nameOrSignature: "rollbackDefaultAdminDelay",
   ): TypedContractMethod<[], [void], "nonpayable">;
   getFunction(
+    nameOrSignature: "setVerifier",
+  ): TypedContractMethod<[slots: BigNumberish, verifier_: AddressLike], [void], "nonpayable">;
+  getFunction(
     nameOrSignature: "supportsInterface",
   ): TypedContractMethod<[interfaceId: BytesLike], [boolean], "view">;
-  getFunction(nameOrSignature: "verifier"): TypedContractMethod<[], [string], "view">;
+  getFunction(
+    nameOrSignature: "verifier",
+  ): TypedContractMethod<[slots: BigNumberish], [string], "view">;
   getFunction(
     nameOrSignature: "verifyExecution",
   ): TypedContractMethod<
     [
       executionId: BytesLike,
+      slots: BigNumberish,
       proof: IExecutionAttestor.Groth16ProofStruct,
       commitments: [BigNumberish, BigNumberish],
     ],
@@ -550,6 +598,13 @@ export interface ExecutionAttestor extends BaseContract {
     RoleRevokedEvent.OutputTuple,
     RoleRevokedEvent.OutputObject
   >;
+  getEvent(
+    key: "VerifierSet",
+  ): TypedContractEvent<
+    VerifierSetEvent.InputTuple,
+    VerifierSetEvent.OutputTuple,
+    VerifierSetEvent.OutputObject
+  >;
 
   filters: {
     "DefaultAdminDelayChangeCanceled()": TypedContractEvent<
@@ -596,7 +651,7 @@ export interface ExecutionAttestor extends BaseContract {
       DefaultAdminTransferScheduledEvent.OutputObject
     >;
 
-    "ExecutionAttested(bytes32,uint256,uint256,address)": TypedContractEvent<
+    "ExecutionAttested(bytes32,uint256,uint256,address,uint8)": TypedContractEvent<
       ExecutionAttestedEvent.InputTuple,
       ExecutionAttestedEvent.OutputTuple,
       ExecutionAttestedEvent.OutputObject
@@ -638,6 +693,17 @@ export interface ExecutionAttestor extends BaseContract {
       RoleRevokedEvent.InputTuple,
       RoleRevokedEvent.OutputTuple,
       RoleRevokedEvent.OutputObject
+    >;
+
+    "VerifierSet(uint8,address)": TypedContractEvent<
+      VerifierSetEvent.InputTuple,
+      VerifierSetEvent.OutputTuple,
+      VerifierSetEvent.OutputObject
+    >;
+    VerifierSet: TypedContractEvent<
+      VerifierSetEvent.InputTuple,
+      VerifierSetEvent.OutputTuple,
+      VerifierSetEvent.OutputObject
     >;
   };
 }

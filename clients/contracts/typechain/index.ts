@@ -4,8 +4,10 @@
 /* eslint-disable */
 export type { ArtifactsGroth16Verifier } from "./ArtifactsGroth16Verifier.ts";
 export type { CircuitBreakerGateway } from "./CircuitBreakerGateway.ts";
+export type { Execution2Groth16Verifier } from "./Execution2Groth16Verifier.ts";
+export type { Execution4Groth16Verifier } from "./Execution4Groth16Verifier.ts";
+export type { Execution8Groth16Verifier } from "./Execution8Groth16Verifier.ts";
 export type { ExecutionAttestor } from "./ExecutionAttestor.ts";
-export type { ExecutionGroth16Verifier } from "./ExecutionGroth16Verifier.ts";
 export type { LockMintBridge } from "./LockMintBridge.ts";
 export type { Multisend } from "./Multisend.ts";
 export type { ProofRegistry } from "./ProofRegistry.ts";
@@ -19,8 +21,10 @@ export type { WETH9 } from "./WETH9.ts";
 export * as factories from "./factories/index.ts";
 export { ArtifactsGroth16Verifier__factory } from "./factories/ArtifactsGroth16Verifier__factory.ts";
 export { CircuitBreakerGateway__factory } from "./factories/CircuitBreakerGateway__factory.ts";
+export { Execution2Groth16Verifier__factory } from "./factories/Execution2Groth16Verifier__factory.ts";
+export { Execution4Groth16Verifier__factory } from "./factories/Execution4Groth16Verifier__factory.ts";
+export { Execution8Groth16Verifier__factory } from "./factories/Execution8Groth16Verifier__factory.ts";
 export { ExecutionAttestor__factory } from "./factories/ExecutionAttestor__factory.ts";
-export { ExecutionGroth16Verifier__factory } from "./factories/ExecutionGroth16Verifier__factory.ts";
 export { LockMintBridge__factory } from "./factories/LockMintBridge__factory.ts";
 export { Multisend__factory } from "./factories/Multisend__factory.ts";
 export { ProofRegistry__factory } from "./factories/ProofRegistry__factory.ts";

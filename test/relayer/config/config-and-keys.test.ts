@@ -45,6 +45,18 @@ describe("# configuration", () => {
     expect(config.chains).to.deep.equal({ mode: "embedded" });
     expect(config.databaseUrl).to.equal(undefined);
     expect(config.bootstrapKey).to.equal(undefined);
+    expect(config.engine.proverThreads).to.equal(1);
+  });
+
+  it("should read the prover pool's threads and refuse a count outside 1..16", () => {
+    expect(loadConfig({ VERIFLOW_PROVER_THREADS: "2" }).engine.proverThreads).to.equal(2);
+    for (const bad of ["0", "17", "1.5", "two"]) {
+      const problems = configProblems({ VERIFLOW_PROVER_THREADS: bad });
+      expect(
+        problems.find((p) => p.startsWith("VERIFLOW_PROVER_THREADS")),
+        bad,
+      ).to.match(/between 1 and 16|integer|number/);
+    }
   });
 
   it("should name each bad variable with a clear message", () => {

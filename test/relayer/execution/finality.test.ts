@@ -326,6 +326,36 @@ describe("# transaction finality, reorgs, stuck transactions and nonce drift (in
       expect(await chain.provider.getBalance(r)).to.equal(1_000n);
   });
 
+  it("should replace at once a journalled transaction whose fee the chain no longer takes", async function () {
+    const wallet = await fundedWallet();
+    const to = Wallet.createRandom().address;
+    const s = slot();
+    const nonce = await chain.provider.getTransactionCount(wallet.address, "latest");
+    // Signed and journalled by a process that died before broadcasting it, at a fee below today's
+    // base fee: an automining node refuses it outright instead of pooling it.
+    const raw = await wallet.signTransaction({
+      ...transfer(to),
+      chainId: chain.chainId,
+      nonce,
+      type: 2,
+      maxFeePerGas: 1_000n,
+      maxPriorityFeePerGas: 1n,
+    });
+    await store.query(
+      `INSERT INTO engine_txs (execution_id, action_index, slot, kind, chain_id, sender, nonce, hash, raw, gas_limit, state)
+       VALUES ($1, 0, 'transfer', 'wrap', $2, $3, $4, $5, $6, 21000, 'signed')`,
+      [s.executionId, chain.chainId, wallet.address, nonce, Transaction.from(raw).hash, raw],
+    );
+    const sent = await new TxJournal(store).send(tuned({}), wallet, s, "wrap", transfer(to), {
+      units: UNITS,
+    });
+    expect(sent.resumed).to.equal(true);
+    expect(sent.nonce).to.equal(nonce);
+    expect(sent.hash).to.not.equal(Transaction.from(raw).hash);
+    expect(await chain.provider.getBalance(to)).to.equal(1_000n);
+    expect((await row(s.executionId)).hash).to.equal(sent.hash);
+  });
+
   it("should sign again when a lagging node's nonce makes the broadcast fail with nonce too low", async function () {
     const wallet = await fundedWallet();
     const journal = new TxJournal(store);

@@ -10,9 +10,14 @@ const _abi = [
   {
     inputs: [
       {
-        internalType: "contract IExecutionGroth16Verifier",
-        name: "verifier_",
-        type: "address",
+        internalType: "uint8[]",
+        name: "slots",
+        type: "uint8[]",
+      },
+      {
+        internalType: "contract IExecutionGroth16Verifier[]",
+        name: "verifiers_",
+        type: "address[]",
       },
       {
         internalType: "address",
@@ -150,6 +155,33 @@ const _abi = [
     inputs: [
       {
         internalType: "uint8",
+        name: "slots",
+        type: "uint8",
+      },
+    ],
+    name: "ExecutionAttestorUnknownVariant",
+    type: "error",
+  },
+  {
+    inputs: [
+      {
+        internalType: "uint8",
+        name: "slots",
+        type: "uint8",
+      },
+    ],
+    name: "ExecutionAttestorVariantSet",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "ExecutionAttestorVariantsMismatch",
+    type: "error",
+  },
+  {
+    inputs: [
+      {
+        internalType: "uint8",
         name: "bits",
         type: "uint8",
       },
@@ -239,6 +271,12 @@ const _abi = [
         name: "attester",
         type: "address",
       },
+      {
+        indexed: false,
+        internalType: "uint8",
+        name: "slots",
+        type: "uint8",
+      },
     ],
     name: "ExecutionAttested",
     type: "event",
@@ -319,6 +357,25 @@ const _abi = [
     type: "event",
   },
   {
+    anonymous: false,
+    inputs: [
+      {
+        indexed: true,
+        internalType: "uint8",
+        name: "slots",
+        type: "uint8",
+      },
+      {
+        indexed: false,
+        internalType: "address",
+        name: "verifier",
+        type: "address",
+      },
+    ],
+    name: "VerifierSet",
+    type: "event",
+  },
+  {
     inputs: [],
     name: "ATTESTER_ROLE",
     outputs: [
@@ -357,6 +414,11 @@ const _abi = [
         internalType: "bytes32",
         name: "executionId",
         type: "bytes32",
+      },
+      {
+        internalType: "uint8",
+        name: "slots",
+        type: "uint8",
       },
       {
         components: [
@@ -532,6 +594,11 @@ const _abi = [
             internalType: "uint64",
             name: "timestamp",
             type: "uint64",
+          },
+          {
+            internalType: "uint8",
+            name: "slots",
+            type: "uint8",
           },
         ],
         internalType: "struct IExecutionAttestor.Attestation",
@@ -717,6 +784,24 @@ const _abi = [
   {
     inputs: [
       {
+        internalType: "uint8",
+        name: "slots",
+        type: "uint8",
+      },
+      {
+        internalType: "contract IExecutionGroth16Verifier",
+        name: "verifier_",
+        type: "address",
+      },
+    ],
+    name: "setVerifier",
+    outputs: [],
+    stateMutability: "nonpayable",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
         internalType: "bytes4",
         name: "interfaceId",
         type: "bytes4",
@@ -734,7 +819,13 @@ const _abi = [
     type: "function",
   },
   {
-    inputs: [],
+    inputs: [
+      {
+        internalType: "uint8",
+        name: "slots",
+        type: "uint8",
+      },
+    ],
     name: "verifier",
     outputs: [
       {
@@ -752,6 +843,11 @@ const _abi = [
         internalType: "bytes32",
         name: "executionId",
         type: "bytes32",
+      },
+      {
+        internalType: "uint8",
+        name: "slots",
+        type: "uint8",
       },
       {
         components: [

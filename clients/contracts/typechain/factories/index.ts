@@ -4,8 +4,10 @@
 /* eslint-disable */
 export { ArtifactsGroth16Verifier__factory } from "./ArtifactsGroth16Verifier__factory.ts";
 export { CircuitBreakerGateway__factory } from "./CircuitBreakerGateway__factory.ts";
+export { Execution2Groth16Verifier__factory } from "./Execution2Groth16Verifier__factory.ts";
+export { Execution4Groth16Verifier__factory } from "./Execution4Groth16Verifier__factory.ts";
+export { Execution8Groth16Verifier__factory } from "./Execution8Groth16Verifier__factory.ts";
 export { ExecutionAttestor__factory } from "./ExecutionAttestor__factory.ts";
-export { ExecutionGroth16Verifier__factory } from "./ExecutionGroth16Verifier__factory.ts";
 export { LockMintBridge__factory } from "./LockMintBridge__factory.ts";
 export { Multisend__factory } from "./Multisend__factory.ts";
 export { ProofRegistry__factory } from "./ProofRegistry__factory.ts";

@@ -5,9 +5,9 @@
 
 import { Contract, Interface, type ContractRunner } from "ethers";
 import type {
-  ExecutionGroth16Verifier,
-  ExecutionGroth16VerifierInterface,
-} from "../ExecutionGroth16Verifier.ts";
+  Execution4Groth16Verifier,
+  Execution4Groth16VerifierInterface,
+} from "../Execution4Groth16Verifier.ts";
 
 const _abi = [
   {
@@ -46,12 +46,12 @@ const _abi = [
   },
 ] as const;
 
-export class ExecutionGroth16Verifier__factory {
+export class Execution4Groth16Verifier__factory {
   static readonly abi = _abi;
-  static createInterface(): ExecutionGroth16VerifierInterface {
-    return new Interface(_abi) as ExecutionGroth16VerifierInterface;
+  static createInterface(): Execution4Groth16VerifierInterface {
+    return new Interface(_abi) as Execution4Groth16VerifierInterface;
   }
-  static connect(address: string, runner?: ContractRunner | null): ExecutionGroth16Verifier {
-    return new Contract(address, _abi, runner) as unknown as ExecutionGroth16Verifier;
+  static connect(address: string, runner?: ContractRunner | null): Execution4Groth16Verifier {
+    return new Contract(address, _abi, runner) as unknown as Execution4Groth16Verifier;
   }
 }

@@ -21,7 +21,7 @@ import type {
   TypedContractMethod,
 } from "./common.ts";
 
-export interface ExecutionGroth16VerifierInterface extends Interface {
+export interface Execution2Groth16VerifierInterface extends Interface {
   getFunction(nameOrSignature: "verifyProof"): FunctionFragment;
 
   encodeFunctionData(
@@ -37,11 +37,11 @@ export interface ExecutionGroth16VerifierInterface extends Interface {
   decodeFunctionResult(functionFragment: "verifyProof", data: BytesLike): Result;
 }
 
-export interface ExecutionGroth16Verifier extends BaseContract {
-  connect(runner?: ContractRunner | null): ExecutionGroth16Verifier;
+export interface Execution2Groth16Verifier extends BaseContract {
+  connect(runner?: ContractRunner | null): Execution2Groth16Verifier;
   waitForDeployment(): Promise<this>;
 
-  interface: ExecutionGroth16VerifierInterface;
+  interface: Execution2Groth16VerifierInterface;
 
   queryFilter<TCEvent extends TypedContractEvent>(
     event: TCEvent,

@@ -19,6 +19,7 @@ import { RECIPIENTS_FROM_JSON, RECIPIENTS_FROM_YAML } from "../../fixtures/workf
 import { nextRun } from "../../../relayer/workflows/schedule-phrase.ts";
 import { fireSchedule } from "../../../relayer/workflows/service.ts";
 import { auditReport } from "../../../relayer/audit/index.ts";
+import { closeProver } from "../../../relayer/proofs/index.ts";
 import { readAuditKeys } from "../../../relayer/audit/node.ts";
 import {
   reportCid,
@@ -88,6 +89,8 @@ describe("# CRM-fed payouts in the engine (recipients_from → multisend → POS
   });
   after(async function () {
     await service?.close();
+    // The audit's proof verification runs on snarkjs' threads: stop them.
+    await closeProver();
     await crm?.close();
     await gateway?.close();
     await rm(dir, { recursive: true, force: true });

@@ -18,6 +18,7 @@ export default tseslint.config(
       "deployments/**",
       "bench/results/**",
       "ignition/deployments/**",
+      "tmp/**",
     ],
   },
   js.configs.recommended,

@@ -68,7 +68,7 @@ async function main(): Promise<void> {
       method,
       headers: {
         ...(body ? { "Content-Type": "application/json" } : {}),
-        ...signedHeaders(k.key, k.secret, body ?? ""),
+        ...signedHeaders(k.key, k.secret, body ?? "", undefined, { method, target: p }),
       },
       body,
     });

@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     const response = await fetch(base + route, {
       method,
       headers: {
-        ...signedHeaders(apiKey, secret, text),
+        ...signedHeaders(apiKey, secret, text, undefined, { method, target: route }),
         ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
       body: body === undefined ? undefined : text,

@@ -9,6 +9,7 @@ import {
   listApiKeys,
   revokeApiKey,
   rotateApiKey,
+  setSignaturePolicy,
   type ApiKeyRecord,
 } from "../relayer/auth/keys.ts";
 import { ConfigError, loadConfig } from "../relayer/config/index.ts";
@@ -25,6 +26,7 @@ import { cancelExecutionsOfKey } from "../relayer/execution/executions-store.ts"
  *   npm run keys -- rotate <API_KEY> [--grace 1h]      (previous secret valid for the grace period)
  *   npm run keys -- finish-rotation <API_KEY>          (previous secret stops working now)
  *   npm run keys -- revoke <API_KEY>
+ *   npm run keys -- signature <API_KEY> [--require-v2 on|off] [--allow-v1-bodyless on|off]
  * A signing secret is printed exactly once, by create and rotate; it is stored encrypted.
  */
 const USAGE = `usage: npm run keys -- <command>
@@ -32,7 +34,21 @@ const USAGE = `usage: npm run keys -- <command>
   list
   rotate <API_KEY> [--grace DURATION]   e.g. 1h (default), 30m, 24h, 0 (no overlap)
   finish-rotation <API_KEY>
-  revoke <API_KEY>`;
+  revoke <API_KEY>
+  signature <API_KEY> [--require-v2 on|off] [--allow-v1-bodyless on|off]
+                                        which request signatures the key accepts`;
+
+function onOff(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === "on" || value === "off") return value === "on";
+  throw new ApiKeyError(`--${name} must be on or off (got ${value})`);
+}
+
+function describePolicy(record: ApiKeyRecord): string {
+  const { requireV2, allowV1Bodyless } = record.signaturePolicy;
+  if (requireV2) return "sig v2 only";
+  return allowV1Bodyless ? "sig v1+v2 (v1 bodyless ok)" : "sig v1+v2";
+}
 
 export function parseDuration(text: string): number {
   const match = /^(\d+)(s|m|h|d)?$/.exec(text.trim());
@@ -54,6 +70,7 @@ function describe(record: ApiKeyRecord): string {
     state.padEnd(24),
     record.createdAt.toISOString(),
     record.source.padEnd(9),
+    describePolicy(record).padEnd(26),
     record.label,
   ].join("  ");
 }
@@ -66,6 +83,8 @@ async function run(argv: string[]): Promise<void> {
       tier: { type: "string", default: "free" },
       label: { type: "string", default: "" },
       grace: { type: "string", default: `${DEFAULT_ROTATION_GRACE_SECONDS / 3600}h` },
+      "require-v2": { type: "string" },
+      "allow-v1-bodyless": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -127,6 +146,16 @@ async function run(argv: string[]): Promise<void> {
           `revoked ${record.key} at ${record.revokedAt!.toISOString()}; ` +
             `${record.executions.cancelled} queued execution(s) cancelled, ` +
             `${record.executions.stopping} running one(s) stopping before their next action\n`,
+        );
+        break;
+      }
+      case "signature": {
+        const record = await setSignaturePolicy(store, needKey(), {
+          requireV2: onOff("require-v2", values["require-v2"]),
+          allowV1Bodyless: onOff("allow-v1-bodyless", values["allow-v1-bodyless"]),
+        });
+        process.stdout.write(
+          `${record.key}: ${describePolicy(record)} (takes effect in running relayers within 1 s)\n`,
         );
         break;
       }

@@ -36,7 +36,9 @@ const HELP = `veriflow <command> [options]
   simulate FILE                    dry-run a transaction ({chain_id, tx_data, block_count?})
   compliance ADDRESS [--jurisdictions US,EU]
   analysis FILE [--instructions T] [--workflow ID]   analyse a text file (text-analysis provider)
-  audit REPORT [--chains FILE]     audit a report from the chains alone (runs veriflow-audit)
+  audit REPORT [--chains FILE] [--receipt FILE] [--cid CID]
+                                   audit a report from the chains alone (runs veriflow-audit);
+                                   REPORT: a JSON or CAR file, or the signed report's CID
   account                          the key's relayer-managed account and balances
   faucet                           devnet: top the account up with test assets
 
@@ -62,6 +64,8 @@ const OPTIONS = {
   instructions: { type: "string" },
   workflow: { type: "string" },
   chains: { type: "string" },
+  receipt: { type: "string" },
+  cid: { type: "string" },
   events: { type: "string" },
   description: { type: "string" },
   message: { type: "string" },
@@ -193,7 +197,7 @@ async function main(argv: string[]): Promise<number> {
   }
 
   if (command === "audit") {
-    // The auditor reads the chains, not the relayer: it needs no profile.
+    // The auditor reads the chains; only a CID input is read from the relayer (the profile).
     return runAuditor(need(args[0], "REPORT"), flags);
   }
 
@@ -501,6 +505,12 @@ function runAuditor(report: string, flags: Flags): Promise<number> {
     auditor,
     report,
     ...(flags.chains ? ["--chains", flags.chains] : []),
+    ...(flags.receipt ? ["--receipt", flags.receipt] : []),
+    ...(flags.cid ? ["--cid", flags.cid] : []),
+    // A CID is read from the relayer with the profile's credentials.
+    ...(flags.profile ? ["--profile", flags.profile] : []),
+    ...(flags.url ? ["--url", flags.url] : []),
+    ...(flags.key ? ["--key", flags.key] : []),
     ...(flags.json ? ["--json"] : []),
   ];
   return new Promise((resolve, reject) => {

@@ -23,6 +23,12 @@ export {
   type ErrorBody,
   type KnownErrorCode,
 } from "./errors.ts";
-export { hmacSigning, signatureHeaders, signRequest, type Credentials } from "./signing.ts";
+export {
+  hmacSigning,
+  signatureHeaders,
+  signRequest,
+  type Credentials,
+  type SignedTarget,
+} from "./signing.ts";
 export { verifyWebhook, WebhookVerificationError } from "./webhooks.ts";
 export type { components, paths } from "./openapi.ts";

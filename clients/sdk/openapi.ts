@@ -136,6 +136,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/artifacts/quota": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** This key's artifact quota: uploads held (count, bytes) against its tier's limits, the retention and the export cap */
+    get: operations["get_artifacts_quota"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/artifacts": {
     parameters: {
       query?: never;
@@ -160,11 +177,30 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One stored artifact, as its canonical JSON bytes */
+    /** One stored artifact, as its canonical JSON bytes: the caller's own or one its owner published (else 404) */
     get: operations["get_artifacts_by_cid"];
     put?: never;
     post?: never;
-    delete?: never;
+    /** Drop this key's copy of an upload or batch manifest (frees quota; the block goes when no key holds it) */
+    delete: operations["delete_artifacts_by_cid"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/artifacts/{cid}/publish": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Publish one of this key's artifacts: every key may then read it and export it as a CAR (no body) */
+    post: operations["post_artifacts_by_cid_publish"];
+    /** Withdraw a publication: the artifact is private to its owners again */
+    delete: operations["delete_artifacts_by_cid_publish"];
     options?: never;
     head?: never;
     patch?: never;
@@ -177,7 +213,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One artifact as a CARv1 file (root: the artifact), for pinning on an IPFS service */
+    /** One readable artifact as a CARv1 file (root: the artifact), for pinning on an IPFS service */
     get: operations["get_artifacts_by_cid_car"];
     put?: never;
     post?: never;
@@ -196,7 +232,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Several artifacts as one CARv1 file (roots: the given CIDs, in order) */
+    /** Several readable artifacts as one CARv1 file (roots: the given CIDs, in order), streamed; at most the export cap (`car_max_bytes` of GET /artifacts/quota) */
     post: operations["post_artifacts_car"];
     delete?: never;
     options?: never;
@@ -798,11 +834,30 @@ export interface components {
        */
       jurisdictions?: string[];
     };
+    ArtifactQuota: {
+      usage: {
+        count: number;
+        bytes: number;
+      };
+      limits: {
+        count: number;
+        bytes: number;
+      };
+      retention_days: number;
+      car_max_bytes: number;
+      zk_proofs_per_day: number;
+    };
     StoredArtifact: {
       /** @example bagaaierazwvqm7u7hpvtfujfft6whzeslex6zp2zdmgqrsw3es5rp44gijda */
       cid: string;
     };
     ArtifactValue: unknown;
+    ArtifactPublication: {
+      cid: string;
+      published: boolean;
+      /** @description When it was first published (null: private to its owners) */
+      published_at: string | null;
+    };
     CarExportRequest: {
       cids: string[];
     };
@@ -1141,7 +1196,10 @@ export interface components {
       error?: unknown;
       /** @description The final report when the execution is done, with its CID and the relayer's signature. */
       report: {
+        /** @description CID of the report body (its `artifact_id`) */
         cid: string;
+        /** @description CID of the signed report (`report` below) in the artifact store: the one CID an auditor needs (`npm run audit -- <signed_cid>`); null for reports signed before signed copies were stored */
+        signed_cid: string | null;
         signer: string;
         signature: string;
         report?: unknown;
@@ -2125,6 +2183,46 @@ export interface operations {
       };
     };
   };
+  get_artifacts_quota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description usage and limits */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ArtifactQuota"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
   post_artifacts: {
     parameters: {
       query?: never;
@@ -2187,6 +2285,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description ARTIFACT_QUOTA_EXCEEDED: the key's tier quota (count or bytes) is used; `usage`, `limits`, `artifact_bytes`, `retention_days` */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
@@ -2262,6 +2369,193 @@ export interface operations {
       };
     };
   };
+  delete_artifacts_by_cid: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        cid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description dropped */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description INVALID_CID */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description ARTIFACT_NOT_FOUND: the key holds no such artifact */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ARTIFACT_RETAINED: a final report is kept with its execution */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  post_artifacts_by_cid_publish: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        cid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description published */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ArtifactPublication"];
+        };
+      };
+      /** @description INVALID_CID */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description ARTIFACT_NOT_FOUND: the key owns no such artifact */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  delete_artifacts_by_cid_publish: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        cid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description private again */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ArtifactPublication"];
+        };
+      };
+      /** @description INVALID_CID */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description ARTIFACT_NOT_FOUND: the key owns no such artifact */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
   get_artifacts_by_cid_car: {
     parameters: {
       query?: never;
@@ -2282,7 +2576,7 @@ export interface operations {
           "application/vnd.ipld.car; version=1": string;
         };
       };
-      /** @description INVALID_CID */
+      /** @description INVALID_CID or CAR_TOO_LARGE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2351,7 +2645,7 @@ export interface operations {
           "application/vnd.ipld.car; version=1": string;
         };
       };
-      /** @description INVALID_CID naming the bad one */
+      /** @description INVALID_CID naming the bad one, or CAR_TOO_LARGE (`size`, `limit`): split the CIDs over several exports */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2369,7 +2663,7 @@ export interface operations {
           "application/json": components["schemas"]["PlatformError"];
         };
       };
-      /** @description ARTIFACT_NOT_FOUND naming the missing one */
+      /** @description ARTIFACT_NOT_FOUND naming the first one the key may not read */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2431,7 +2725,7 @@ export interface operations {
           "application/json": components["schemas"]["PlatformError"];
         };
       };
-      /** @description ARTIFACT_NOT_FOUND naming the CID the relayer does not store */
+      /** @description ARTIFACT_NOT_FOUND naming the CID the key may not read */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2440,15 +2734,13 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      /** @description ZK_QUOTA_EXCEEDED: the key's proofs for the UTC day are used; `limit`, `resets_at`, `retry_in` and Retry-After */
       429: {
         headers: {
-          /** @description seconds */
-          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["PlatformError"];
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description ANCHOR_FAILED */

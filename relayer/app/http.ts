@@ -4,10 +4,11 @@ import { requestId } from "hono/request-id";
 import { accountRoutes } from "../accounts/routes.ts";
 import { analysisRoutes } from "../analysis/routes.ts";
 import { artifactRoutes } from "../artifacts/routes.ts";
+import { auditPageRoutes } from "../audit/routes.ts";
 import { authenticate } from "../auth/index.ts";
 import { complianceRoutes } from "../compliance/routes.ts";
 import {
-  readBody,
+  checkRequestUrl,
   docsRoutes,
   type AppEnv,
   renderError,
@@ -32,8 +33,9 @@ import type { Services } from "./services.ts";
 
 /**
  * The relayer's HTTP application. Every request gets a request id, a child logger, metrics and
- * an access log line; every non-public request goes through body reading (415/413), authentication
- * (401) and the rate limit (429) before any route runs. Errors leave in one shape.
+ * an access log line; every non-public request goes through the URL check (400), authentication of
+ * its headers (401), the body's reading (415/413/400, for a known key only), the signature (401)
+ * and the rate limit (429) before any route runs. Errors leave in one shape.
  */
 export function createApp(services: Services): OpenAPIHono<AppEnv> {
   const app = createRouter();
@@ -42,7 +44,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   app.use("*", observe(services));
   const admissions = admissionBatcher(services.store, () => services.clock());
   const guard = every(
-    readBody(),
+    checkRequestUrl(),
     authenticate({
       store: services.store,
       masterKey: services.masterKey,
@@ -67,6 +69,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
 
   app.route("/", healthRoutes(services));
   app.route("/", docsRoutes());
+  app.route("/", auditPageRoutes(services));
   app.get("/metrics", async (c) =>
     c.body(await services.metrics.registry.metrics(), 200, {
       "Content-Type": services.metrics.registry.contentType,

@@ -1,6 +1,6 @@
 import type { SecretCipher } from "../accounts/index.ts";
 import { TextAnalysis } from "../analysis/index.ts";
-import { type ArtifactStore, openArtifactStore } from "../artifacts/index.ts";
+import { Artifacts, openArtifactStore } from "../artifacts/index.ts";
 import { masterKeyCipher } from "../auth/index.ts";
 import { oracleChains } from "../compliance/oracle.ts";
 import { complianceSource, type ComplianceSource } from "../compliance/service.ts";
@@ -30,8 +30,8 @@ export interface Services extends AppContext {
   monitors: Monitors | null;
   /** The text-analysis provider integration; null without `text_analysis:` or chains. */
   analysis: TextAnalysis | null;
-  /** Content-addressed artifacts under DATA_DIR. */
-  artifacts: ArtifactStore;
+  /** Content-addressed artifacts under DATA_DIR, with their owners, quota and retention. */
+  artifacts: Artifacts;
   /** The workflow intake's catalogue and submission batcher. */
   intake: WorkflowIntake;
   /** The engine's dependencies; null when the relayer runs without chains. */
@@ -80,7 +80,12 @@ export async function buildServices(
       : null;
   if (analysis) ctx.closers.push(() => analysis.close());
   // One object: the HTTP app, the workers and `closeContext` see the same `draining` flag.
-  const artifacts = openArtifactStore(config.dataDir);
+  const artifacts = new Artifacts({
+    blocks: openArtifactStore(config.dataDir),
+    store: ctx.store,
+    settings: config.artifacts,
+    clock: () => ctx.clock(),
+  });
   // Proofs run on the pool's threads (started by the first proof), never on this event loop.
   const prover = chains ? new ProverPool({ threads: config.engine.proverThreads }) : null;
   if (prover) ctx.closers.push(() => prover.close());

@@ -2,7 +2,7 @@ import { startAnalysisJobs } from "../analysis/index.ts";
 import { purgeExpiredSignatures } from "../auth/index.ts";
 import { startEngineWorker } from "../execution/index.ts";
 import { startIntegrationJobs } from "../integrations/index.ts";
-import { purgeRateLimitWindows } from "../limits/index.ts";
+import { purgeRateLimitWindows, purgeZkQuotaDays } from "../limits/index.ts";
 import { JOB_NAMES } from "../queue/index.ts";
 import { startDispatcher, webhookPolicy } from "../webhooks/index.ts";
 import { startWorkflowJobs } from "../workflows/service.ts";
@@ -35,7 +35,10 @@ export async function startWorkers(
       const now = services.clock();
       const signatures = await purgeExpiredSignatures(store, now);
       const windows = await purgeRateLimitWindows(store, now);
-      return { signatures, windows };
+      const zkDays = await purgeZkQuotaDays(store, now);
+      // Uploads and batch manifests past VERIFLOW_ARTIFACT_RETENTION_DAYS, and blocks left unowned.
+      const artifacts = await services.artifacts.prune(now);
+      return { signatures, windows, zkDays, artifacts };
     });
     await queue.schedule(JOB_NAMES.platformMaintenance, "*/5 * * * *", {});
   }

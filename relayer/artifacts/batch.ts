@@ -10,15 +10,18 @@ import {
   type SolidityProof,
 } from "../proofs/index.ts";
 import type { RoutingChain } from "../routing/index.ts";
-import { parseCid, type ArtifactStore } from "./store.ts";
+import type { Artifacts } from "./service.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**
  * `/zk/generate`: a Groth16 proof that a Poseidon Merkle root commits to a list of stored
  * artifacts, verified off chain (and on chain when the chain has the artifacts verifier), with the
- * root anchored in the ProofRegistry (`anchorBatch(root, count, uri)`). The batch's manifest (the
- * CIDs in order, the tree's construction) is itself stored as an artifact; `uri` is `ipfs://<its CID>`.
- * Anchoring is idempotent per root: a root already anchored is answered with its existing anchor.
+ * root anchored in the ProofRegistry (`anchorBatch(root, count, "")`). The batch's manifest (the
+ * CIDs in order, the tree's construction) is stored as an artifact of the caller's key, and the
+ * anchor carries no pointer to it: the URI is empty, so the chain shows a root and a count that
+ * only whoever holds the CIDs can connect to them. Anchoring is idempotent per root: a root
+ * already anchored is answered with its existing anchor. Each call is charged to the key's
+ * proving quota after its input is validated and before anything is proved.
  */
 
 export const PROOF_REGISTRY = CONTRACT_NAMES.proofRegistry;
@@ -47,13 +50,17 @@ export interface ArtifactBatchResult {
   anchor_tx: AnchorRecord;
   /** Per CID: its leaf index, leaf hash and the sibling hashes up to the root (decimal). */
   inclusion: Record<string, Omit<ArtifactInclusion, "cid">>;
-  /** CID of the stored batch manifest (`uri` of the anchor). */
+  /** CID of the batch manifest, an artifact of the caller's key (not published on chain). */
   manifest: string;
 }
 
-/** Validates the requested CIDs: each a CID (400 naming it) of a stored artifact (404 naming it). */
+/**
+ * Validates the requested CIDs: each a CID (400 naming it), none repeated, of an artifact the key
+ * may read (404 naming it, as for one nobody stores).
+ */
 export async function checkRequestedArtifacts(
-  store: ArtifactStore,
+  artifacts: Artifacts,
+  apiKeyId: string,
   cids: readonly string[],
   field: string,
 ): Promise<string[]> {
@@ -66,7 +73,7 @@ export async function checkRequestedArtifacts(
       `${field} lists ${cids.length} CIDs; one proof covers at most ${MAX_ARTIFACTS}`,
     );
   }
-  const normalised = cids.map((cid, i) => parseCid(cid, `${field}[${i}]`).toString());
+  const normalised = await artifacts.requireReadable(cids, apiKeyId, field);
   const seen = new Map<string, number>();
   normalised.forEach((cid, i) => {
     const first = seen.get(cid);
@@ -79,13 +86,6 @@ export async function checkRequestedArtifacts(
     }
     seen.set(cid, i);
   });
-  for (const [i, cid] of normalised.entries()) {
-    if (!(await store.hasArtifact(cid))) {
-      throw new ApiError(404, "ARTIFACT_NOT_FOUND", `${field}[${i}]: no stored artifact ${cid}`, {
-        cid,
-      });
-    }
-  }
   return normalised;
 }
 
@@ -106,12 +106,23 @@ export function registryChain<T extends RoutingChain>(chains: readonly T[], chai
   return chosen;
 }
 
+export interface ArtifactBatchDeps {
+  artifacts: Artifacts;
+  engineStore: EngineStore;
+  chain: RoutingChain;
+  /** The caller: the CIDs must be readable by it, the manifest is its artifact. */
+  apiKeyId: string;
+  /** Charges one proof to the caller's quota (throws when spent); called once the input is valid. */
+  chargeProof: () => Promise<void>;
+}
+
 export async function generateArtifactBatch(
-  deps: { store: ArtifactStore; engineStore: EngineStore; chain: RoutingChain },
+  deps: ArtifactBatchDeps,
   requested: readonly string[],
   field = "artifacts",
 ): Promise<ArtifactBatchResult> {
-  const cids = await checkRequestedArtifacts(deps.store, requested, field);
+  const cids = await checkRequestedArtifacts(deps.artifacts, deps.apiKeyId, requested, field);
+  await deps.chargeProof();
   const proved = await proveArtifacts(cids);
   if (!(await verifyArtifactsProof(proved.proof, proved.publicSignals))) {
     throw new ApiError(
@@ -133,19 +144,22 @@ export async function generateArtifactBatch(
       "the chain's ArtifactsGroth16Verifier rejected the proof",
     );
   }
-  const manifest = await deps.store.putArtifact({
-    type: MANIFEST_TYPE,
-    tree: {
-      hash: "poseidon",
-      depth: Math.log2(MAX_ARTIFACTS),
-      leaf: "Poseidon(sha256 digest of the CID's multihash: high 128 bits, low 128 bits); unused leaves 0",
-      node: "Poseidon(left, right)",
+  const manifest = await deps.artifacts.putArtifact(
+    {
+      type: MANIFEST_TYPE,
+      tree: {
+        hash: "poseidon",
+        depth: Math.log2(MAX_ARTIFACTS),
+        leaf: "Poseidon(sha256 digest of the CID's multihash: high 128 bits, low 128 bits); unused leaves 0",
+        node: "Poseidon(left, right)",
+      },
+      root: proved.root,
+      count: proved.count,
+      artifacts: cids,
     },
-    root: proved.root,
-    count: proved.count,
-    artifacts: cids,
-  });
-  const anchor = await anchorRoot(deps, rootBytes, proved.count, `ipfs://${manifest}`);
+    { apiKeyId: deps.apiKeyId, kind: "manifest" },
+  );
+  const anchor = await anchorRoot(deps, rootBytes, proved.count, "");
   return {
     root: rootBytes,
     count: proved.count,

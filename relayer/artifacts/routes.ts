@@ -1,15 +1,20 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
 import { ApiError, errorSchema, createRouter } from "../http/index.ts";
+import { chargeZkProof } from "../limits/index.ts";
 import { generateArtifactBatch, registryChain } from "./batch.ts";
-import { parseCid, type ArtifactStore } from "./store.ts";
+import type { Artifacts } from "./service.ts";
+import type { CarExport } from "./store.ts";
 
 const EXAMPLE_CID = "bagaaierazwvqm7u7hpvtfujfft6whzeslex6zp2zdmgqrsw3es5rp44gijda";
 
 /**
- * The artifact store over HTTP: store (`POST /artifacts`), read (`GET /artifacts/{cid}`), and CAR
- * export for pinning on any IPFS service (`GET /artifacts/{cid}/car`, `POST /artifacts/car`).
- * and `POST /zk/generate`: a Groth16 proof over stored artifacts with the root anchored on chain.
+ * The artifact store over HTTP, scoped to the caller's key: store (`POST /artifacts`, within the
+ * key's quota), read (`GET /artifacts/{cid}`: own or published, else 404), delete, publish and
+ * withdraw, the quota's usage, and CAR export for pinning on any IPFS service (`GET
+ * /artifacts/{cid}/car`, `POST /artifacts/car`: streamed, capped); and `POST /zk/generate`: a
+ * Groth16 proof over readable artifacts with the root anchored on chain, within the key's proving
+ * quota.
  */
 
 const error = (description: string) => ({
@@ -29,6 +34,27 @@ export const storedArtifactSchema = z
 export const carExportRequestSchema = z
   .object({ cids: z.array(z.string()).min(1).max(1000) })
   .openapi("CarExportRequest");
+
+export const publishedSchema = z
+  .object({
+    cid: z.string(),
+    published: z.boolean(),
+    published_at: z
+      .string()
+      .nullable()
+      .openapi({ description: "When it was first published (null: private to its owners)" }),
+  })
+  .openapi("ArtifactPublication");
+
+export const artifactQuotaSchema = z
+  .object({
+    usage: z.object({ count: z.number().int(), bytes: z.number().int() }),
+    limits: z.object({ count: z.number().int(), bytes: z.number().int() }),
+    retention_days: z.number(),
+    car_max_bytes: z.number().int(),
+    zk_proofs_per_day: z.number().int(),
+  })
+  .openapi("ArtifactQuota");
 
 export const zkGenerateRequestSchema = z
   .object({
@@ -88,10 +114,51 @@ export const zkGenerateResultSchema = z
   })
   .openapi("ZkGenerateResult");
 
+/** The streamed CAR, with its exact length (known before the first byte). */
+const carResponse = (car: CarExport, name?: string) =>
+  new Response(car.stream, {
+    status: 200,
+    headers: {
+      "Content-Type": CAR_TYPE,
+      "Content-Length": String(car.bytes),
+      ...(name ? { "Content-Disposition": `attachment; filename="${name}.car"` } : {}),
+    },
+  });
+
 export function artifactRoutes(
-  ctx: Pick<AppContext, "store" | "chains"> & { artifacts: ArtifactStore },
+  ctx: Pick<AppContext, "store" | "chains" | "limits" | "clock"> & { artifacts: Artifacts },
 ) {
   const app = createRouter();
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/artifacts/quota",
+      tags: ["artifacts"],
+      summary:
+        "This key's artifact quota: uploads held (count, bytes) against its tier's limits, the retention and the export cap",
+      responses: {
+        200: {
+          description: "usage and limits",
+          content: { "application/json": { schema: artifactQuotaSchema } },
+        },
+      },
+    }),
+    async (c) => {
+      const apiKey = c.get("apiKey");
+      const limits = ctx.limits[apiKey.tier];
+      return c.json(
+        {
+          usage: await ctx.artifacts.usage(apiKey.id),
+          limits: { count: limits.artifactCount, bytes: limits.artifactBytes },
+          retention_days: ctx.artifacts.retentionDays,
+          car_max_bytes: ctx.artifacts.settings.carMaxBytes,
+          zk_proofs_per_day: limits.zkProofsPerDay,
+        },
+        200,
+      );
+    },
+  );
 
   app.openapi(
     createRoute({
@@ -124,11 +191,21 @@ export function artifactRoutes(
           content: { "application/json": { schema: storedArtifactSchema } },
         },
         400: error("INVALID_ARTIFACT: not JSON (big integers must be decimal strings)"),
+        403: error(
+          "ARTIFACT_QUOTA_EXCEEDED: the key's tier quota (count or bytes) is used; `usage`, `limits`, `artifact_bytes`, `retention_days`",
+        ),
       },
     }),
     async (c) => {
       const value: unknown = c.req.valid("json");
-      return c.json({ cid: await ctx.artifacts.putArtifact(value) }, 201);
+      const apiKey = c.get("apiKey");
+      const limits = ctx.limits[apiKey.tier];
+      const cid = await ctx.artifacts.putArtifact(
+        value,
+        { apiKeyId: apiKey.id, kind: "upload" },
+        limits,
+      );
+      return c.json({ cid }, 201);
     },
   );
 
@@ -137,7 +214,8 @@ export function artifactRoutes(
       method: "get",
       path: "/artifacts/{cid}",
       tags: ["artifacts"],
-      summary: "One stored artifact, as its canonical JSON bytes",
+      summary:
+        "One stored artifact, as its canonical JSON bytes: the caller's own or one its owner published (else 404)",
       request: { params: cidParamSchema },
       responses: {
         200: {
@@ -150,39 +228,94 @@ export function artifactRoutes(
     }),
     async (c) => {
       const { cid } = c.req.valid("param");
-      const stored = await ctx.artifacts.getArtifact(parseCid(cid).toString());
-      if (!stored) throw new ApiError(404, "ARTIFACT_NOT_FOUND", `no stored artifact ${cid}`);
+      const stored = await ctx.artifacts.read(cid, c.get("apiKey").id);
+      if (!stored)
+        throw new ApiError(404, "ARTIFACT_NOT_FOUND", `no stored artifact ${cid}`, { cid });
       // JSON.stringify of the decoded canonical JSON gives back the canonical bytes (RFC 8785 §3.2).
+      // Content never changes under a CID, but only a published one may sit in a shared cache.
       return c.json(stored.value, 200, {
         ETag: `"${stored.cid}"`,
-        "Cache-Control": "public, max-age=31536000, immutable",
+        "Cache-Control": `${stored.published ? "public" : "private"}, max-age=31536000, immutable`,
       });
     },
   );
 
   app.openapi(
     createRoute({
+      method: "delete",
+      path: "/artifacts/{cid}",
+      tags: ["artifacts"],
+      summary:
+        "Drop this key's copy of an upload or batch manifest (frees quota; the block goes when no key holds it)",
+      request: { params: cidParamSchema },
+      responses: {
+        204: { description: "dropped" },
+        400: error("INVALID_CID"),
+        404: error("ARTIFACT_NOT_FOUND: the key holds no such artifact"),
+        409: error("ARTIFACT_RETAINED: a final report is kept with its execution"),
+      },
+    }),
+    async (c) => {
+      const { cid } = c.req.valid("param");
+      await ctx.artifacts.remove(cid, c.get("apiKey").id);
+      return c.body(null, 204);
+    },
+  );
+
+  for (const [method, published] of [
+    ["post", true],
+    ["delete", false],
+  ] as const) {
+    app.openapi(
+      createRoute({
+        method,
+        path: "/artifacts/{cid}/publish",
+        tags: ["artifacts"],
+        summary: published
+          ? "Publish one of this key's artifacts: every key may then read it and export it as a CAR (no body)"
+          : "Withdraw a publication: the artifact is private to its owners again",
+        request: { params: cidParamSchema },
+        responses: {
+          200: {
+            description: published ? "published" : "private again",
+            content: { "application/json": { schema: publishedSchema } },
+          },
+          400: error("INVALID_CID"),
+          404: error("ARTIFACT_NOT_FOUND: the key owns no such artifact"),
+        },
+      }),
+      async (c) => {
+        const { cid } = c.req.valid("param");
+        const at = await ctx.artifacts.publish(cid, c.get("apiKey").id, published);
+        return c.json(
+          { cid, published: at !== null, published_at: at?.toISOString() ?? null },
+          200,
+        );
+      },
+    );
+  }
+
+  app.openapi(
+    createRoute({
       method: "get",
       path: "/artifacts/{cid}/car",
       tags: ["artifacts"],
-      summary: "One artifact as a CARv1 file (root: the artifact), for pinning on an IPFS service",
+      summary:
+        "One readable artifact as a CARv1 file (root: the artifact), for pinning on an IPFS service",
       request: { params: cidParamSchema },
       responses: {
         200: {
           description: "CARv1 bytes",
           content: { [CAR_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
         },
-        400: error("INVALID_CID"),
+        400: error("INVALID_CID or CAR_TOO_LARGE"),
         404: error("ARTIFACT_NOT_FOUND"),
       },
     }),
     async (c) => {
       const { cid } = c.req.valid("param");
-      const car = await ctx.artifacts.exportCar([cid]);
-      return c.body(car as Uint8Array<ArrayBuffer>, 200, {
-        "Content-Type": CAR_TYPE,
-        "Content-Disposition": `attachment; filename="${cid}.car"`,
-      });
+      const car = await ctx.artifacts.exportCar([cid], c.get("apiKey").id, "cid");
+      return carResponse(car, cid);
     },
   );
 
@@ -191,7 +324,8 @@ export function artifactRoutes(
       method: "post",
       path: "/artifacts/car",
       tags: ["artifacts"],
-      summary: "Several artifacts as one CARv1 file (roots: the given CIDs, in order)",
+      summary:
+        "Several readable artifacts as one CARv1 file (roots: the given CIDs, in order), streamed; at most the export cap (`car_max_bytes` of GET /artifacts/quota)",
       request: {
         body: {
           required: true,
@@ -208,14 +342,15 @@ export function artifactRoutes(
           description: "CARv1 bytes",
           content: { [CAR_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
         },
-        400: error("INVALID_CID naming the bad one"),
-        404: error("ARTIFACT_NOT_FOUND naming the missing one"),
+        400: error(
+          "INVALID_CID naming the bad one, or CAR_TOO_LARGE (`size`, `limit`): split the CIDs over several exports",
+        ),
+        404: error("ARTIFACT_NOT_FOUND naming the first one the key may not read"),
       },
     }),
     async (c) => {
       const { cids } = c.req.valid("json");
-      const car = await ctx.artifacts.exportCar(cids);
-      return c.body(car as Uint8Array<ArrayBuffer>, 200, { "Content-Type": CAR_TYPE });
+      return carResponse(await ctx.artifacts.exportCar(cids, c.get("apiKey").id));
     },
   );
 
@@ -252,7 +387,10 @@ export function artifactRoutes(
           content: { "application/json": { schema: zkGenerateResultSchema } },
         },
         400: error("VALIDATION_FAILED, INVALID_CID or INVALID_ARTIFACTS, naming the bad entry"),
-        404: error("ARTIFACT_NOT_FOUND naming the CID the relayer does not store"),
+        404: error("ARTIFACT_NOT_FOUND naming the CID the key may not read"),
+        429: error(
+          "ZK_QUOTA_EXCEEDED: the key's proofs for the UTC day are used; `limit`, `resets_at`, `retry_in` and Retry-After",
+        ),
         502: error("ANCHOR_FAILED"),
         503: error("PROVER_UNAVAILABLE or REGISTRY_UNAVAILABLE"),
       },
@@ -261,8 +399,22 @@ export function artifactRoutes(
       const body = c.req.valid("json");
       const field = body.artifacts !== undefined ? "artifacts" : "cids";
       const chain = registryChain(ctx.chains?.list() ?? [], body.chain_id);
+      const apiKey = c.get("apiKey");
       const result = await generateArtifactBatch(
-        { store: ctx.artifacts, engineStore: ctx.store, chain },
+        {
+          artifacts: ctx.artifacts,
+          engineStore: ctx.store,
+          chain,
+          apiKeyId: apiKey.id,
+          chargeProof: async () => {
+            await chargeZkProof(
+              ctx.store,
+              apiKey,
+              ctx.limits[apiKey.tier].zkProofsPerDay,
+              ctx.clock(),
+            );
+          },
+        },
         (body.artifacts ?? body.cids)!,
         field,
       );

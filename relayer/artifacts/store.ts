@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { CarWriter } from "@ipld/car";
+import * as CarBuffer from "@ipld/car/buffer-writer";
 import canonicalize from "canonicalize";
+import { varint } from "multiformats";
 import { CID } from "multiformats/cid";
 import * as json from "multiformats/codecs/json";
 import { sha256 } from "multiformats/hashes/sha2";
@@ -14,7 +15,8 @@ import { ApiError } from "../http/index.ts";
  * of those bytes — so any IPFS node that imports the block (from the CAR export) serves it under
  * the same CID. Blocks live on disk at `<dataDir>/artifacts/blocks/<last 2 chars>/<cid>`, written
  * atomically (temp file + rename); every read re-hashes the block, so a corrupted file is an
- * error, never wrong content.
+ * error, never wrong content. This module knows blocks only: who owns them and may read them is
+ * `./service.ts` over `./owners.ts`.
  */
 
 export type JsonValue =
@@ -26,15 +28,30 @@ export interface StoredArtifact {
   bytes: Uint8Array;
 }
 
+/** A CARv1 export: its exact size, known before the first byte, and its bytes as a stream. */
+export interface CarExport {
+  bytes: number;
+  stream: ReadableStream<Uint8Array>;
+}
+
 export interface ArtifactStore {
   readonly root: string;
-  putArtifact(value: unknown): Promise<string>;
+  /** Writes the block of an encoded artifact unless present (callers hold the CID's lock). */
+  putBlock(block: { cid: CID; bytes: Uint8Array }): Promise<void>;
+  /** Removes a block (callers checked, under the CID's lock, that no owner is left). */
+  deleteBlock(cid: string): Promise<void>;
   /** Undefined when the store has no block for this CID. */
   getArtifact(cid: string): Promise<StoredArtifact | undefined>;
   hasArtifact(cid: string): Promise<boolean>;
-  /** CARv1 bytes with `cids` as roots and their blocks, in order. 404 if any is missing. */
-  exportCar(cids: readonly string[]): Promise<Uint8Array>;
+  /**
+   * CARv1 with `cids` as roots and their blocks, in order, streamed one block at a time from disk
+   * (memory stays at one block whatever the export's size). Sizes are read first: 404 naming a
+   * missing CID, 400 CAR_TOO_LARGE beyond `maxBytes`, both before the first byte.
+   */
+  exportCar(cids: readonly string[], maxBytes: number): Promise<CarExport>;
 }
+
+export const CAR_TOO_LARGE = "CAR_TOO_LARGE";
 
 /** Parses a CID as a client sent it; a 400 naming it when it is not one. */
 export function parseCid(input: unknown, field = "cid"): CID {
@@ -110,15 +127,18 @@ export function openArtifactStore(dataDir: string): ArtifactStore {
 
   return {
     root,
-    async putArtifact(value) {
-      const { cid, bytes } = await encodeArtifact(value);
+    async putBlock({ cid, bytes }) {
       const file = fileOf(cid);
-      if (await exists(file)) return cid.toString();
+      if (await exists(file)) return;
       await mkdir(path.dirname(file), { recursive: true });
       const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
       await writeFile(temp, bytes);
       await rename(temp, file);
-      return cid.toString();
+    },
+    async deleteBlock(text) {
+      await unlink(fileOf(parseCid(text))).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== "ENOENT") throw err;
+      });
     },
     async getArtifact(text) {
       const cid = parseCid(text);
@@ -131,25 +151,62 @@ export function openArtifactStore(dataDir: string): ArtifactStore {
       const cid = parseCid(text);
       return cid.code === json.code && (await exists(fileOf(cid)));
     },
-    async exportCar(texts) {
+    async exportCar(texts, maxBytes) {
       const cids = [...new Set(texts)].map((t, i) => parseCid(t, `cids[${i}]`));
-      const blocks: { cid: CID; bytes: Uint8Array }[] = [];
+      let total = CarBuffer.headerLength({ roots: cids });
       for (const cid of cids) {
-        const bytes = cid.code === json.code ? await readBlock(cid) : undefined;
-        if (!bytes) throw new ApiError(404, "ARTIFACT_NOT_FOUND", `no stored artifact ${cid}`);
-        blocks.push({ cid, bytes });
+        const size = cid.code === json.code ? await sizeOf(fileOf(cid)) : undefined;
+        if (size === undefined)
+          throw new ApiError(404, "ARTIFACT_NOT_FOUND", `no stored artifact ${cid}`, {
+            cid: cid.toString(),
+          });
+        const frame = cid.bytes.byteLength + size;
+        total += varint.encodingLength(frame) + frame;
       }
-      const { writer, out } = CarWriter.create(cids);
-      const collected = (async () => {
-        const chunks: Uint8Array[] = [];
-        for await (const chunk of out) chunks.push(chunk);
-        return Buffer.concat(chunks);
-      })();
-      for (const block of blocks) await writer.put(block);
-      await writer.close();
-      return new Uint8Array(await collected);
+      if (total > maxBytes) {
+        throw new ApiError(
+          400,
+          CAR_TOO_LARGE,
+          `the CAR of these ${cids.length} artifacts would be ${total} bytes; one export carries at most ${maxBytes}: split the CIDs over several exports`,
+          { size: total, limit: maxBytes },
+        );
+      }
+      return { bytes: total, stream: ReadableStream.from(carFrames(cids, readBlock)) };
     },
   };
+}
+
+/** The CARv1 byte frames: the header, then per block varint(length) + CID + bytes. */
+async function* carFrames(
+  cids: readonly CID[],
+  readBlock: (cid: CID) => Promise<Uint8Array | undefined>,
+): AsyncGenerator<Uint8Array> {
+  const header = CarBuffer.createWriter(
+    new ArrayBuffer(CarBuffer.headerLength({ roots: [...cids] })),
+    {
+      roots: [...cids],
+    },
+  );
+  yield CarBuffer.close(header);
+  for (const cid of cids) {
+    const bytes = await readBlock(cid);
+    // Removed or corrupted since the sizes were read: the status is sent, so the only honest
+    // answer left is to abort the response (the client sees a truncated body, never wrong bytes).
+    if (!bytes) throw new Error(`artifact ${cid} disappeared during a CAR export`);
+    const prefix = new Uint8Array(varint.encodingLength(cid.bytes.byteLength + bytes.byteLength));
+    varint.encodeTo(cid.bytes.byteLength + bytes.byteLength, prefix);
+    yield prefix;
+    yield cid.bytes;
+    yield bytes;
+  }
+}
+
+async function sizeOf(file: string): Promise<number | undefined> {
+  try {
+    return (await stat(file)).size;
+  } catch {
+    return undefined;
+  }
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -24,11 +24,18 @@ import {
   type TxEvidence,
   type TxRef,
 } from "./evidence.ts";
-import { parseAuditInput, type AuditedAction, type AuditedReport } from "./input.ts";
+import {
+  parseAuditInput,
+  parseClientReceipt,
+  type AuditedAction,
+  type AuditedReceipt,
+  type AuditedReport,
+} from "./input.ts";
 
 /** The fields of a `recipients_from` descriptor the auditor re-derives orders with. */
 type OrdersDescriptor = { id?: string; address: string; amount: string };
 import { CONTRACT_NAMES } from "../deployments/index.ts";
+import type { AuditSource } from "./sources.ts";
 
 /**
  * The auditor: checks a signed final report against the chains alone (no relayer database, no
@@ -37,9 +44,11 @@ import { CONTRACT_NAMES } from "../deployments/index.ts";
  */
 
 export type CheckFamily =
+  | "source"
   | "cid"
   | "signature"
   | "receipt"
+  | "client-receipt"
   | "proof"
   | "verifier"
   | "attestation"
@@ -95,9 +104,25 @@ const same = (a: string | null | undefined, b: string | null | undefined) =>
 
 const short = (hash: string) => `${hash.slice(0, 10)}…`;
 
+export interface AuditOptions {
+  /**
+   * The submission receipt the client kept from the 202 (or the receipt alone): compared with
+   * the report's, so a receipt the relayer re-issued later is caught (`client-receipt`).
+   */
+  receipt?: unknown;
+  /** Where the report was read by CID (artifact store or CAR file): its bytes must be the CID's. */
+  source?: AuditSource;
+}
+
 /** Audits `input` (the GET /v1/workflows/{id} `report` envelope or a signed report). */
-export async function auditReport(input: unknown, env: AuditEnvironment): Promise<AuditVerdict> {
+export async function auditReport(
+  input: unknown,
+  env: AuditEnvironment,
+  options: AuditOptions = {},
+): Promise<AuditVerdict> {
   const { report, raw, envelope } = parseAuditInput(input);
+  const clientReceipt =
+    options.receipt === undefined ? undefined : parseClientReceipt(options.receipt);
   // Checks run concurrently (the chains answer while the proof verifies); each keeps its place.
   const checks: AuditCheck[] = [];
   const pending: Promise<void>[] = [];
@@ -115,6 +140,13 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
     return done;
   };
   const ctx = new AuditContext(report, env);
+
+  const source = options.source;
+  if (source)
+    void run("source", "source", () => {
+      expect(source.ok, source.reason);
+      return source.reason;
+    });
 
   void run("cid", "cid", async () => {
     const { artifact_id, signer, signature, ...body } = raw;
@@ -155,28 +187,7 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
       receipt.execution_id === report.execution_id,
       `the receipt is for ${receipt.execution_id}, the report for ${report.execution_id}`,
     );
-    let recovered: string;
-    try {
-      recovered = receiptSigner(receipt as SubmissionReceipt);
-    } catch {
-      throw new Mismatch("the receipt's EIP-712 signature does not recover");
-    }
-    expect(
-      same(recovered, receipt.signer),
-      `receipt signed by ${recovered}, not by ${receipt.signer}`,
-    );
-    const home = ctx.home();
-    const attestor = ctx.attestor();
-    const address = await attestor.getAddress();
-    expect(
-      receipt.domain.chainId === home.chainId && same(receipt.domain.verifyingContract, address),
-      `the receipt's domain (chain ${receipt.domain.chainId}, ${receipt.domain.verifyingContract}) is not the attestor ${address} on chain ${home.chainId}`,
-    );
-    const role = (await attestor.getFunction("ATTESTER_ROLE")()) as string;
-    expect(
-      (await attestor.getFunction("hasRole")(role, recovered)) as boolean,
-      `receipt signer ${recovered} holds no ATTESTER_ROLE on ${ATTESTOR} ${address}`,
-    );
+    const recovered = await ctx.relayerSigned(receipt, "the receipt");
     const [workflow] = ctx.publicSignals();
     expect(
       receipt.workflow_commitment === workflow,
@@ -184,6 +195,26 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
     );
     return `EIP-712 receipt for ${receipt.execution_id} signed by ${recovered} (ATTESTER_ROLE); its workflow commitment is the attested one`;
   });
+
+  if (clientReceipt)
+    void run("client-receipt", "client-receipt", async () => {
+      const kept = clientReceipt;
+      const recovered = await ctx.relayerSigned(kept, "the client's receipt");
+      expect(
+        kept.execution_id === report.execution_id,
+        `the client's receipt is for ${kept.execution_id}, the report for ${report.execution_id}`,
+      );
+      const issued = report.receipt;
+      expect(issued != null, "the report carries no submission receipt");
+      const differ = RECEIPT_FIELDS.filter(
+        (field) => JSON.stringify(kept[field]) !== JSON.stringify(issued[field]),
+      );
+      expect(
+        differ.length === 0,
+        `the relayer signed two receipts for ${report.execution_id}: the report's differs from the one given at submission in ${differ.join(", ")}`,
+      );
+      return `the client's receipt (signed at submission by ${recovered}, ATTESTER_ROLE) is the report's`;
+    });
 
   void run("proof", "proof", async () => {
     expect(
@@ -359,6 +390,18 @@ export async function auditReport(input: unknown, env: AuditEnvironment): Promis
 
 const silentLogger = { info() {}, debug() {}, warn() {}, error() {} };
 
+/** Every field a receipt carries; two receipts of one execution must agree on all of them. */
+const RECEIPT_FIELDS = [
+  "execution_id",
+  "api_key_id",
+  "submitted_at",
+  "workflow_commitment",
+  "salt",
+  "domain",
+  "signer",
+  "signature",
+] as const satisfies readonly (keyof SubmissionReceipt)[];
+
 /** An action result as the report carries it (read field by field, every field checked). */
 type Result = Record<string, unknown>;
 
@@ -391,6 +434,36 @@ class AuditContext {
     const id = this.report.attestation?.chain_id ?? this.report.relayer?.chain_id;
     if (id === undefined) throw new Mismatch("the report names no attestation chain");
     return this.chainById(id);
+  }
+
+  /**
+   * The receipt's EIP-712 signature recovers to its `signer`, under the domain of the auditor's
+   * attestor, and that key holds ATTESTER_ROLE there (read on chain). Returns the signer.
+   */
+  async relayerSigned(receipt: AuditedReceipt, what: string): Promise<string> {
+    let recovered: string;
+    try {
+      recovered = receiptSigner(receipt as SubmissionReceipt);
+    } catch {
+      throw new Mismatch(`${what}'s EIP-712 signature does not recover`);
+    }
+    expect(
+      same(recovered, receipt.signer),
+      `${what} signed by ${recovered}, not by ${receipt.signer}`,
+    );
+    const home = this.home();
+    const attestor = this.attestor();
+    const address = await attestor.getAddress();
+    expect(
+      receipt.domain.chainId === home.chainId && same(receipt.domain.verifyingContract, address),
+      `${what}'s domain (chain ${receipt.domain.chainId}, ${receipt.domain.verifyingContract}) is not the attestor ${address} on chain ${home.chainId}`,
+    );
+    const role = (await attestor.getFunction("ATTESTER_ROLE")()) as string;
+    expect(
+      (await attestor.getFunction("hasRole")(role, recovered)) as boolean,
+      `${what}'s signer ${recovered} holds no ATTESTER_ROLE on ${ATTESTOR} ${address}`,
+    );
+    return recovered;
   }
 
   /** The attestor of the auditor's deployment (never the address the report names). */

@@ -131,6 +131,9 @@ const EVENT_SOURCES: ReadonlyArray<{ abi: string; events: readonly EvidenceEvent
   { abi: "ExecutionAttestor", events: ["ExecutionAttested"] },
 ];
 
+/** The ABI set names the evidence decodes with. */
+export const EVIDENCE_ABIS: readonly string[] = EVENT_SOURCES.map((s) => s.abi);
+
 /** An Interface of exactly the evidence events, from the chain's own ABI files. */
 export function evidenceInterface(chain: Pick<EvidenceChain, "abi">): Interface {
   const fragments = EVENT_SOURCES.flatMap(({ abi, events }) => {

@@ -7,6 +7,7 @@ export {
   auditReport,
   type AuditCheck,
   type AuditEnvironment,
+  type AuditOptions,
   type AuditVerdict,
   type CheckFamily,
 } from "./audit.ts";
@@ -19,4 +20,18 @@ export {
   type TxEvidence,
   type TxRef,
 } from "./evidence.ts";
-export { AuditInputError, parseAuditInput, type AuditedReport } from "./input.ts";
+export {
+  AuditInputError,
+  parseAuditInput,
+  parseClientReceipt,
+  type AuditedReceipt,
+  type AuditedReport,
+} from "./input.ts";
+export {
+  isCid,
+  reportFromArtifactStore,
+  reportFromBlock,
+  reportFromCar,
+  type AuditSource,
+  type SourcedInput,
+} from "./sources.ts";

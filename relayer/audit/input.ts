@@ -17,6 +17,24 @@ const txRecordSchema = z.looseObject({
   status: z.string(),
 });
 
+const receiptSchema = z.looseObject({
+  execution_id: z.string(),
+  api_key_id: z.string(),
+  submitted_at: z.string(),
+  workflow_commitment: z.string(),
+  salt: z.string(),
+  domain: z.looseObject({
+    name: z.string(),
+    version: z.string(),
+    chainId: z.number().int(),
+    verifyingContract: z.string(),
+  }),
+  signer: z.string(),
+  signature: z.string(),
+});
+
+export type AuditedReceipt = z.infer<typeof receiptSchema>;
+
 export const auditedActionSchema = z.looseObject({
   index: z.number().int().nonnegative(),
   type: z.string(),
@@ -65,24 +83,7 @@ export const auditedReportSchema = z.looseObject({
     })
     .nullable()
     .optional(),
-  receipt: z
-    .looseObject({
-      execution_id: z.string(),
-      api_key_id: z.string(),
-      submitted_at: z.string(),
-      workflow_commitment: z.string(),
-      salt: z.string(),
-      domain: z.looseObject({
-        name: z.string(),
-        version: z.string(),
-        chainId: z.number().int(),
-        verifyingContract: z.string(),
-      }),
-      signer: z.string(),
-      signature: z.string(),
-    })
-    .nullable()
-    .optional(),
+  receipt: receiptSchema.nullable().optional(),
   api_interactions: z.array(auditedInteractionSchema).optional(),
   evidence: z.looseObject({ account: address.nullable() }).nullable().optional(),
   relayer: z.looseObject({ chain_id: z.number().int() }).optional(),
@@ -134,4 +135,25 @@ export function parseAuditInput(input: unknown): AuditInput {
     raw: candidate as Record<string, unknown>,
     envelope: e ? { cid: e.cid, signer: e.signer, signature: e.signature } : null,
   };
+}
+
+/**
+ * The submission receipt the client kept: the 202 of `POST /v1/workflows` or the execution's
+ * status (both carry it under `receipt`), or the receipt alone.
+ */
+export function parseClientReceipt(input: unknown): AuditedReceipt {
+  if (z.looseObject({ kind: z.literal("veriflow.execution-report") }).safeParse(input).success)
+    throw new AuditInputError(
+      "this is a report, not the receipt the client kept: give the 202 of POST /v1/workflows (or its `receipt`)",
+    );
+  const wrapped = z.looseObject({ receipt: receiptSchema }).safeParse(input);
+  if (wrapped.success) return wrapped.data.receipt;
+  const parsed = receiptSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AuditInputError(
+      `not a Veriflow submission receipt (the 202's \`receipt\`): ${issue.path.join(".") || "(root)"}: ${issue.message}`,
+    );
+  }
+  return parsed.data;
 }

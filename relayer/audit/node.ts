@@ -13,6 +13,7 @@ import {
 } from "../proofs/index.ts";
 import type { AuditEnvironment, AuditedVariant } from "./audit.ts";
 import type { EvidenceChain } from "./evidence.ts";
+import { AUDITOR_ABIS, type AuditPageChain, type AuditPageConfig } from "./browser.ts";
 import { AuditInputError } from "./input.ts";
 
 /**
@@ -37,6 +38,10 @@ export function variantFiles(slots: ExecutionVariant): {
     ),
   };
 }
+
+/** Where `npm run build:audit-page` writes the browser auditor (the relayer serves it at /audit). */
+export const AUDIT_PAGE_DIR = path.join(PROJECT_ROOT, "dist/audit-page");
+export const AUDIT_BUNDLE_FILE = path.join(AUDIT_PAGE_DIR, "auditor.js");
 
 interface ChainSource {
   name: string;
@@ -143,4 +148,50 @@ export async function readAuditKeys(): Promise<Pick<AuditEnvironment, "variants"
     }),
   );
   return { variants: Object.fromEntries(entries) as AuditEnvironment["variants"] };
+}
+
+/**
+ * The auditor page's trust anchors and proposed RPC URLs: the chains of a chains file (its
+ * deployments, never its operator keys) or the devnet's with the repository's `deployments/`.
+ */
+export async function auditPageConfig(
+  options: { chainsFile?: string } = {},
+): Promise<AuditPageConfig> {
+  try {
+    const sources = await chainSources(options.chainsFile);
+    const chains: AuditPageChain[] = await Promise.all(
+      sources.map(async (s) => {
+        const [deployment, abis] = await Promise.all([
+          readDeployment(s.deploymentsDir, s.chainId),
+          readAbis(s.deploymentsDir, s.chainId),
+        ]);
+        return {
+          name: s.name,
+          chainId: s.chainId,
+          rpcUrl: s.rpcUrl,
+          deployment,
+          abis: pickAbis(abis),
+        };
+      }),
+    );
+    return {
+      source: options.chainsFile
+        ? `the deployments of ${path.basename(options.chainsFile)}, this repository's verification key and verifier`
+        : "this repository's devnet deployments, verification key and verifier",
+      chains,
+      keys: await readAuditKeys(),
+    };
+  } catch (err) {
+    throw err instanceof AuditInputError ? err : new AuditInputError((err as Error).message);
+  }
+}
+
+/** The ABIs the auditor reads, out of a chain's ABI set (an error naming a missing one). */
+export function pickAbis(abis: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    AUDITOR_ABIS.map((name) => {
+      if (!abis[name]) throw new Error(`the deployment has no ABI ${name}`);
+      return [name, abis[name]];
+    }),
+  );
 }

@@ -20,7 +20,25 @@ export interface ApiKeyRecord {
   rotatedAt: Date | null;
   revokedAt: Date | null;
   previousExpiresAt: Date | null;
+  signaturePolicy: SignaturePolicy;
 }
+
+/**
+ * Which request signatures a key accepts (relayer/auth/hmac.ts). By default version 1 (the spec's)
+ * and version 2 are both accepted, except that a state-changing request without a body needs
+ * version 2: version 1 would not say which method and path it was signed for.
+ */
+export interface SignaturePolicy {
+  /** Version 1 refused for every request. */
+  requireV2: boolean;
+  /** A bodyless DELETE/POST/PUT/PATCH may be signed with version 1 (for clients that cannot sign 2). */
+  allowV1Bodyless: boolean;
+}
+
+export const DEFAULT_SIGNATURE_POLICY: SignaturePolicy = Object.freeze({
+  requireV2: false,
+  allowV1Bodyless: false,
+});
 
 /**
  * How an API key appears in logs and start lines: `key_` + the first 12 hex characters of its
@@ -41,6 +59,7 @@ export interface ApiKeyCredentials {
   tier: TierName;
   revoked: boolean;
   secrets: string[];
+  signaturePolicy: SignaturePolicy;
 }
 
 interface ApiKeyRow {
@@ -55,6 +74,8 @@ interface ApiKeyRow {
   created_at: Date | string;
   rotated_at: Date | string | null;
   revoked_at: Date | string | null;
+  require_signature_v2: boolean;
+  allow_v1_bodyless: boolean;
 }
 
 const toDate = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
@@ -70,8 +91,14 @@ function toRecord(row: ApiKeyRow): ApiKeyRecord {
     rotatedAt: toDate(row.rotated_at),
     revokedAt: toDate(row.revoked_at),
     previousExpiresAt: toDate(row.previous_expires_at),
+    signaturePolicy: policyOf(row),
   };
 }
+
+const policyOf = (row: Pick<ApiKeyRow, "require_signature_v2" | "allow_v1_bodyless">) => ({
+  requireV2: row.require_signature_v2,
+  allowV1Bodyless: row.allow_v1_bodyless,
+});
 
 export const newApiKey = () => `vfk_${randomBytes(18).toString("base64url")}`;
 export const newSigningSecret = () => `vfs_${randomBytes(32).toString("base64url")}`;
@@ -165,6 +192,24 @@ export async function rotateApiKey(
   });
 }
 
+/** Changes a key's signature policy (the fields given); takes effect at once in this process. */
+export async function setSignaturePolicy(
+  store: Store,
+  key: string,
+  policy: Partial<SignaturePolicy>,
+): Promise<ApiKeyRecord> {
+  const [row] = await store.query<ApiKeyRow>(
+    `UPDATE api_keys
+        SET require_signature_v2 = COALESCE($2, require_signature_v2),
+            allow_v1_bodyless = COALESCE($3, allow_v1_bodyless)
+      WHERE key = $1 RETURNING *`,
+    [key, policy.requireV2 ?? null, policy.allowV1Bodyless ?? null],
+  );
+  if (!row) throw new ApiKeyError(`no API key ${key}`);
+  forgetEverywhere(key);
+  return toRecord(row);
+}
+
 /** Ends a rotation early: the previous secret stops working now. */
 export async function finishRotation(store: Store, key: string): Promise<ApiKeyRecord> {
   const [row] = await store.query<ApiKeyRow>(
@@ -223,6 +268,7 @@ interface StoredCredentials {
   revoked: boolean;
   current: string;
   previous: { secret: string; expiresAt: number } | null;
+  signaturePolicy: SignaturePolicy;
 }
 
 async function loadStoredCredentials(
@@ -231,7 +277,8 @@ async function loadStoredCredentials(
   key: string,
 ): Promise<StoredCredentials | null> {
   const [row] = await store.query<ApiKeyRow>(
-    `SELECT id, key, tier, secret_enc, previous_secret_enc, previous_expires_at, revoked_at
+    `SELECT id, key, tier, secret_enc, previous_secret_enc, previous_expires_at, revoked_at,
+            require_signature_v2, allow_v1_bodyless
        FROM api_keys WHERE key = $1`,
     [key],
   );
@@ -250,13 +297,21 @@ async function loadStoredCredentials(
             expiresAt: previousExpires.getTime(),
           }
         : null,
+    signaturePolicy: policyOf(row),
   };
 }
 
 function credentialsAt(stored: StoredCredentials, now: number): ApiKeyCredentials {
   const secrets = [stored.current];
   if (stored.previous && stored.previous.expiresAt > now) secrets.push(stored.previous.secret);
-  return { id: stored.id, key: stored.key, tier: stored.tier, revoked: stored.revoked, secrets };
+  return {
+    id: stored.id,
+    key: stored.key,
+    tier: stored.tier,
+    revoked: stored.revoked,
+    secrets,
+    signaturePolicy: stored.signaturePolicy,
+  };
 }
 
 /**

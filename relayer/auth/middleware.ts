@@ -1,20 +1,32 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { ApiError, type AppEnv, type AuthenticatedKey } from "../http/index.ts";
+import { ApiError, loadBody, type AppEnv, type AuthenticatedKey } from "../http/index.ts";
 import type { Store } from "../store/index.ts";
 import { DEFAULT_FAILED_AUTH_PER_MINUTE, FailedAuthLimiter } from "./failures.ts";
-import { TIMESTAMP_TOLERANCE_MS, verifySignature } from "./hmac.ts";
+import {
+  signedTarget,
+  signPayload,
+  signPayloadV2,
+  SIGNATURE_VERSION_HEADER,
+  TIMESTAMP_TOLERANCE_MS,
+  verifyHmac,
+} from "./hmac.ts";
 import { CredentialsCache, type ApiKeyCredentials } from "./keys.ts";
 import { recordSignature } from "./replay.ts";
 
 /**
  * Authentication (spec "Authentication"): every request outside health, metrics and docs carries
- * `X-SVC-Key`, `X-SVC-Timestamp` (epoch ms) and `X-SVC-Signature` (lower-case hex
- * HMAC-SHA256(secret, timestamp + raw body)). Checks, in order, each failing with 401 and its
- * own code: headers present, well-formed, timestamp within ±300 s, key known and not revoked,
- * signature valid (constant time, against the current and, during a rotation, the previous
- * secret), signature not seen before (shared through the database). Compliance endpoints also
- * accept `Authorization: Bearer <API_KEY>`. Requires `readBody()` before it.
+ * `X-SVC-Key`, `X-SVC-Timestamp` (epoch ms) and `X-SVC-Signature`: version 1, the spec's
+ * HMAC-SHA256(secret, timestamp + raw body), or with `X-SVC-Signature-Version: 2` the version that
+ * also covers the method, path and query (relayer/auth/hmac.ts). The headers are authenticated
+ * before the body is read, so a caller without a known key never costs a body read. Checks, in
+ * order, each failing with 401 and its own code: the source address's failure limit (429), headers
+ * present, well-formed, signature version known, timestamp within ±300 s, key known and not
+ * revoked, version 1 allowed for the key (not when it requires version 2); then the body is read
+ * (415, 413, 400 for hostile bytes); a bodyless state-changing request under version 1 refused
+ * unless the key allows it; signature valid (constant time, against the current and, during a
+ * rotation, the previous secret); signature not seen before (shared through the database).
+ * Compliance endpoints also accept `Authorization: Bearer <API_KEY>` (key checked, then the body).
  */
 
 export interface AuthOptions {
@@ -53,7 +65,12 @@ export const AUTH_ERRORS = {
   badSignature: "AUTH_BAD_SIGNATURE",
   replay: "AUTH_REPLAYED_SIGNATURE",
   malformedAuthorization: "AUTH_MALFORMED_AUTHORIZATION",
+  unsupportedVersion: "AUTH_UNSUPPORTED_SIGNATURE_VERSION",
+  versionRequired: "AUTH_SIGNATURE_V2_REQUIRED",
 } as const;
+
+/** Methods that change state: a bodyless one must say, in a version 2 signature, what it is. */
+const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 const unauthorized = (code: string, detail: string) =>
   new ApiError(401, code, detail, {}, { "WWW-Authenticate": 'HMAC-SHA256 realm="veriflow"' });
@@ -117,6 +134,7 @@ export function authenticate(options: AuthOptions) {
         );
       }
       const credentials = await credentialsFor(cache, match[1]!, now);
+      await loadBody(c);
       setKey(c, credentials, "bearer");
       return next();
     }
@@ -146,6 +164,14 @@ export function authenticate(options: AuthOptions) {
         "X-SVC-Signature must be 64 lower-case hex characters (HMAC-SHA256)",
       );
     }
+    const versionHeader = c.req.header(SIGNATURE_VERSION_HEADER);
+    if (versionHeader !== undefined && versionHeader !== "1" && versionHeader !== "2") {
+      throw unauthorized(
+        AUTH_ERRORS.unsupportedVersion,
+        `${SIGNATURE_VERSION_HEADER} must be 1 or 2 (absent means 1)`,
+      );
+    }
+    const version = versionHeader === "2" ? 2 : 1;
     const timestampMs = Number(timestamp);
     if (timestampMs < now - TIMESTAMP_TOLERANCE_MS) {
       throw unauthorized(
@@ -160,10 +186,38 @@ export function authenticate(options: AuthOptions) {
       );
     }
     const credentials = await credentialsFor(cache, key, now);
-    if (!verifySignature(credentials.secrets, timestamp, c.get("rawBody"), signature)) {
+    if (version === 1 && credentials.signaturePolicy.requireV2) {
+      throw unauthorized(
+        AUTH_ERRORS.versionRequired,
+        `this key requires signature version 2: send ${SIGNATURE_VERSION_HEADER}: 2 and sign the method, path, query, timestamp and body hash`,
+      );
+    }
+    // Only now, for a known key, is the body read (bounded).
+    await loadBody(c);
+    const body = c.get("rawBody");
+    if (
+      version === 1 &&
+      body.byteLength === 0 &&
+      STATE_CHANGING.has(c.req.method) &&
+      !credentials.signaturePolicy.allowV1Bodyless
+    ) {
+      throw unauthorized(
+        AUTH_ERRORS.versionRequired,
+        `a ${c.req.method} without a body must be signed with version 2 (${SIGNATURE_VERSION_HEADER}: 2): version 1 covers only the timestamp and the body, not which request it authorises`,
+      );
+    }
+    const target = version === 2 ? signedTarget(c.req.method, c.req.url) : undefined;
+    const valid = verifyHmac(credentials.secrets, signature, (secret) =>
+      target
+        ? signPayloadV2(secret, target, timestamp, body)
+        : signPayload(secret, timestamp, body),
+    );
+    if (!valid) {
       throw unauthorized(
         AUTH_ERRORS.badSignature,
-        "X-SVC-Signature does not match HMAC-SHA256(signing secret, X-SVC-Timestamp + body)",
+        version === 2
+          ? "X-SVC-Signature does not match version 2: HMAC-SHA256(signing secret, the method, path, query, X-SVC-Timestamp and body hash, one per line, after VERIFLOW-HMAC-SHA256-2)"
+          : "X-SVC-Signature does not match HMAC-SHA256(signing secret, X-SVC-Timestamp + body)",
       );
     }
     if (!(await admit(c, credentials, signature, timestampMs))) {

@@ -18,6 +18,11 @@ import {
  * rule and (never for secrets) what was given.
  */
 
+/** Default cap of one CAR export: 256 MiB (a quarter of the 1,000-CID request's possible 1 GiB). */
+export const DEFAULT_CAR_MAX_BYTES = 256 * 1024 * 1024;
+/** Default retention of uploaded artifacts and batch manifests (final reports are kept). */
+export const DEFAULT_ARTIFACT_RETENTION_DAYS = 90;
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 /** 32-byte keys are given as 64 hex characters or as base64 (44 characters with padding). */
@@ -134,6 +139,23 @@ const envSchema = z
       emptyToUndefined,
       z.coerce.number({ message: "must be a number" }).positive("must be positive").optional(),
     ),
+    /** Most bytes one CAR export may stream (`POST /artifacts/car`, `GET /artifacts/{cid}/car`). */
+    VERIFLOW_CAR_MAX_BYTES: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number({ message: "must be a number" })
+        .int("must be an integer")
+        .min(1024, "must be at least 1024")
+        .default(DEFAULT_CAR_MAX_BYTES),
+    ),
+    /** Days an uploaded artifact or batch manifest is kept after it was last stored. */
+    VERIFLOW_ARTIFACT_RETENTION_DAYS: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number({ message: "must be a number" })
+        .positive("must be positive")
+        .default(DEFAULT_ARTIFACT_RETENTION_DAYS),
+    ),
     /** Fault injection for the crash tests (relayer/execution/crash.ts); refused in production. */
     VERIFLOW_CRASH_AT: z.preprocess(
       emptyToUndefined,
@@ -218,6 +240,14 @@ export interface Config {
    */
   sanctionsSnapshot: SanctionsSnapshot | null;
   engine: EngineSettings;
+  artifacts: ArtifactSettings;
+}
+
+export interface ArtifactSettings {
+  /** Most bytes one CAR export streams; a larger export is refused before the first byte. */
+  carMaxBytes: number;
+  /** Uploads and batch manifests not stored again for this long are pruned. */
+  retentionMs: number;
 }
 
 export interface EngineSettings {
@@ -307,6 +337,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       proverThreads: e.VERIFLOW_PROVER_THREADS,
       baseFeeCapGwei: e.VERIFLOW_BASE_FEE_CAP_GWEI,
       crashAt: e.VERIFLOW_CRASH_AT,
+    },
+    artifacts: {
+      carMaxBytes: e.VERIFLOW_CAR_MAX_BYTES,
+      retentionMs: Math.round(e.VERIFLOW_ARTIFACT_RETENTION_DAYS * 86_400_000),
     },
   };
 }

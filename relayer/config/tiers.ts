@@ -11,12 +11,43 @@ export type TierName = (typeof TIER_NAMES)[number];
 export interface TierLimits {
   requestsPerMinute: number;
   concurrentWorkflows: number;
+  /** Artifacts a key may hold from `POST /artifacts` (reports and manifests are not counted). */
+  artifactCount: number;
+  /** Bytes (canonical JSON) of those artifacts. */
+  artifactBytes: number;
+  /** `/zk/generate` calls per key and UTC day: each costs a Groth16 proof and an operator transaction. */
+  zkProofsPerDay: number;
 }
 
+const MIB = 1024 * 1024;
+
+/**
+ * The artifact quota is sized so a free key can keep a few months of small documents (100 MiB)
+ * and an enterprise key tens of thousands of reports' worth; the proving quota so a free key
+ * can try the endpoint and a paying one anchor a batch every few minutes all day.
+ */
 export const DEFAULT_TIER_LIMITS: Readonly<Record<TierName, TierLimits>> = Object.freeze({
-  free: { requestsPerMinute: 20, concurrentWorkflows: 5 },
-  pro: { requestsPerMinute: 300, concurrentWorkflows: 50 },
-  enterprise: { requestsPerMinute: 1200, concurrentWorkflows: 500 },
+  free: {
+    requestsPerMinute: 20,
+    concurrentWorkflows: 5,
+    artifactCount: 1_000,
+    artifactBytes: 100 * MIB,
+    zkProofsPerDay: 20,
+  },
+  pro: {
+    requestsPerMinute: 300,
+    concurrentWorkflows: 50,
+    artifactCount: 10_000,
+    artifactBytes: 1024 * MIB,
+    zkProofsPerDay: 500,
+  },
+  enterprise: {
+    requestsPerMinute: 1200,
+    concurrentWorkflows: 500,
+    artifactCount: 100_000,
+    artifactBytes: 10 * 1024 * MIB,
+    zkProofsPerDay: 5_000,
+  },
 });
 
 const overrideSchema = z
@@ -26,6 +57,9 @@ const overrideSchema = z
       .object({
         requestsPerMinute: z.number().int().positive().optional(),
         concurrentWorkflows: z.number().int().positive().optional(),
+        artifactCount: z.number().int().positive().optional(),
+        artifactBytes: z.number().int().positive().optional(),
+        zkProofsPerDay: z.number().int().positive().optional(),
       })
       .strict(),
   )

@@ -612,6 +612,8 @@ export async function complianceAlerts(
 
 export interface StoredReport {
   cid: string;
+  /** CID of the signed report in the artifact store (null for reports signed before it was stored). */
+  signed_cid: string | null;
   signer: string;
   signature: string;
   report: SignedReport;
@@ -623,15 +625,18 @@ export async function findReport(
 ): Promise<StoredReport | null> {
   const [row] = await store.query<{
     cid: string;
+    signed_cid: string | null;
     report: unknown;
     signer: string;
     signature: string;
-  }>("SELECT cid, report, signer, signature FROM engine_reports WHERE execution_id = $1", [
-    executionId,
-  ]);
+  }>(
+    "SELECT cid, signed_cid, report, signer, signature FROM engine_reports WHERE execution_id = $1",
+    [executionId],
+  );
   return row
     ? {
         cid: row.cid,
+        signed_cid: row.signed_cid,
         signer: row.signer,
         signature: row.signature,
         report: parse<SignedReport>(row.report),
@@ -639,15 +644,27 @@ export async function findReport(
     : null;
 }
 
-/** Stores the signed report once (a concurrent finalisation's identical report is kept). */
+/**
+ * Stores the signed report once (a concurrent finalisation's identical report is kept), with the
+ * CID of its signed copy in the artifact store.
+ */
 export async function insertReport(
   store: EngineStore,
   executionId: string,
   report: SignedReport,
+  signedCid: string,
 ): Promise<void> {
   await store.query(
-    `INSERT INTO engine_reports (execution_id, cid, report, signer, signature) VALUES ($1, $2, $3::jsonb, $4, $5)
+    `INSERT INTO engine_reports (execution_id, cid, report, signer, signature, signed_cid)
+     VALUES ($1, $2, $3::jsonb, $4, $5, $6)
      ON CONFLICT (execution_id) DO NOTHING`,
-    [executionId, report.artifact_id, JSON.stringify(report), report.signer, report.signature],
+    [
+      executionId,
+      report.artifact_id,
+      JSON.stringify(report),
+      report.signer,
+      report.signature,
+      signedCid,
+    ],
   );
 }

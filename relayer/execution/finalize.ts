@@ -61,13 +61,18 @@ export interface ExecutionProver {
   }>;
 }
 
+/** Where a final report is stored: an artifact of the execution's key (relayer/artifacts). */
+export interface ReportArtifacts {
+  putArtifact(value: unknown, owner: { apiKeyId: string; kind: "report" }): Promise<string>;
+}
+
 export interface FinalizeDeps {
   store: EngineStore;
   chains: { list(): readonly RoutingChain[] };
   /** Groth16 prover (relayer/proofs); without one the report says why there is no proof. */
   prover?: ExecutionProver;
   /** Content-addressed store (relayer/artifacts); the report's CID is computed the same way. */
-  artifacts?: { putArtifact(value: unknown): Promise<string> };
+  artifacts?: ReportArtifacts;
   /**
    * The execution's external API interactions (relayer/integrations), anchored immediate ones and
    * pending batched ones, listed in the report as `api_interactions`.
@@ -202,7 +207,9 @@ export async function finalizeExecution(
       })),
     };
   }
-  const cid = deps.artifacts ? await deps.artifacts.putArtifact(body) : await reportCid(body);
+  const cid = deps.artifacts
+    ? await deps.artifacts.putArtifact(body, { apiKeyId: input.apiKeyId, kind: "report" })
+    : await reportCid(body);
   const signer = operator(home);
   const report: SignedReport = {
     ...body,
@@ -210,7 +217,12 @@ export async function finalizeExecution(
     signer: await signer.getAddress(),
     signature: await signer.signMessage(cid),
   };
-  await insertReport(store, input.id, report);
+  // The body's CID cannot be inside it, so the signature is not in the body: the signed report
+  // is stored too, under its own CID, which alone is enough to audit (docs/audit.md).
+  const signedCid = deps.artifacts
+    ? await deps.artifacts.putArtifact(report, { apiKeyId: input.apiKeyId, kind: "report" })
+    : await reportCid(report);
+  await insertReport(store, input.id, report, signedCid);
   log.info({ cid, state: input.state }, "final report stored");
   return report;
 }

@@ -5,7 +5,7 @@ import type { ChainSet } from "../chains/index.ts";
 import { listScreen, requireConsulted } from "../compliance/screen.ts";
 import type { ComplianceSource } from "../compliance/service.ts";
 import type { Integrations } from "../integrations/index.ts";
-import type { ArtifactStore } from "../artifacts/index.ts";
+import type { ReportArtifacts } from "./finalize.ts";
 import { collectEvidence } from "../audit/evidence.ts";
 import type { Groth16Prover } from "../proofs/index.ts";
 import type { EngineDeps } from "./orchestrator.ts";
@@ -29,7 +29,7 @@ export interface EngineInputs {
   /** The text analysis (relayer/analysis), whose analyses of an execution its report lists. */
   analysis?: { forReport(executionId: string): Promise<ReportAnalysis[]> } | null;
   /** Where the final report is stored under its CID. */
-  artifacts: ArtifactStore;
+  artifacts: ReportArtifacts;
   baseFeeCapGwei?: number | undefined;
   /** Computes the proofs (the root's ProverPool, off the event loop); default: on this thread. */
   prover?: Groth16Prover;

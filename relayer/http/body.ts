@@ -25,49 +25,57 @@ export function mediaType(contentType: string | undefined): string {
 }
 
 /**
+ * Refuses, before anything else, a URL PostgreSQL cannot store: a NUL character in the path or
+ * query, or a malformed percent-encoding (400).
+ */
+export function checkRequestUrl() {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    checkUrl(c.req.url);
+    return next();
+  });
+}
+
+/**
  * Reads the request body once, up to `maxBytes` (413 beyond, whether or not Content-Length was
  * sent), refuses media types other than JSON and YAML (415), and keeps the exact bytes in
  * `rawBody` for the signature check. Later `c.req.json()` / `c.req.text()` read the cached bytes.
  * Input PostgreSQL cannot store or that costs unbounded work later is refused here with a 400,
- * before anything is parsed or stored: a NUL character in the URL or the body, a malformed
- * percent-encoding, JSON nested deeper than {@link MAX_BODY_DEPTH}.
+ * before anything is parsed or stored: a NUL character in the body, JSON nested deeper than
+ * {@link MAX_BODY_DEPTH}. Authentication calls it once the key in the headers is known, so an
+ * unknown caller never costs a body read.
  */
-export function readBody(maxBytes = MAX_BODY_BYTES) {
-  return createMiddleware<AppEnv>(async (c, next) => {
-    checkUrl(c.req.url);
-    const hasBody =
-      BODY_METHODS.has(c.req.method) &&
-      (nodeRequest(c)
-        ? c.req.header("transfer-encoding") !== undefined ||
-          (c.req.header("content-length") ?? "0") !== "0"
-        : c.req.raw.body !== null && c.req.header("content-length") !== "0");
-    if (!hasBody) {
-      c.set("rawBody", new Uint8Array());
-      return next();
-    }
-    const type = mediaType(c.req.header("content-type"));
-    if (!(ACCEPTED_CONTENT_TYPES as readonly string[]).includes(type)) {
-      throw new ApiError(
-        415,
-        "UNSUPPORTED_MEDIA_TYPE",
-        `Content-Type ${type ? `"${type}"` : "(none)"} is not accepted; send application/json or application/yaml`,
-      );
-    }
-    const declared = Number(c.req.header("content-length"));
-    if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-
-    const bytes = await readAll(c, maxBytes);
-    const raw = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const hazard = bodyHazard(raw, type === "application/json");
-    if (hazard) throw validationFailed([{ path: "", message: `the body contains ${hazard}` }]);
-    c.set("rawBody", raw);
-    // Hono converts between cached body forms, so json()/text() read these bytes.
-    // (The cache holds promises at run time although its type says otherwise.)
-    (c.req.bodyCache as Record<string, unknown>).arrayBuffer = Promise.resolve(
-      raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength),
+export async function loadBody(c: Context<AppEnv>, maxBytes = MAX_BODY_BYTES): Promise<void> {
+  const hasBody =
+    BODY_METHODS.has(c.req.method) &&
+    (nodeRequest(c)
+      ? c.req.header("transfer-encoding") !== undefined ||
+        (c.req.header("content-length") ?? "0") !== "0"
+      : c.req.raw.body !== null && c.req.header("content-length") !== "0");
+  if (!hasBody) {
+    c.set("rawBody", new Uint8Array());
+    return;
+  }
+  const type = mediaType(c.req.header("content-type"));
+  if (!(ACCEPTED_CONTENT_TYPES as readonly string[]).includes(type)) {
+    throw new ApiError(
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+      `Content-Type ${type ? `"${type}"` : "(none)"} is not accepted; send application/json or application/yaml`,
     );
-    return next();
-  });
+  }
+  const declared = Number(c.req.header("content-length"));
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+
+  const bytes = await readAll(c, maxBytes);
+  const raw = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const hazard = bodyHazard(raw, type === "application/json");
+  if (hazard) throw validationFailed([{ path: "", message: `the body contains ${hazard}` }]);
+  c.set("rawBody", raw);
+  // Hono converts between cached body forms, so json()/text() read these bytes.
+  // (The cache holds promises at run time although its type says otherwise.)
+  (c.req.bodyCache as Record<string, unknown>).arrayBuffer = Promise.resolve(
+    raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength),
+  );
 }
 
 /** 400 for a URL whose path or query has a NUL character or a malformed percent-encoding. */

@@ -41,9 +41,10 @@ const PAGE = `<!doctype html>
 </html>`;
 
 /**
- * Signs each "Try it out" request in the browser (WebCrypto HMAC-SHA256 over the timestamp and
- * the exact body sent), with the key and secret entered once in the form. They stay in this
- * page's memory only: nothing is stored or sent to the relayer but the three signature headers.
+ * Signs each "Try it out" request in the browser with signature version 2 (WebCrypto
+ * HMAC-SHA256 over the method, path, query, timestamp and the SHA-256 of the exact body sent; see
+ * relayer/auth/hmac.ts), with the key and secret entered once in the form. They stay in this
+ * page's memory only: nothing is stored or sent to the relayer but the signature headers.
  */
 const INIT = `(() => {
   const encoder = new TextEncoder();
@@ -79,10 +80,14 @@ const INIT = `(() => {
         request.body = JSON.stringify(request.body);
       }
       const timestamp = String(Date.now());
-      const mac = await crypto.subtle.sign(
-        "HMAC", credentials.key, encoder.encode(timestamp + (request.body ?? "")));
+      const url = new URL(request.url, location.href);
+      const bodyHash = hex(await crypto.subtle.digest("SHA-256", encoder.encode(request.body ?? "")));
+      const payload = ["VERIFLOW-HMAC-SHA256-2", String(request.method).toUpperCase(),
+        url.pathname, url.search.slice(1), timestamp, bodyHash].join("\\n");
+      const mac = await crypto.subtle.sign("HMAC", credentials.key, encoder.encode(payload));
       request.headers["X-SVC-Key"] = credentials.apiKey;
       request.headers["X-SVC-Timestamp"] = timestamp;
+      request.headers["X-SVC-Signature-Version"] = "2";
       request.headers["X-SVC-Signature"] = hex(mac);
       return request;
     },

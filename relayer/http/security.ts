@@ -3,7 +3,10 @@
  * and the route files: which paths are public, which take a Bearer key, and the security schemes.
  */
 
-/** Paths served without authentication (spec: "except health, metrics and docs"). */
+/**
+ * Paths served without authentication (spec: "except health, metrics and docs"), and the
+ * browser auditor page, which reads the chains, never the API.
+ */
 export function isPublicPath(path: string): boolean {
   return (
     path === "/healthz" ||
@@ -11,6 +14,7 @@ export function isPublicPath(path: string): boolean {
     path === "/metrics" ||
     path === "/openapi.json" ||
     path === "/docs" ||
+    path === "/audit" ||
     path.startsWith("/docs/")
   );
 }
@@ -27,7 +31,9 @@ export const SECURITY_SCHEMES = {
     in: "header",
     name: "X-SVC-Signature",
     description:
-      "Lower-case hex HMAC-SHA256 with the key's signing secret over X-SVC-Timestamp immediately followed by the raw request body.",
+      "Lower-case hex HMAC-SHA256 with the key's signing secret. Version 1 (the spec's; no X-SVC-Signature-Version header): over X-SVC-Timestamp immediately followed by the raw request body. " +
+      "Version 2 (header `X-SVC-Signature-Version: 2`, recommended; the SDK, CLI and /docs send it): over the lines `VERIFLOW-HMAC-SHA256-2`, the method in upper case, the path as sent, the query as sent without `?` (empty if none), X-SVC-Timestamp, and the lower-case hex SHA-256 of the raw body, joined with `\n`. " +
+      "A DELETE, POST, PUT or PATCH without a body needs version 2 (401 AUTH_SIGNATURE_V2_REQUIRED) unless its key allows version 1 for them; a key can require version 2 for every request.",
   },
   Timestamp: {
     type: "apiKey",

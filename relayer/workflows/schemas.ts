@@ -373,7 +373,16 @@ export const executionViewSchema = executionSummarySchema
     compliance_alerts: z.array(z.unknown()),
     error: z.unknown().nullable(),
     report: z
-      .object({ cid: z.string(), signer: z.string(), signature: z.string(), report: z.unknown() })
+      .object({
+        cid: z.string().openapi({ description: "CID of the report body (its `artifact_id`)" }),
+        signed_cid: z.string().nullable().openapi({
+          description:
+            "CID of the signed report (`report` below) in the artifact store: the one CID an auditor needs (`npm run audit -- <signed_cid>`); null for reports signed before signed copies were stored",
+        }),
+        signer: z.string(),
+        signature: z.string(),
+        report: z.unknown(),
+      })
       .nullable()
       .openapi({
         description:

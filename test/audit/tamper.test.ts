@@ -1,15 +1,14 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import { hexlify, randomBytes, Wallet } from "ethers";
-import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
 import { serveChainsFile } from "../fixtures/rpc-bridge.ts";
 import { auditReport, type AuditVerdict } from "../../relayer/audit/index.ts";
 import type { SignedReport } from "../../relayer/execution/report.ts";
 import { RECEIPT_TYPES, receiptMessage } from "../../relayer/proofs/receipt.ts";
 import { openAuditWorld, type AuditWorld } from "../fixtures/audit-world.ts";
+import { runAudit } from "../fixtures/cli.ts";
 
 /**
  * The auditor on real chains: a genuine report passes every check; each forged report fails
@@ -353,28 +352,103 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
     expect(failed(await auditReport(envelope, world.env))).to.deep.equal(["cid"]);
   });
 
+  describe("# the receipt the client kept from the 202 (--receipt)", function () {
+    /** The 202 body the client kept: the receipt as the relayer gave it at submission. */
+    const accepted = () => ({
+      status: "queued",
+      execution_id: genuine.execution_id,
+      receipt: structuredClone((genuine as Json).receipt),
+    });
+
+    /** A second receipt for the same execution, signed by the relayer's own operator key. */
+    async function reissued(changes: Json): Promise<SignedReport> {
+      const operator = world.engine.chains.list()[0]!.operator!;
+      const r = structuredClone(genuine) as Json;
+      Object.assign(r.receipt, changes);
+      r.receipt.signature = await operator.signTypedData(
+        r.receipt.domain,
+        RECEIPT_TYPES,
+        receiptMessage(r.receipt),
+      );
+      if (changes.salt) r.attestation.salt = changes.salt;
+      return world.resign(r);
+    }
+
+    it("should pass client-receipt when the report's receipt is the one given at submission", async function () {
+      const verdict = await auditReport(genuine, world.env, { receipt: accepted() });
+      expect(failed(verdict), JSON.stringify(verdict.checks, null, 1)).to.deep.equal([]);
+      expect(verdict.checks.find((c) => c.id === "client-receipt")!.reason).to.match(
+        /is the report's$/,
+      );
+      // The receipt alone is accepted too.
+      const alone = await auditReport(genuine, world.env, { receipt: accepted().receipt });
+      expect(alone.ok).to.equal(true);
+    });
+
+    it("should fail only client-receipt on a report whose receipt the relayer re-issued later", async function () {
+      const later = new Date(Date.parse((genuine as Json).receipt.submitted_at) + 1).toISOString();
+      const forged = await reissued({ submitted_at: later });
+      // Without the client's copy every check holds: the re-issued receipt is validly signed.
+      expect(failed(await auditReport(forged, world.env))).to.deep.equal([]);
+      const verdict = await auditReport(forged, world.env, { receipt: accepted() });
+      expect(failed(verdict)).to.deep.equal(["client-receipt"]);
+      expect(verdict.checks.find((c) => c.id === "client-receipt")!.reason).to.match(
+        /signed two receipts .* differs .* in submitted_at, signature$/,
+      );
+    });
+
+    it("should fail client-receipt on a re-issued receipt committing to another salt", async function () {
+      const forged = await reissued({ salt: plusOne((genuine as Json).receipt.salt) });
+      const verdict = await auditReport(forged, world.env, { receipt: accepted() });
+      expect(failed(verdict)).to.include.members(["client-receipt", "commitments"]);
+      expect(verdict.checks.find((c) => c.id === "client-receipt")!.reason).to.match(
+        /in salt, signature$/,
+      );
+    });
+
+    it("should fail client-receipt on a client copy the relayer never signed, or of another execution", async function () {
+      const stranger = Wallet.createRandom();
+      const framed = accepted();
+      framed.receipt.workflow_commitment = plusOne(framed.receipt.workflow_commitment);
+      framed.receipt.signer = stranger.address;
+      framed.receipt.signature = await stranger.signTypedData(
+        framed.receipt.domain,
+        RECEIPT_TYPES,
+        receiptMessage(framed.receipt),
+      );
+      const verdict = await auditReport(genuine, world.env, { receipt: framed });
+      expect(failed(verdict)).to.deep.equal(["client-receipt"]);
+      expect(verdict.checks.find((c) => c.id === "client-receipt")!.reason).to.match(
+        /holds no ATTESTER_ROLE/,
+      );
+      const tampered = accepted();
+      tampered.receipt.salt = plusOne(tampered.receipt.salt);
+      expect(failed(await auditReport(genuine, world.env, { receipt: tampered }))).to.deep.equal([
+        "client-receipt",
+      ]);
+      const theirs = { receipt: structuredClone((other as Json).receipt) };
+      const wrong = await auditReport(genuine, world.env, { receipt: theirs });
+      expect(failed(wrong)).to.deep.equal(["client-receipt"]);
+      expect(wrong.checks.find((c) => c.id === "client-receipt")!.reason).to.match(
+        /the client's receipt is for wf_.*, the report for wf_/,
+      );
+    });
+
+    it("should refuse a receipt file that is not a receipt (input error)", async function () {
+      let error: unknown;
+      await auditReport(genuine, world.env, { receipt: { hello: "world" } }).catch(
+        (err: unknown) => (error = err),
+      );
+      expect((error as Error)?.message).to.match(/not a Veriflow submission receipt/);
+    });
+  });
+
   describe("# the audit command (npm run audit, veriflow-audit)", function () {
     let dir: string;
     let served: Awaited<ReturnType<typeof serveChainsFile>> | undefined;
     let chainsFile: string;
 
-    /** Runs scripts/audit.ts as a child process (the same Node that runs the tests). */
-    const audit = (...args: string[]) =>
-      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-        const child = spawn(
-          process.execPath,
-          [path.join(PROJECT_ROOT, "scripts/audit.ts"), ...args],
-          {
-            stdio: ["ignore", "pipe", "pipe"],
-          },
-        );
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-        child.on("error", reject);
-        child.on("close", (code) => resolve({ code, stdout, stderr }));
-      });
+    const audit = (...args: string[]) => runAudit(args, process.env as Record<string, string>);
 
     before(async function () {
       dir = await mkdtemp(path.join(tmpdir(), "vf-audit-"));
@@ -393,6 +467,24 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
       forged.attestation.salt = "1";
       forged.receipt.salt = "1";
       await writeFile(path.join(dir, "forged.json"), JSON.stringify(await world.resign(forged)));
+      const operator = world.engine.chains.list()[0]!.operator!;
+      const reissued = structuredClone(genuine) as Json;
+      reissued.receipt.submitted_at = new Date(
+        Date.parse(reissued.receipt.submitted_at) + 1,
+      ).toISOString();
+      reissued.receipt.signature = await operator.signTypedData(
+        reissued.receipt.domain,
+        RECEIPT_TYPES,
+        receiptMessage(reissued.receipt),
+      );
+      await writeFile(
+        path.join(dir, "reissued.json"),
+        JSON.stringify(await world.resign(reissued)),
+      );
+      await writeFile(
+        path.join(dir, "accepted.json"),
+        JSON.stringify({ status: "queued", receipt: (genuine as Json).receipt }),
+      );
     });
     after(async function () {
       await served?.close();
@@ -423,6 +515,37 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
       };
       expect(verdict.ok).to.equal(false);
       expect(verdict.checks.find((c) => c.id === "commitments")!.ok).to.equal(false);
+    });
+
+    it("should exit 1 on a re-issued receipt with --receipt, 0 with the genuine report", async function () {
+      const accepted = path.join(dir, "accepted.json");
+      const run = await audit(
+        path.join(dir, "reissued.json"),
+        "--receipt",
+        accepted,
+        "--chains",
+        chainsFile,
+      );
+      expect(run.code, run.stderr).to.equal(1);
+      expect(run.stdout).to.match(/^FAIL {2}client-receipt +the relayer signed two receipts/m);
+      const fine = await audit(
+        path.join(dir, "envelope.json"),
+        "--receipt",
+        accepted,
+        "--chains",
+        chainsFile,
+      );
+      expect(fine.code, fine.stderr + fine.stdout).to.equal(0);
+      expect(fine.stdout).to.match(/^PASS {2}client-receipt /m);
+      const notReceipt = await audit(
+        path.join(dir, "envelope.json"),
+        "--receipt",
+        path.join(dir, "envelope.json"),
+        "--chains",
+        chainsFile,
+      );
+      expect(notReceipt.code).to.equal(2);
+      expect(notReceipt.stderr).to.match(/not a Veriflow submission receipt/);
     });
 
     it("should exit 2 on usage and input errors", async function () {

@@ -62,6 +62,28 @@ describe("# devnet over JSON-RPC (hardhat node processes)", function () {
     expect(error?.message).to.match(/not started by this process/);
   });
 
+  it("should answer JSON-RPC from a web page's origin (CORS, as the browser auditor needs)", async function () {
+    const origin = "http://page.example";
+    const preflight = await fetch(nodes[0]!.url, {
+      method: "OPTIONS",
+      headers: {
+        Origin: origin,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type",
+      },
+    });
+    expect(preflight.ok).to.equal(true);
+    expect(preflight.headers.get("access-control-allow-origin")).to.equal("*");
+    expect(preflight.headers.get("access-control-allow-headers")).to.equal("*");
+    const answer = await fetch(nodes[0]!.url, {
+      method: "POST",
+      headers: { Origin: origin, "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+    });
+    expect(answer.headers.get("access-control-allow-origin")).to.equal("*");
+    expect(((await answer.json()) as { result: string }).result).to.equal("0x7a69");
+  });
+
   it("should raise a node's base fee over JSON-RPC", async function () {
     const arbitrum = chains!.byName("arbitrum");
     const raised = await arbitrum.faults!.raiseBaseFee(20);

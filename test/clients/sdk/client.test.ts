@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
-import { verifySignature } from "../../../relayer/auth/hmac.ts";
+import { signedTarget, signPayloadV2, verifyHmac } from "../../../relayer/auth/hmac.ts";
 import { listen, type RunningServer } from "../../../relayer/http/server.ts";
 import {
   ExecutionFailedError,
@@ -67,12 +67,16 @@ const QUEUED = {
   cost_estimate: { total_usd: 1, gas_breakdown: {} },
 };
 
+/** Whether the request carries a version 2 signature by `secret` for its own method and target. */
 function signedBy(seen: Seen, secret: string): boolean {
-  return verifySignature(
-    [secret],
-    String(seen.headers["x-svc-timestamp"]),
-    new Uint8Array(seen.body),
-    String(seen.headers["x-svc-signature"]),
+  if (seen.headers["x-svc-signature-version"] !== "2") return false;
+  return verifyHmac([secret], String(seen.headers["x-svc-signature"]), (s) =>
+    signPayloadV2(
+      s,
+      signedTarget(seen.method, seen.url),
+      String(seen.headers["x-svc-timestamp"]),
+      new Uint8Array(seen.body),
+    ),
   );
 }
 

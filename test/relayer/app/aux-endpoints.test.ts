@@ -258,6 +258,8 @@ describe("# aux endpoints", function () {
         "/artifacts/{cid}",
         "/artifacts/{cid}/car",
         "/artifacts/car",
+        "/artifacts/quota",
+        "/artifacts/{cid}/publish",
       ]) {
         expect(doc.paths, p).to.have.property(p);
       }

@@ -4,6 +4,7 @@ import { toBeHex } from "ethers";
 import { encodeArtifact } from "../../../relayer/artifacts/store.ts";
 import { verifyArtifactInclusion, verifyArtifactsProof } from "../../../relayer/proofs/index.ts";
 import { startAuxService, type AuxService } from "../../fixtures/aux-service.ts";
+import { newApiKey, signedRequest } from "../../fixtures/relayer.ts";
 
 interface ZkResult {
   root: string;
@@ -35,6 +36,7 @@ describe("# /zk/generate", function () {
         "../../fixtures/sanctions",
         "sdn-sample.xml",
       ),
+      VERIFLOW_LIMITS: JSON.stringify({ free: { zkProofsPerDay: 1, requestsPerMinute: 100 } }),
     });
     for (const n of [1, 2, 3]) {
       const res = await svc.signed("POST", "/artifacts", {
@@ -69,7 +71,15 @@ describe("# /zk/generate", function () {
     const receipt = await chain.provider.getTransactionReceipt(result.anchor_tx.hash);
     expect(receipt!.status).to.equal(1);
     expect(receipt!.blockNumber).to.equal(result.anchor_tx.block_number);
-    expect(result.anchor_tx.uri).to.equal(`ipfs://${result.manifest}`);
+    // No pointer on chain: the event's URI is empty, the manifest is the caller's artifact only.
+    expect(result.anchor_tx.uri).to.equal("");
+    const [event] = await registry.queryFilter(
+      registry.filters.BatchAnchored!(result.anchor_tx.batch_id),
+      result.anchor_tx.block_number,
+      result.anchor_tx.block_number,
+    );
+    expect((event as unknown as { args: { uri: string } }).args.uri).to.equal("");
+    expect(JSON.stringify(receipt!.logs)).to.not.include(result.manifest);
 
     // One artifact's inclusion path recomputes the anchored root from its CID alone.
     const one = cids[1]!;
@@ -108,6 +118,82 @@ describe("# /zk/generate", function () {
     const missingBody = (await missing.json()) as { error: string; detail: string };
     expect(missingBody.error).to.equal("ARTIFACT_NOT_FOUND");
     expect(missingBody.detail).to.include("cids[0]").and.include(absent);
+  });
+
+  it("should answer another key 404 for artifacts it may not read, and serve it neither the manifest nor the proof's inputs", async function () {
+    const other = await newApiKey(svc.ctx, "enterprise", "other");
+    const res = await signedRequest(
+      svc.app,
+      other,
+      "POST",
+      "/zk/generate",
+      JSON.stringify({ artifacts: [cids[0]] }),
+    );
+    expect(res.status).to.equal(404);
+    const body = (await res.json()) as { error: string; detail: string };
+    expect(body.error).to.equal("ARTIFACT_NOT_FOUND");
+    expect(body.detail).to.include("artifacts[0]");
+    const mine = (await (
+      await svc.signed("POST", "/zk/generate", { artifacts: cids })
+    ).json()) as ZkResult;
+    const manifest = await signedRequest(svc.app, other, "GET", `/artifacts/${mine.manifest}`);
+    expect(manifest.status).to.equal(404);
+  });
+
+  it("should charge each proof to the key's daily quota and answer 429 ZK_QUOTA_EXCEEDED with its reset once spent, without proving", async function () {
+    const free = await newApiKey(svc.ctx, "free", "zk-free");
+    const own = (await (
+      await signedRequest(svc.app, free, "POST", "/artifacts", JSON.stringify({ free: 1 }))
+    ).json()) as { cid: string };
+    // Refused input is not charged.
+    const invalid = await signedRequest(
+      svc.app,
+      free,
+      "POST",
+      "/zk/generate",
+      JSON.stringify({ artifacts: ["bad"] }),
+    );
+    expect(invalid.status).to.equal(400);
+    const first = await signedRequest(
+      svc.app,
+      free,
+      "POST",
+      "/zk/generate",
+      JSON.stringify({ artifacts: [own.cid] }),
+    );
+    expect(first.status, await first.clone().text()).to.equal(200);
+
+    const chain = svc.chains.list()[0]!;
+    const blockBefore = await chain.provider.getBlockNumber();
+    const second = await signedRequest(
+      svc.app,
+      free,
+      "POST",
+      "/zk/generate",
+      JSON.stringify({ artifacts: [own.cid] }),
+    );
+    expect(second.status).to.equal(429);
+    const body = (await second.json()) as {
+      error: string;
+      detail: string;
+      limit: number;
+      resets_at: string;
+      retry_in: number;
+    };
+    expect(body.error).to.equal("ZK_QUOTA_EXCEEDED");
+    expect(body.limit).to.equal(1);
+    const midnight = new Date();
+    midnight.setUTCHours(24, 0, 0, 0);
+    expect(body.resets_at).to.equal(midnight.toISOString());
+    expect(body.detail).to.include(body.resets_at);
+    expect(Number(second.headers.get("retry-after"))).to.equal(body.retry_in);
+    expect(body.retry_in).to.be.within(1, 86_400);
+    // Nothing was sent for the refused call.
+    expect(await chain.provider.getBlockNumber()).to.equal(blockBefore);
+    // The quota is the key's: an enterprise key in the same day still proves.
+    expect((await svc.signed("POST", "/zk/generate", { artifacts: [cids[0]] })).status).to.equal(
+      200,
+    );
   });
 
   it("should refuse an empty list, a repeated CID, too many CIDs and a body without a list", async function () {

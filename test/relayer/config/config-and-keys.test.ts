@@ -17,7 +17,7 @@ import { ConfigError, loadConfig } from "../../../relayer/config/index.ts";
 import { resolveMasterKey } from "../../../relayer/config/master-key.ts";
 import { createLogger } from "../../../relayer/http/logging.ts";
 import { listen } from "../../../relayer/http/server.ts";
-import { resolveTierLimits } from "../../../relayer/config/tiers.ts";
+import { DEFAULT_TIER_LIMITS, resolveTierLimits } from "../../../relayer/config/tiers.ts";
 import { openStore } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";
 import { newKey, signedRequest, startTestService } from "../../fixtures/platform.ts";
@@ -109,8 +109,8 @@ describe("# configuration", () => {
 
   it("should merge tier overrides and refuse bad ones", () => {
     const limits = resolveTierLimits('{"pro":{"requestsPerMinute":600}}');
-    expect(limits.pro).to.deep.equal({ requestsPerMinute: 600, concurrentWorkflows: 50 });
-    expect(limits.free).to.deep.equal({ requestsPerMinute: 20, concurrentWorkflows: 5 });
+    expect(limits.pro).to.deep.equal({ ...DEFAULT_TIER_LIMITS.pro, requestsPerMinute: 600 });
+    expect(limits.free).to.deep.equal(DEFAULT_TIER_LIMITS.free);
     expect(() => resolveTierLimits('{"gold":{}}')).to.throw(/VERIFLOW_LIMITS is invalid/);
     expect(() => resolveTierLimits("{")).to.throw(/must be JSON/);
   });

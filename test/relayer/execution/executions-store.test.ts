@@ -165,8 +165,9 @@ describe("# executions repository (workflow_executions and the engine's tables, 
       sources: ["ofac-sdn"],
     });
     const report = { artifact_id: "bafy-first", signer: "0x1", signature: "0x2" } as SignedReport;
-    await insertReport(store, id, report);
-    await insertReport(store, id, { ...report, artifact_id: "bafy-second" });
+    await insertReport(store, id, report, "bafy-signed-first");
+    await insertReport(store, id, { ...report, artifact_id: "bafy-second" }, "bafy-signed-second");
     expect((await findReport(store, id))!.cid).to.equal("bafy-first");
+    expect((await findReport(store, id))!.signed_cid).to.equal("bafy-signed-first");
   });
 });

@@ -186,6 +186,8 @@ describe("# API fuzz (OpenAPI-driven, seeded)", function () {
       "engine_txs",
       "analyses",
       "integration_interactions",
+      "artifact_owners",
+      "zk_quota_counters",
     ];
     const counts: Record<string, number> = {};
     for (const table of tables) {
@@ -202,9 +204,17 @@ describe("# API fuzz (OpenAPI-driven, seeded)", function () {
     if (bodyText !== null) headers["Content-Type"] = r.contentType;
     lastTimestamp = Math.max(Date.now(), lastTimestamp + 1);
     if (r.auth === "signed" || r.auth === "bad-signature") {
+      // Both signature versions: the spec's (1) for requests with a body, 2 for bodyless ones
+      // (which version 1 may not sign).
       Object.assign(
         headers,
-        signedHeaders(client.key, client.secret, bodyText ?? "", String(lastTimestamp)),
+        signedHeaders(
+          client.key,
+          client.secret,
+          bodyText ?? "",
+          String(lastTimestamp),
+          bodyText ? undefined : { method: r.op.method, target: target(r) },
+        ),
       );
       if (r.auth === "bad-signature") headers["X-SVC-Signature"] = "0".repeat(64);
     } else if (r.auth === "bearer") {

@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { launchChromium } from "../../fixtures/browser.ts";
 import { REPO } from "../../fixtures/cli.ts";
 import { startNpmStart, type StartedRelayer } from "../../fixtures/npm-start.ts";
 
@@ -18,18 +19,7 @@ describe("# /docs signs requests in the browser", function () {
 
   before(async function () {
     relayer = await startNpmStart();
-    browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
   });
 
   after(async function () {

@@ -1,6 +1,4 @@
 import { expect } from "chai";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Wallet } from "ethers";
 import { verifyWebhook } from "../../../clients/sdk/index.ts";
 import { DEVNET_SANCTIONED } from "../../../relayer/devnet/accounts.ts";
@@ -19,34 +17,11 @@ import {
   type HostLookup,
 } from "../../../relayer/webhooks/index.ts";
 import { normalise, silentLogger, submitExecution, useEngineWorld } from "../../fixtures/engine.ts";
-
-interface Hit {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver on 127.0.0.1 answering 204 and recording every request. */
-async function receiver() {
-  const hits: Hit[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => (body += c.toString()));
-    req.on("end", () => {
-      hits.push({ headers: req.headers, body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    hits,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+import {
+  startWebhookReceiver,
+  webhookHeaders,
+  type WebhookReceiver,
+} from "../../fixtures/webhook-receiver.ts";
 
 /** A resolver that answers from a script and counts its calls (what a rebinding DNS server does). */
 function scriptedLookup(answers: string[]): HostLookup & { calls: number } {
@@ -63,11 +38,11 @@ describe("# webhooks outbox and dispatcher", function () {
   this.timeout(600_000);
   const apiKeyId = "key_webhooks_outbox";
   const world = useEngineWorld(apiKeyId);
-  let hook: Awaited<ReturnType<typeof receiver>>;
+  let hook: WebhookReceiver;
   const store = () => world.store as unknown as Store;
 
   before(async function () {
-    hook = await receiver();
+    hook = await startWebhookReceiver();
   });
 
   after(async function () {
@@ -156,11 +131,7 @@ describe("# webhooks outbox and dispatcher", function () {
       expect(pinned.calls).to.equal(1);
       const hit = hook.hits.slice(before).find((h) => h.headers.host?.startsWith("hooks.devnet"));
       expect(hit?.headers.host).to.equal(`hooks.devnet.test:${hook.port}`);
-      const event = verifyWebhook<{ type: string }>(secret, hit!.body, {
-        "webhook-id": String(hit!.headers["webhook-id"]),
-        "webhook-timestamp": String(hit!.headers["webhook-timestamp"]),
-        "webhook-signature": String(hit!.headers["webhook-signature"]),
-      });
+      const event = verifyWebhook<{ type: string }>(secret, hit!.body, webhookHeaders(hit!));
       expect(event.type).to.equal("execution.report");
       const [delivery] = await listDeliveries(store(), endpoint.id, 10);
       expect(delivery!.state).to.equal("delivered");
@@ -250,7 +221,7 @@ describe("# webhooks outbox and dispatcher", function () {
     it("should deliver the alert and the step failure of a refused multisend, in order, signed", async function () {
       const { endpoint, secret } = await createEndpoint(store(), world.cipher, {
         apiKeyId,
-        url: `http://127.0.0.1:${hook.port}/events`,
+        url: hook.url("/events"),
         events: ["execution.state_changed", "execution.step_failed", "execution.compliance_alert"],
       });
       const sanctioned = DEVNET_SANCTIONED[0]!.address;
@@ -284,11 +255,11 @@ describe("# webhooks outbox and dispatcher", function () {
         .slice(before)
         .filter((h) => h.headers.host === `127.0.0.1:${hook.port}`)
         .map((h) =>
-          verifyWebhook<{ type: string; data: Record<string, unknown> }>(secret, h.body, {
-            "webhook-id": String(h.headers["webhook-id"]),
-            "webhook-timestamp": String(h.headers["webhook-timestamp"]),
-            "webhook-signature": String(h.headers["webhook-signature"]),
-          }),
+          verifyWebhook<{ type: string; data: Record<string, unknown> }>(
+            secret,
+            h.body,
+            webhookHeaders(h),
+          ),
         )
         .filter((e) => e.data.execution_id === id);
       const types = events.map((e) => e.type);

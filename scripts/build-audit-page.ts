@@ -72,6 +72,13 @@ const browserOnly: esbuild.Plugin = {
       if (BROWSER_PACKAGES.has(packageName(specifier))) return undefined;
       return absent(specifier);
     });
+    // Some modules compute file paths at import (never opened in the page): plain string joins.
+    build.onLoad({ filter: /^(node:)?path$/, namespace: "absent" }, () => ({
+      loader: "js",
+      contents: `const join = (...parts) => parts.filter((p) => typeof p === "string" && p).join("/").replace(/\\/+/g, "/");
+const path = { sep: "/", join, resolve: join, normalize: join, dirname: (p) => String(p).replace(/\\/[^/]*$/, "") || "/", basename: (p) => String(p).replace(/.*\\//, ""), relative: (_, to) => to, isAbsolute: (p) => String(p).startsWith("/"), extname: (p) => (String(p).match(/\\.[^./]*$/) || [""])[0] };
+module.exports = { ...path, default: path };`,
+    }));
     build.onLoad({ filter: /.*/, namespace: "absent" }, (args) => ({
       loader: "js",
       contents: `const fail = (name) => () => { throw new Error(${JSON.stringify(args.path)} + "." + name + " is not available in the browser auditor"); };

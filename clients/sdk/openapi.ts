@@ -1274,6 +1274,16 @@ export interface components {
                 quoted_out: string;
                 min_out: string;
                 slippage_bps: number;
+                quote_block?: number;
+                reference?: {
+                  pair: string;
+                  spot: number;
+                  reference: number;
+                  deviation_bps: number;
+                  max_deviation_bps: number;
+                  window_seconds: number;
+                  own_moves: number;
+                }[];
                 recipient: string;
               }
             | {

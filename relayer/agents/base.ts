@@ -14,6 +14,8 @@ import { paddedGasLimit, type SentTx, type TxJournal } from "../execution/transa
 import { z } from "zod";
 import { screenResultSchema, type ComplianceScreen, type ScreenResult } from "./compliance.ts";
 import { AgentError } from "./errors.ts";
+import type { NamedLocks } from "../store/index.ts";
+import type { OwnMoves, ReferencePolicy } from "../routing/index.ts";
 
 /**
  * Spec "Task": the input of an agent, `{action, params}`. One shape per action type (each agent
@@ -94,8 +96,20 @@ export interface AgentEnvironment {
   screen: ComplianceScreen;
   /** Records a compliance alert (the orchestrator persists it with the execution). */
   onSanctioned?: (result: ScreenResult, role: string) => Promise<void>;
-  /** Persists a value on first call and returns the stored one on a resumed run. */
-  memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  /**
+   * Persists a value on first call and returns the stored one on a resumed run; with `replace`,
+   * computes and stores a new value whatever was stored (a quote that was never sent is stale).
+   */
+  memo<T>(key: string, compute: () => Promise<T>, options?: { replace?: boolean }): Promise<T>;
+  /**
+   * The pool sequencer: swaps through a common pool hold its lock from quote to mined, across
+   * workers and processes (relayer/store/locks.ts).
+   */
+  poolLocks: NamedLocks;
+  /** The relayer's own swaps per pool, which the reference price takes out (routing/reference.ts). */
+  ownMoves: OwnMoves;
+  /** The reference price window and the deviation beyond which a quote is refused. */
+  referencePolicy: ReferencePolicy;
   /** Bounded OUT_OF_GAS retries (default 3). */
   maxGasRetries?: number;
 }

@@ -6,7 +6,12 @@ import { VeriflowError, type ErrorBody } from "../errors/index.ts";
  * - `SANCTIONED_ADDRESS`: a recipient or counterparty is on a sanctions source; nothing was sent.
  * - `INSUFFICIENT_LIQUIDITY`: no allowed pool can fill the order (`retry_in` seconds; `detail`
  *   names an alternative chain/exchange with the liquidity when there is one).
- * - `SLIPPAGE_EXCEEDED`: the swap reverted on chain at the router's minimum output.
+ * - `SLIPPAGE_EXCEEDED`: the swap reverted on chain at the router's minimum output (or was refused
+ *   before sending when the estimate already showed it); `cause: "market"` when the pools moved
+ *   while the relayer held them (another party's trade), with the moved pools.
+ * - `REFERENCE_PRICE_DEVIATION`: a pool of the swap's path is further from its reference price
+ *   (time-weighted, the relayer's own swaps taken out; relayer/routing/reference.ts) than the
+ *   allowed deviation: a quote there would set a manipulated floor; nothing was sent.
  * - `TX_REVERTED`: any other on-chain revert (the reason is in `detail`).
  * - `NO_ROUTE`: the assets or contracts needed do not exist on the chain.
  * - `SANCTIONS_LIST_UNAVAILABLE`: a sanctions list the workflow's jurisdictions require could not
@@ -19,6 +24,7 @@ export type AgentErrorCode =
   | "SANCTIONED_ADDRESS"
   | "INSUFFICIENT_LIQUIDITY"
   | "SLIPPAGE_EXCEEDED"
+  | "REFERENCE_PRICE_DEVIATION"
   | "TX_REVERTED"
   | "NO_ROUTE"
   | "SANCTIONS_LIST_UNAVAILABLE"

@@ -76,6 +76,8 @@ export class DevnetEip1193 implements Eip1193Provider {
   readonly chain: string;
   readonly inner: Eip1193Provider;
   #baseFeePerGas: bigint | null;
+  /** The last pinned mining request: the next waits for it (see `request`). */
+  #mining: Promise<unknown> = Promise.resolve();
   #stopped = false;
   #version = 0;
   #intervalMining = false;
@@ -137,10 +139,21 @@ export class DevnetEip1193 implements Eip1193Provider {
           : undefined;
       // Marked before the call: a block may be mined on a timer from the moment it is accepted.
       if (interval === true) this.#intervalMining = true;
+      let result: unknown;
       if (this.#baseFeePerGas !== null && MINING_METHODS.has(args.method)) {
-        await this.#pin(this.#baseFeePerGas);
+        // Pin and mine as one step: two concurrent sends would otherwise pin twice, then mine the
+        // second block at the fee EIP-1559 floated to after the first (cheap blocks that make the
+        // pinned level look like a spike against the recent median).
+        const level = this.#baseFeePerGas;
+        const mined = this.#mining.then(async () => {
+          await this.#pin(level);
+          return this.inner.request(args);
+        });
+        this.#mining = mined.catch(() => undefined);
+        result = await mined;
+      } else {
+        result = await this.inner.request(args);
       }
-      const result = await this.inner.request(args);
       if (interval === false) this.#intervalMining = false;
       return result;
     } finally {

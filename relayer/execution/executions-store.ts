@@ -546,7 +546,20 @@ export async function finishStep(
 
 /** Memo values live in the step's `input.memo`: written once, read back on resume. */
 export function stepMemo(store: EngineStore, executionId: string, index: number) {
-  return async <T>(key: string, compute: () => Promise<T>): Promise<T> => {
+  return async <T>(
+    key: string,
+    compute: () => Promise<T>,
+    options: { replace?: boolean } = {},
+  ): Promise<T> => {
+    if (options.replace) {
+      const value = await compute();
+      await store.query(
+        `UPDATE engine_steps SET input = jsonb_set(input, '{memo}', COALESCE(input -> 'memo', '{}'::jsonb) || jsonb_build_object($3::text, $4::jsonb))
+          WHERE execution_id = $1 AND action_index = $2`,
+        [executionId, index, key, JSON.stringify(value)],
+      );
+      return value;
+    }
     const [row] = await store.query<{ value: unknown }>(
       "SELECT input -> 'memo' -> $3::text AS value FROM engine_steps WHERE execution_id = $1 AND action_index = $2",
       [executionId, index, key],

@@ -7,6 +7,7 @@ import type { ComplianceSource } from "../compliance/service.ts";
 import type { Integrations } from "../integrations/index.ts";
 import type { ReportArtifacts } from "./finalize.ts";
 import { collectEvidence } from "../audit/evidence.ts";
+import type { NamedLocks } from "../store/index.ts";
 import type { Groth16Prover } from "../proofs/index.ts";
 import type { EngineDeps } from "./orchestrator.ts";
 import { groth16Prover } from "./proof.ts";
@@ -31,6 +32,8 @@ export interface EngineInputs {
   /** Where the final report is stored under its CID. */
   artifacts: ReportArtifacts;
   baseFeeCapGwei?: number | undefined;
+  /** Locks shared by every process on the database (the pool sequencer's). */
+  locks: NamedLocks;
   /** Computes the proofs (the root's ProverPool, off the event loop); default: on this thread. */
   prover?: Groth16Prover;
 }
@@ -66,5 +69,6 @@ export function engineDeps(input: EngineInputs): EngineDeps {
     settle: integrations?.config.payments ? (input) => integrations.settle(input) : undefined,
     payouts: integrations ?? undefined,
     baseFeeCapGwei: input.baseFeeCapGwei,
+    poolLocks: input.locks,
   };
 }

@@ -29,6 +29,9 @@ import {
   planWorkflow,
   type PlannedAction,
 } from "../routing/index.ts";
+import type { NamedLocks } from "../store/index.ts";
+import { DEFAULT_REFERENCE_POLICY, type ReferencePolicy } from "../routing/index.ts";
+import { poolMoves } from "./pool-moves.ts";
 import type { Workflow, WorkflowAction } from "../workflows/model.ts";
 import { crashPoint } from "./crash.ts";
 import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";
@@ -76,6 +79,10 @@ export interface EngineDeps extends FinalizeDeps {
   baseFeeCapGwei?: number;
   /** The integrations a `recipients_from` multisend fetches its orders from and settles with. */
   payouts?: PayoutSource;
+  /** The pool sequencer's locks, shared by every worker on the database (relayer/store/locks.ts). */
+  poolLocks: NamedLocks;
+  /** The reference price check of swap quotes (default: DEFAULT_REFERENCE_POLICY). */
+  referencePolicy?: ReferencePolicy;
 }
 
 export type { ExecutionState };
@@ -337,6 +344,7 @@ async function runAction(
   output: ActionFlow;
 }> {
   const input = actionInput(action, previous, action.index);
+  const policy = deps.referencePolicy ?? DEFAULT_REFERENCE_POLICY;
   const agentName = AGENT_CLASS_NAMES[action.type];
   const { chain, fallbackFrom, fallbackReason } = step?.chain
     ? {
@@ -380,6 +388,9 @@ async function runAction(
       onSanctioned: (result: ScreenResult, role: string) =>
         recordAlert(deps.store, executionId, action.index, result, role),
       memo: stepMemo(deps.store, executionId, action.index),
+      poolLocks: deps.poolLocks,
+      ownMoves: poolMoves(deps.store, policy.windowSeconds * 2),
+      referencePolicy: policy,
     },
     { complianceCheck: true },
   );

@@ -54,3 +54,13 @@ export {
 export type { ChainAssets } from "./chain.ts";
 export type { TxKind } from "./gas.ts";
 export { chainByName } from "./plan.ts";
+export { headNumber, pairReserves, pathPairs, quotePathNow } from "./live.ts";
+export type { LiveQuote, PoolState } from "./live.ts";
+export {
+  checkReferencePrice,
+  ownMoveOf,
+  DEFAULT_MAX_REFERENCE_DEVIATION_BPS,
+  DEFAULT_REFERENCE_POLICY,
+  DEFAULT_REFERENCE_WINDOW_SECONDS,
+} from "./reference.ts";
+export type { OwnMove, OwnMoves, ReferenceCheck, ReferencePolicy } from "./reference.ts";

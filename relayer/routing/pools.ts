@@ -107,7 +107,8 @@ export class ReserveReader {
     return hops;
   }
 
-  private async pairAddress(
+  /** The pair of `exchange` for two tokens (the published list, else the factory), or null. */
+  async pairAddress(
     chain: RoutingChain,
     exchange: string,
     tokenA: string,

@@ -139,6 +139,10 @@ async function openPostgres(databaseUrl: string, max: number): Promise<Store> {
 
   const transaction = async <T>(fn: (tx: Store) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
+    // A connection lost while checked out (a server restart, a terminated session) makes the
+    // client emit `error`: its pending and next queries reject, the process must not crash.
+    const onError = () => {};
+    client.on("error", onError);
     const txStore: Store = postgresStore(
       client,
       (inner) => inner(txStore),
@@ -155,6 +159,7 @@ async function openPostgres(databaseUrl: string, max: number): Promise<Store> {
       await client.query("ROLLBACK").catch(() => {});
       throw err;
     } finally {
+      client.off("error", onError);
       client.release();
     }
   };

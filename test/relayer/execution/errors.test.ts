@@ -5,6 +5,9 @@ import { AgentError, oracleScreen, SwapAgent } from "../../../relayer/agents/ind
 import { DEVNET_SANCTIONED } from "../../../relayer/devnet/accounts.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
 import { TxJournal } from "../../../relayer/execution/transactions.ts";
+import { poolMoves } from "../../../relayer/execution/pool-moves.ts";
+import { DEFAULT_REFERENCE_POLICY } from "../../../relayer/routing/reference.ts";
+import { processLocks } from "../../../relayer/store/locks.ts";
 import {
   balanceOf,
   normalise,
@@ -226,6 +229,9 @@ describe("# execution engine errors (embedded devnet)", function () {
           actionIndex: 0,
           screen: oracleScreen,
           maxGasRetries,
+          poolLocks: processLocks(),
+          ownMoves: poolMoves(world.store, 3_600),
+          referencePolicy: DEFAULT_REFERENCE_POLICY,
           memo: async <T>(key: string, compute: () => Promise<T>) => {
             if (!memo.has(key)) memo.set(key, await compute());
             return memo.get(key) as T;

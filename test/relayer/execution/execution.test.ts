@@ -36,6 +36,9 @@ import {
   units,
 } from "../../fixtures/engine.ts";
 
+/** Explicit fees for the third-party trader (above the devnet's pinned base fee). */
+const FEES = { maxFeePerGas: 60n * 10n ** 9n, maxPriorityFeePerGas: 2n * 10n ** 9n };
+
 describe("# execution engine (embedded devnet)", function () {
   this.timeout(300_000);
   const world = useEngineWorld();
@@ -319,61 +322,137 @@ compliance:
     return submitExecution(world, apiKeyId, workflow);
   }
 
-  it("should refuse to send a swap whose minimum output the moved price no longer meets (SLIPPAGE_EXCEEDED)", async function () {
+  it("should quote a swap against the pool as it is when its turn comes, not as it was when its route was chosen", async function () {
     const arbitrum = world.chains.byName("arbitrum");
-    const id = await submitWethSwap("front-run");
-    // Commit the quote first (the agent memoises it), then move the pool before the swap is signed.
+    const id = await submitWethSwap("moved-after-routing");
+    // The route is chosen and persisted first (the agent memoises it), then the pool moves.
     await world.store.query(
       `INSERT INTO engine_steps (execution_id, action_index, agent, state, chain, input)
        VALUES ($1, 0, 'SwapAgent', 'running', 'arbitrum', '{}'::jsonb)`,
       [id],
     );
-    const quote = await stepMemo(
+    const candidates = await quoteSwapCandidates(
+      [arbitrum],
+      { from: "WETH", to: "USDC", amount: "5", dex: "uniswap" },
+      new ReserveReader(),
+    );
+    const route = candidates.find((c) => c.path.length === 2)!;
+    const pair = arbitrum.deployment.pools.find(
+      (p) => p.exchange === "uniswap" && p.tokens.includes("WETH") && p.tokens.includes("USDC"),
+    )!.pair;
+    await stepMemo(
       world.store,
       id,
       0,
-    )("quote", async () => {
-      const candidates = await quoteSwapCandidates(
-        [arbitrum],
-        { from: "WETH", to: "USDC", amount: "5", dex: "uniswap" },
-        new ReserveReader(),
-      );
-      const route = candidates.find((c) => c.path.length === 2)!;
-      return {
-        exchange: route.exchange,
-        router: route.router,
-        path: route.path,
-        pathAddresses: route.pathAddresses,
-        amountIn: route.amountIn.toString(),
-        quoted: route.amountOut.toString(),
-        minOut: minimumOut(route.amountOut, 0.5).toString(),
-        priceImpactBps: route.priceImpactBps,
-        poolShare: route.poolShare,
-        deadline: Math.floor(Date.now() / 1000) + 600,
-      };
-    });
-    // Another trader sells WETH into the same pool: the price moves > 0.5%.
+    )("route", async () => ({
+      exchange: route.exchange,
+      router: route.router,
+      path: route.path,
+      pathAddresses: route.pathAddresses,
+      pairs: [pair],
+      amountIn: route.amountIn.toString(),
+      deadline: Math.floor(Date.now() / 1000) + 600,
+    }));
+    // Another trader sells WETH into the same pool: at the old quote, 5 WETH would now miss 0.5%.
     const trader = devnetFunder(arbitrum);
-    const weth = new Contract(quote.pathAddresses[0]!, ERC20_ABI, trader);
-    await (await weth.getFunction("approve")(quote.router, units(arbitrum, "WETH", "20"))).wait();
-    const router = new Contract(quote.router, ROUTER_ABI, trader);
-    await (
-      await router.getFunction("swapExactTokensForTokens")(
-        units(arbitrum, "WETH", "20"),
+    const weth = new Contract(route.pathAddresses[0]!, ERC20_ABI, trader);
+    const sold = units(arbitrum, "WETH", "3");
+    await (await weth.getFunction("approve")(route.router, sold, FEES)).wait();
+    const traded = await (
+      await new Contract(route.router, ROUTER_ABI, trader).getFunction("swapExactTokensForTokens")(
+        sold,
         0n,
-        quote.pathAddresses,
+        route.pathAddresses,
         await trader.getAddress(),
-        BigInt(quote.deadline),
+        2n ** 40n,
+        FEES,
       )
     ).wait();
-    expect(await runExecution(world.deps, id)).to.equal("failed");
-    const [row] = await world.store.query<{ error: Record<string, unknown> }>(
-      "SELECT error FROM workflow_executions WHERE id = $1",
+    const moved = await quoteSwapCandidates(
+      [arbitrum],
+      { from: "WETH", to: "USDC", amount: "5", dex: "uniswap" },
+      new ReserveReader(),
+    );
+    const now = moved.find((c) => c.path.length === 2)!;
+    expect(now.amountOut < minimumOut(route.amountOut, 0.5)).to.equal(true);
+
+    expect(await runExecution(world.deps, id)).to.equal("completed");
+    const [step] = await world.store.query<{ result: Record<string, unknown> }>(
+      "SELECT result FROM engine_steps WHERE execution_id = $1 AND action_index = 0",
       [id],
     );
-    expect(row!.error.error, String(row!.error.detail)).to.equal("SLIPPAGE_EXCEEDED");
-    const txs = await new TxJournal(world.store).list(id);
-    expect(txs.filter((t) => t.kind === "swap")).to.deep.equal([]);
+    expect(Number(step!.result.quote_block)).to.be.at.least(traded!.blockNumber);
+    expect(units(arbitrum, "USDC", String(step!.result.quoted_out))).to.equal(now.amountOut);
+    expect(step!.result.amount_out).to.equal(step!.result.quoted_out);
+  });
+
+  it("should refuse a swap whose pool was pushed just before the quote (REFERENCE_PRICE_DEVIATION), named in the report", async function () {
+    const arbitrum = world.chains.byName("arbitrum");
+    const router = arbitrum.deployment.exchanges.uniswap!.router;
+    const path = [
+      arbitrum.deployment.tokens.WETH!.address,
+      arbitrum.deployment.tokens.USDC!.address,
+    ];
+    // A manipulator sells 25 WETH into the pool (~8% off its recent average) right before.
+    const trader = devnetFunder(arbitrum);
+    const pushed = units(arbitrum, "WETH", "25");
+    await (
+      await new Contract(path[0]!, ERC20_ABI, trader).getFunction("approve")(router, pushed)
+    ).wait();
+    await (
+      await new Contract(router, ROUTER_ABI, trader).getFunction("swapExactTokensForTokens")(
+        pushed,
+        0n,
+        path,
+        await trader.getAddress(),
+        2n ** 40n,
+        FEES,
+      )
+    ).wait();
+    const id = await submitWethSwap("pushed-before-quote");
+    try {
+      expect(await runExecution(world.deps, id)).to.equal("failed");
+      const [row] = await world.store.query<{ error: Record<string, unknown> }>(
+        "SELECT error FROM workflow_executions WHERE id = $1",
+        [id],
+      );
+      expect(row!.error.error, String(row!.error.detail)).to.equal("REFERENCE_PRICE_DEVIATION");
+      expect(String(row!.error.detail)).to.match(/from its reference price/);
+      const [reference] = row!.error.reference as Array<Record<string, number>>;
+      expect(reference!.deviation_bps).to.be.greaterThan(reference!.max_deviation_bps);
+      const [report] = await world.store.query<{ report: Record<string, unknown> }>(
+        "SELECT report FROM engine_reports WHERE execution_id = $1",
+        [id],
+      );
+      expect((report!.report.error as Record<string, unknown>).error).to.equal(
+        "REFERENCE_PRICE_DEVIATION",
+      );
+      const txs = await new TxJournal(world.store).list(id);
+      expect(txs.filter((t) => t.kind === "swap")).to.deep.equal([]);
+    } finally {
+      // Put the pool back where it was for the tests after this one.
+      const usdcBack = (await new Contract(router, ROUTER_ABI, trader).getFunction("getAmountsIn")(
+        pushed,
+        [path[1], path[0]],
+      )) as bigint[];
+      await (
+        await new Contract(path[1]!, ERC20_ABI, trader).getFunction("approve")(
+          router,
+          usdcBack[0]!,
+          FEES,
+        )
+      ).wait();
+      await (
+        await new Contract(router, ROUTER_ABI, trader).getFunction("swapTokensForExactTokens")(
+          pushed,
+          usdcBack[0]!,
+          [path[1], path[0]],
+          await trader.getAddress(),
+          2n ** 40n,
+          FEES,
+        )
+      ).wait();
+    }
   });
 
   it("should report a swap front-run past its tolerance that reverted on chain at amountOutMin, without retrying", async function () {
@@ -422,6 +501,9 @@ compliance:
     );
     expect(row!.error.error, String(row!.error.detail)).to.equal("SLIPPAGE_EXCEEDED");
     expect(row!.error.tx_hash).to.match(/^0x[0-9a-f]{64}$/);
+    // The relayer held the pool from quote to mined: the move was another party's.
+    expect(row!.error.cause).to.equal("market");
+    expect(row!.error.moved_pools).to.have.length(1);
     const txs = await new TxJournal(world.store).list(id);
     expect(txs.filter((t) => t.kind === "swap").map((t) => t.state)).to.deep.equal(["reverted"]);
     const receipt = await arbitrum.provider.getTransactionReceipt(String(row!.error.tx_hash));

@@ -1400,6 +1400,17 @@ export interface components {
             /** @default null */
             fallback_from: string | null;
             fallback_reason?: string;
+            orders?: {
+              integration: string;
+              interaction_id: number;
+              schema_version: string;
+              orders: {
+                id: string;
+                address: string;
+                amount: string;
+                asset: string | null;
+              }[];
+            };
           })
         | null;
       risk: {

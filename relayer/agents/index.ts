@@ -86,6 +86,8 @@ export function taskFor(
   action: WorkflowAction,
   input: Pick<ActionFlow, "asset" | "amount">,
   chain: ChainAssets,
+  /** A `recipients_from` multisend: the orders fetched for it. */
+  orders?: ReadonlyArray<{ address: string; amount: string }>,
 ): Task {
   switch (action.type) {
     case "swap":
@@ -94,7 +96,7 @@ export function taskFor(
     case "bridge":
       return bridgeTask({ ...action, type: action.type }, input);
     case "multisend":
-      return multisendTask({ ...action, type: action.type }, input, chain);
+      return multisendTask({ ...action, type: action.type }, input, chain, orders);
   }
 }
 

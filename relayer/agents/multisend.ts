@@ -18,6 +18,8 @@ export interface MultisendParams {
   recipients: Array<z.infer<typeof recipientSchema>>;
   /** The first attempt's gas limit instead of the estimate. */
   gas_limit?: bigint;
+  /** The recipients are fetched orders (`recipients_from`): none is a payout of nothing. */
+  from_orders?: boolean;
 }
 export type MultisendTask = TaskOf<"multisend", MultisendParams>;
 
@@ -37,7 +39,18 @@ export function multisendTask(
   action: WorkflowAction & { type: "multisend" },
   input: Pick<ActionFlow, "asset" | "amount">,
   chain: ChainAssets,
+  orders?: ReadonlyArray<{ address: string; amount: string }>,
 ): MultisendTask {
+  if (action.recipientsFrom) {
+    return {
+      action: "multisend",
+      params: {
+        asset: input.asset,
+        recipients: (orders ?? []).map((o) => ({ address: o.address, amount: o.amount })),
+        from_orders: true,
+      },
+    };
+  }
   const decimals = tokenOf(chain, input.asset).decimals;
   const total = parseUnits(input.amount, decimals);
   return {
@@ -89,7 +102,16 @@ export class MultisendAgent extends Agent<MultisendTask, MultisendResult> {
     const asset = p.asset;
     const token = tokenOf(chain, asset);
     const recipients = p.recipients;
-    if (recipients.length === 0) throw new AgentError("NO_ROUTE", "multisend has no recipients");
+    if (recipients.length === 0) {
+      if (!p.from_orders) throw new AgentError("NO_ROUTE", "multisend has no recipients");
+      return {
+        ...(await this.resultBase()),
+        action: "multisend",
+        asset,
+        total: "0",
+        recipients: [],
+      };
+    }
     if (!chain.deployment.contracts[MULTISEND_CONTRACT])
       throw new AgentError("NO_ROUTE", `no multisend contract on ${chain.name}`);
     if (complianceCheck)

@@ -1,4 +1,4 @@
-import { Contract, getAddress, parseUnits, verifyMessage } from "ethers";
+import { Contract, getAddress, keccak256, parseUnits, toUtf8Bytes, verifyMessage } from "ethers";
 import * as snarkjs from "snarkjs";
 import { lockMintInfo } from "../chains/index.ts";
 import { reportCid } from "../execution/report.ts";
@@ -31,6 +31,9 @@ import {
   type AuditedReceipt,
   type AuditedReport,
 } from "./input.ts";
+
+/** The fields of a `recipients_from` descriptor the auditor re-derives orders with. */
+type OrdersDescriptor = { id?: string; address: string; amount: string };
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 import type { AuditSource } from "./sources.ts";
 
@@ -606,9 +609,13 @@ class AuditContext {
       };
     } else {
       const recipients = (r.recipients ?? []) as Array<{ amount: string }>;
+      // recipients_from: one slot whose one recipient amount is the payout's total.
+      const fromOrders = this.workflowAction(action).recipientsFrom !== undefined;
       expected = {
         amount_in: units(r.total, chain, r.asset),
-        recipient_amounts: recipients.map((x) => units(x.amount, chain, r.asset)),
+        recipient_amounts: fromOrders
+          ? [units(r.total, chain, r.asset)]
+          : recipients.map((x) => units(x.amount, chain, r.asset)),
         tx_hashes: [last("multisend")],
       };
     }
@@ -629,6 +636,63 @@ class AuditContext {
       chain_id: record.chainId,
       hash: record.hash,
     });
+  }
+
+  /**
+   * A `recipients_from` multisend's orders as the report's `orders.used` gives them, checked: the
+   * response as received hashes to its interaction's `response_hash` (which `interaction[n]`
+   * verifies on chain), and the orders re-derived from it with the workflow's descriptor are the
+   * report's, in order. They are what the multisend must have paid.
+   */
+  private anchoredOrders(
+    action: AuditedAction,
+    spec: OrdersDescriptor,
+  ): Array<{ address: string; amount: { kind: string; amount?: string; bps?: number } }> {
+    const orders = (this.report as { orders?: { used?: unknown[] } }).orders;
+    const used = (orders?.used ?? []) as Array<{
+      action_index: number;
+      interaction_id: number;
+      response: string | null;
+      response_hash: string | null;
+      orders: Array<{ id: string; address: string; amount: string }>;
+    }>;
+    const entry = used.find((u) => u.action_index === action.index);
+    expect(entry !== undefined, `multisend ${action.index} has no orders in the report`);
+    expect(
+      typeof entry.response === "string" &&
+        keccak256(toUtf8Bytes(entry.response)) === entry.response_hash,
+      `multisend ${action.index}: the orders' response does not hash to its response_hash`,
+    );
+    const interaction = (this.report.api_interactions ?? []).find(
+      (i) => Number((i as { id?: unknown }).id) === entry.interaction_id,
+    ) as { response_hash?: string } | undefined;
+    expect(
+      interaction !== undefined && interaction.response_hash === entry.response_hash,
+      `multisend ${action.index}: the orders' interaction ${entry.interaction_id} is not the report's anchored interaction`,
+    );
+    let records: Array<Record<string, unknown>> = [];
+    try {
+      records = (JSON.parse(entry.response!) as { data: Array<Record<string, unknown>> }).data;
+    } catch {
+      expect(false, `multisend ${action.index}: the orders' response is not JSON`);
+    }
+    expect(
+      Array.isArray(records) &&
+        records.length === entry.orders.length &&
+        records.every((rec, i) => {
+          const o = entry.orders[i]!;
+          return (
+            String(rec[spec.id ?? "id"]) === o.id &&
+            same(String(rec[spec.address]), o.address) &&
+            String(rec[spec.amount]) === o.amount
+          );
+        }),
+      `multisend ${action.index}: the report's orders are not the anchored answer's`,
+    );
+    return entry.orders.map((o) => ({
+      address: o.address,
+      amount: { kind: "absolute", amount: o.amount },
+    }));
   }
 
   private workflowAction(action: AuditedAction): Record<string, unknown> {
@@ -796,9 +860,11 @@ class AuditContext {
       const recipients =
         (r.recipients as Array<{ address: string; amount: string }> | undefined) ?? [];
       const wanted =
-        (submitted.recipients as
-          | Array<{ address: string; amount: { kind: string; amount?: string; bps?: number } }>
-          | undefined) ?? [];
+        submitted.recipientsFrom !== undefined
+          ? this.anchoredOrders(action, submitted.recipientsFrom as OrdersDescriptor)
+          : ((submitted.recipients as
+              | Array<{ address: string; amount: { kind: string; amount?: string; bps?: number } }>
+              | undefined) ?? []);
       const decimals = this.decimalsOf(chain.name, asset);
       const input = this.inputAmount(action, outputs, chain.name, asset);
       expect(

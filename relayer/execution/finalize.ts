@@ -15,6 +15,7 @@ import {
   type ReportAnalysis,
   type ReportAttestation,
   type ReportBody,
+  type ReportOrders,
   type SignedReport,
 } from "./report.ts";
 import {
@@ -100,6 +101,8 @@ interface FinalizeInput {
   workflow: Workflow;
   state: "completed" | "failed" | "cancelled";
   error: ErrorBody | undefined;
+  /** The `recipients_from` payouts' orders and settlements (payouts.ts), when there are any. */
+  orders?: ReportOrders | null;
 }
 
 /** The proof part of the report: the proof and its attestation, or why there is none. */
@@ -193,6 +196,16 @@ export async function finalizeExecution(
   const body = await buildReport(deps, input, steps, proof, home);
   body.receipt = receipt;
   if (deps.settle) body.payment_receipt = payment;
+  if (input.orders) {
+    const interactions = body.api_interactions as Array<{ id?: number }>;
+    body.orders = {
+      ...input.orders,
+      used: input.orders.used.map((u) => ({
+        ...u,
+        anchor: interactions.find((i) => Number(i.id) === u.interaction_id) ?? null,
+      })),
+    };
+  }
   const cid = deps.artifacts
     ? await deps.artifacts.putArtifact(body, { apiKeyId: input.apiKeyId, kind: "report" })
     : await reportCid(body);

@@ -66,6 +66,7 @@ export function engineDeps(input: EngineInputs): EngineDeps {
     apiInteractions: integrations ? (id) => integrations.forReport(id) : undefined,
     analyses: input.analysis ? (id) => input.analysis!.forReport(id) : undefined,
     settle: integrations?.config.payments ? (input) => integrations.settle(input) : undefined,
+    payouts: integrations ?? undefined,
     baseFeeCapGwei: input.baseFeeCapGwei,
     poolLocks: input.locks,
   };

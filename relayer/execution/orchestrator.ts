@@ -52,6 +52,7 @@ import {
 import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
 import type { ExecutionState } from "../workflows/schemas.ts";
 import { finalizeExecution, type FinalizeDeps } from "./finalize.ts";
+import { payoutOrders, PayoutOrdersError, settlePayouts, type PayoutSource } from "./payouts.ts";
 
 /**
  * The orchestrator (spec "Workflow orchestration rule"): runs the workflow's agents in order, one
@@ -75,6 +76,8 @@ export interface EngineDeps extends FinalizeDeps {
   faucet?: DevnetFaucet | null;
   /** A chain whose next base fee is above this is congested: the action moves to a fallback. */
   baseFeeCapGwei?: number;
+  /** The integrations a `recipients_from` multisend fetches its orders from and settles with. */
+  payouts?: PayoutSource;
   /** The pool sequencer's locks, shared by every worker on the database (relayer/store/locks.ts). */
   poolLocks: NamedLocks;
   /** The reference price check of swap quotes (default: DEFAULT_REFERENCE_POLICY). */
@@ -91,6 +94,7 @@ function errorBody(err: unknown): ErrorBody {
   if (err instanceof InsufficientLiquidityError) return err.toBody();
   if (err instanceof ChainUnavailableError) return err.toBody();
   if (err instanceof NoRouteError) return { error: err.code, detail: err.detail };
+  if (err instanceof PayoutOrdersError) return err.toBody();
   if (err instanceof TransactionDroppedError) return err.toBody();
   return {
     error: "EXECUTION_FAILED",
@@ -106,6 +110,7 @@ export function isFinalError(err: unknown): boolean {
     err instanceof InsufficientLiquidityError ||
     err instanceof NoRouteError ||
     err instanceof ChainUnavailableError ||
+    err instanceof PayoutOrdersError ||
     err instanceof TransactionDroppedError
   );
 }
@@ -237,9 +242,16 @@ async function finish(
   error: ErrorBody | undefined,
   log: Logger,
 ): Promise<ExecutionState> {
+  // Every order paid on chain is settled before the report, whatever the final state. A crash
+  // here resumes the settlement: each order's state and idempotency key are in the database.
+  const orders = await settlePayouts(
+    deps.payouts,
+    { executionId: row.id, workflow, steps: await loadSteps(deps.store, row.id) },
+    { onAnswered: () => crashPoint("settlement.answered") },
+  );
   await finalizeExecution(
     deps,
-    { id: row.id, apiKeyId: row.apiKeyId, name: row.name, workflow, state, error },
+    { id: row.id, apiKeyId: row.apiKeyId, name: row.name, workflow, state, error, orders },
     log,
   );
   await setExecution(deps.store, row.id, { state, stage: "report", ...(error ? { error } : {}) });
@@ -327,7 +339,7 @@ async function runAction(
   executionId: string,
   plan: RunPlan,
 ): Promise<{
-  result: AgentResult & Pick<StepResult, "fallback_from" | "fallback_reason">;
+  result: AgentResult & Pick<StepResult, "fallback_from" | "fallback_reason" | "orders">;
   output: ActionFlow;
 }> {
   const input = actionInput(action, previous, action.index);
@@ -346,8 +358,15 @@ async function runAction(
     previous,
     ...(fallbackReason ? { fallback_reason: fallbackReason } : {}),
   });
+  const paying = action.recipientsFrom
+    ? await payoutOrders(deps.payouts, action.recipientsFrom, input, chain, {
+        executionId,
+        actionIndex: action.index,
+        memo: stepMemo(deps.store, executionId, action.index),
+      })
+    : undefined;
   const result = await runAgent(
-    taskFor(action, input, chain),
+    taskFor(action, input, chain, paying?.orders),
     { chain_id: chain.chainId, gas_strategy: workflow.gasStrategy },
     {
       chains: deps.chains,
@@ -379,6 +398,7 @@ async function runAction(
       ...result,
       fallback_from: fallbackFrom,
       ...(fallbackReason ? { fallback_reason: fallbackReason } : {}),
+      ...(paying ? { orders: paying } : {}),
     },
     output: outputOf(result, input, chain),
   };

@@ -100,6 +100,42 @@ export interface ReportBody {
   relayer: { chain: string; chain_id: number };
   /** The service fee's payment receipt (relayer/integrations/payments.ts), when payments are configured. */
   payment_receipt?: unknown;
+  /** A workflow with `recipients_from` multisends: the orders paid and their settlement. */
+  orders?: ReportOrders;
+}
+
+/**
+ * The orders of `recipients_from` multisends (relayer/execution/payouts.ts): each answer used,
+ * with its interaction (its anchor is that interaction's entry in `api_interactions`) and the
+ * response exactly as received (keccak256 of it is the anchored `response_hash`: an auditor
+ * re-derives the orders from it with the workflow's descriptor); each order settled with the
+ * payment gateway, and each paid on chain but not settled.
+ */
+export interface ReportOrders {
+  used: Array<{
+    action_index: number;
+    integration: string;
+    interaction_id: number;
+    schema_version: string;
+    response_hash: string | null;
+    response: string | null;
+    orders: Array<{ id: string; address: string; amount: string; asset: string | null }>;
+    /** The interaction's anchor when the report was built (immediate, batch, or pending). */
+    anchor?: unknown;
+  }>;
+  settlements: Array<{
+    action_index: number;
+    order_id: string;
+    settlement_key: string;
+    gateway_payment_id: string;
+    interaction_id: number;
+  }>;
+  unsettled: Array<{
+    action_index: number;
+    order_id: string;
+    settlement_key: string;
+    error: string;
+  }>;
 }
 
 /** A text analysis in the final report (relayer/analysis): its id, audit record and result. */

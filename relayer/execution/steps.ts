@@ -30,6 +30,25 @@ const flowSchema = z.object({
 }) satisfies z.ZodType<ActionFlow>;
 
 /**
+ * A `recipients_from` multisend's orders as fetched (relayer/integrations/orders.ts): the anchored
+ * interaction whose answer listed them, and each order paid, in payout order.
+ */
+export const payoutOrdersSchema = z.object({
+  integration: z.string(),
+  interaction_id: z.number().int(),
+  schema_version: z.string(),
+  orders: z.array(
+    z.object({
+      id: z.string(),
+      address: z.string(),
+      amount: z.string(),
+      asset: z.string().nullable(),
+    }),
+  ),
+});
+export type PayoutOrders = z.infer<typeof payoutOrdersSchema>;
+
+/**
  * What a completed action's step stores in `engine_steps.result`: its agent's result plus what the
  * orchestrator adds (the agent's class name, the chained output, the fallback taken).
  */
@@ -40,6 +59,7 @@ export const stepResultSchema = z.intersection(
     output: flowSchema,
     fallback_from: z.string().nullable().default(null),
     fallback_reason: z.string().optional(),
+    orders: payoutOrdersSchema.optional(),
   }),
 );
 export type StepResult = z.infer<typeof stepResultSchema>;

@@ -20,6 +20,16 @@ import type { IntegrationsConfig } from "./config.ts";
 import { IntegrationHealth } from "./health.ts";
 import { providerScreen } from "./screening.ts";
 import { settleServiceFee, type PaymentReceiptView } from "./payments.ts";
+import {
+  fetchPayableOrders,
+  settleOrders,
+  settlementKey,
+  type FetchedOrders,
+  type PayableOrder,
+  type SettledOrder,
+  type UnsettledOrder,
+} from "./orders.ts";
+import type { RecipientsFrom } from "../workflows/model.ts";
 
 export { IntegrationClient } from "./client.ts";
 export {
@@ -172,6 +182,53 @@ export class Integrations {
         currency: payments.currency,
       },
     );
+  }
+
+  /**
+   * The orders a `recipients_from` names, fetched for an execution's multisend (signed, with
+   * `X-Blockchain-Proof: true`, HMAC and pinned schema checked, the interaction anchored).
+   */
+  fetchOrders(
+    spec: RecipientsFrom,
+    context: { executionId: string; actionIndex: number; asset: string },
+  ): Promise<FetchedOrders> {
+    return fetchPayableOrders(this.client(spec.integration), spec, context);
+  }
+
+  /**
+   * Settles orders an execution paid on chain with the payment gateway (`payments.integration`),
+   * each exactly once; without a payments integration every order is listed unsettled.
+   */
+  async settleOrders(
+    input: { executionId: string; orders: PayableOrder[]; currency: string },
+    hooks: { onAnswered?: (orderId: string) => void } = {},
+  ): Promise<{ settled: SettledOrder[]; unsettled: UnsettledOrder[] }> {
+    const payments = this.config.payments;
+    if (!payments) {
+      return {
+        settled: [],
+        unsettled: input.orders.map((o) => ({
+          order_id: o.id,
+          settlement_key: settlementKey(input.executionId, o.id),
+          error: "no payments integration is configured (payments.integration)",
+        })),
+      };
+    }
+    return settleOrders(
+      { store: this.deps.store, client: this.client(payments.integration) },
+      input,
+      hooks,
+    );
+  }
+
+  /** The response text and hash of an interaction exactly as received (what was anchored). */
+  async interactionResponse(id: number): Promise<{ response: string; response_hash: string }> {
+    const [row] = await this.deps.store.query<{ response: string; response_hash: string }>(
+      "SELECT response, response_hash FROM integration_interactions WHERE id = $1",
+      [id],
+    );
+    if (!row) throw new Error(`no interaction ${id}`);
+    return row;
   }
 
   /**

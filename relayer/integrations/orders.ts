@@ -147,6 +147,7 @@ export interface UnsettledOrder {
 export async function settleOrders(
   deps: { store: EngineStore; client: IntegrationClient },
   input: { executionId: string; orders: PayableOrder[]; currency: string },
+  hooks: { onAnswered?: (orderId: string) => void } = {},
 ): Promise<{ settled: SettledOrder[]; unsettled: UnsettledOrder[] }> {
   const settled: SettledOrder[] = [];
   const unsettled: UnsettledOrder[] = [];
@@ -187,6 +188,7 @@ export async function settleOrders(
         headers: { "Idempotency-Key": key },
         executionId: input.executionId,
       });
+      hooks.onAnswered?.(order.id);
       const p = paid.data;
       if (p.status !== "settled" || p.reference !== key || p.amount !== order.amount)
         throw new IntegrationError(

@@ -3,7 +3,8 @@
  * relayer/config/), the process kills itself with SIGKILL the n-th time (default first) it reaches
  * that point, exactly as a power cut would. Points: `tx.signed` (stored, not broadcast), `tx.sent`
  * (broadcast, receipt not stored), `tx.confirmed` (receipt stored, step not completed),
- * `step.completed`, `proof.attested`, `bridge.deposited`. The composition root arms it once per
+ * `step.completed`, `settlement.answered` (the payment gateway settled an order, its row not yet
+ * updated), `proof.attested`, `bridge.deposited`. The composition root arms it once per
  * process; configuration refuses it in production. Process-wide on purpose: it simulates the
  * whole process dying, and threading a test switch through every signing path would spread it.
  */

@@ -1,6 +1,6 @@
 import { parseUnits } from "ethers";
 import { VeriflowError } from "../errors/index.ts";
-import { tokenOf, type ChainAssets } from "../routing/chain.ts";
+import { tokenOf, type ChainAssets } from "../routing/index.ts";
 import type { RecipientsFrom, Workflow } from "../workflows/model.ts";
 import type { PayoutOrders, StepRow } from "./steps.ts";
 import type { ReportOrders } from "./report.ts";

@@ -15,6 +15,7 @@ import { PROJECT_ROOT } from "../../../relayer/devnet/artifacts.ts";
 import { DEVNET_CHAINS } from "../../../relayer/devnet/chains.ts";
 import { keepBaseFee, startDevnetNode, type DevnetNode } from "../../../relayer/devnet/nodes.ts";
 import { deployDevnetOverRpc } from "../../../relayer/devnet/rpc.ts";
+import { createApiKey } from "../../../relayer/auth/index.ts";
 import { masterKeyCipher } from "../../../relayer/auth/secrets.ts";
 import { createLogger } from "../../../relayer/http/logging.ts";
 import { createMetrics } from "../../../relayer/http/metrics.ts";
@@ -146,7 +147,12 @@ describe("# crash safety (SIGKILL a worker process, restart, exactly once)", fun
   }
 
   it("should complete every execution exactly once across SIGKILLs at every step boundary", async function () {
-    const apiKeyId = "key_crash";
+    // A real key: the report the worker stores is an artifact owned by it.
+    const { record } = await createApiKey(ctx.store, Buffer.from(masterKey, "hex"), {
+      tier: "enterprise",
+      label: "crash",
+    });
+    const apiKeyId = record.id;
     const { account } = await ensureAccount(
       ctx.store,
       masterKeyCipher(Buffer.from(masterKey, "hex")),

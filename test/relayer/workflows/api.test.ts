@@ -545,6 +545,8 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
             cid: "bagaaiera-test",
             signer: "0xsigner",
             signature: "0xsig",
+            // A report row stored without the signed copy (engine_reports.signed_cid) says so.
+            signed_cid: null,
             report: { tx_hashes: [] },
           },
         });

@@ -21,11 +21,7 @@ import { fireSchedule } from "../../../relayer/workflows/service.ts";
 import { auditReport } from "../../../relayer/audit/index.ts";
 import { closeProver } from "../../../relayer/proofs/index.ts";
 import { readAuditKeys } from "../../../relayer/audit/node.ts";
-import {
-  reportCid,
-  type ReportBody,
-  type SignedReport,
-} from "../../../relayer/report/report.ts";
+import { reportCid, type ReportBody, type SignedReport } from "../../../relayer/report/report.ts";
 import { HMAC_KEY, JWT_SECRET } from "../integrations/world.ts";
 
 /**

@@ -101,7 +101,7 @@ await writeFile(
   }),
 );
 const key = { key: "vfk_bench_analysis", secret: `vfs_${randomBytes(24).toString("hex")}` };
-const relayerProcess = await startChildRelayer(path.join(root, "test/fixtures/child-service.ts"), {
+const relayerProcess = await startChildRelayer({
   DATA_DIR: path.join(dir, "data"),
   PORT: "0",
   LOG_LEVEL: "warn",

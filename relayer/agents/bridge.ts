@@ -3,7 +3,7 @@ import { type RoutingChain, BRIDGE_CONTRACT, tokenOf, type ActionFlow } from "..
 import { crashPoint } from "../transactions/index.ts";
 import { signRelease } from "../chains/index.ts";
 import { z } from "zod";
-import type { WorkflowAction } from "../workflows/model.ts";
+import type { WorkflowAction } from "../model/index.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "../errors/index.ts";
 

@@ -1,6 +1,6 @@
 /**
  * The auditor library: checks a signed final report from the chains alone (relayer/audit/audit.ts),
- * reading the on-chain evidence as the engine lists it in its reports (relayer/execution/evidence.ts).
+ * reading the on-chain evidence as the engine lists it in its reports (relayer/report/evidence.ts).
  * `node.ts` opens the environment in Node (`npm run audit`); see README "Auditing an execution".
  */
 export {

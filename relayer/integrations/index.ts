@@ -27,7 +27,7 @@ import {
   type SettledOrder,
   type UnsettledOrder,
 } from "./orders.ts";
-import type { RecipientsFrom } from "../workflows/model.ts";
+import type { RecipientsFrom } from "../model/index.ts";
 
 export { IntegrationClient } from "./client.ts";
 // All of orders.ts is the area's surface: the orders a multisend pays and their settlement.

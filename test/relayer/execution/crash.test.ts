@@ -22,7 +22,7 @@ import { createMetrics } from "../../../relayer/http/metrics.ts";
 import { ERC20_ABI } from "../../../relayer/routing/abis.ts";
 import { buildCatalogue } from "../../../relayer/workflows/catalogue.ts";
 import { normaliseJsonWorkflow } from "../../../relayer/workflows/normalise.ts";
-import { newExecutionId } from "../../../relayer/workflows/ids.ts";
+import { newExecutionId } from "../../../relayer/model/ids.ts";
 import { freePort } from "../../fixtures/net.ts";
 import { createTestDatabase } from "../../fixtures/postgres.ts";
 

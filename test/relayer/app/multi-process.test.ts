@@ -49,8 +49,8 @@ describe("# two relayer processes on one PostgreSQL", function () {
     };
     // Both start at once: migrations and the bootstrap key must not collide.
     children = await Promise.all([
-      startChildRelayer(await env(), PROBE),
-      startChildRelayer(await env(), PROBE),
+      startChildRelayer(await env(), { extension: PROBE }),
+      startChildRelayer(await env(), { extension: PROBE }),
     ]);
     await migrate(store); // already applied by the children: nothing left to do
   });

@@ -45,7 +45,7 @@ describe("# CAR export memory (child relayer over HTTP)", function () {
         CAR_ARTIFACTS: String(ARTIFACTS),
         CAR_ARTIFACT_KIB: String(KIB),
       },
-      CAR_EXPORT,
+      { extension: CAR_EXPORT },
     );
   });
   after(async function () {

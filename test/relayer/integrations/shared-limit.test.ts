@@ -65,8 +65,8 @@ describe("# integration rate limits shared by two relayer processes on one Postg
       STANDIN_JWT: JWT_SECRET,
     });
     children = await Promise.all([
-      startChildRelayer(env(1), PAYER),
-      startChildRelayer(env(2), PAYER),
+      startChildRelayer(env(1), { extension: PAYER }),
+      startChildRelayer(env(2), { extension: PAYER }),
     ]);
   });
 

@@ -3,7 +3,12 @@ export { SHIPPED_OFAC_SNAPSHOT, describeSnapshot, snapshotFilesSpec } from "./co
 export type { SanctionsSnapshot } from "./config.ts";
 export { oracleChains } from "./oracle.ts";
 export { howToConfigure, listScreen, missingListFiles, requireConsulted } from "./screen.ts";
-export { combineScreens, oracleScreen, screenResultSchema } from "./screening.ts";
+export {
+  combineScreens,
+  oracleScreen,
+  routedOracleScreen,
+  screenResultSchema,
+} from "./screening.ts";
 export type { ComplianceScreen, ScreenResult } from "./screening.ts";
 export { complianceSource } from "./service.ts";
 export type { ComplianceSource } from "./service.ts";

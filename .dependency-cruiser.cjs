@@ -30,6 +30,38 @@ module.exports = {
       to: { path: "^relayer/app/" },
     },
     {
+      name: "areas-through-their-index",
+      comment:
+        "A folder of relayer/ imports another only through its index.ts, the area's public surface.",
+      severity: "error",
+      from: { path: "^relayer/([^/]+)/", pathNot: "^relayer/(app|config)/" },
+      to: { path: "^relayer/[^/]+/.", pathNot: ["^relayer/$1/", "^relayer/[^/]+/index[.]ts$"] },
+    },
+    {
+      name: "root-through-index-and-adapters",
+      comment:
+        "The composition root imports an area through its index.ts and mounts its adapters " +
+        "(routes.ts, worker.ts), which no one else imports.",
+      severity: "error",
+      from: { path: "^relayer/app/" },
+      to: {
+        path: "^relayer/[^/]+/.",
+        pathNot: ["^relayer/app/", "^relayer/[^/]+/(index|routes|worker)[.]ts$"],
+      },
+    },
+    {
+      name: "config-through-index-and-schemas",
+      comment:
+        "The configuration imports an area through its index.ts or its configuration schema " +
+        "(config.ts), which it parses once at start.",
+      severity: "error",
+      from: { path: "^relayer/config/" },
+      to: {
+        path: "^relayer/[^/]+/.",
+        pathNot: ["^relayer/config/", "^relayer/[^/]+/(index|config)[.]ts$"],
+      },
+    },
+    {
       name: "platform-below-areas",
       comment:
         "The platform (errors, config, storage, queue, deployments, chains, devnet, auth, limits, " +

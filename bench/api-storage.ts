@@ -16,8 +16,8 @@ import { createLogger } from "../relayer/http/logging.ts";
 import { JOB_NAMES, openQueue } from "../relayer/queue/index.ts";
 import { openStore } from "../relayer/store/index.ts";
 import { migrate } from "../relayer/store/migrate.ts";
-import type { Workflow } from "../relayer/workflows/model.ts";
-import { newExecutionId } from "../relayer/workflows/ids.ts";
+import type { Workflow } from "../relayer/model/workflow.ts";
+import { newExecutionId } from "../relayer/model/ids.ts";
 import { insertSubmissionBatch } from "../relayer/workflows/service.ts";
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux

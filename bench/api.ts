@@ -16,7 +16,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { signPayload } from "../relayer/auth/hmac.ts";
 import { SHIPPED_OFAC_SNAPSHOT, snapshotFilesSpec } from "../relayer/compliance/config.ts";
-import type { Workflow } from "../relayer/workflows/model.ts";
+import type { Workflow } from "../relayer/model/workflow.ts";
 import { cpuMeter, measureStorage, type CpuShare, type StorageFigures } from "./api-storage.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

@@ -15,7 +15,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { auditReport } from "../relayer/audit/index.ts";
 import { openAuditEnvironment } from "../relayer/audit/node.ts";
-import type { SignedReport } from "../relayer/execution/report.ts";
+import type { SignedReport } from "../relayer/report/report.ts";
 import { closeProver } from "../relayer/proofs/index.ts";
 import { openAuditWorld } from "../test/fixtures/audit-world.ts";
 import { serveChainsFile } from "../test/fixtures/rpc-bridge.ts";

@@ -44,7 +44,7 @@ import { createLogger } from "../relayer/http/logging.ts";
 import { createMetrics } from "../relayer/http/metrics.ts";
 import { ERC20_ABI } from "../relayer/routing/abis.ts";
 import { buildCatalogue } from "../relayer/workflows/catalogue.ts";
-import { newExecutionId } from "../relayer/workflows/ids.ts";
+import { newExecutionId } from "../relayer/model/ids.ts";
 import { normaliseJsonWorkflow } from "../relayer/workflows/normalise.ts";
 import { freePort } from "../test/fixtures/net.ts";
 import { createTestDatabase } from "../test/fixtures/postgres.ts";

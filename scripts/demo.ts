@@ -24,7 +24,7 @@ import path from "node:path";
 import { Wallet } from "ethers";
 import { signedHeaders } from "../relayer/auth/hmac.ts";
 import { loadConfig } from "../relayer/config/index.ts";
-import type { SignedReport } from "../relayer/execution/report.ts";
+import type { SignedReport } from "../relayer/report/report.ts";
 import { startService } from "../relayer/app/index.ts";
 import { signingPublicKey, type InteractionView } from "../relayer/integrations/index.ts";
 import { serveChainsFile } from "../test/fixtures/rpc-bridge.ts";

@@ -17,7 +17,7 @@ import { resolveMasterKey } from "../relayer/config/master-key.ts";
 import { TIER_NAMES, type TierName } from "../relayer/config/tiers.ts";
 import { openStore } from "../relayer/store/index.ts";
 import { migrate } from "../relayer/store/migrate.ts";
-import { cancelExecutionsOfKey } from "../relayer/execution/executions-store.ts";
+import { cancelExecutionsOfKey } from "../relayer/executions/store.ts";
 
 /**
  * API key administration against the relayer's database (same environment as `npm start`):

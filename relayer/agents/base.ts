@@ -57,7 +57,7 @@ export const txRecordSchema = z.object({
 });
 export type TxRecord = z.infer<typeof txRecordSchema>;
 
-/** Metrics the risk engine scores (see relayer/execution/risk.ts). */
+/** Metrics the risk engine scores (see relayer/report/risk.ts). */
 export const agentMetricsSchema = z.object({
   gas_used: z.string(),
   gas_cost_wei: z.string(),

@@ -2,7 +2,7 @@ import { formatUnits, parseUnits, type Signer } from "ethers";
 import { type RoutingChain, BRIDGE_CONTRACT, tokenOf, type ActionFlow } from "../routing/index.ts";
 import { crashPoint } from "../transactions/index.ts";
 import { z } from "zod";
-import type { WorkflowAction } from "../workflows/model.ts";
+import type { WorkflowAction } from "../model/index.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "../errors/index.ts";
 

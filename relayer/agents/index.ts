@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import type { ChainAssets, ActionFlow } from "../routing/index.ts";
-import type { WorkflowAction } from "../workflows/model.ts";
+import type { WorkflowAction } from "../model/index.ts";
 import type { AgentConfig, AgentEnvironment, ExecuteOptions } from "./base.ts";
 import { Agent } from "./base.ts";
 import {

@@ -6,7 +6,7 @@ import {
   MULTISEND_CONTRACT,
   type ActionFlow,
 } from "../routing/index.ts";
-import type { WorkflowAction } from "../workflows/model.ts";
+import type { WorkflowAction } from "../model/index.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "../errors/index.ts";
 

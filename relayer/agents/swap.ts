@@ -17,7 +17,7 @@ import {
   ownMoveOf,
 } from "../routing/index.ts";
 import { z } from "zod";
-import type { WorkflowAction } from "../workflows/model.ts";
+import type { WorkflowAction } from "../model/index.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "../errors/index.ts";
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { Counter, type Registry } from "prom-client";
 import { decryptSecret, encryptSecret } from "../auth/index.ts";
-import type { ReportAnalysis } from "../execution/report.ts";
+import type { ReportAnalysis } from "../report/index.ts";
 import { ApiError } from "../http/index.ts";
 import {
   anchorTarget,
@@ -16,7 +16,7 @@ import {
 } from "../integrations/index.ts";
 import type { RoutingChain } from "../routing/index.ts";
 import type { Store } from "../store/index.ts";
-import { ulid } from "../workflows/ids.ts";
+import { ulid } from "../model/index.ts";
 import {
   anchorAuditHead,
   appendAudit,

@@ -10,7 +10,7 @@ import { Integrations, orderSources } from "../integrations/index.ts";
 import { Monitors } from "../monitors/index.ts";
 import { databaseLocks } from "../store/index.ts";
 import { ProverPool } from "../proofs/index.ts";
-import { createWorkflowIntake, type WorkflowIntake } from "../workflows/service.ts";
+import { createWorkflowIntake, type WorkflowIntake } from "../workflows/index.ts";
 
 /**
  * Every service of one relayer process, built once from the parsed configuration by

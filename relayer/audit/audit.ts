@@ -1,7 +1,14 @@
 import { Contract, getAddress, keccak256, parseUnits, toUtf8Bytes, verifyMessage } from "ethers";
 import * as snarkjs from "snarkjs";
 import { lockMintInfo } from "../chains/index.ts";
-import { reportCid } from "../execution/report.ts";
+import {
+  reportCid,
+  transactionEvidence,
+  type EvidenceChain,
+  type EvidenceEvent,
+  type TxEvidence,
+  type TxRef,
+} from "../report/index.ts";
 import { verifyInteractionOnChain } from "../integrations/index.ts";
 import {
   assertClaimHonoured,
@@ -17,13 +24,6 @@ import {
   isExecutionVariant,
   type ExecutionVariant,
 } from "../proofs/index.ts";
-import {
-  transactionEvidence,
-  type EvidenceChain,
-  type EvidenceEvent,
-  type TxEvidence,
-  type TxRef,
-} from "../execution/evidence.ts";
 import {
   parseAuditInput,
   parseClientReceipt,

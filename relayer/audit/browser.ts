@@ -1,7 +1,7 @@
 import { JsonRpcProvider, type InterfaceAbi } from "ethers";
 import { CONTRACT_NAMES, deploymentSchema, type Deployment } from "../deployments/index.ts";
 import type { AuditEnvironment } from "./audit.ts";
-import { EVIDENCE_ABIS, type EvidenceChain } from "../execution/evidence.ts";
+import { EVIDENCE_ABIS, type EvidenceChain } from "../report/index.ts";
 
 /**
  * The auditor's environment in a browser (the auditor page, `GET /audit` and

@@ -1,6 +1,6 @@
 /**
  * The auditor library: checks a signed final report from the chains alone (relayer/audit/audit.ts),
- * and the on-chain evidence the engine lists in its reports (relayer/execution/evidence.ts).
+ * and the on-chain evidence the engine lists in its reports (relayer/report/evidence.ts).
  * `node.ts` opens the environment in Node (`npm run audit`); see README "Auditing an execution".
  */
 export {
@@ -19,7 +19,7 @@ export {
   type EvidenceEvent,
   type TxEvidence,
   type TxRef,
-} from "../execution/evidence.ts";
+} from "../report/index.ts";
 export {
   AuditInputError,
   parseAuditInput,

@@ -12,7 +12,7 @@ import {
   type ExecutionVariant,
 } from "../proofs/index.ts";
 import type { AuditEnvironment, AuditedVariant } from "./audit.ts";
-import type { EvidenceChain } from "../execution/evidence.ts";
+import type { EvidenceChain } from "../report/index.ts";
 import { AUDITOR_ABIS, type AuditPageChain, type AuditPageConfig } from "./browser.ts";
 import { AuditInputError } from "./input.ts";
 

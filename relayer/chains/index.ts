@@ -20,6 +20,7 @@ import {
   type ChainFaults,
   DEVNET_CHAIN_NAMES,
   type DevnetChainName,
+  loadEmbeddedDevnet,
 } from "../devnet/index.ts";
 import { chainsConfigSchema, chainsFileSchema, type ChainsConfig } from "./config.ts";
 import { readDeployment, type Deployment } from "../deployments/index.ts";
@@ -221,8 +222,7 @@ async function openEmbedded(
   names: readonly DevnetChainName[],
   reliability: DevnetReliability,
 ): Promise<ChainSet> {
-  // Imported lazily: it loads Hardhat, which the rpc and file modes do not need.
-  const { startEmbeddedDevnet } = await import("../devnet/embedded.ts");
+  const { startEmbeddedDevnet } = await loadEmbeddedDevnet();
   const chains = await startEmbeddedDevnet(names);
   const handles = chains.map((c) =>
     makeHandle({

@@ -7,3 +7,5 @@ export { jsonRpcFaults } from "./faults.ts";
 export type { ChainFaults } from "./faults.ts";
 export { DEVNET_CHAIN_NAMES } from "./plan.ts";
 export type { DevnetChainName } from "./plan.ts";
+/** The embedded devnet, loaded on first use: it loads Hardhat, which the rpc and file modes do not need. */
+export const loadEmbeddedDevnet = () => import("./embedded.ts");

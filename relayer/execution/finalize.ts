@@ -2,7 +2,7 @@ import { id as keccakText, Transaction, type Signer } from "ethers";
 import type { Logger } from "pino";
 import { type EngineStore, findAccount } from "../accounts/index.ts";
 import { ATTESTOR_CONTRACT, type RoutingChain } from "../routing/index.ts";
-import type { Workflow } from "../workflows/model.ts";
+import type { Workflow } from "../model/index.ts";
 import { crashPoint, TxJournal } from "../transactions/index.ts";
 import {
   reportCid,
@@ -17,7 +17,12 @@ import {
   type ReportBody,
   type ReportOrders,
   type SignedReport,
-} from "./report.ts";
+  type ErrorBody,
+  type StepResult,
+  type StepRow,
+  type TxEvidence,
+  type TxRef,
+} from "../report/index.ts";
 import {
   complianceAlerts,
   findReport,
@@ -28,8 +33,7 @@ import {
   setExecution,
   startStep,
   stepMemo,
-} from "./executions-store.ts";
-import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
+} from "../executions/index.ts";
 import {
   ExecutionClaimError,
   ProverUnavailableError,
@@ -37,7 +41,6 @@ import {
   type ReportedClaim,
   type SubmissionReceipt,
 } from "../proofs/index.ts";
-import type { TxEvidence, TxRef } from "./evidence.ts";
 
 /** Proves an execution and returns the arguments of `ExecutionAttestor.attest` after the id. */
 export interface ExecutionProver {
@@ -85,7 +88,7 @@ export interface FinalizeDeps {
    */
   settle?: (input: { executionId: string; apiKeyId: string }) => Promise<unknown>;
   /**
-   * Reads the committed transactions back from their chains (relayer/execution/evidence.ts): the
+   * Reads the committed transactions back from their chains (relayer/report/evidence.ts): the
    * report's `evidence`, what an auditor compares with the chain.
    */
   evidence?: (refs: readonly TxRef[]) => Promise<TxEvidence[]>;

@@ -11,7 +11,7 @@ import {
 } from "../compliance/index.ts";
 import type { Integrations } from "../integrations/index.ts";
 import type { ReportArtifacts } from "./finalize.ts";
-import { collectEvidence } from "./evidence.ts";
+import { collectEvidence, type ReportAnalysis } from "../report/index.ts";
 import type { NamedLocks } from "../store/index.ts";
 import type { Groth16Prover } from "../proofs/index.ts";
 import type { EngineDeps } from "./orchestrator.ts";
@@ -20,9 +20,6 @@ import { groth16Prover } from "./proof.ts";
 export { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
 export { startEngineWorker, type EngineWorker } from "./worker.ts";
 export { armCrashPoint } from "../transactions/index.ts";
-export { DeFiTransactionArtifact, BlockchainArtifact, reportCid } from "./report.ts";
-import type { ReportAnalysis } from "./report.ts";
-export { RiskThresholdExceededError, evaluateRisk, DEFAULT_RISK_THRESHOLD } from "./risk.ts";
 
 /** What the engine is built from; the composition root passes its services. */
 export interface EngineInputs {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { EngineStore } from "../accounts/index.ts";
-import { acquireLease, releaseLease } from "./executions-store.ts";
+import { acquireLease, releaseLease } from "../executions/index.ts";
 
 /**
  * Execution leases: one worker runs an execution at a time. The holder renews the lease every

@@ -32,10 +32,16 @@ import {
 import type { NamedLocks } from "../store/index.ts";
 import { DEFAULT_REFERENCE_POLICY, type ReferencePolicy } from "../routing/index.ts";
 import { poolMoves } from "./pool-moves.ts";
-import type { Workflow, WorkflowAction } from "../workflows/model.ts";
+import type { Workflow, WorkflowAction, ExecutionState } from "../model/index.ts";
 import { crashPoint, TransactionDroppedError, TxJournal } from "../transactions/index.ts";
 import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";
-import { evaluateRisk, RiskThresholdExceededError } from "./risk.ts";
+import {
+  evaluateRisk,
+  RiskThresholdExceededError,
+  type ErrorBody,
+  type StepResult,
+  type StepRow,
+} from "../report/index.ts";
 import {
   cancelRequested,
   executionState,
@@ -48,9 +54,7 @@ import {
   startStep,
   stepMemo,
   type EngineExecutionRow,
-} from "./executions-store.ts";
-import type { ErrorBody, StepResult, StepRow } from "./steps.ts";
-import type { ExecutionState } from "../workflows/schemas.ts";
+} from "../executions/index.ts";
 import { finalizeExecution, type FinalizeDeps } from "./finalize.ts";
 import { payoutOrders, PayoutOrdersError, settlePayouts, type PayoutSource } from "./payouts.ts";
 

@@ -1,9 +1,8 @@
 import { parseUnits } from "ethers";
 import { VeriflowError } from "../errors/index.ts";
 import { tokenOf, type ChainAssets } from "../routing/index.ts";
-import type { RecipientsFrom, Workflow } from "../workflows/model.ts";
-import type { PayoutOrders, StepRow } from "./steps.ts";
-import type { ReportOrders } from "./report.ts";
+import type { RecipientsFrom, Workflow } from "../model/index.ts";
+import type { PayoutOrders, StepRow, ReportOrders } from "../report/index.ts";
 
 /**
  * CRM-fed payouts in the engine (docs/integrations.md#orders-from-the-crm-as-payout-recipients-recipients_from):

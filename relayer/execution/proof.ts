@@ -14,9 +14,9 @@ import {
   type ExecutedAction,
   type Groth16Prover,
 } from "../proofs/index.ts";
-import type { WorkflowAction } from "../workflows/model.ts";
+import type { WorkflowAction } from "../model/index.ts";
 import type { ExecutionProver } from "./finalize.ts";
-import type { StepResult } from "./steps.ts";
+import type { StepResult } from "../report/index.ts";
 
 const erc20 = new Interface(ERC20_ABI);
 const TRANSFER = erc20.getEvent("Transfer")!;

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { JOB_NAMES, type JobPayloads } from "../queue/index.ts";
 import { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
-import { loadExecution, orphanedExecutions, setExecution } from "./executions-store.ts";
+import { loadExecution, orphanedExecutions, setExecution } from "../executions/index.ts";
 import { finalizeExecution } from "./finalize.ts";
 import { DEFAULT_LEASE_SECONDS, withLease } from "./lease.ts";
 

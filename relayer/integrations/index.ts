@@ -29,7 +29,7 @@ import {
   type SettledOrder,
   type UnsettledOrder,
 } from "./orders.ts";
-import type { RecipientsFrom } from "../workflows/model.ts";
+import type { RecipientsFrom } from "../model/index.ts";
 
 export { IntegrationClient } from "./client.ts";
 export {

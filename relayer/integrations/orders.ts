@@ -4,7 +4,7 @@ import type { IntegrationClient } from "./client.ts";
 import { IntegrationError } from "./errors.ts";
 import type { PaymentResponse } from "./schemas.ts";
 import type { IntegrationsConfig } from "./config.ts";
-import type { RecipientsFrom } from "../workflows/model.ts";
+import type { RecipientsFrom } from "../model/index.ts";
 
 /**
  * Payouts fed by an integration (the CRM's unpaid orders) and their settlement.
@@ -24,7 +24,7 @@ import type { RecipientsFrom } from "../workflows/model.ts";
  *   max_orders: 200             # optional: more records than this fails before anything is paid
  * ```
  *
- * (wire schema relayer/workflows/schemas.ts, model `RecipientsFrom` in relayer/workflows/model.ts)
+ * (wire schema relayer/workflows/schemas.ts, model `RecipientsFrom` in relayer/model/workflow.ts)
  *
  * `fetchPayableOrders` calls the integration with `X-Blockchain-Proof: true` (the client checks the
  * response HMAC and the pinned schema, and records and anchors the interaction under the

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context.ts";
 import { ApiError, errorSchema, createRouter, HMAC_SECURITY } from "../http/index.ts";
-import { executionIdParamSchema } from "../workflows/schemas.ts";
+import { executionIdParamSchema } from "../workflows/index.ts";
 import { listInteractions } from "./index.ts";
 import { interactionSchema } from "./interaction-schema.ts";
 

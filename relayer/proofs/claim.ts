@@ -42,7 +42,7 @@ export const PUBLIC_SIGNALS = ["workflowCommitment", "executionCommitment", "exe
 export type Amount = bigint | string;
 
 /**
- * One action as submitted: the normalised workflow action (relayer/workflows/model.ts). Only the
+ * One action as submitted: the normalised workflow action (relayer/model/workflow.ts). Only the
  * fields below are read by name; the whole object (every canonical field) is digested.
  */
 export type SubmittedAction = {

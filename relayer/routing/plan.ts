@@ -24,7 +24,7 @@ export type RecipientAmountInput =
 
 /**
  * The action fields routing reads: a structural subset of the intake's normalised
- * `WorkflowAction` (`relayer/workflows/model.ts`), so the stored workflow is planned as is.
+ * `WorkflowAction` (`relayer/model/workflow.ts`), so the stored workflow is planned as is.
  */
 export interface RoutableAction {
   type: string;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { SecretCipher } from "../accounts/index.ts";
 import type { Store } from "../store/index.ts";
-import { ulid } from "../workflows/ids.ts";
+import { ulid } from "../model/index.ts";
 
 /**
  * The webhooks repository: every statement that writes `webhook_endpoints` and

@@ -1,7 +1,6 @@
 import { ApiError } from "../http/index.ts";
 import type { Store } from "../store/index.ts";
-import { newDeploymentId } from "./ids.ts";
-import type { Workflow } from "./model.ts";
+import { newDeploymentId, type Workflow } from "../model/index.ts";
 
 /**
  * Deployed workflow configurations (`POST /workflows/deploy`): a validated workflow stored under

@@ -10,16 +10,15 @@ import {
   loadSteps,
   requestCancel,
   type ExecutionSummaryRow,
-} from "../execution/executions-store.ts";
+} from "../executions/index.ts";
 import { TxJournal } from "../transactions/index.ts";
-import { isId } from "./ids.ts";
-import type { ExecutionState } from "./schemas.ts";
+import { isId, type ExecutionState } from "../model/index.ts";
 
 /**
  * The status view of executions: read one with its steps and report, list by cursor, cancel.
  * Every read and write is scoped by the API key that owns the execution: another key's execution
  * is not found (404). The rows come from the executions repository
- * (relayer/execution/executions-store.ts), which owns `workflow_executions` and the engine's
+ * (relayer/executions/store.ts), which owns `workflow_executions` and the engine's
  * tables; the transaction hashes from the journal.
  */
 

@@ -38,7 +38,7 @@ import {
   type Workflow,
   type WorkflowAction,
   type WorkflowSchedule,
-} from "./model.ts";
+} from "../model/index.ts";
 import { parseCron, parseSchedulePhrase, ScheduleError } from "./schedule-phrase.ts";
 import {
   workflowSubmissionSchema,
@@ -47,7 +47,7 @@ import {
 } from "./schemas.ts";
 
 /**
- * Both submission forms → the one model (model.ts). First the wire schema (structure), then the
+ * Both submission forms → the one model (relayer/model/workflow.ts). First the wire schema (structure), then the
  * checks that need the chains: known chains and assets, amounts within the asset's decimals,
  * exchanges and bridge protocols, recipients, chaining, schedule and compliance. Every problem is
  * collected with the path of the offending field in the submitted document.
@@ -338,7 +338,7 @@ function buildWorkflow(raw: RawWorkflow, catalogue: AssetCatalogue): Workflow {
   const exchanges = allExchanges(catalogue);
   const protocols = allBridgeProtocols(catalogue);
 
-  // What the previous action hands to the next (see the chaining rule in model.ts).
+  // What the previous action hands to the next (see the chaining rule in relayer/model/workflow.ts).
   let flow: { asset?: string; hasOutput: boolean } = { hasOutput: false };
   const actions: WorkflowAction[] = [];
 

@@ -1,5 +1,5 @@
 import { CronExpressionParser } from "cron-parser";
-import type { WorkflowSchedule } from "./model.ts";
+import type { WorkflowSchedule } from "../model/index.ts";
 
 /**
  * Schedules: a five-field cron expression (JSON `schedule`, YAML `trigger.cron`) or a phrase

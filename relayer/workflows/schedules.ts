@@ -3,8 +3,7 @@ import type { Queue } from "../queue/index.ts";
 import { JOB_NAMES } from "../queue/index.ts";
 import type { Store } from "../store/index.ts";
 import { decodeCursor, encodeCursor } from "./executions.ts";
-import { isId, newScheduleId } from "./ids.ts";
-import type { Workflow, WorkflowSchedule } from "./model.ts";
+import { isId, newScheduleId, type Workflow, type WorkflowSchedule } from "../model/index.ts";
 import { nextRun } from "./schedule-phrase.ts";
 
 /**

@@ -3,12 +3,13 @@ import type { SubmissionReceipt } from "../proofs/index.ts";
 import {
   ACTION_TYPES,
   DEFAULT_MAX_ORDERS,
+  EXECUTION_STAGES,
+  EXECUTION_STATES,
   GAS_STRATEGIES,
   MAX_ORDERS_LIMIT,
   ROUTE_PRIORITIES,
-} from "./model.ts";
-import { errorBodySchema, stepResultSchema } from "../execution/steps.ts";
-import { riskEvaluationSchema } from "../execution/risk.ts";
+} from "../model/index.ts";
+import { errorBodySchema, riskEvaluationSchema, stepResultSchema } from "../report/index.ts";
 
 /**
  * Wire shapes of the workflow endpoints, one zod schema each: request validation, the TypeScript
@@ -318,11 +319,6 @@ export const submissionResultSchema = z
   .openapi("SubmissionResult");
 
 export type SubmissionResult = z.infer<typeof submissionResultSchema>;
-
-export const EXECUTION_STATES = ["queued", "running", "completed", "failed", "cancelled"] as const;
-export type ExecutionState = (typeof EXECUTION_STATES)[number];
-export const EXECUTION_STAGES = ["validate", "route", "execute", "prove", "report"] as const;
-export type ExecutionStage = (typeof EXECUTION_STAGES)[number];
 
 export const stepViewSchema = z
   .object({

@@ -14,7 +14,7 @@ import {
   insertExecution,
   insertExecutions,
   type NewExecution,
-} from "../execution/executions-store.ts";
+} from "../executions/index.ts";
 import {
   checkIdempotencyKey,
   claimIdempotencyKey,
@@ -23,8 +23,7 @@ import {
   requestHash,
   type StoredResponse,
 } from "./idempotency.ts";
-import { newExecutionId } from "./ids.ts";
-import type { Workflow } from "./model.ts";
+import { newExecutionId, type Workflow } from "../model/index.ts";
 import { normaliseWorkflow, parseBody, type BodyFormat } from "./normalise.ts";
 import {
   insertSchedule,

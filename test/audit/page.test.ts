@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { auditReport } from "../../relayer/audit/index.ts";
 import { auditPageRoutes } from "../../relayer/audit/routes.ts";
 import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
-import type { SignedReport } from "../../relayer/execution/report.ts";
+import type { SignedReport } from "../../relayer/report/report.ts";
 import { RECEIPT_TYPES, receiptMessage } from "../../relayer/proofs/receipt.ts";
 import { buildAuditPage } from "../../scripts/build-audit-page.ts";
 import { openAuditWorld, type AuditWorld } from "../fixtures/audit-world.ts";

@@ -5,7 +5,7 @@ import { expect } from "chai";
 import { hexlify, randomBytes, Wallet } from "ethers";
 import { serveChainsFile } from "../fixtures/rpc-bridge.ts";
 import { auditReport, type AuditVerdict } from "../../relayer/audit/index.ts";
-import type { SignedReport } from "../../relayer/execution/report.ts";
+import type { SignedReport } from "../../relayer/report/report.ts";
 import { RECEIPT_TYPES, receiptMessage } from "../../relayer/proofs/receipt.ts";
 import { openAuditWorld, type AuditWorld } from "../fixtures/audit-world.ts";
 import { runAudit } from "../fixtures/cli.ts";

@@ -49,6 +49,18 @@ describe("# dependency rules (npm run lint:deps)", function () {
         'import { workflowRoutes } from "../workflows/routes.ts";\nexport const root = workflowRoutes;\n',
       "relayer/compliance/index.ts":
         'import { root } from "../app/index.ts";\nexport const c = root;\n',
+      // an area reaching into another's module instead of its index.ts, and a module of its own
+      "relayer/routing/plan.ts": "export const plan = 1;\n",
+      "relayer/agents/bridge.ts":
+        'import { plan } from "../routing/plan.ts";\nimport { b } from "./index.ts";\nexport const x = [plan, b];\n',
+      // the root reaching past an area's index.ts and adapters; configuration past its schema
+      "relayer/workflows/service.ts": "export const intake = 1;\n",
+      "relayer/app/services.ts":
+        'import { intake } from "../workflows/service.ts";\nexport const services = intake;\n',
+      "relayer/compliance/config.ts": "export const complianceSchema = 1;\n",
+      "relayer/compliance/lists.ts": "export const lists = 1;\n",
+      "relayer/config/config.ts":
+        'import { complianceSchema } from "../compliance/config.ts";\nimport { lists } from "../compliance/lists.ts";\nexport const config = [complianceSchema, lists];\n',
     };
     for (const [name, text] of Object.entries(files)) {
       await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
@@ -64,15 +76,21 @@ describe("# dependency rules (npm run lint:deps)", function () {
     expect(await violations(REPO)).to.deep.equal([]);
   });
 
-  it("should refuse a cycle, a route imported outside the root, the platform importing an area and an area importing the root", async function () {
+  it("should refuse a cycle, a route imported outside the root, the platform importing an area, an area importing the root and an area reached past its index.ts", async function () {
     const found = (await violations(dir)).map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
     expect(found).to.include.members([
       "no-cycles: relayer/agents/index.ts -> relayer/routing/index.ts",
       "adapters-only-from-the-root: relayer/execution/index.ts -> relayer/workflows/routes.ts",
       "platform-below-areas: relayer/store/index.ts -> relayer/execution/index.ts",
       "root-only-from-entry-points: relayer/compliance/index.ts -> relayer/app/index.ts",
+      "areas-through-their-index: relayer/agents/bridge.ts -> relayer/routing/plan.ts",
+      "root-through-index-and-adapters: relayer/app/services.ts -> relayer/workflows/service.ts",
+      "config-through-index-and-schemas: relayer/config/config.ts -> relayer/compliance/lists.ts",
     ]);
-    expect(found.join("\n")).to.not.include("relayer/app/index.ts -> relayer/workflows/routes.ts");
+    const all = found.join("\n");
+    expect(all).to.not.include("relayer/app/index.ts -> relayer/workflows/routes.ts");
+    expect(all).to.not.include("relayer/agents/bridge.ts -> relayer/agents/index.ts");
+    expect(all).to.not.include("relayer/config/config.ts -> relayer/compliance/config.ts");
   });
 });
 

@@ -11,7 +11,7 @@ const bob = "0x0000000000000000000000000000000000000B0b";
 const carol = "0x00000000000000000000000000000000000C4a01";
 
 /**
- * A workflow as the intake normalises it (relayer/workflows/model.ts): one action of each type,
+ * A workflow as the intake normalises it (relayer/model/workflow.ts): one action of each type,
  * the multisend with an absolute amount and two percentages.
  */
 export function sampleWorkflow(): SubmittedWorkflow & Record<string, unknown> {

@@ -3,8 +3,8 @@ import path from "node:path";
 import { Wallet } from "ethers";
 import { readDeployment } from "../../../relayer/deployments/index.ts";
 import { outputOf, taskFor } from "../../../relayer/agents/index.ts";
-import { stepResultSchema } from "../../../relayer/execution/steps.ts";
-import type { WorkflowAction } from "../../../relayer/workflows/model.ts";
+import { stepResultSchema } from "../../../relayer/report/steps.ts";
+import type { WorkflowAction } from "../../../relayer/model/workflow.ts";
 import {
   bridgeStepResult,
   multisendStepResult,

@@ -11,7 +11,7 @@ import {
   startTestService,
   type TestService,
 } from "../../fixtures/platform.ts";
-import { cancelExecutionsOfKey } from "../../../relayer/execution/executions-store.ts";
+import { cancelExecutionsOfKey } from "../../../relayer/executions/store.ts";
 
 const TEST_QUEUE = "platform.test-submit";
 

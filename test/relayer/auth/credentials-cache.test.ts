@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { CredentialsCache, createApiKey, revokeApiKey } from "../../../relayer/auth/keys.ts";
 import { openStore, type Store } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";
-import { cancelExecutionsOfKey } from "../../../relayer/execution/executions-store.ts";
+import { cancelExecutionsOfKey } from "../../../relayer/executions/store.ts";
 
 describe("# credentials cache", function () {
   this.timeout(60_000);

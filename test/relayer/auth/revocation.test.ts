@@ -8,7 +8,7 @@ import {
   startWorkflowService,
   type WorkflowService,
 } from "../../fixtures/workflow-service.ts";
-import { cancelExecutionsOfKey } from "../../../relayer/execution/executions-store.ts";
+import { cancelExecutionsOfKey } from "../../../relayer/executions/store.ts";
 
 function workflow(name: string): string {
   const { schedule: _s, timezone: _t, ...rest } = structuredClone(SPEC_JSON_WORKFLOW);

@@ -3,7 +3,7 @@ import { Contract, verifyMessage, Wallet } from "ethers";
 import { parse } from "yaml";
 import { minimumOut } from "../../../relayer/routing/amm.ts";
 import { ERC20_ABI, ROUTER_ABI } from "../../../relayer/routing/abis.ts";
-import { stepMemo } from "../../../relayer/execution/executions-store.ts";
+import { stepMemo } from "../../../relayer/executions/store.ts";
 import { accountWallet } from "../../../relayer/accounts/index.ts";
 import { DEVNET_ACCOUNTS } from "../../../relayer/devnet/accounts.ts";
 import { TxJournal } from "../../../relayer/transactions/journal.ts";
@@ -12,7 +12,7 @@ import {
   reportCid,
   type ReportBody,
   type SignedReport,
-} from "../../../relayer/execution/report.ts";
+} from "../../../relayer/report/report.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
 import {
   checkReceipt,
@@ -23,7 +23,7 @@ import {
   type ReportedClaim,
   type SubmissionReceipt,
 } from "../../../relayer/proofs/index.ts";
-import type { Workflow } from "../../../relayer/workflows/model.ts";
+import type { Workflow } from "../../../relayer/model/workflow.ts";
 import { quoteSwapCandidates, ReserveReader, selectRoute } from "../../../relayer/routing/index.ts";
 import { treasuryRebalanceWorkflow } from "../../fixtures/workflows.ts";
 import {

@@ -10,7 +10,7 @@ import {
 } from "../../../relayer/integrations/index.ts";
 import { ERC20_ABI } from "../../../relayer/routing/abis.ts";
 import { tokenOf } from "../../../relayer/routing/chain.ts";
-import type { ReportOrders } from "../../../relayer/execution/report.ts";
+import type { ReportOrders } from "../../../relayer/report/report.ts";
 import { startCrm, startPaymentGateway, type StandIn } from "../../fixtures/standins/index.ts";
 import { startEngineService, type EngineService } from "../../fixtures/engine.ts";
 import { RECIPIENTS_FROM_JSON, RECIPIENTS_FROM_YAML } from "../../fixtures/workflows.ts";
@@ -19,11 +19,7 @@ import { fireSchedule } from "../../../relayer/workflows/service.ts";
 import { auditReport } from "../../../relayer/audit/index.ts";
 import { closeProver } from "../../../relayer/proofs/index.ts";
 import { readAuditKeys } from "../../../relayer/audit/node.ts";
-import {
-  reportCid,
-  type ReportBody,
-  type SignedReport,
-} from "../../../relayer/execution/report.ts";
+import { reportCid, type ReportBody, type SignedReport } from "../../../relayer/report/report.ts";
 import {
   HMAC_KEY,
   JWT_SECRET,

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import pino from "pino";
 import { AgentError } from "../../../relayer/errors/agent.ts";
 import { VeriflowError } from "../../../relayer/errors/index.ts";
-import { RiskThresholdExceededError } from "../../../relayer/execution/risk.ts";
+import { RiskThresholdExceededError } from "../../../relayer/report/risk.ts";
 import { ApiError, renderError, renderNotFound } from "../../../relayer/http/errors.ts";
 import { createRouter } from "../../../relayer/http/router.ts";
 import { IntegrationError } from "../../../relayer/integrations/errors.ts";

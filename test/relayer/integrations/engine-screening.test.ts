@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { Wallet } from "ethers";
 import { combineScreens, oracleScreen } from "../../../relayer/compliance/screening.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
-import type { SignedReport } from "../../../relayer/execution/report.ts";
+import type { SignedReport } from "../../../relayer/report/report.ts";
 import {
   Integrations,
   parseIntegrations,

@@ -8,7 +8,7 @@ import {
   type PayableOrder,
 } from "../../../relayer/integrations/orders.ts";
 import { recipientsFromSchema } from "../../../relayer/workflows/schemas.ts";
-import type { RecipientsFrom } from "../../../relayer/workflows/model.ts";
+import type { RecipientsFrom } from "../../../relayer/model/workflow.ts";
 import { startCrm, startPaymentGateway, type StandIn } from "../../fixtures/standins/index.ts";
 import {
   entry,

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { expect } from "chai";
 import { Wallet } from "ethers";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
-import type { SignedReport } from "../../../relayer/execution/report.ts";
+import type { SignedReport } from "../../../relayer/report/report.ts";
 import {
   Integrations,
   parseIntegrations,

@@ -4,7 +4,7 @@ import path from "node:path";
 import { expect } from "chai";
 import { openStore, type Store } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";
-import { lockActiveCounts } from "../../../relayer/execution/executions-store.ts";
+import { lockActiveCounts } from "../../../relayer/executions/store.ts";
 import { createTestDatabase } from "../../fixtures/platform.ts";
 
 const BACKENDS = ["pglite", "postgres"] as const;

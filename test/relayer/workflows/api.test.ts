@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { checkReceipt, type SubmissionReceipt } from "../../../relayer/proofs/index.ts";
 import { revokeApiKey } from "../../../relayer/auth/keys.ts";
 import type { ChainSet } from "../../../relayer/chains/index.ts";
-import type { Workflow } from "../../../relayer/workflows/model.ts";
+import type { Workflow } from "../../../relayer/model/workflow.ts";
 import { reconcileSchedules } from "../../../relayer/workflows/schedules.ts";
 import { fireSchedule } from "../../../relayer/workflows/service.ts";
 import { riskEvaluation, swapStepResult } from "../../fixtures/results.ts";
@@ -17,7 +17,7 @@ import {
   type TestDatabase,
   type WorkflowService,
 } from "../../fixtures/workflow-service.ts";
-import { cancelExecutionsOfKey } from "../../../relayer/execution/executions-store.ts";
+import { cancelExecutionsOfKey } from "../../../relayer/executions/store.ts";
 
 const YAML = "application/yaml";
 

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import type { ChainSet } from "../../../relayer/chains/index.ts";
 import { runExecution, type EngineDeps } from "../../../relayer/execution/index.ts";
-import { insertExecution } from "../../../relayer/execution/executions-store.ts";
-import { newExecutionId } from "../../../relayer/workflows/ids.ts";
+import { insertExecution } from "../../../relayer/executions/store.ts";
+import { newExecutionId } from "../../../relayer/model/ids.ts";
 import { normaliseWorkflow } from "../../../relayer/workflows/normalise.ts";
 import { insertSchedule } from "../../../relayer/workflows/schedules.ts";
 import { fireSchedule, workflowCatalogue } from "../../../relayer/workflows/service.ts";

@@ -6,7 +6,7 @@ import {
   normaliseYamlWorkflow,
   parseBody,
 } from "../../../relayer/workflows/normalise.ts";
-import type { Workflow } from "../../../relayer/workflows/model.ts";
+import type { Workflow } from "../../../relayer/model/workflow.ts";
 import {
   RECIPIENT_A,
   RECIPIENT_B,

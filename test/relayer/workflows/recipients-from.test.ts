@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { ApiError } from "../../../relayer/http/errors.ts";
 import { normaliseWorkflow, parseBody } from "../../../relayer/workflows/normalise.ts";
-import { DEFAULT_MAX_ORDERS, type Workflow } from "../../../relayer/workflows/model.ts";
+import { DEFAULT_MAX_ORDERS, type Workflow } from "../../../relayer/model/workflow.ts";
 import { ExecutionClaimError, workflowCommitment } from "../../../relayer/proofs/index.ts";
 import { encodeClaim } from "../../../relayer/proofs/claim.ts";
 import type { AssetCatalogue } from "../../../relayer/workflows/catalogue.ts";

@@ -1,7 +1,7 @@
 import { VeriflowError } from "../errors/index.ts";
 import { z } from "zod";
 import type { AgentResultBase } from "../agents/index.ts";
-import { DEFAULT_RISK_THRESHOLD } from "../workflows/model.ts";
+import { DEFAULT_RISK_THRESHOLD } from "../model/index.ts";
 
 /**
  * The risk engine (spec "Workflow orchestration rule"): after each agent, its result is scored in
@@ -18,7 +18,6 @@ import { DEFAULT_RISK_THRESHOLD } from "../workflows/model.ts";
  * | `gas_retries` | three OUT_OF_GAS retries |
  * The score is the largest metric: one metric at its limit is enough to stop.
  */
-export { DEFAULT_RISK_THRESHOLD };
 
 export const riskEvaluationSchema = z.object({
   score: z.number(),

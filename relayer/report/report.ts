@@ -5,7 +5,7 @@ import * as json from "multiformats/codecs/json";
 import { sha256 } from "multiformats/hashes/sha2";
 import type { ScreenResult } from "../agents/index.ts";
 import type { TxEvidence } from "./evidence.ts";
-import type { ActionType, Workflow } from "../workflows/model.ts";
+import type { ActionType, Workflow } from "../model/index.ts";
 import type { RiskEvaluation } from "./risk.ts";
 import type { Attestation, ErrorBody, StepResult, StepRow } from "./steps.ts";
 
@@ -95,7 +95,7 @@ export interface ReportBody {
   receipt: SubmissionReceipt | null;
   /** Why there is no proof, when there is none. */
   proof_note?: string;
-  /** The committed transactions as their chains hold them (relayer/execution/evidence.ts). */
+  /** The committed transactions as their chains hold them (relayer/report/evidence.ts). */
   evidence: ReportEvidence | null;
   relayer: { chain: string; chain_id: number };
   /** The service fee's payment receipt (relayer/integrations/payments.ts), when payments are configured. */

@@ -2,12 +2,12 @@ import type { EngineStore } from "../accounts/index.ts";
 import type { ScreenResult } from "../agents/index.ts";
 import type { SubmissionReceipt } from "../proofs/index.ts";
 import type { CostEstimate } from "../routing/index.ts";
-import type { Workflow } from "../workflows/model.ts";
-import type { ExecutionStage, ExecutionState } from "../workflows/schemas.ts";
-import type { ComplianceAlert, SignedReport } from "./report.ts";
-import { z } from "zod";
-import { riskEvaluationSchema, type RiskEvaluation } from "./risk.ts";
+import type { Workflow, ExecutionStage, ExecutionState } from "../model/index.ts";
 import {
+  type ComplianceAlert,
+  type SignedReport,
+  riskEvaluationSchema,
+  type RiskEvaluation,
   errorBodySchema,
   stepResultSchema,
   type ErrorBody,
@@ -15,7 +15,8 @@ import {
   type StepInput,
   type StepResult,
   type StepRow,
-} from "./steps.ts";
+} from "../report/index.ts";
+import { z } from "zod";
 
 /**
  * The executions repository: every statement on `workflow_executions` (migration 100) and the

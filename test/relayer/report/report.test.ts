@@ -3,7 +3,7 @@ import {
   BlockchainArtifact,
   DeFiTransactionArtifact,
   reportCid,
-} from "../../../relayer/execution/report.ts";
+} from "../../../relayer/report/report.ts";
 
 describe("# report artifacts (spec Blockchain / DeFi transaction artifact)", function () {
   const body = {

@@ -5,7 +5,7 @@ import type { RiskEvaluation } from "./risk.ts";
 
 /**
  * The shapes of the engine's per-action steps (`engine_steps`), as the executions repository
- * (executions-store.ts) reads them back through these schemas.
+ * (relayer/executions/store.ts) reads them back through these schemas.
  */
 
 /** The `ExecutionAttestor.attest` transaction of a proved execution. */

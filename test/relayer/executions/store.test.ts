@@ -17,10 +17,10 @@ import {
   requestCancel,
   setExecution,
   startStep,
-} from "../../../relayer/execution/executions-store.ts";
-import type { SignedReport } from "../../../relayer/execution/report.ts";
-import type { Workflow } from "../../../relayer/workflows/model.ts";
-import { newExecutionId } from "../../../relayer/workflows/ids.ts";
+} from "../../../relayer/executions/store.ts";
+import type { SignedReport } from "../../../relayer/report/report.ts";
+import type { Workflow } from "../../../relayer/model/workflow.ts";
+import { newExecutionId } from "../../../relayer/model/ids.ts";
 import { bridgeStepResult, riskEvaluation } from "../../fixtures/results.ts";
 import { openTestStore } from "../../fixtures/engine.ts";
 

@@ -1,0 +1,38 @@
+/**
+ * The executions repository: the one owner of workflow_executions and the engine's tables (steps,
+ * leases, compliance alerts, reports). Intake, the status view, the engine, finalize, the worker
+ * and the lease code read and write executions through it only.
+ */
+export {
+  ACTIVE_STATES,
+  TERMINAL_STATES,
+  acquireLease,
+  cancelExecutionsOfKey,
+  cancelRequested,
+  complianceAlerts,
+  executionState,
+  findExecution,
+  findReport,
+  finishStep,
+  insertExecution,
+  insertExecutions,
+  insertReport,
+  listExecutionRows,
+  loadExecution,
+  loadSteps,
+  lockActiveCounts,
+  markRunning,
+  orphanedExecutions,
+  recordAlert,
+  releaseLease,
+  requestCancel,
+  setExecution,
+  startStep,
+  stepMemo,
+  submissionReceipt,
+  type EngineExecutionRow,
+  type ExecutionDetailRow,
+  type ExecutionSummaryRow,
+  type NewExecution,
+  type StoredReport,
+} from "./store.ts";

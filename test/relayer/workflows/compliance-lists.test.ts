@@ -293,18 +293,25 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
       }
     }
 
-    /** Submits a multisend to `recipient` on arbitrum and runs it in the engine. */
+    /**
+     * Submits a multisend to `recipient` on arbitrum (every chain up: intake estimates the cost on
+     * them), then runs it in the engine under `faults`; `mined` counts arbitrum's blocks meanwhile.
+     */
     async function run(
       svc: WorkflowService,
       client: Client,
       workflow: ReturnType<typeof multisendWorkflow>,
       recipient: string,
+      faults: { reverting: string[]; stopped?: string[] },
     ) {
       workflow.actions[0]!.recipients = [{ address: recipient, amount: "10" }];
       const res = await client.request("POST", "/v1/workflows", JSON.stringify(workflow));
       expect(res.status, await res.clone().text()).to.equal(202);
       const { execution_id: id } = (await res.json()) as { execution_id: string };
-      const state = await runExecution(svc.ctx.engine!, id);
+      const arbitrum = chains.byName("arbitrum").provider;
+      const before = await arbitrum.getBlockNumber();
+      const state = await degraded(faults, () => runExecution(svc.ctx.engine!, id));
+      const mined = (await arbitrum.getBlockNumber()) - before;
       const alerts = await svc.ctx.store.query<{ address: string }>(
         "SELECT address FROM engine_compliance_alerts WHERE execution_id = $1",
         [id],
@@ -318,13 +325,18 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
         error: view.error as { error: string; detail: string },
         report,
         alerts,
+        mined,
       };
     }
 
     it("should complete through another chain's oracle when the action chain's oracle reverts and a third chain's RPC is down, naming each in the report", async () => {
       const ethereum = chains.byName("ethereum");
-      const outcome = await degraded({ reverting: ["arbitrum"], stopped: ["polygon"] }, () =>
-        run(withoutLists, bob, multisendWorkflow("routed-through-ethereum"), RECIPIENT_A),
+      const outcome = await run(
+        withoutLists,
+        bob,
+        multisendWorkflow("routed-through-ethereum"),
+        RECIPIENT_A,
+        { reverting: ["arbitrum"], stopped: ["polygon"] },
       );
       expect(outcome.state, JSON.stringify(outcome.error)).to.equal("completed");
       expect(outcome.txs.length).to.be.greaterThan(0);
@@ -347,8 +359,12 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
 
     it("should still catch a sanctioned recipient when only another chain's oracle answers", async () => {
       const sanctioned = DEVNET_SANCTIONED[0]!.address;
-      const outcome = await degraded({ reverting: ["arbitrum"] }, () =>
-        run(withoutLists, bob, multisendWorkflow("caught-elsewhere"), sanctioned),
+      const outcome = await run(
+        withoutLists,
+        bob,
+        multisendWorkflow("caught-elsewhere"),
+        sanctioned,
+        { reverting: ["arbitrum"] },
       );
       expect(outcome.state).to.equal("failed");
       expect(outcome.error!.error).to.equal("SANCTIONED_ADDRESS");
@@ -361,18 +377,18 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
 
     it("should screen with the loaded lists when no oracle answers, and catch a listed address there", async () => {
       const all = ["ethereum", "arbitrum", "polygon"];
-      const clean = await degraded({ reverting: all }, () =>
-        run(withLists, alice, multisendWorkflow("lists-only"), RECIPIENT_A),
-      );
+      const clean = await run(withLists, alice, multisendWorkflow("lists-only"), RECIPIENT_A, {
+        reverting: all,
+      });
       expect(clean.state, JSON.stringify(clean.error)).to.equal("completed");
       for (const s of clean.report!.compliance.screened) {
         expect(s.checked).to.deep.equal(["ofac-sdn"]);
         expect(s.answered).to.deep.equal([{ list: "ofac-sdn" }]);
         expect(s.routed_around.map((r) => r.chain).sort()).to.deep.equal(all.sort());
       }
-      const listed = await degraded({ reverting: all }, () =>
-        run(withLists, alice, multisendWorkflow("lists-catch"), TORNADO_ROUTER),
-      );
+      const listed = await run(withLists, alice, multisendWorkflow("lists-catch"), TORNADO_ROUTER, {
+        reverting: all,
+      });
       expect(listed.state).to.equal("failed");
       expect(listed.error!.error).to.equal("SANCTIONED_ADDRESS");
       expect(listed.error!.detail).to.include("ofac-sdn");
@@ -380,18 +396,14 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
     });
 
     it("should fail closed with ORACLE_UNAVAILABLE when no source answers, broadcasting nothing", async () => {
-      const arbitrum = chains.byName("arbitrum");
-      const outcome = await degraded(
-        { reverting: ["ethereum", "arbitrum"], stopped: ["polygon"] },
-        async () => {
-          const before = await arbitrum.provider.getBlockNumber();
-          const result = await run(
-            withoutLists,
-            bob,
-            multisendWorkflow("nothing-answers"),
-            RECIPIENT_A,
-          );
-          return { ...result, mined: (await arbitrum.provider.getBlockNumber()) - before };
+      const outcome = await run(
+        withoutLists,
+        bob,
+        multisendWorkflow("nothing-answers"),
+        RECIPIENT_A,
+        {
+          reverting: ["ethereum", "arbitrum"],
+          stopped: ["polygon"],
         },
       );
       expect(outcome.state).to.equal("failed");
@@ -406,8 +418,12 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
     });
 
     it("should refuse a workflow whose jurisdictions require the oracle list when no oracle answers, even with the lists loaded", async () => {
-      const outcome = await degraded({ reverting: ["ethereum", "arbitrum", "polygon"] }, () =>
-        run(withLists, alice, multisendWorkflow("us-oracles-down", ["US"]), RECIPIENT_A),
+      const outcome = await run(
+        withLists,
+        alice,
+        multisendWorkflow("us-oracles-down", ["US"]),
+        RECIPIENT_A,
+        { reverting: ["ethereum", "arbitrum", "polygon"] },
       );
       expect(outcome.state).to.equal("failed");
       expect(outcome.error.error).to.equal("SANCTIONS_LIST_UNAVAILABLE");

@@ -384,12 +384,12 @@ describe("# crash safety (SIGKILL a worker process, restart, exactly once)", fun
       const killed = await workThrough(["step.completed:1", "settlement.answered:2"], [id], {
         VERIFLOW_INTEGRATIONS: integrations,
       });
-      expect(killed).to.equal(2);
       const [row] = await ctx.store.query<{ state: string; error: unknown }>(
         "SELECT state, error FROM workflow_executions WHERE id = $1",
         [id],
       );
       expect(row!.state, JSON.stringify(row!.error)).to.equal("completed");
+      expect(killed).to.equal(2);
 
       // Paid once, from the chain: ord_1 (12.5) and ord_4 (40) to wallet 0, ord_3 (3.25) to wallet 2.
       const after = await balances();

@@ -25,7 +25,7 @@ module.exports = {
       severity: "error",
       from: {
         path: "^relayer/",
-        pathNot: ["^relayer/app/", "^relayer/main[.]ts$", "^relayer/execution/main[.]ts$"],
+        pathNot: ["^relayer/app/", "^relayer/main[.]ts$", "^relayer/worker-main[.]ts$"],
       },
       to: { path: "^relayer/app/" },
     },
@@ -34,7 +34,7 @@ module.exports = {
       comment:
         "A folder of relayer/ imports another only through its index.ts, the area's public surface.",
       severity: "error",
-      from: { path: "^relayer/([^/]+)/", pathNot: "^relayer/(app|config)/" },
+      from: { path: "^relayer/([^/]+)/", pathNot: "^relayer/app/" },
       to: { path: "^relayer/[^/]+/.", pathNot: ["^relayer/$1/", "^relayer/[^/]+/index[.]ts$"] },
     },
     {
@@ -50,30 +50,27 @@ module.exports = {
       },
     },
     {
-      name: "config-through-index-and-schemas",
+      name: "no-folder-cycles",
       comment:
-        "The configuration imports an area through its index.ts or its configuration schema " +
-        "(config.ts), which it parses once at start.",
+        "No two folders of relayer/ import each other, directly or through a chain of folders: " +
+        "every folder has a place in one order of layers.",
       severity: "error",
-      from: { path: "^relayer/config/" },
-      to: {
-        path: "^relayer/[^/]+/.",
-        pathNot: ["^relayer/config/", "^relayer/[^/]+/(index|config)[.]ts$"],
-      },
+      scope: "folder",
+      from: { path: "^relayer/" },
+      to: { circular: true },
     },
     {
       name: "platform-below-areas",
       comment:
         "The platform (errors, config, storage, queue, deployments, chains, devnet, auth, limits, " +
-        "HTTP kit, context) imports no area. Configuration reads an area's own configuration " +
-        "schema (<area>/config.ts) to parse its file once at start.",
+        "HTTP kit, context) imports no area. The configuration holds the file formats of the " +
+        "areas' own configuration, so that it parses every file once at start.",
       severity: "error",
       from: {
-        path: "^relayer/(errors|config|store|queue|deployments|chains|devnet|auth|limits|http)/|^relayer/context[.]ts$",
+        path: "^relayer/(errors|config|store|queue|deployments|chains|devnet|auth|limits|http|context)/",
       },
       to: {
-        path: "^relayer/(accounts|agents|analysis|app|artifacts|audit|compliance|execution|integrations|monitors|proofs|routing|simulation|workflows)/",
-        pathNot: "^relayer/[^/]+/config[.]ts$",
+        path: "^relayer/(accounts|agents|analysis|app|artifacts|audit|compliance|execution|executions|integrations|model|monitors|proofs|report|routing|simulation|transactions|webhooks|workflows)/",
       },
     },
   ],

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { signPayload } from "../relayer/auth/hmac.ts";
-import { SHIPPED_OFAC_SNAPSHOT, snapshotFilesSpec } from "../relayer/compliance/config.ts";
+import { SHIPPED_OFAC_SNAPSHOT, snapshotFilesSpec } from "../relayer/config/sanctions.ts";
 import type { Workflow } from "../relayer/model/workflow.ts";
 import { cpuMeter, measureStorage, type CpuShare, type StorageFigures } from "./api-storage.ts";
 

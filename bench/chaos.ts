@@ -1,7 +1,7 @@
 /**
  * `npm run chaos`: concurrent workflows on the JSON-RPC devnet (two `hardhat node` processes, each
  * behind an RPC front this script can stop) executed by a real worker process
- * (relayer/execution/main.ts, `npm run worker`) while the script injects faults on a seeded
+ * (relayer/worker-main.ts, `npm run worker`) while the script injects faults on a seeded
  * schedule:
  *
  * - the worker is killed with SIGKILL at random moments (not at crash points) and restarted;
@@ -32,7 +32,7 @@ import { ensureAccount, fundFromDevnet } from "../relayer/accounts/index.ts";
 import { masterKeyCipher } from "../relayer/auth/secrets.ts";
 import { openChains, type ChainHandle, type ChainSet } from "../relayer/chains/index.ts";
 import { loadConfig } from "../relayer/config/index.ts";
-import { createContext, type AppContext } from "../relayer/context.ts";
+import { createContext, type AppContext } from "../relayer/context/index.ts";
 import { writeDeployment } from "../relayer/deployments/index.ts";
 import { DEVNET_ACCOUNTS, DEVNET_OPERATOR } from "../relayer/devnet/accounts.ts";
 import { PROJECT_ROOT } from "../relayer/devnet/artifacts.ts";
@@ -346,7 +346,7 @@ async function main(): Promise<void> {
     let workerReady: Promise<void> = Promise.resolve();
     const startWorker = () => {
       workerStarts++;
-      const proc = spawn(process.execPath, [path.join(PROJECT_ROOT, "relayer/execution/main.ts")], {
+      const proc = spawn(process.execPath, [path.join(PROJECT_ROOT, "relayer/worker-main.ts")], {
         cwd: PROJECT_ROOT,
         env: {
           ...process.env,

@@ -20,7 +20,7 @@ import { signedHeaders } from "../relayer/auth/hmac.ts";
 import { openChains } from "../relayer/chains/index.ts";
 import { loadConfig } from "../relayer/config/index.ts";
 import { buildServices, createApp, startWorkers } from "../relayer/app/index.ts";
-import { closeContext } from "../relayer/context.ts";
+import { closeContext } from "../relayer/context/index.ts";
 import { createLogger } from "../relayer/http/logging.ts";
 import { createMetrics } from "../relayer/http/metrics.ts";
 import { createTestDatabase } from "../test/fixtures/postgres.ts";

@@ -1,5 +1,4 @@
-import { describeSnapshot } from "./compliance/index.ts";
-import { loadConfigOrExit } from "./config/index.ts";
+import { describeSnapshot, loadConfigOrExit } from "./config/index.ts";
 import { createLogger } from "./http/index.ts";
 import { startService } from "./app/index.ts";
 import { keyFingerprint } from "./auth/index.ts";

@@ -10,7 +10,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 import * as prettier from "prettier";
 import { loadConfig } from "../relayer/config/index.ts";
 import { buildServices, createApp } from "../relayer/app/index.ts";
-import { closeContext } from "../relayer/context.ts";
+import { closeContext } from "../relayer/context/index.ts";
 import { createLogger } from "../relayer/http/logging.ts";
 import { createMetrics } from "../relayer/http/metrics.ts";
 

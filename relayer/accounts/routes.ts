@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppContext } from "../context.ts";
+import type { AppContext } from "../context/index.ts";
 import { ApiError, createRouter, HMAC_SECURITY } from "../http/index.ts";
 import {
   accountBalances,

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppContext } from "../context.ts";
+import type { AppContext } from "../context/index.ts";
 import { JOB_NAMES } from "../queue/index.ts";
 import { createRouter } from "../http/index.ts";
 

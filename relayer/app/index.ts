@@ -4,7 +4,7 @@ import { openChains, type ChainSet } from "../chains/index.ts";
 import { DEVNET_CHAIN_IDS } from "../devnet/index.ts";
 import { assertProvingKeysFit } from "../proofs/index.ts";
 import type { Config } from "../config/index.ts";
-import { closeContext } from "../context.ts";
+import { closeContext } from "../context/index.ts";
 import { createLogger, listen, type RunningServer } from "../http/index.ts";
 import { createApp } from "./http.ts";
 import { buildServices, type Services } from "./services.ts";
@@ -15,7 +15,7 @@ export { buildServices, type Services } from "./services.ts";
 export { ALL_WORKERS, startWorkers, type WorkerKind } from "./workers.ts";
 
 /**
- * The composition root. Entry points (relayer/main.ts, relayer/execution/main.ts, scripts/, the
+ * The composition root. Entry points (relayer/main.ts, relayer/worker-main.ts, scripts/, the
  * test fixtures) call only this module: `buildServices` (./services.ts) builds every service from
  * the parsed configuration, `createApp` (./http.ts) mounts every area's routes on them, and
  * `startWorkers` (./workers.ts) starts every background worker.

@@ -4,7 +4,7 @@ import { Artifacts, openArtifactStore } from "../artifacts/index.ts";
 import { masterKeyCipher } from "../auth/index.ts";
 import { oracleChains, complianceSource, type ComplianceSource } from "../compliance/index.ts";
 import type { Config } from "../config/index.ts";
-import { createContext, type AppContext, type CreateContextOptions } from "../context.ts";
+import { createContext, type AppContext, type CreateContextOptions } from "../context/index.ts";
 import { armCrashPoint, engineDeps, type EngineDeps } from "../execution/index.ts";
 import { Integrations, orderSources } from "../integrations/index.ts";
 import { Monitors } from "../monitors/index.ts";

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppContext } from "../context.ts";
+import type { AppContext } from "../context/index.ts";
 import { ApiError, errorSchema, createRouter } from "../http/index.ts";
 import { chargeZkProof } from "../limits/index.ts";
 import { generateArtifactBatch, registryChain } from "./batch.ts";

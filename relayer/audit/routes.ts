@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { Hono } from "hono";
 import type { ChainHandle } from "../chains/index.ts";
 import { DEVNET_CHAINS } from "../devnet/index.ts";
-import type { AppContext } from "../context.ts";
+import type { AppContext } from "../context/index.ts";
 import { ApiError } from "../http/index.ts";
 import { auditPageChain, type AuditPageConfig } from "./browser.ts";
 import { AUDIT_BUNDLE_FILE, readAuditKeys } from "./node.ts";

@@ -1,6 +1,4 @@
 /** The compliance area's public surface: other areas import it from here only. */
-export { SHIPPED_OFAC_SNAPSHOT, describeSnapshot, snapshotFilesSpec } from "./config.ts";
-export type { SanctionsSnapshot } from "./config.ts";
 export { oracleChains } from "./oracle.ts";
 export { howToConfigure, listScreen, missingListFiles, requireConsulted } from "./screen.ts";
 export {

@@ -1,10 +1,8 @@
 import { EventEmitter } from "node:events";
 import { watch, type FSWatcher } from "node:fs";
 import path from "node:path";
+import { OFAC_SDN_LIST } from "../config/index.ts";
 import { loadListFile, type LoadedListFile, type SanctionedAddress } from "./lists.ts";
-
-/** List id of the OFAC SDN files (the default for a file configured without an id). */
-export const OFAC_SDN_LIST = "ofac-sdn";
 /** List id of the on-chain Chainalysis-compatible oracle (see `oracle.ts`). */
 export const CHAINALYSIS_ORACLE_LIST = "chainalysis-oracle";
 

@@ -3,14 +3,10 @@ import {
   IntegrationsConfigError,
   loadIntegrationsFile,
   type IntegrationsConfig,
-} from "../integrations/config.ts";
+} from "./integrations.ts";
 import { z } from "zod";
 import { TIER_NAMES } from "./tiers.ts";
-import {
-  SHIPPED_OFAC_SNAPSHOT,
-  snapshotFilesSpec,
-  type SanctionsSnapshot,
-} from "../compliance/config.ts";
+import { SHIPPED_OFAC_SNAPSHOT, snapshotFilesSpec, type SanctionsSnapshot } from "./sanctions.ts";
 
 /**
  * The relayer's configuration: every environment variable it reads, parsed once at start.
@@ -227,7 +223,7 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   shutdownGraceMs: number;
   limitsOverride?: string;
-  /** External REST integrations (VERIFLOW_INTEGRATIONS file, relayer/integrations/config.ts). */
+  /** External REST integrations (VERIFLOW_INTEGRATIONS file, relayer/config/integrations.ts). */
   integrations: IntegrationsConfig | null;
   /**
    * VERIFLOW_SANCTIONS_FILES as given (parsed by relayer/compliance/sanctions.ts when loaded); on

@@ -10,7 +10,7 @@ import {
   type AnchorTarget,
 } from "./anchor.ts";
 import type { OnChainBreaker } from "./breaker.ts";
-import type { IntegrationConfig } from "./config.ts";
+import type { IntegrationConfig } from "../config/index.ts";
 import {
   IntegrationError,
   MAX_RESPONSE_BYTES,
@@ -26,7 +26,7 @@ import { OAuthMtls } from "./oauth2.ts";
 import type { Exchange } from "./mtls.ts";
 import { reserveToken } from "./rate-limit.ts";
 import { AttemptFailure, parseRetryAfter, retryPolicy } from "./retry.ts";
-import { responseSchema } from "./schemas.ts";
+import { responseSchema } from "../config/index.ts";
 import {
   KEY_ID_HEADER,
   SIGNATURE_ALG,

@@ -16,7 +16,7 @@ import {
 } from "./anchor.ts";
 import { gatewayAddress, OnChainBreaker } from "./breaker.ts";
 import { IntegrationClient, type ClientDeps } from "./client.ts";
-import type { IntegrationsConfig } from "./config.ts";
+import type { IntegrationsConfig } from "../config/index.ts";
 import { IntegrationHealth } from "./health.ts";
 import { providerScreen } from "./screening.ts";
 import { settleServiceFee, type PaymentReceiptView } from "./payments.ts";
@@ -43,8 +43,12 @@ export {
   type UnsettledOrder,
 } from "./orders.ts";
 export { IntegrationError } from "./errors.ts";
-export { loadIntegrationsFile, parseIntegrations, IntegrationsConfigError } from "./config.ts";
-export type { IntegrationsConfig, IntegrationConfig } from "./config.ts";
+export {
+  loadIntegrationsFile,
+  parseIntegrations,
+  IntegrationsConfigError,
+} from "../config/index.ts";
+export type { IntegrationsConfig, IntegrationConfig } from "../config/index.ts";
 export { verifyInteractionOnChain } from "./verify.ts";
 export { listInteractions, type InteractionView } from "./anchor.ts";
 export { putCredential, signingPublicKey } from "./vault.ts";
@@ -262,9 +266,9 @@ export async function startIntegrationJobs(
 export { anchorTarget } from "./anchor.ts";
 export type { AnchorTarget } from "./anchor.ts";
 export { CIRCUIT_BREAKER, OnChainBreaker, gatewayAddress } from "./breaker.ts";
-export type { MonitorConfig, RetryPolicy, TextAnalysisConfig } from "./config.ts";
+export type { MonitorConfig, RetryPolicy, TextAnalysisConfig } from "../config/index.ts";
 export { interactionSchema } from "./interaction-schema.ts";
-export { checkRules } from "./legal-rules.ts";
+export { checkRules } from "../config/index.ts";
 export { AttemptFailure, isRetryable, retryDelays } from "./retry.ts";
-export { MONITORED_COLLECTIONS } from "./schemas.ts";
+export { MONITORED_COLLECTIONS } from "../config/index.ts";
 export { readCredential } from "./vault.ts";

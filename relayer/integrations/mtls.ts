@@ -2,7 +2,7 @@ import { createHash, createPrivateKey, X509Certificate } from "node:crypto";
 import { Agent, request } from "node:https";
 import { z } from "zod";
 import { IntegrationError, MAX_RESPONSE_BYTES, responseTooLarge } from "./errors.ts";
-import { PEM_CERTIFICATE } from "./pem.ts";
+import { PEM_CERTIFICATE } from "../config/index.ts";
 import { AttemptFailure } from "./retry.ts";
 
 /**

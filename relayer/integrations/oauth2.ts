@@ -1,6 +1,6 @@
 import type { Agent } from "node:https";
 import { z } from "zod";
-import type { MtlsAuth } from "./config.ts";
+import type { MtlsAuth } from "../config/index.ts";
 import { IntegrationError } from "./errors.ts";
 import {
   httpsExchange,

@@ -2,8 +2,8 @@ import { getAddress, id as keccakText, isAddress } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
 import type { IntegrationClient } from "./client.ts";
 import { IntegrationError } from "./errors.ts";
-import type { PaymentResponse } from "./schemas.ts";
-import type { IntegrationsConfig } from "./config.ts";
+import type { PaymentResponse } from "../config/index.ts";
+import type { IntegrationsConfig } from "../config/index.ts";
 import type { RecipientsFrom } from "../model/index.ts";
 
 /**

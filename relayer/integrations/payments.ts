@@ -4,7 +4,7 @@ import { TxJournal } from "../transactions/index.ts";
 import type { RoutingChain } from "../routing/index.ts";
 import type { IntegrationClient } from "./client.ts";
 import { IntegrationError } from "./errors.ts";
-import type { PaymentResponse } from "./schemas.ts";
+import type { PaymentResponse } from "../config/index.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**

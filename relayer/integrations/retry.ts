@@ -5,7 +5,7 @@ import {
   type IRetryBackoffContext,
   type RetryPolicy as CockatielRetry,
 } from "cockatiel";
-import type { RetryCondition, RetryPolicy } from "./config.ts";
+import type { RetryCondition, RetryPolicy } from "../config/index.ts";
 
 /**
  * The retry policy keys (`attempts`, `backoff`, `max_delay`, `conditions`) as a cockatiel retry

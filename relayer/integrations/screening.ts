@@ -3,7 +3,7 @@ import type { ComplianceScreen, ScreenResult } from "../compliance/index.ts";
 import { AgentError } from "../errors/index.ts";
 import type { IntegrationClient } from "./client.ts";
 import { IntegrationError } from "./errors.ts";
-import type { ScreeningResponse } from "./schemas.ts";
+import type { ScreeningResponse } from "../config/index.ts";
 
 /**
  * The third-party screening provider as a compliance source (spec: "A compliance client posts

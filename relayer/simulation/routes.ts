@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { ChainHandle } from "../chains/index.ts";
-import type { AppContext } from "../context.ts";
+import type { AppContext } from "../context/index.ts";
 import { errorSchema, createRouter } from "../http/index.ts";
 import { simulateRequestSchema, simulateResponseSchema } from "./schema.ts";
 import { requireChain, simulateTransaction, simulationChain } from "./simulate.ts";

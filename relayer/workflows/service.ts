@@ -1,6 +1,6 @@
 import type { Job } from "pg-boss";
 import { howToConfigure, missingListFiles, type ComplianceSource } from "../compliance/index.ts";
-import type { AppContext } from "../context.ts";
+import type { AppContext } from "../context/index.ts";
 import { ApiError, issuesFromZod, validationFailed } from "../http/index.ts";
 import { assertConcurrencyAvailable } from "../limits/index.ts";
 import { JOB_NAMES, type JobPayloads } from "../queue/index.ts";

@@ -29,11 +29,21 @@ async function violations(cwd: string): Promise<Violation[]> {
 describe("# dependency rules (npm run lint:deps)", function () {
   this.timeout(120_000);
   let dir: string;
+  let folders: string;
+
+  /** A relayer/ tree of the given files in a fresh directory. */
+  async function seed(files: Record<string, string>): Promise<string> {
+    const root = await mkdtemp(path.join(tmpdir(), "vf-deps-"));
+    const tsconfig = JSON.stringify({ compilerOptions: { allowImportingTsExtensions: true } });
+    for (const [name, text] of Object.entries({ "tsconfig.json": tsconfig, ...files })) {
+      await mkdir(path.dirname(path.join(root, name)), { recursive: true });
+      await writeFile(path.join(root, name), text);
+    }
+    return root;
+  }
 
   before(async function () {
-    dir = await mkdtemp(path.join(tmpdir(), "vf-deps-"));
-    const files: Record<string, string> = {
-      "tsconfig.json": JSON.stringify({ compilerOptions: { allowImportingTsExtensions: true } }),
+    dir = await seed({
       // a cycle between two areas
       "relayer/routing/index.ts": 'import { b } from "../agents/index.ts";\nexport const a = b;\n',
       "relayer/agents/index.ts":
@@ -53,23 +63,31 @@ describe("# dependency rules (npm run lint:deps)", function () {
       "relayer/routing/plan.ts": "export const plan = 1;\n",
       "relayer/agents/bridge.ts":
         'import { plan } from "../routing/plan.ts";\nimport { b } from "./index.ts";\nexport const x = [plan, b];\n',
-      // the root reaching past an area's index.ts and adapters; configuration past its schema
+      // the root reaching past an area's index.ts and adapters
       "relayer/workflows/service.ts": "export const intake = 1;\n",
       "relayer/app/services.ts":
         'import { intake } from "../workflows/service.ts";\nexport const services = intake;\n',
+      // the configuration reading an area's configuration schema
       "relayer/compliance/config.ts": "export const complianceSchema = 1;\n",
-      "relayer/compliance/lists.ts": "export const lists = 1;\n",
       "relayer/config/config.ts":
-        'import { complianceSchema } from "../compliance/config.ts";\nimport { lists } from "../compliance/lists.ts";\nexport const config = [complianceSchema, lists];\n',
-    };
-    for (const [name, text] of Object.entries(files)) {
-      await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
-      await writeFile(path.join(dir, name), text);
-    }
+        'import { complianceSchema } from "../compliance/config.ts";\nexport const config = complianceSchema;\n',
+    });
+    // Two folders importing each other through different modules: no module cycle, a folder one;
+    // a third folder importing one of them without being imported back.
+    folders = await seed({
+      "relayer/simulation/index.ts":
+        'import { m } from "../monitors/index.ts";\nexport const s = m;\n',
+      "relayer/monitors/index.ts": "export const m = 1;\n",
+      "relayer/monitors/watch.ts":
+        'import { s } from "../simulation/index.ts";\nexport const w = s;\n',
+      "relayer/webhooks/index.ts":
+        'import { m } from "../monitors/index.ts";\nexport const h = m;\n',
+    });
   });
 
   after(async function () {
     await rm(dir, { recursive: true, force: true });
+    await rm(folders, { recursive: true, force: true });
   });
 
   it("should find no violation in the relayer", async function () {
@@ -85,12 +103,20 @@ describe("# dependency rules (npm run lint:deps)", function () {
       "root-only-from-entry-points: relayer/compliance/index.ts -> relayer/app/index.ts",
       "areas-through-their-index: relayer/agents/bridge.ts -> relayer/routing/plan.ts",
       "root-through-index-and-adapters: relayer/app/services.ts -> relayer/workflows/service.ts",
-      "config-through-index-and-schemas: relayer/config/config.ts -> relayer/compliance/lists.ts",
+      "platform-below-areas: relayer/config/config.ts -> relayer/compliance/config.ts",
+      "areas-through-their-index: relayer/config/config.ts -> relayer/compliance/config.ts",
     ]);
     const all = found.join("\n");
     expect(all).to.not.include("relayer/app/index.ts -> relayer/workflows/routes.ts");
     expect(all).to.not.include("relayer/agents/bridge.ts -> relayer/agents/index.ts");
-    expect(all).to.not.include("relayer/config/config.ts -> relayer/compliance/config.ts");
+  });
+
+  it("should refuse two folders importing each other without a module cycle", async function () {
+    const found = (await violations(folders)).map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
+    expect(found.sort()).to.deep.equal([
+      "no-folder-cycles: relayer/monitors -> relayer/simulation",
+      "no-folder-cycles: relayer/simulation -> relayer/monitors",
+    ]);
   });
 });
 

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { DEVNET_FUNDED } from "../../../relayer/devnet/accounts.ts";
 import { CLI, plainEnv, REPO, runCli } from "../../fixtures/cli.ts";
 import { startNpmStart, type StartedRelayer } from "../../fixtures/npm-start.ts";
-import { SHIPPED_OFAC_SNAPSHOT } from "../../../relayer/compliance/config.ts";
+import { SHIPPED_OFAC_SNAPSHOT } from "../../../relayer/config/sanctions.ts";
 
 const exec = promisify(execFile);
 const JSON_EXAMPLE = path.join(REPO, "examples/treasury-rebalance.json");

@@ -9,7 +9,7 @@ import {
 } from "../../../relayer/analysis/redaction.ts";
 import { inlineRedactor, RedactionPool } from "../../../relayer/analysis/redaction-pool.ts";
 import type { CountryCode } from "libphonenumber-js";
-import { parseIntegrations } from "../../../relayer/integrations/config.ts";
+import { parseIntegrations } from "../../../relayer/config/integrations.ts";
 import { textAnalysisEntry } from "../../fixtures/analysis.ts";
 
 const corpus = JSON.parse(

@@ -4,7 +4,7 @@ import path from "node:path";
 import { expect } from "chai";
 import { findPii, redact, restore } from "../../../relayer/analysis/redaction.ts";
 import { GENERAL_MAX_CHARS, routeText } from "../../../relayer/analysis/routing.ts";
-import { parseIntegrations } from "../../../relayer/integrations/config.ts";
+import { parseIntegrations } from "../../../relayer/config/integrations.ts";
 import { FALLBACK_MODEL, MODELS, textAnalysisEntry } from "../../fixtures/analysis.ts";
 import { newApiKey, signedRequest, startInProcessRelayer } from "../../fixtures/relayer.ts";
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { SHIPPED_OFAC_SNAPSHOT } from "../../../relayer/compliance/config.ts";
+import { SHIPPED_OFAC_SNAPSHOT } from "../../../relayer/config/sanctions.ts";
 import { loadListFile } from "../../../relayer/compliance/lists.ts";
 import { loadConfig } from "../../../relayer/config/index.ts";
 

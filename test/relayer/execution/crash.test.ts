@@ -9,7 +9,7 @@ import { ensureAccount, fundFromDevnet } from "../../../relayer/accounts/index.t
 import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
 import { writeDeployment } from "../../../relayer/deployments/index.ts";
 import { loadConfig } from "../../../relayer/config/index.ts";
-import { createContext, type AppContext } from "../../../relayer/context.ts";
+import { createContext, type AppContext } from "../../../relayer/context/index.ts";
 import { DEVNET_ACCOUNTS, DEVNET_OPERATOR } from "../../../relayer/devnet/accounts.ts";
 import { PROJECT_ROOT } from "../../../relayer/devnet/artifacts.ts";
 import { DEVNET_CHAINS } from "../../../relayer/devnet/chains.ts";
@@ -37,7 +37,7 @@ import {
 import { createTestDatabase } from "../../fixtures/postgres.ts";
 
 /**
- * Exactly-once under crashes: a real worker process (`npm run worker`, relayer/execution/main.ts)
+ * Exactly-once under crashes: a real worker process (`npm run worker`, relayer/worker-main.ts)
  * is killed with SIGKILL at several points of its executions (a transaction signed but not sent,
  * sent but its receipt not stored, confirmed but the step not completed, a step completed, a bridge
  * deposit made but not released), restarted each time, and the on-chain balances, bridge nonces
@@ -117,7 +117,7 @@ describe("# crash safety (SIGKILL a worker process, restart, exactly once)", fun
     crashAt?: string,
     env: Record<string, string> = {},
   ): { exited: Promise<NodeJS.Signals | number | null> } {
-    const proc = spawn(process.execPath, [path.join(PROJECT_ROOT, "relayer/execution/main.ts")], {
+    const proc = spawn(process.execPath, [path.join(PROJECT_ROOT, "relayer/worker-main.ts")], {
       cwd: PROJECT_ROOT,
       env: {
         ...process.env,

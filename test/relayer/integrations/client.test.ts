@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { recoverAddress, Wallet, type JsonRpcApiProvider } from "ethers";
-import { DEFAULT_RETRY, CRITICAL_RETRY } from "../../../relayer/integrations/config.ts";
+import { DEFAULT_RETRY, CRITICAL_RETRY } from "../../../relayer/config/integrations.ts";
 import {
   interactionDigest,
   interactionDomain,

@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from "../../../relayer/config/index.ts";
 import {
   IntegrationsConfigError,
   parseIntegrations,
-} from "../../../relayer/integrations/config.ts";
+} from "../../../relayer/config/integrations.ts";
 import { anchorTarget, recordInteraction } from "../../../relayer/integrations/anchor.ts";
 import { startEngineService, type EngineService } from "../../fixtures/engine.ts";
 import { createTestCa } from "../../fixtures/standins/pki.ts";

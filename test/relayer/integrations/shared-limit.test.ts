@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { startChildRelayer, type ChildRelayer } from "../../fixtures/child.ts";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
-import { PAYMENT_RATE_LIMIT } from "../../../relayer/integrations/config.ts";
+import { PAYMENT_RATE_LIMIT } from "../../../relayer/config/integrations.ts";
 import { signingPublicKey } from "../../../relayer/integrations/index.ts";
 import { openStore, type Store } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";

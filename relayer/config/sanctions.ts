@@ -1,9 +1,11 @@
 import path from "node:path";
-import { OFAC_SDN_LIST } from "./sanctions.ts";
+
+/** List id of the OFAC SDN files (the default for a file configured without an id). */
+export const OFAC_SDN_LIST = "ofac-sdn";
 
 /**
- * The sanctions list snapshot the project ships (snapshots/README.md has its provenance). The
- * embedded development relayer loads it when no list is configured, so a first run accepts the
+ * The sanctions list snapshot the project ships (relayer/compliance/snapshots/, whose README.md
+ * has its provenance). The embedded development relayer loads it when no list is configured, so a first run accepts the
  * spec's examples (they declare `jurisdictions: ["US"]`, which requires `ofac-sdn`); production
  * never falls back to it (a stale list there must be an operator's explicit choice).
  */
@@ -20,7 +22,7 @@ export interface SanctionsSnapshot {
 
 export const SHIPPED_OFAC_SNAPSHOT: SanctionsSnapshot = {
   list: OFAC_SDN_LIST,
-  path: path.resolve(import.meta.dirname, "snapshots/ofac-sanctioned-eth.txt"),
+  path: path.resolve(import.meta.dirname, "../compliance/snapshots/ofac-sanctioned-eth.txt"),
   sha256: "57bbfa6912d8342b926ad1b67548f0a869b9ae1a134c8c9ce361df8ed160be73",
   addresses: 147,
   source:

@@ -4,9 +4,9 @@
  * (DATABASE_URL, VERIFLOW_CHAINS, VERIFLOW_MASTER_KEY, ...). Run several next to the API processes
  * on one PostgreSQL to scale execution separately from intake.
  */
-import { startWorkerProcess } from "../app/index.ts";
-import { loadConfigOrExit } from "../config/index.ts";
-import { createLogger } from "../http/index.ts";
+import { startWorkerProcess } from "./app/index.ts";
+import { loadConfigOrExit } from "./config/index.ts";
+import { createLogger } from "./http/index.ts";
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();

@@ -1,16 +1,16 @@
 import type { Logger } from "pino";
-import type { ChainSet } from "./chains/index.ts";
-import { ensureBootstrapKey, checkMasterKey } from "./auth/index.ts";
+import type { ChainSet } from "../chains/index.ts";
+import { ensureBootstrapKey, checkMasterKey } from "../auth/index.ts";
 import {
   type Config,
   resolveMasterKey,
   resolveTierLimits,
   type TierLimits,
   type TierName,
-} from "./config/index.ts";
-import { createLogger, createMetrics, registerQueueMetrics, type Metrics } from "./http/index.ts";
-import { openQueue, type Queue } from "./queue/index.ts";
-import { openStore, type Store, migrate } from "./store/index.ts";
+} from "../config/index.ts";
+import { createLogger, createMetrics, registerQueueMetrics, type Metrics } from "../http/index.ts";
+import { openQueue, type Queue } from "../queue/index.ts";
+import { openStore, type Store, migrate } from "../store/index.ts";
 
 /** The platform services of a process; relayer/app/services.ts adds the areas' services. */
 export interface AppContext {

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { isAddress } from "ethers";
 import { loadRulesFile, type LegalRules } from "./legal-rules.ts";
 import { pemCertificates } from "./pem.ts";
-import { MONITORED_COLLECTIONS, RESPONSE_SCHEMAS } from "./schemas.ts";
+import { MONITORED_COLLECTIONS, RESPONSE_SCHEMAS } from "./response-schemas.ts";
 
 /**
  * The integration configuration (spec "Integration configuration keys", "Limits"): a YAML or JSON
@@ -355,7 +355,7 @@ const textAnalysisSchema = z
       .default(BIAS_THRESHOLD),
     retry: retrySchema.optional(),
     timeout: duration("timeout").default(30_000),
-    /** The legal rule sets (relayer/integrations/legal-rules.ts): a YAML or JSON file. */
+    /** The legal rule sets (relayer/config/legal-rules.ts): a YAML or JSON file. */
     rules: z.string().min(1).optional(),
     /** Worker threads that scan for personal data; 0 scans on the event loop. */
     redaction_threads: z

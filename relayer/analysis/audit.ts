@@ -4,6 +4,7 @@ import type { Contract, Log } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
 import { TxJournal } from "../transactions/index.ts";
 import type { AnchorTarget } from "../integrations/index.ts";
+import type { Store } from "../store/index.ts";
 
 /**
  * The audit records of the text analysis (spec "Audit log record"), exactly the spec's fields
@@ -62,40 +63,78 @@ export function entryHash(
   return createHash("sha256").update(prevHash).update(body).digest("hex");
 }
 
-/** Appends one record after the head (in the caller's transaction); returns its id. */
-export async function appendAudit(
-  tx: EngineStore,
-  input: { apiKeyId: string; analysisId: string; record: AuditRecord },
-): Promise<AuditEntry> {
+/**
+ * Appends records after the head, in the given order (in the caller's transaction, which holds
+ * the head's row lock until it commits: one writer at a time across processes). One INSERT for
+ * all of them, so the analyses finishing together share one transaction and one commit.
+ */
+export async function appendAudits(
+  tx: Store,
+  inputs: ReadonlyArray<{ apiKeyId: string; analysisId: string; record: AuditRecord }>,
+): Promise<AuditEntry[]> {
   const [head] = await tx.query<{ seq: string; hash: string }>(
     "SELECT seq, hash FROM analysis_audit_head FOR UPDATE",
+    [],
+    { prepare: true },
   );
-  const seq = Number(head!.seq) + 1;
-  const entry = {
-    seq,
-    id: auditId(seq),
-    api_key_id: input.apiKeyId,
-    analysis_id: input.analysisId,
-    record: input.record,
-    prev_hash: head!.hash,
-  };
-  const hash = entryHash(head!.hash, entry);
-  await tx.query(
-    `INSERT INTO analysis_audit (seq, id, api_key_id, analysis_id, record, prev_hash, hash, recorded_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [
+  const entries = chainAfter({ seq: Number(head!.seq), hash: head!.hash }, inputs);
+  await tx.query(`INSERT INTO analysis_audit ${AUDIT_ROWS}`, auditParams(entries), {
+    prepare: true,
+  });
+  const last = entries.at(-1)!;
+  await tx.query("UPDATE analysis_audit_head SET seq = $1, hash = $2", [last.seq, last.hash], {
+    prepare: true,
+  });
+  return entries;
+}
+
+/** The chain's head: the last record's seq and hash. */
+export interface AuditHead {
+  seq: number;
+  hash: string;
+}
+
+/** The records `inputs` become when appended, in order, after `head`. */
+export function chainAfter(
+  head: AuditHead,
+  inputs: ReadonlyArray<{ apiKeyId: string; analysisId: string; record: AuditRecord }>,
+): AuditEntry[] {
+  let seq = head.seq;
+  let prevHash = head.hash;
+  return inputs.map((input): AuditEntry => {
+    seq += 1;
+    const entry = {
       seq,
-      entry.id,
-      entry.api_key_id,
-      entry.analysis_id,
-      JSON.stringify(entry.record),
-      entry.prev_hash,
-      hash,
-      entry.record.timestamp,
-    ],
-  );
-  await tx.query("UPDATE analysis_audit_head SET seq = $1, hash = $2", [seq, hash]);
-  return { ...entry, hash };
+      id: auditId(seq),
+      api_key_id: input.apiKeyId,
+      analysis_id: input.analysisId,
+      record: input.record,
+      prev_hash: prevHash,
+    };
+    prevHash = entryHash(prevHash, entry);
+    return { ...entry, hash: prevHash };
+  });
+}
+
+/** Columns and rows of an `INSERT INTO analysis_audit`, from `auditParams` at `$first`… */
+export function auditRows(first: number): string {
+  const types = ["bigint", "text", "text", "text", "jsonb", "text", "text", "timestamptz"];
+  return `(seq, id, api_key_id, analysis_id, record, prev_hash, hash, recorded_at)
+     SELECT * FROM unnest(${types.map((t, i) => `$${first + i}::${t}[]`).join(", ")})`;
+}
+const AUDIT_ROWS = auditRows(1);
+
+export function auditParams(entries: readonly AuditEntry[]): unknown[] {
+  return [
+    entries.map((e) => e.seq),
+    entries.map((e) => e.id),
+    entries.map((e) => e.api_key_id),
+    entries.map((e) => e.analysis_id),
+    entries.map((e) => JSON.stringify(e.record)),
+    entries.map((e) => e.prev_hash),
+    entries.map((e) => e.hash),
+    entries.map((e) => e.record.timestamp),
+  ];
 }
 
 function toEntry(row: Record<string, unknown>): AuditEntry {

@@ -4,6 +4,7 @@ import type { Contract, Log } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
 import { TxJournal } from "../transactions/index.ts";
 import type { AnchorTarget } from "../integrations/index.ts";
+import { deleteAuditedAnalyses } from "./store.ts";
 
 /**
  * The audit records of the text analysis (spec "Audit log record"), exactly the spec's fields
@@ -292,9 +293,10 @@ export async function pruneAudit(store: EngineStore, cutoff: Date): Promise<numb
       [anchor.seq],
     );
     // The analyses these records audit go with them (their outputs are kept as long as their audit).
-    await tx.query("DELETE FROM analyses WHERE audit_id = ANY($1::text[])", [
+    await deleteAuditedAnalyses(
+      tx,
       removed.map((r) => r.id),
-    ]);
+    );
     await tx.query("SELECT set_config('veriflow.audit_prune', '', true)");
     await tx.query("UPDATE analysis_audit_checkpoint SET seq = $1, hash = $2", [
       anchor.seq,

@@ -62,6 +62,14 @@ export async function insertAnalysis(tx: EngineStore, row: AnalysisRow): Promise
   );
 }
 
+/** Deletes the analyses audited by the given audit records (they are pruned together). */
+export async function deleteAuditedAnalyses(
+  tx: EngineStore,
+  auditIds: readonly string[],
+): Promise<void> {
+  await tx.query("DELETE FROM analyses WHERE audit_id = ANY($1::text[])", [auditIds]);
+}
+
 export async function findAnalysis(
   store: EngineStore,
   id: string,

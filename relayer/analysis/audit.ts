@@ -4,7 +4,7 @@ import type { Contract, Log } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
 import { TxJournal } from "../transactions/index.ts";
 import type { AnchorTarget } from "../integrations/index.ts";
-import { deleteAuditedAnalyses } from "./store.ts";
+import type { Store } from "../store/index.ts";
 
 /**
  * The audit records of the text analysis (spec "Audit log record"), exactly the spec's fields
@@ -63,40 +63,91 @@ export function entryHash(
   return createHash("sha256").update(prevHash).update(body).digest("hex");
 }
 
-/** Appends one record after the head (in the caller's transaction); returns its id. */
-export async function appendAudit(
-  tx: EngineStore,
-  input: { apiKeyId: string; analysisId: string; record: AuditRecord },
-): Promise<AuditEntry> {
+/**
+ * Appends records after the head, in the given order (in the caller's transaction, which holds
+ * the head's row lock until it commits: one writer at a time across processes). One INSERT for
+ * all of them, so the analyses finishing together share one transaction and one commit.
+ */
+export async function appendAudits(
+  tx: Store,
+  inputs: ReadonlyArray<{ apiKeyId: string; analysisId: string; record: AuditRecord }>,
+): Promise<AuditEntry[]> {
   const [head] = await tx.query<{ seq: string; hash: string }>(
     "SELECT seq, hash FROM analysis_audit_head FOR UPDATE",
+    [],
+    { prepare: true },
   );
-  const seq = Number(head!.seq) + 1;
-  const entry = {
-    seq,
-    id: auditId(seq),
-    api_key_id: input.apiKeyId,
-    analysis_id: input.analysisId,
-    record: input.record,
-    prev_hash: head!.hash,
-  };
-  const hash = entryHash(head!.hash, entry);
-  await tx.query(
-    `INSERT INTO analysis_audit (seq, id, api_key_id, analysis_id, record, prev_hash, hash, recorded_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [
+  const entries = chainAfter({ seq: Number(head!.seq), hash: head!.hash }, inputs);
+  await tx.query(INSERT_AUDITS, auditParams(entries), {
+    prepare: true,
+  });
+  const last = entries.at(-1)!;
+  await tx.query("UPDATE analysis_audit_head SET seq = $1, hash = $2", [last.seq, last.hash], {
+    prepare: true,
+  });
+  return entries;
+}
+
+/** The chain's head: the last record's seq and hash. */
+export interface AuditHead {
+  seq: number;
+  hash: string;
+}
+
+/** The records `inputs` become when appended, in order, after `head`. */
+export function chainAfter(
+  head: AuditHead,
+  inputs: ReadonlyArray<{ apiKeyId: string; analysisId: string; record: AuditRecord }>,
+): AuditEntry[] {
+  let seq = head.seq;
+  let prevHash = head.hash;
+  return inputs.map((input): AuditEntry => {
+    seq += 1;
+    const entry = {
       seq,
-      entry.id,
-      entry.api_key_id,
-      entry.analysis_id,
-      JSON.stringify(entry.record),
-      entry.prev_hash,
-      hash,
-      entry.record.timestamp,
-    ],
-  );
-  await tx.query("UPDATE analysis_audit_head SET seq = $1, hash = $2", [seq, hash]);
-  return { ...entry, hash };
+      id: auditId(seq),
+      api_key_id: input.apiKeyId,
+      analysis_id: input.analysisId,
+      record: input.record,
+      prev_hash: prevHash,
+    };
+    prevHash = entryHash(prevHash, entry);
+    return { ...entry, hash: prevHash };
+  });
+}
+
+/**
+ * The INSERT of records into `analysis_audit`, from `auditParams` at `$first`…, as a statement to
+ * embed (it ends in a SELECT, which the caller may restrict with a WHERE).
+ */
+export function insertAuditsStatement(first: number): string {
+  const types = ["bigint", "text", "text", "text", "jsonb", "text", "text", "timestamptz"];
+  return `INSERT INTO analysis_audit (seq, id, api_key_id, analysis_id, record, prev_hash, hash, recorded_at)
+     SELECT * FROM unnest(${types.map((t, i) => `$${first + i}::${t}[]`).join(", ")})`;
+}
+const INSERT_AUDITS = insertAuditsStatement(1);
+
+/**
+ * Moves the head to `($new seq, $new hash)` only if it still is `($old seq, $old hash)` (the four
+ * parameters from `$first`), as a statement to embed: returns a row when it moved.
+ */
+export function moveHeadStatement(first: number): string {
+  const [seq, hash, oldSeq, oldHash] = [0, 1, 2, 3].map((i) => `$${first + i}`);
+  return `UPDATE analysis_audit_head SET seq = ${seq}, hash = ${hash}
+      WHERE seq = ${oldSeq} AND hash = ${oldHash} RETURNING 1`;
+}
+
+export function auditParams(entries: readonly AuditEntry[]): unknown[] {
+  return [
+    entries.map((e) => e.seq),
+    entries.map((e) => e.id),
+    entries.map((e) => e.api_key_id),
+    entries.map((e) => e.analysis_id),
+    entries.map((e) => JSON.stringify(e.record)),
+    entries.map((e) => e.prev_hash),
+    entries.map((e) => e.hash),
+    entries.map((e) => e.record.timestamp),
+  ];
 }
 
 function toEntry(row: Record<string, unknown>): AuditEntry {
@@ -274,34 +325,27 @@ export async function anchorAuditHead(
 }
 
 /**
- * Retention: removes the records older than `cutoff` up to the newest anchored head among them,
- * and moves the checkpoint there (the removed records stay provable through that anchor; the
- * remaining chain starts from its hash). Returns how many records were removed.
+ * Retention, in the caller's transaction: removes the records older than `cutoff` up to the newest
+ * anchored head among them, and moves the checkpoint there (the removed records stay provable
+ * through that anchor; the remaining chain starts from its hash). Returns the removed records' ids.
  */
-export async function pruneAudit(store: EngineStore, cutoff: Date): Promise<number> {
-  return store.transaction(async (tx) => {
-    const [anchor] = await tx.query<{ seq: string; hash: string }>(
-      `SELECT a.seq, a.hash FROM analysis_audit_anchors a
-       JOIN analysis_audit r ON r.seq = a.seq
-       WHERE r.recorded_at < $1 ORDER BY a.seq DESC LIMIT 1`,
-      [cutoff.toISOString()],
-    );
-    if (!anchor) return 0;
-    await tx.query("SELECT set_config('veriflow.audit_prune', 'on', true)");
-    const removed = await tx.query<{ id: string }>(
-      "DELETE FROM analysis_audit WHERE seq <= $1 RETURNING id",
-      [anchor.seq],
-    );
-    // The analyses these records audit go with them (their outputs are kept as long as their audit).
-    await deleteAuditedAnalyses(
-      tx,
-      removed.map((r) => r.id),
-    );
-    await tx.query("SELECT set_config('veriflow.audit_prune', '', true)");
-    await tx.query("UPDATE analysis_audit_checkpoint SET seq = $1, hash = $2", [
-      anchor.seq,
-      anchor.hash,
-    ]);
-    return removed.length;
-  });
+export async function pruneAuditRecords(tx: EngineStore, cutoff: Date): Promise<string[]> {
+  const [anchor] = await tx.query<{ seq: string; hash: string }>(
+    `SELECT a.seq, a.hash FROM analysis_audit_anchors a
+     JOIN analysis_audit r ON r.seq = a.seq
+     WHERE r.recorded_at < $1 ORDER BY a.seq DESC LIMIT 1`,
+    [cutoff.toISOString()],
+  );
+  if (!anchor) return [];
+  await tx.query("SELECT set_config('veriflow.audit_prune', 'on', true)");
+  const removed = await tx.query<{ id: string }>(
+    "DELETE FROM analysis_audit WHERE seq <= $1 RETURNING id",
+    [anchor.seq],
+  );
+  await tx.query("SELECT set_config('veriflow.audit_prune', '', true)");
+  await tx.query("UPDATE analysis_audit_checkpoint SET seq = $1, hash = $2", [
+    anchor.seq,
+    anchor.hash,
+  ]);
+  return removed.map((r) => r.id);
 }

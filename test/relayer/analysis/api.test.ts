@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import { expect } from "chai";
 import { TextAnalysis } from "../../../relayer/analysis/service.ts";
 import { decryptSecret } from "../../../relayer/auth/secrets.ts";
+import { putCredential } from "../../../relayer/integrations/vault.ts";
 import { newApiKey } from "../../fixtures/relayer.ts";
 import {
+  ANALYSIS_PROVIDER_KEY,
   FALLBACK_MODEL,
   MODELS,
   openAnalysisWorld,
@@ -376,6 +378,23 @@ describe("# text analysis API (stand-in provider)", function () {
       .and.match(/rotated/);
     // Neither was retried nor sent on for completion.
     expect(world.provider.hits.filter((h) => h.path === "/v1/chat/completions")).to.have.length(0);
+  });
+
+  it("should use a rotated provider credential within a second", async function () {
+    const { store, masterKey } = world.relayer.ctx;
+    const rotate = (key: string) => putCredential(store, masterKey, "analysis-key", key);
+    const wait = () => new Promise((r) => setTimeout(r, 1_100));
+    try {
+      await wait();
+      await rotate("sk-standin-revoked");
+      const refused = await world.post({ text: "Hello." });
+      expect(refused.status).to.equal(502);
+      await rotate(ANALYSIS_PROVIDER_KEY);
+      await wait();
+      expect((await world.post({ text: "Hello." })).status).to.equal(200);
+    } finally {
+      await rotate(ANALYSIS_PROVIDER_KEY);
+    }
   });
 
   it("should honour a provider 429 Retry-After within the retry policy, and pass it on beyond max_delay", async function () {

@@ -1,0 +1,142 @@
+import { expect } from "chai";
+import { verifyAuditChain, type AuditRecord } from "../../../relayer/analysis/audit.ts";
+import {
+  storeAnalyses,
+  takeTokens,
+  type FinishedAnalysis,
+} from "../../../relayer/analysis/store.ts";
+import { openStore, type Store } from "../../../relayer/store/index.ts";
+import { openTestStore, type TestStore } from "../../fixtures/platform.ts";
+
+const BACKENDS = ["pglite", "postgres"] as const;
+const NOW = 1_800_000_000_000;
+/** 60 requests per minute: one token a second. */
+const LIMIT = { rpm: 60, burst: 5 };
+
+const record = (timestamp: string): AuditRecord => ({
+  timestamp,
+  model: "standin-general-1",
+  input_sha256: "ab".repeat(32),
+  output_token_count: 3,
+  compliance_checks: { clm_violations: 0, uben_compliance: "passed", pii_leakage: false },
+  cost_breakdown: { provider_tokens: 9, platform_units: 0.009 },
+});
+
+/** `n` analyses of key_a finished at NOW, labelled `label`. */
+function finished(label: string, n: number): FinishedAnalysis[] {
+  const timestamp = new Date(NOW).toISOString();
+  return Array.from({ length: n }, (_, i) => ({
+    record: record(timestamp),
+    row: {
+      id: `an_${label}_${i}`,
+      api_key_id: "key_a",
+      workflow_id: null,
+      model: "general",
+      model_version: "standin-general-1",
+      route_reason: "short",
+      fallback_reason: null,
+      redactions: [{ type: "EMAIL", count: 1 }],
+      compliance_checks: record(timestamp).compliance_checks,
+      alerts: [],
+      output_blob: `v1.out${i}`,
+      input_blob: `v1.in${i}`,
+      created_at: timestamp,
+    },
+  }));
+}
+
+for (const backend of BACKENDS) {
+  describe(`# text-analysis storage (${backend})`, function () {
+    this.timeout(60_000);
+    let opened: TestStore;
+    let store: Store;
+
+    before(async () => {
+      opened = await openTestStore(backend, "analysis_store");
+      store = opened.store;
+    });
+    after(async () => {
+      await opened?.close();
+    });
+
+    it("should grant a batch of requests only the tokens the bucket holds, and refill at the rate", async function () {
+      const bucket = `bucket_${backend}_refill`;
+      // A full bucket of 5 for 7 requests: the first 5 go, 2 wait a second.
+      expect(await takeTokens(store, bucket, LIMIT, 7, NOW)).to.deep.equal({
+        granted: 5,
+        retryAfterSeconds: 1,
+      });
+      expect(await takeTokens(store, bucket, LIMIT, 1, NOW + 500)).to.deep.equal({
+        granted: 0,
+        retryAfterSeconds: 1,
+      });
+      // 2.5 s after the burst: 2 tokens, and half of the third.
+      expect(await takeTokens(store, bucket, LIMIT, 3, NOW + 2_500)).to.deep.equal({
+        granted: 2,
+        retryAfterSeconds: 1,
+      });
+      // A process whose clock is behind the stored one refills nothing.
+      expect((await takeTokens(store, bucket, LIMIT, 1, NOW + 1_000)).granted).to.equal(0);
+      // Never more than the burst, however long the bucket rested.
+      expect((await takeTokens(store, bucket, LIMIT, 9, NOW + 3_600_000)).granted).to.equal(5);
+    });
+
+    it("should chain the records of batches of analyses in one sequence, each analysis naming its own record", async function () {
+      // Without a head: the locking transaction; with the head it wrote: the single statement.
+      const first = await storeAnalyses(store, null, finished("a", 3));
+      expect(first.head.seq).to.equal(3);
+      const second = await storeAnalyses(store, first.head, finished("b", 2));
+      expect(second.head.seq).to.equal(5);
+      // A head another writer has moved since: nothing is written on it, the records follow the
+      // real head.
+      const third = await storeAnalyses(store, first.head, finished("c", 2));
+      expect(third.head.seq).to.equal(7);
+      const rows = [...first.rows, ...second.rows, ...third.rows];
+      expect(rows.map((r) => r.audit_id)).to.deep.equal(
+        Array.from({ length: 7 }, (_, i) => `aud_${i + 1}`),
+      );
+      const audit = await store.query<{ seq: string; analysis_id: string }>(
+        "SELECT seq, analysis_id FROM analysis_audit ORDER BY seq",
+      );
+      expect(audit.map((r) => [Number(r.seq), r.analysis_id])).to.deep.equal(
+        rows.map((row, i) => [i + 1, row.id]),
+      );
+      const stored = await store.query<{ id: string; audit_id: string }>(
+        "SELECT id, audit_id FROM analyses ORDER BY audit_id",
+      );
+      expect(stored.map((r) => [r.id, r.audit_id])).to.deep.equal(
+        rows.map((r) => [r.id, r.audit_id]),
+      );
+      expect(await verifyAuditChain(store)).to.include({ ok: true, checked: 7 });
+    });
+
+    if (backend === "postgres") {
+      it("should share the bucket and the chain between processes writing at the same moment", async function () {
+        const others = await Promise.all(
+          [1, 2, 3].map(() =>
+            openStore({ databaseUrl: opened.databaseUrl, dataDir: opened.dataDir }),
+          ),
+        );
+        try {
+          const stores = [store, ...others];
+          // 4 processes, each a batch of 3 at the same instant, on a full bucket of 5.
+          const taken = await Promise.all(
+            stores.map((s) => takeTokens(s, "bucket_shared", LIMIT, 3, NOW)),
+          );
+          expect(taken.reduce((sum, t) => sum + t.granted, 0)).to.equal(5);
+          // Each with the head as it last saw it: all but one find it moved.
+          const [seen] = await store.query<{ seq: string; hash: string }>(
+            "SELECT seq, hash FROM analysis_audit_head",
+          );
+          const last = { seq: Number(seen!.seq), hash: seen!.hash };
+          await Promise.all(stores.map((s, i) => storeAnalyses(s, last, finished(`p${i}`, 4))));
+          const verified = await verifyAuditChain(store);
+          expect(verified).to.include({ ok: true });
+          expect(verified.head.seq).to.equal(last.seq + 16);
+        } finally {
+          await Promise.all(others.map((s) => s.close()));
+        }
+      });
+    }
+  });
+}

@@ -63,15 +63,30 @@ export function oracleSource(chain: OracleChain): string {
 }
 
 /**
- * Asks one chain's oracle (and its latest block, the answer's date). A revert, a refused
- * connection or a timeout is "no answer", with its reason; never "not sanctioned".
+ * How long an oracle may take before it counts as not answering: a node that accepts the request
+ * and never answers is a gateway timeout (spec 504), routed around like a refused connection.
  */
-export async function askOracle(chain: OracleChain, address: string): Promise<OracleAnswer> {
+export const ORACLE_ANSWER_TIMEOUT_MS = 10_000;
+
+/**
+ * Asks one chain's oracle (and its latest block, the answer's date). A revert, a refused
+ * connection or no answer within `timeoutMs` is "no answer", with its reason; never "not
+ * sanctioned".
+ */
+export async function askOracle(
+  chain: OracleChain,
+  address: string,
+  timeoutMs = ORACLE_ANSWER_TIMEOUT_MS,
+): Promise<OracleAnswer> {
   const source = oracleSource(chain);
+  let timer: NodeJS.Timeout | undefined;
+  const silence = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
   try {
-    const [sanctioned, block] = await Promise.all([
-      readSanctionsOracle(chain, address),
-      chain.provider.getBlock("latest"),
+    const [sanctioned, block] = await Promise.race([
+      Promise.all([readSanctionsOracle(chain, address), chain.provider.getBlock("latest")]),
+      silence,
     ]);
     return { answered: true, chain, source, sanctioned, block };
   } catch (err) {
@@ -81,6 +96,8 @@ export async function askOracle(chain: OracleChain, address: string): Promise<Or
       source,
       reason: (err as Error).message.slice(0, 200),
     };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

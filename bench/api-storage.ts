@@ -18,7 +18,7 @@ import { openStore } from "../relayer/store/index.ts";
 import { migrate } from "../relayer/store/migrate.ts";
 import type { Workflow } from "../relayer/model/workflow.ts";
 import { newExecutionId } from "../relayer/model/ids.ts";
-import { insertSubmissionBatch } from "../relayer/workflows/service.ts";
+import { insertSubmissionBatch } from "../relayer/executions/index.ts";
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 /** A limit no run reaches (the columns are 32-bit integers). */

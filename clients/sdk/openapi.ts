@@ -1262,6 +1262,17 @@ export interface components {
                   sanctioned: boolean;
                   sources: string[];
                   checked: string[];
+                  answered?: {
+                    list: string;
+                    chain?: string;
+                    source?: string;
+                  }[];
+                  routed_around?: {
+                    list: string;
+                    chain: string;
+                    source: string;
+                    reason: string;
+                  }[];
                 }[];
                 /** @enum {string} */
                 action: "swap" | "convert";
@@ -1325,6 +1336,17 @@ export interface components {
                   sanctioned: boolean;
                   sources: string[];
                   checked: string[];
+                  answered?: {
+                    list: string;
+                    chain?: string;
+                    source?: string;
+                  }[];
+                  routed_around?: {
+                    list: string;
+                    chain: string;
+                    source: string;
+                    reason: string;
+                  }[];
                 }[];
                 /** @enum {string} */
                 action: "bridge";
@@ -1380,6 +1402,17 @@ export interface components {
                   sanctioned: boolean;
                   sources: string[];
                   checked: string[];
+                  answered?: {
+                    list: string;
+                    chain?: string;
+                    source?: string;
+                  }[];
+                  routed_around?: {
+                    list: string;
+                    chain: string;
+                    source: string;
+                    reason: string;
+                  }[];
                 }[];
                 /** @enum {string} */
                 action: "multisend";

@@ -78,7 +78,7 @@ export async function appendAudits(
     { prepare: true },
   );
   const entries = chainAfter({ seq: Number(head!.seq), hash: head!.hash }, inputs);
-  await tx.query(`INSERT INTO analysis_audit ${AUDIT_ROWS}`, auditParams(entries), {
+  await tx.query(INSERT_AUDITS, auditParams(entries), {
     prepare: true,
   });
   const last = entries.at(-1)!;
@@ -116,13 +116,26 @@ export function chainAfter(
   });
 }
 
-/** Columns and rows of an `INSERT INTO analysis_audit`, from `auditParams` at `$first`… */
-export function auditRows(first: number): string {
+/**
+ * The INSERT of records into `analysis_audit`, from `auditParams` at `$first`…, as a statement to
+ * embed (it ends in a SELECT, which the caller may restrict with a WHERE).
+ */
+export function insertAuditsStatement(first: number): string {
   const types = ["bigint", "text", "text", "text", "jsonb", "text", "text", "timestamptz"];
-  return `(seq, id, api_key_id, analysis_id, record, prev_hash, hash, recorded_at)
+  return `INSERT INTO analysis_audit (seq, id, api_key_id, analysis_id, record, prev_hash, hash, recorded_at)
      SELECT * FROM unnest(${types.map((t, i) => `$${first + i}::${t}[]`).join(", ")})`;
 }
-const AUDIT_ROWS = auditRows(1);
+const INSERT_AUDITS = insertAuditsStatement(1);
+
+/**
+ * Moves the head to `($new seq, $new hash)` only if it still is `($old seq, $old hash)` (the four
+ * parameters from `$first`), as a statement to embed: returns a row when it moved.
+ */
+export function moveHeadStatement(first: number): string {
+  const [seq, hash, oldSeq, oldHash] = [0, 1, 2, 3].map((i) => `$${first + i}`);
+  return `UPDATE analysis_audit_head SET seq = ${seq}, hash = ${hash}
+      WHERE seq = ${oldSeq} AND hash = ${oldHash} RETURNING 1`;
+}
 
 export function auditParams(entries: readonly AuditEntry[]): unknown[] {
   return [
@@ -312,33 +325,27 @@ export async function anchorAuditHead(
 }
 
 /**
- * Retention: removes the records older than `cutoff` up to the newest anchored head among them,
- * and moves the checkpoint there (the removed records stay provable through that anchor; the
- * remaining chain starts from its hash). Returns how many records were removed.
+ * Retention, in the caller's transaction: removes the records older than `cutoff` up to the newest
+ * anchored head among them, and moves the checkpoint there (the removed records stay provable
+ * through that anchor; the remaining chain starts from its hash). Returns the removed records' ids.
  */
-export async function pruneAudit(store: EngineStore, cutoff: Date): Promise<number> {
-  return store.transaction(async (tx) => {
-    const [anchor] = await tx.query<{ seq: string; hash: string }>(
-      `SELECT a.seq, a.hash FROM analysis_audit_anchors a
-       JOIN analysis_audit r ON r.seq = a.seq
-       WHERE r.recorded_at < $1 ORDER BY a.seq DESC LIMIT 1`,
-      [cutoff.toISOString()],
-    );
-    if (!anchor) return 0;
-    await tx.query("SELECT set_config('veriflow.audit_prune', 'on', true)");
-    const removed = await tx.query<{ id: string }>(
-      "DELETE FROM analysis_audit WHERE seq <= $1 RETURNING id",
-      [anchor.seq],
-    );
-    // The analyses these records audit go with them (their outputs are kept as long as their audit).
-    await tx.query("DELETE FROM analyses WHERE audit_id = ANY($1::text[])", [
-      removed.map((r) => r.id),
-    ]);
-    await tx.query("SELECT set_config('veriflow.audit_prune', '', true)");
-    await tx.query("UPDATE analysis_audit_checkpoint SET seq = $1, hash = $2", [
-      anchor.seq,
-      anchor.hash,
-    ]);
-    return removed.length;
-  });
+export async function pruneAuditRecords(tx: EngineStore, cutoff: Date): Promise<string[]> {
+  const [anchor] = await tx.query<{ seq: string; hash: string }>(
+    `SELECT a.seq, a.hash FROM analysis_audit_anchors a
+     JOIN analysis_audit r ON r.seq = a.seq
+     WHERE r.recorded_at < $1 ORDER BY a.seq DESC LIMIT 1`,
+    [cutoff.toISOString()],
+  );
+  if (!anchor) return [];
+  await tx.query("SELECT set_config('veriflow.audit_prune', 'on', true)");
+  const removed = await tx.query<{ id: string }>(
+    "DELETE FROM analysis_audit WHERE seq <= $1 RETURNING id",
+    [anchor.seq],
+  );
+  await tx.query("SELECT set_config('veriflow.audit_prune', '', true)");
+  await tx.query("UPDATE analysis_audit_checkpoint SET seq = $1, hash = $2", [
+    anchor.seq,
+    anchor.hash,
+  ]);
+  return removed.map((r) => r.id);
 }

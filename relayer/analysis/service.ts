@@ -20,7 +20,6 @@ import { ulid } from "../model/index.ts";
 import {
   anchorAuditHead,
   listAudit,
-  pruneAudit,
   verifyAuditChain,
   type AuditEntry,
   type AuditHead,
@@ -39,6 +38,7 @@ import { routeText, type RouteDecision } from "./routing.ts";
 import {
   analysesOfWorkflow,
   findAnalysis,
+  pruneAnalyses,
   recordIncident,
   storeAnalyses,
   takeTokens,
@@ -425,7 +425,7 @@ export class TextAnalysis {
   }
 
   prune(): Promise<number> {
-    return pruneAudit(this.deps.store, new Date(this.now() - this.config.audit.retentionMs));
+    return pruneAnalyses(this.deps.store, new Date(this.now() - this.config.audit.retentionMs));
   }
 
   verify(): Promise<ChainVerification> {

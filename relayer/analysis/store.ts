@@ -3,8 +3,10 @@ import type { Store } from "../store/index.ts";
 import {
   appendAudits,
   auditParams,
-  auditRows,
   chainAfter,
+  insertAuditsStatement,
+  moveHeadStatement,
+  pruneAuditRecords,
   type AuditEntry,
   type AuditHead,
   type AuditRecord,
@@ -104,10 +106,11 @@ export interface FinishedAnalysis {
   record: AuditRecord;
 }
 
+/** The audit chain's writes are audit.ts's statements; this one composes them with its own. */
 const STORE_AFTER_HEAD = `WITH head AS (
-       UPDATE analysis_audit_head SET seq = $1, hash = $2 WHERE seq = $3 AND hash = $4 RETURNING 1
+       ${moveHeadStatement(1)}
      ), audit AS (
-       INSERT INTO analysis_audit ${auditRows(5)} WHERE EXISTS (SELECT 1 FROM head)
+       ${insertAuditsStatement(5)} WHERE EXISTS (SELECT 1 FROM head)
      ), analysis AS (
        INSERT INTO analyses ${analysisRows(13)} WHERE EXISTS (SELECT 1 FROM head)
      )
@@ -153,6 +156,19 @@ export async function storeAnalyses(
     const rows = withIds(entries);
     await insertAnalyses(tx, rows);
     return { rows, head: headOf(entries) };
+  });
+}
+
+/**
+ * Retention (audit.ts `pruneAuditRecords`): the audit records older than `cutoff` up to the newest
+ * anchored head among them, and the analyses they audit with them (an analysis is kept as long as
+ * its audit). Returns how many records were removed.
+ */
+export async function pruneAnalyses(store: EngineStore, cutoff: Date): Promise<number> {
+  return store.transaction(async (tx) => {
+    const removed = await pruneAuditRecords(tx, cutoff);
+    await tx.query("DELETE FROM analyses WHERE audit_id = ANY($1::text[])", [removed]);
+    return removed.length;
   });
 }
 

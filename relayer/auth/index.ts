@@ -9,5 +9,5 @@ export {
   listApiKeys,
 } from "./keys.ts";
 export { authenticate } from "./middleware.ts";
-export { purgeExpiredSignatures } from "./replay.ts";
+export { forgetSignatures, purgeExpiredSignatures, recordSignaturesStatement } from "./replay.ts";
 export { decryptSecret, encryptSecret, masterKeyCipher } from "./secrets.ts";

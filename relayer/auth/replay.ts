@@ -21,6 +21,36 @@ export async function recordSignature(
   return rows.length === 1;
 }
 
+/**
+ * `recordSignature` for many at once, as a statement to embed (a CTE of a larger one): records the
+ * signatures given as parallel arrays in the parameters `keys`, `signatures` and `expiresMs` (the
+ * last acceptable timestamp plus the tolerance, ms) and returns `key_id, signature` of the fresh ones.
+ */
+export function recordSignaturesStatement(
+  keys: string,
+  signatures: string,
+  expiresMs: string,
+): string {
+  return `INSERT INTO auth_replay (key_id, signature, expires_at)
+       SELECT key_id, signature, to_timestamp(expires_ms / 1000)
+         FROM unnest(${keys}::text[], ${signatures}::text[], ${expiresMs}::float8[])
+           AS i(key_id, signature, expires_ms)
+       ON CONFLICT DO NOTHING
+       RETURNING key_id, signature`;
+}
+
+/** Forgets recorded signatures (requests refused after recording), so they may be resent. */
+export async function forgetSignatures(
+  store: Store,
+  signatures: ReadonlyArray<{ keyId: string; signature: string }>,
+): Promise<void> {
+  await store.queryAsyncCommit(
+    `DELETE FROM auth_replay WHERE (key_id, signature) IN
+       (SELECT * FROM unnest($1::text[], $2::text[]))`,
+    [signatures.map((s) => s.keyId), signatures.map((s) => s.signature)],
+  );
+}
+
 export async function purgeExpiredSignatures(store: Store, now = Date.now()): Promise<number> {
   const rows = await store.query(
     "DELETE FROM auth_replay WHERE expires_at < to_timestamp($1::double precision / 1000) RETURNING 1",

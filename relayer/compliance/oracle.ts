@@ -46,6 +46,61 @@ export async function readSanctionsOracle(
   return (await oracle.getFunction("isSanctioned").staticCall(address)) as boolean;
 }
 
+/** One oracle's answer about an address, or why it gave none. */
+export type OracleAnswer =
+  | {
+      answered: true;
+      chain: OracleChain;
+      source: string;
+      sanctioned: boolean;
+      block: { number: number; timestamp: number } | null;
+    }
+  | { answered: false; chain: string; source: string; reason: string };
+
+/** The oracle's CAIP-10 style id: `eip155:<chain id>:<contract>`. */
+export function oracleSource(chain: OracleChain): string {
+  return `eip155:${chain.chainId}:${chain.deployment.contracts[SANCTIONS_ORACLE_CONTRACT]!.address}`;
+}
+
+/**
+ * How long an oracle may take before it counts as not answering: a node that accepts the request
+ * and never answers is a gateway timeout (spec 504), routed around like a refused connection.
+ */
+export const ORACLE_ANSWER_TIMEOUT_MS = 10_000;
+
+/**
+ * Asks one chain's oracle (and its latest block, the answer's date). A revert, a refused
+ * connection or no answer within `timeoutMs` is "no answer", with its reason; never "not
+ * sanctioned".
+ */
+export async function askOracle(
+  chain: OracleChain,
+  address: string,
+  timeoutMs = ORACLE_ANSWER_TIMEOUT_MS,
+): Promise<OracleAnswer> {
+  const source = oracleSource(chain);
+  let timer: NodeJS.Timeout | undefined;
+  const silence = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    const [sanctioned, block] = await Promise.race([
+      Promise.all([readSanctionsOracle(chain, address), chain.provider.getBlock("latest")]),
+      silence,
+    ]);
+    return { answered: true, chain, source, sanctioned, block };
+  } catch (err) {
+    return {
+      answered: false,
+      chain: chain.name,
+      source,
+      reason: (err as Error).message.slice(0, 200),
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Asks each chain's oracle. An oracle that does not answer is never read as "not sanctioned": it
  * is listed in `unanswered`, and the caller decides whether the sources that did answer (other
@@ -55,25 +110,7 @@ export async function checkOracles(
   chains: readonly OracleChain[],
   address: string,
 ): Promise<OracleCheck> {
-  const answers = await Promise.all(
-    chainsWithOracle(chains).map(async (chain) => {
-      const source = `eip155:${chain.chainId}:${chain.deployment.contracts[SANCTIONS_ORACLE_CONTRACT]!.address}`;
-      try {
-        const [sanctioned, block] = await Promise.all([
-          readSanctionsOracle(chain, address),
-          chain.provider.getBlock("latest"),
-        ]);
-        return { answered: true as const, chain, source, sanctioned, block };
-      } catch (err) {
-        return {
-          answered: false as const,
-          chain: chain.name,
-          source,
-          reason: (err as Error).message.slice(0, 200),
-        };
-      }
-    }),
-  );
+  const answers = await Promise.all(chainsWithOracle(chains).map((c) => askOracle(c, address)));
   const answered = answers.filter((a) => a.answered);
   return {
     matches: answered

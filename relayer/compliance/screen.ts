@@ -25,20 +25,33 @@ export function listScreen(lists: SanctionsLists, listIds?: readonly string[]): 
 }
 
 /**
- * Fails closed on the lists a workflow's jurisdictions require: every id in `required` must be
+ * Fails closed. On the lists a workflow's jurisdictions require: every id in `required` must be
  * among the sources `screen` actually consulted for the address (a list file not configured, a
- * chain without its sanctions oracle), otherwise SANCTIONS_LIST_UNAVAILABLE is thrown before
- * anything is signed. Without `required` (no jurisdictions declared) the result passes as is.
+ * chain without its sanctions oracle, oracles that did not answer), otherwise
+ * SANCTIONS_LIST_UNAVAILABLE is thrown before anything is signed. Without `required` (no
+ * jurisdictions declared) whatever answered stands, but when sources were asked and none
+ * answered (every oracle routed around, no list file or provider), ORACLE_UNAVAILABLE: no answer
+ * is never read as "not sanctioned".
  */
 export function requireConsulted(screen: ComplianceScreen): ComplianceScreen {
   return async (address, chain, required, context) => {
     const result = await screen(address, chain, required, context);
+    const unanswered = (result.routed_around ?? [])
+      .map((r) => `${r.chain} ${r.source}: ${r.reason}`)
+      .join("; ");
     const missing = (required ?? []).filter((id) => !result.checked.includes(id));
     if (missing.length > 0) {
       throw new AgentError(
         "SANCTIONS_LIST_UNAVAILABLE",
-        `the workflow's jurisdictions require sanctions list ${missing.join(", ")}, which could not be consulted on ${chain.name} (${missing.map(howToConfigure).join("; ")}); nothing was sent`,
+        `the workflow's jurisdictions require sanctions list ${missing.join(", ")}, which could not be consulted on ${chain.name} (${unanswered ? `no sanctions oracle answered: ${unanswered}` : missing.map(howToConfigure).join("; ")}); nothing was sent`,
         { lists: missing },
+      );
+    }
+    if (result.checked.length === 0 && unanswered) {
+      throw new AgentError(
+        "ORACLE_UNAVAILABLE",
+        `no sanctions source answered for ${address} on ${chain.name} (${unanswered}) and no sanctions list file is loaded; nothing was sent`,
+        { address, routed_around: result.routed_around },
       );
     }
     return result;

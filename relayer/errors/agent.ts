@@ -16,6 +16,8 @@ import { VeriflowError, type ErrorBody } from "./base.ts";
  * - `NO_ROUTE`: the assets or contracts needed do not exist on the chain.
  * - `SANCTIONS_LIST_UNAVAILABLE`: a sanctions list the workflow's jurisdictions require could not
  *   be consulted (not configured, or no oracle on the chain); nothing was sent.
+ * - `ORACLE_UNAVAILABLE`: no sanctions source answered for an address (every chain's oracle
+ *   reverted or was unreachable, and no list file or provider stood in); nothing was sent.
  * - `SCREENING_UNAVAILABLE`: the required third-party screening provider could not screen an
  *   address (relayer/integrations/screening.ts); nothing was sent.
  */
@@ -28,6 +30,7 @@ export type AgentErrorCode =
   | "TX_REVERTED"
   | "NO_ROUTE"
   | "SANCTIONS_LIST_UNAVAILABLE"
+  | "ORACLE_UNAVAILABLE"
   | "SCREENING_UNAVAILABLE";
 
 export class AgentError extends VeriflowError {

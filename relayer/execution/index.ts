@@ -1,8 +1,14 @@
 import type { Logger } from "pino";
 import { DEVNET_FAUCET, type SecretCipher, type EngineStore } from "../accounts/index.ts";
-import { combineScreens, oracleScreen } from "../agents/index.ts";
+import { combineScreens } from "../agents/index.ts";
 import type { ChainSet } from "../chains/index.ts";
-import { listScreen, requireConsulted, type ComplianceSource } from "../compliance/index.ts";
+import {
+  listScreen,
+  oracleChains,
+  requireConsulted,
+  routedOracleScreen,
+  type ComplianceSource,
+} from "../compliance/index.ts";
 import type { Integrations } from "../integrations/index.ts";
 import type { ReportArtifacts } from "./finalize.ts";
 import { collectEvidence, type ReportAnalysis } from "../report/index.ts";
@@ -38,6 +44,7 @@ export interface EngineInputs {
 export function engineDeps(input: EngineInputs): EngineDeps {
   const { chains, integrations } = input;
   const provider = integrations?.screen() ?? null;
+  const oracleScreen = routedOracleScreen(() => oracleChains(chains.list()));
   return {
     store: input.store,
     cipher: input.cipher,
@@ -52,6 +59,8 @@ export function engineDeps(input: EngineInputs): EngineDeps {
     // require (`required`), each of which must be consulted or the action stops before anything
     // is signed (SANCTIONS_LIST_UNAVAILABLE). Without jurisdictions: the chain's sanctions oracle
     // and every configured list file. A list file that cannot be loaded stops the action (retried).
+    // An oracle that does not answer is routed around through the other chains' oracles or the
+    // lists, and each result names who answered; when nothing answers, ORACLE_UNAVAILABLE.
     // With a screening provider configured (VERIFLOW_INTEGRATIONS `screening`), it is asked too;
     // each of its answers is an anchored interaction of the execution (relayer/integrations).
     screen: async (address, chain, required, context) => {

@@ -17,6 +17,7 @@ export {
   insertExecution,
   insertExecutions,
   insertReport,
+  insertSubmissionBatch,
   listExecutionRows,
   loadExecution,
   loadSteps,
@@ -35,4 +36,5 @@ export {
   type ExecutionSummaryRow,
   type NewExecution,
   type StoredReport,
+  type SubmissionRow,
 } from "./store.ts";

@@ -1,4 +1,5 @@
 import type { EngineStore } from "../accounts/index.ts";
+import type { Store } from "../store/index.ts";
 import type { ScreenResult } from "../agents/index.ts";
 import type { SubmissionReceipt } from "../proofs/index.ts";
 import type { CostEstimate } from "../routing/index.ts";
@@ -147,6 +148,92 @@ export async function lockActiveCounts(
     [[...new Set(apiKeyIds)].sort()],
   );
   return new Map(rows.map((r) => [r.api_key_id, Number(r.active)]));
+}
+
+/** One submission of a batch, as the batch statement stores it. */
+export interface SubmissionRow {
+  id: string;
+  apiKeyId: string;
+  workflow: Workflow;
+  deploymentId: string | null;
+  costEstimate: unknown;
+  receipt?: SubmissionReceipt | null;
+  /** The key's tier limit of concurrent workflows. */
+  limit: number;
+}
+
+const submissionStatements = new Map<string, string>();
+
+/** The batch statement around pg-boss's insert (insertSubmissionBatch); built once per insert. */
+function submissionStatement(insertJobs: string): string {
+  let sql = submissionStatements.get(insertJobs);
+  if (sql !== undefined) return sql;
+  const jobs = `(SELECT coalesce(json_agg(json_build_object('data', json_build_object('executionId', a.id)) ORDER BY a.ord), '[]'::json) FROM admitted a)`;
+  sql = `WITH input AS (
+       SELECT * FROM json_to_recordset($1::json) AS x(
+         ord int, id text, api_key_id text, name text, workflow jsonb, deployment_id text,
+         cost_estimate jsonb, receipt jsonb, lim int)
+     ), locked AS (
+       -- ON CONFLICT DO UPDATE locks an existing row and returns its latest committed version.
+       INSERT INTO workflow_active_counts AS c (api_key_id, active)
+       SELECT DISTINCT api_key_id, 0 FROM input ORDER BY 1
+       ON CONFLICT (api_key_id) DO UPDATE SET active = c.active
+       RETURNING c.api_key_id, c.active
+     ), ranked AS (
+       SELECT i.*, l.active,
+              row_number() OVER (PARTITION BY i.api_key_id ORDER BY i.ord) AS n
+         FROM input i JOIN locked l USING (api_key_id)
+     ), admitted AS (
+       SELECT * FROM ranked WHERE active + n <= lim
+     ), inserted AS (
+       INSERT INTO workflow_executions
+         (id, api_key_id, name, state, workflow, trigger, deployment_id, cost_estimate, receipt)
+       SELECT id, api_key_id, name, 'queued', workflow, 'api', deployment_id, cost_estimate, receipt
+         FROM admitted
+       RETURNING id
+     ), jobs AS (
+       ${insertJobs.replace("$1", () => jobs)}
+     )
+     SELECT r.ord, r.active, r.active + r.n <= r.lim AS admitted
+       FROM ranked r
+      -- Every admitted execution has its row and its job, or the statement fails as a whole.
+      WHERE 1 / (CASE WHEN (SELECT count(*) FROM inserted) = (SELECT count(*) FROM admitted)
+                       AND (SELECT count(*) FROM jobs) = (SELECT count(*) FROM admitted)
+                      THEN 1 ELSE 0 END) = 1
+      ORDER BY r.ord`;
+  if (submissionStatements.size >= 16) submissionStatements.clear();
+  submissionStatements.set(insertJobs, sql);
+  return sql;
+}
+
+/**
+ * Stores a batch of API submissions in ONE statement (the intake's submission batcher,
+ * relayer/workflows/service.ts): per row, in order, its
+ * key's active count when its turn came and whether it was admitted (its execution row and its
+ * `workflow.execute` job inserted). `insertJobs` is `Queue.insertStatement(workflow.execute)`.
+ */
+export async function insertSubmissionBatch(
+  store: Store,
+  insertJobs: string,
+  rows: readonly SubmissionRow[],
+): Promise<Array<{ ord: number; active: number; admitted: boolean }>> {
+  const input = rows.map((row, ord) => ({
+    ord,
+    id: row.id,
+    api_key_id: row.apiKeyId,
+    name: row.workflow.name,
+    workflow: row.workflow,
+    deployment_id: row.deploymentId,
+    cost_estimate: row.costEstimate,
+    receipt: row.receipt ?? null,
+    lim: row.limit,
+  }));
+  return store.query(
+    submissionStatement(insertJobs),
+    [JSON.stringify(input)],
+    // Planning this statement costs more than running it on a batch: plan it once per connection.
+    { prepare: true },
+  );
 }
 
 // ------------------------------------------------------------- status view (workflow_executions)

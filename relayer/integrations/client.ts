@@ -1,6 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import type { EngineStore } from "../accounts/index.ts";
+import { readBounded } from "../http/index.ts";
 import { bearerJwt } from "./auth.ts";
 import {
   anchorImmediate,
@@ -245,8 +246,8 @@ export class IntegrationClient {
       }
       throw await this.failed(failure, auth, renewed);
     }
-    const { data, version } = await this.validate(response!.text, request.executionId);
-    await this.verifyHmac(data);
+    const { data, version, received } = await this.validate(response!.text, request.executionId);
+    await this.verifyHmac(received);
     if (node.state === "suspect") await this.deps.health.succeeded(this.name);
     return {
       integration: this.name,
@@ -445,7 +446,7 @@ export class IntegrationClient {
   private async validate(
     text: string,
     executionId: string | undefined,
-  ): Promise<{ data: unknown; version: string }> {
+  ): Promise<{ data: unknown; version: string; received: unknown }> {
     const { schema, version, rollbackVersion, strict } = this.config.validation;
     let json: unknown;
     try {
@@ -458,7 +459,7 @@ export class IntegrationClient {
       );
     }
     const parsed = responseSchema(schema, version, strict).safeParse(json);
-    if (parsed.success) return { data: parsed.data, version };
+    if (parsed.success) return { data: parsed.data, version, received: json };
     const issues = parsed.error.issues
       .slice(0, 5)
       .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
@@ -472,7 +473,7 @@ export class IntegrationClient {
           detail: `integration ${this.name}: a response off ${schema}@${version} (${issues}) was accepted under the rollback version ${rollbackVersion}; the system serves the older API version`,
           executionId,
         });
-        return { data: rolledBack.data, version: rollbackVersion };
+        return { data: rolledBack.data, version: rollbackVersion, received: json };
       }
     }
     throw new IntegrationError(
@@ -482,7 +483,10 @@ export class IntegrationClient {
     );
   }
 
-  /** `validation.response_hmac`: the response's `hmac` must be HMAC-SHA256(key, JSON of `data`). */
+  /**
+   * `validation.response_hmac`: the response's `hmac` must be HMAC-SHA256(key, JSON of `data`), of
+   * `data` as received (its fields in the sender's order, none dropped), not as the schema parsed it.
+   */
   private async verifyHmac(value: unknown): Promise<void> {
     const ref = this.config.validation.responseHmac;
     if (!ref) return;
@@ -533,18 +537,8 @@ async function boundedText(integration: string, res: Response): Promise<string> 
     throw responseTooLarge(integration, "response");
   }
   if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw responseTooLarge(integration, "response");
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total).toString("utf8");
+  const bytes = await readBounded(res.body, MAX_RESPONSE_BYTES, () =>
+    responseTooLarge(integration, "response"),
+  );
+  return bytes.toString("utf8");
 }

@@ -1,7 +1,11 @@
 import { type Store, Batcher } from "../store/index.ts";
-import { TIMESTAMP_TOLERANCE_MS } from "../auth/index.ts";
+import {
+  TIMESTAMP_TOLERANCE_MS,
+  forgetSignatures,
+  recordSignaturesStatement,
+} from "../auth/index.ts";
 import type { RateDecision } from "../http/index.ts";
-import { RATE_WINDOW_MS } from "./rate-limit.ts";
+import { RATE_WINDOW_MS, countRequestsStatement } from "./rate-limit.ts";
 
 /** A verified signed request to admit: its key, signature, timestamp and the key's tier limit. */
 export interface AdmissionRequest {
@@ -13,6 +17,20 @@ export interface AdmissionRequest {
 }
 
 export type Admission = { fresh: false } | { fresh: true; rate: RateDecision };
+
+/** The admission statement: each table's write is its owner's (auth/replay.ts, rate-limit.ts). */
+const ADMISSION = `WITH replay AS (
+       ${recordSignaturesStatement("$1", "$2", "$3")}
+     ), wanted AS (
+       SELECT r.key_id, count(*)::int AS n, min(l.lim) AS lim
+         FROM replay r JOIN unnest($4::text[], $5::int[]) AS l(key_id, lim) USING (key_id)
+        GROUP BY r.key_id
+     ), counted AS (
+       ${countRequestsStatement("wanted", "$6")}
+     )
+     SELECT key_id, signature, NULL::int AS count, NULL::int AS added FROM replay
+     UNION ALL
+     SELECT key_id, NULL, count, added FROM counted`;
 
 /**
  * The hot path of every signed request, for all the requests that arrive together, in one
@@ -49,28 +67,7 @@ export async function admitSignedRequests(
     count: number | null;
     added: number | null;
   }>(
-    `WITH replay AS (
-       INSERT INTO auth_replay (key_id, signature, expires_at)
-       SELECT key_id, signature, to_timestamp(expires_ms / 1000)
-         FROM unnest($1::text[], $2::text[], $3::float8[]) AS i(key_id, signature, expires_ms)
-       ON CONFLICT DO NOTHING
-       RETURNING key_id, signature
-     ), wanted AS (
-       SELECT r.key_id, count(*)::int AS n, min(l.lim) AS lim
-         FROM replay r JOIN unnest($4::text[], $5::int[]) AS l(key_id, lim) USING (key_id)
-        GROUP BY r.key_id
-     ), counted AS (
-       INSERT INTO rate_limit_counters AS c (key_id, window_start, count, added)
-       SELECT key_id, $6::bigint, LEAST(n, lim), LEAST(n, lim) FROM wanted
-       ON CONFLICT (key_id, window_start) DO UPDATE
-          SET count = LEAST(c.count + EXCLUDED.count, (SELECT lim FROM wanted w WHERE w.key_id = EXCLUDED.key_id)),
-              added = LEAST(c.count + EXCLUDED.count, (SELECT lim FROM wanted w WHERE w.key_id = EXCLUDED.key_id)) - c.count
-        WHERE c.count < (SELECT lim FROM wanted w WHERE w.key_id = EXCLUDED.key_id)
-       RETURNING c.key_id, c.count, c.added
-     )
-     SELECT key_id, signature, NULL::int AS count, NULL::int AS added FROM replay
-     UNION ALL
-     SELECT key_id, NULL, count, added FROM counted`,
+    ADMISSION,
     [
       distinct.map((r) => r.keyId),
       distinct.map((r) => r.signature),
@@ -108,13 +105,7 @@ export async function admitSignedRequests(
     const remaining = Math.max(0, limit - counted.before);
     return { fresh: true, rate: { allowed: true, limit, remaining, resetAt, retryAfterSeconds } };
   });
-  if (refused.length > 0) {
-    await store.queryAsyncCommit(
-      `DELETE FROM auth_replay WHERE (key_id, signature) IN
-         (SELECT * FROM unnest($1::text[], $2::text[]))`,
-      [refused.map((r) => r.keyId), refused.map((r) => r.signature)],
-    );
-  }
+  if (refused.length > 0) await forgetSignatures(store, refused);
   return admissions;
 }
 

@@ -37,6 +37,23 @@ export async function consumeRateLimit(
   };
 }
 
+/**
+ * `consumeRateLimit` for many requests at once, as a statement to embed (a CTE of a larger one):
+ * `wanted` names a relation of `(key_id, n, lim)`, n fresh requests of a key whose limit is lim;
+ * each key's count in the window starting at the parameter `windowStart` grows by as many of them
+ * as fit. Returns `key_id, count, added` for the keys that had room (`added` of their n counted).
+ */
+export function countRequestsStatement(wanted: string, windowStart: string): string {
+  const lim = `(SELECT lim FROM ${wanted} w WHERE w.key_id = EXCLUDED.key_id)`;
+  return `INSERT INTO rate_limit_counters AS c (key_id, window_start, count, added)
+       SELECT key_id, ${windowStart}::bigint, LEAST(n, lim), LEAST(n, lim) FROM ${wanted}
+       ON CONFLICT (key_id, window_start) DO UPDATE
+          SET count = LEAST(c.count + EXCLUDED.count, ${lim}),
+              added = LEAST(c.count + EXCLUDED.count, ${lim}) - c.count
+        WHERE c.count < ${lim}
+       RETURNING c.key_id, c.count, c.added`;
+}
+
 /** Drops windows older than the previous one. */
 export async function purgeRateLimitWindows(store: Store, now = Date.now()): Promise<number> {
   const rows = await store.query(

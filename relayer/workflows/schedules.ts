@@ -61,6 +61,28 @@ export async function insertSchedule(
   return row!;
 }
 
+/** Deletes a key's live schedules of a deployment (a redeploy replaces them); their ids. */
+export async function deleteDeploymentSchedules(
+  tx: Store,
+  apiKeyId: string,
+  deploymentName: string,
+): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>(
+    `UPDATE workflow_schedules SET deleted_at = now()
+      WHERE api_key_id = $1 AND deployment_name = $2 AND deleted_at IS NULL RETURNING id`,
+    [apiKeyId, deploymentName],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Counts one firing of a schedule. */
+export async function recordFiring(tx: Store, scheduleId: string): Promise<void> {
+  await tx.query(
+    `UPDATE workflow_schedules SET fire_count = fire_count + 1, last_fired_at = now() WHERE id = $1`,
+    [scheduleId],
+  );
+}
+
 const iso = (value: Date | string | null): string | null =>
   value === null ? null : new Date(value).toISOString();
 

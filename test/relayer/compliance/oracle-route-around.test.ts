@@ -1,8 +1,15 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { expect } from "chai";
+import { Contract, JsonRpcProvider } from "ethers";
 import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
 import { createComplianceChecker } from "../../../relayer/compliance/check.ts";
-import { oracleChains } from "../../../relayer/compliance/oracle.ts";
+import {
+  askOracle,
+  oracleChains,
+  SANCTIONS_ORACLE_CONTRACT,
+} from "../../../relayer/compliance/oracle.ts";
 import { SanctionsLists } from "../../../relayer/compliance/sanctions.ts";
 import { DEVNET_SANCTIONED } from "../../../relayer/devnet/accounts.ts";
 import { ApiError } from "../../../relayer/http/errors.ts";
@@ -105,5 +112,37 @@ describe("# sanctions oracles routed around (spec 504)", function () {
     );
     expect(alone.status).to.equal(504);
     expect(alone.detail).to.include("no sanctions list file is loaded");
+  });
+
+  it("should count a node that takes the request and never answers as not answering, within the bound", async function () {
+    // A JSON-RPC endpoint that accepts every request and never responds (a hung node or gateway).
+    const silent: Server = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const real = chains.byName("polygon");
+    const provider = new JsonRpcProvider(url, real.chainId, { staticNetwork: true });
+    const address = real.deployment.contracts[SANCTIONS_ORACLE_CONTRACT]!.address;
+    const hung = {
+      name: "hung",
+      chainId: real.chainId,
+      deployment: { contracts: { [SANCTIONS_ORACLE_CONTRACT]: { address } } },
+      contract: () =>
+        new Contract(address, ["function isSanctioned(address) view returns (bool)"], provider),
+      provider,
+    };
+    try {
+      const started = Date.now();
+      const answer = await askOracle(hung, DEVNET_SANCTIONED[0]!.address, 300);
+      expect(Date.now() - started).to.be.below(3_000);
+      expect(answer.answered).to.equal(false);
+      expect(answer).to.deep.include({ chain: "hung", reason: "no answer within 300 ms" });
+      // The same oracle contract over a node that answers: sanctioned.
+      const live = await askOracle(real, DEVNET_SANCTIONED[0]!.address, 300);
+      expect(live.answered && live.sanctioned).to.equal(true);
+    } finally {
+      provider.destroy();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

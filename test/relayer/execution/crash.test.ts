@@ -23,7 +23,17 @@ import { ERC20_ABI } from "../../../relayer/routing/abis.ts";
 import { buildCatalogue } from "../../../relayer/workflows/catalogue.ts";
 import { normaliseJsonWorkflow } from "../../../relayer/workflows/normalise.ts";
 import { newExecutionId } from "../../../relayer/model/ids.ts";
+import { settlementKey } from "../../../relayer/integrations/index.ts";
+import type { ReportOrders } from "../../../relayer/report/report.ts";
 import { freePort } from "../../fixtures/net.ts";
+import { startCrm, startPaymentGateway } from "../../fixtures/standins/index.ts";
+import { RECIPIENTS_FROM_JSON } from "../../fixtures/workflows.ts";
+import {
+  HMAC_KEY,
+  JWT_SECRET,
+  trustPayoutStandIns,
+  writePayoutIntegrations,
+} from "../integrations/world.ts";
 import { createTestDatabase } from "../../fixtures/postgres.ts";
 
 /**
@@ -103,7 +113,10 @@ describe("# crash safety (SIGKILL a worker process, restart, exactly once)", fun
   });
 
   /** Starts a worker process; resolves with its exit signal (or null if it is still running). */
-  function startWorker(crashAt?: string): { exited: Promise<NodeJS.Signals | number | null> } {
+  function startWorker(
+    crashAt?: string,
+    env: Record<string, string> = {},
+  ): { exited: Promise<NodeJS.Signals | number | null> } {
     const proc = spawn(process.execPath, [path.join(PROJECT_ROOT, "relayer/worker-main.ts")], {
       cwd: PROJECT_ROOT,
       env: {
@@ -115,6 +128,7 @@ describe("# crash safety (SIGKILL a worker process, restart, exactly once)", fun
         VERIFLOW_ENGINE_LEASE_SECONDS: "2",
         LOG_LEVEL: "warn",
         NODE_ENV: "test",
+        ...env,
         ...(crashAt ? { VERIFLOW_CRASH_AT: crashAt } : { VERIFLOW_CRASH_AT: "" }),
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -146,27 +160,76 @@ describe("# crash safety (SIGKILL a worker process, restart, exactly once)", fun
     );
   }
 
-  it("should complete every execution exactly once across SIGKILLs at every step boundary", async function () {
-    // A real key: the report the worker stores is an artifact owned by it.
+  /**
+   * One worker per crash point, each killed there (SIGKILL) unless everything completes first,
+   * then a worker without faults finishes what is left. Returns how many workers were killed.
+   */
+  async function workThrough(
+    crashes: readonly string[],
+    ids: string[],
+    env: Record<string, string> = {},
+  ): Promise<number> {
+    let killed = 0;
+    for (const crashAt of crashes) {
+      if (await allDone(ids)) break;
+      const { exited } = startWorker(crashAt, env);
+      // Either the worker dies at its crash point or everything completes first.
+      for (;;) {
+        const outcome = await Promise.race([
+          exited,
+          new Promise((r) => setTimeout(() => r("tick"), 200)),
+        ]);
+        if (outcome === "SIGKILL") {
+          killed++;
+          break;
+        }
+        if (outcome !== "tick") throw new Error(`worker exited unexpectedly: ${String(outcome)}`);
+        if (await allDone(ids)) {
+          child?.kill("SIGKILL");
+          await exited;
+          break;
+        }
+      }
+    }
+    const started = Date.now();
+    const { exited } = startWorker(undefined, env);
+    while (!(await allDone(ids))) await new Promise((r) => setTimeout(r, 200));
+    process.stderr.write(
+      `      (final worker finished in ${Date.now() - started} ms after ${killed} kills)\n`,
+    );
+    child?.kill("SIGTERM");
+    await exited;
+    return killed;
+  }
+
+  /**
+   * A real key (the report a worker stores is an artifact owned by it) and its relayer-managed
+   * account, funded on both chains.
+   */
+  async function fundedKey(label: string) {
     const { record } = await createApiKey(ctx.store, Buffer.from(masterKey, "hex"), {
       tier: "enterprise",
-      label: "crash",
+      label,
     });
-    const apiKeyId = record.id;
     const { account } = await ensureAccount(
       ctx.store,
       masterKeyCipher(Buffer.from(masterKey, "hex")),
-      apiKeyId,
+      record.id,
     );
-    const arbitrum = chains.byName("arbitrum");
-    const polygon = chains.byName("polygon");
-    for (const chain of [arbitrum, polygon]) {
+    for (const chain of chains.list()) {
       await fundFromDevnet(
         chain,
         new Wallet(DEVNET_ACCOUNTS[5]!.privateKey, chain.provider),
         account.address,
       );
     }
+    return { apiKeyId: record.id, account };
+  }
+
+  it("should complete every execution exactly once across SIGKILLs at every step boundary", async function () {
+    const { apiKeyId, account } = await fundedKey("crash");
+    const arbitrum = chains.byName("arbitrum");
+    const polygon = chains.byName("polygon");
     const catalogue = buildCatalogue(chains.list());
     const recipients = [
       Wallet.createRandom().address,
@@ -228,38 +291,8 @@ describe("# crash safety (SIGKILL a worker process, restart, exactly once)", fun
       "tx.signed:4",
       "tx.confirmed:5",
     ];
-    let killed = 0;
-    for (const crashAt of crashes) {
-      if (await allDone(ids)) break;
-      const { exited } = startWorker(crashAt);
-      // Either the worker dies at its crash point or everything completes first.
-      for (;;) {
-        const outcome = await Promise.race([
-          exited,
-          new Promise((r) => setTimeout(() => r("tick"), 200)),
-        ]);
-        if (outcome === "SIGKILL") {
-          killed++;
-          break;
-        }
-        if (outcome !== "tick") throw new Error(`worker exited unexpectedly: ${String(outcome)}`);
-        if (await allDone(ids)) {
-          child?.kill("SIGKILL");
-          await exited;
-          break;
-        }
-      }
-    }
+    const killed = await workThrough(crashes, ids);
     expect(killed).to.be.at.least(3);
-    // A final worker without faults finishes what is left.
-    const started = Date.now();
-    const { exited } = startWorker();
-    while (!(await allDone(ids))) await new Promise((r) => setTimeout(r, 200));
-    process.stderr.write(
-      `      (final worker finished in ${Date.now() - started} ms after ${killed} kills)\n`,
-    );
-    child?.kill("SIGTERM");
-    await exited;
 
     const errors = await ctx.store.query<{ error: unknown }>(
       "SELECT error FROM workflow_executions WHERE id = ANY($1)",
@@ -301,6 +334,110 @@ describe("# crash safety (SIGKILL a worker process, restart, exactly once)", fun
       const sent = rows.filter((r) => r.state !== "released").map((r) => Number(r.nonce));
       expect(sent).to.deep.equal([...Array(sent.length).keys()]);
       expect(await chain.provider.getTransactionCount(account.address)).to.equal(sent.length);
+    }
+  });
+
+  it("should settle each paid order exactly once and pay once across SIGKILLs between the payout and its settlements", async function () {
+    const dir = await mkdtemp(path.join(root, "integrations-"));
+    const wallets = [0, 1, 2].map(() => Wallet.createRandom().address);
+    const orders = [
+      { id: "ord_1", amount: "12.5", status: "unpaid" },
+      { id: "ord_2", amount: "80", status: "paid" },
+      { id: "ord_3", amount: "3.25", status: "unpaid" },
+      { id: "ord_4", amount: "40", status: "unpaid" },
+    ].map((o, i) => ({ ...o, customer: `c${i}`, currency: "USDC", wallet: wallets[i % 3]! }));
+    const unpaid = ["ord_1", "ord_3", "ord_4"];
+    const crm = await startCrm({ jwtSecret: JWT_SECRET, hmacKey: HMAC_KEY, orders });
+    const gateway = await startPaymentGateway({ jwtSecret: JWT_SECRET });
+    try {
+      const integrations = path.join(dir, "integrations.json");
+      await writePayoutIntegrations(integrations, { crm, gateway });
+      await trustPayoutStandIns(ctx, { crm, gateway });
+
+      const { apiKeyId } = await fundedKey("crash-settlement");
+      const arbitrum = chains.byName("arbitrum");
+      const catalogue = { ...buildCatalogue(chains.list()), recipientSources: new Set(["crm"]) };
+      const { schedule: _s, timezone: _t, ...body } = structuredClone(RECIPIENTS_FROM_JSON);
+      body.actions[0]!.amount = "500";
+      const workflow = normaliseJsonWorkflow({ ...body, name: "crash-settlement" }, catalogue);
+      const id = newExecutionId();
+      await ctx.store.query(
+        "INSERT INTO workflow_executions (id, api_key_id, name, workflow) VALUES ($1, $2, $3, $4::jsonb)",
+        [id, apiKeyId, workflow.name, JSON.stringify(workflow)],
+      );
+      await ctx.queue.send("workflow.execute", { executionId: id });
+      const balances = () =>
+        Promise.all(
+          wallets.map(
+            (w) =>
+              new Contract(
+                arbitrum.deployment.tokens.USDC!.address,
+                ERC20_ABI,
+                arbitrum.provider,
+              ).getFunction("balanceOf")(w) as Promise<bigint>,
+          ),
+        );
+      const before = await balances();
+
+      // Killed once the payout's step is complete (receipt stored, nothing settled), then once the
+      // gateway has answered the second settlement but before the worker recorded it.
+      const killed = await workThrough(["step.completed:1", "settlement.answered:2"], [id], {
+        VERIFLOW_INTEGRATIONS: integrations,
+      });
+      const [row] = await ctx.store.query<{ state: string; error: unknown }>(
+        "SELECT state, error FROM workflow_executions WHERE id = $1",
+        [id],
+      );
+      expect(row!.state, JSON.stringify(row!.error)).to.equal("completed");
+      expect(killed).to.equal(2);
+
+      // Paid once, from the chain: ord_1 (12.5) and ord_4 (40) to wallet 0, ord_3 (3.25) to wallet 2.
+      const after = await balances();
+      expect(after.map((b, i) => b - before[i]!)).to.deep.equal([
+        parseUnits("52.5", 6),
+        0n,
+        parseUnits("3.25", 6),
+      ]);
+      const multisends = await ctx.store.query<{ kind: string }>(
+        "SELECT kind FROM engine_txs WHERE execution_id = $1 AND kind = 'multisend' AND state <> 'released'",
+        [id],
+      );
+      expect(multisends).to.have.length(1);
+
+      // Settled once, from the gateway's request log and ledger: every request for an order
+      // carried that order's idempotency key; the second order was asked twice (the worker died
+      // after its answer), and the replay created nothing: one 201 Created payment per order.
+      const keyOf = (o: string) => settlementKey(id, o);
+      const orderHits = gateway.hits.filter(
+        (h) => (JSON.parse(h.body || "{}") as { order_id?: string }).order_id,
+      );
+      expect(orderHits.map((h) => h.headers["idempotency-key"])).to.deep.equal(
+        ["ord_1", "ord_3", "ord_3", "ord_4"].map(keyOf),
+      );
+      for (const h of orderHits) {
+        const sent = JSON.parse(h.body) as { order_id: string; reference: string };
+        expect(h.headers["idempotency-key"]).to.equal(keyOf(sent.order_id));
+        expect(sent.reference).to.equal(keyOf(sent.order_id));
+      }
+      const createdForOrders = gateway.created.filter(
+        (c) => (JSON.parse(c.body || "{}") as { order_id?: string }).order_id,
+      );
+      expect(createdForOrders.map((c) => c.key)).to.deep.equal(unpaid.map(keyOf));
+
+      // The report lists the three settlements with the gateway's payment ids, nothing unsettled.
+      const [stored] = await ctx.store.query<{ report: { orders: ReportOrders } }>(
+        "SELECT report FROM engine_reports WHERE execution_id = $1",
+        [id],
+      );
+      const section = stored!.report.orders;
+      expect(section.unsettled).to.deep.equal([]);
+      expect(
+        section.settlements.map((s) => [s.order_id, s.settlement_key, s.gateway_payment_id]),
+      ).to.deep.equal(createdForOrders.map((c, i) => [unpaid[i], c.key, c.id]));
+      expect(crm.hits).to.have.length(1);
+    } finally {
+      await crm.close();
+      await gateway.close();
     }
   });
 });

@@ -1,12 +1,10 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import { Contract, keccak256, parseUnits, toUtf8Bytes, Wallet } from "ethers";
 import {
-  putCredential,
   settlementKey,
-  signingPublicKey,
   verifyInteractionOnChain,
   type InteractionView,
 } from "../../../relayer/integrations/index.ts";
@@ -22,7 +20,12 @@ import { auditReport } from "../../../relayer/audit/index.ts";
 import { closeProver } from "../../../relayer/proofs/index.ts";
 import { readAuditKeys } from "../../../relayer/audit/node.ts";
 import { reportCid, type ReportBody, type SignedReport } from "../../../relayer/report/report.ts";
-import { HMAC_KEY, JWT_SECRET } from "../integrations/world.ts";
+import {
+  HMAC_KEY,
+  JWT_SECRET,
+  trustPayoutStandIns,
+  writePayoutIntegrations,
+} from "../integrations/world.ts";
 
 /**
  * A CRM-fed payout through the whole relayer: the intake refuses a bad `recipients_from`, the
@@ -49,39 +52,10 @@ describe("# CRM-fed payouts in the engine (recipients_from → multisend → POS
     dir = await mkdtemp(path.join(os.tmpdir(), "vf-payouts-"));
     crm = await startCrm({ jwtSecret: JWT_SECRET, hmacKey: HMAC_KEY, orders });
     gateway = await startPaymentGateway({ jwtSecret: JWT_SECRET });
-    const auth = { type: "jwt_bearer", key_vault: "local", credential_id: "standin-jwt" };
     const file = path.join(dir, "integrations.json");
-    await writeFile(
-      file,
-      JSON.stringify({
-        integrations: {
-          crm: {
-            url: crm.url,
-            auth,
-            validation: {
-              schema: "crm.orders",
-              version: "2.5",
-              response_hmac: { key_vault: "local", credential_id: "crm-hmac" },
-            },
-            retry: { attempts: 2, backoff: "exponential", initial_delay: "5ms", max_delay: "20ms" },
-          },
-          payments: {
-            url: gateway.url,
-            auth,
-            validation: { schema: "payments.create", version: "1.0" },
-            retry: { attempts: 5, backoff: "fibonacci", initial_delay: "5ms", max_delay: "20ms" },
-          },
-        },
-        // Orders settle through the payments integration (which also takes the service fee).
-        payments: { integration: "payments", service_fee: "1.00", currency: "USDC" },
-      }),
-    );
+    await writePayoutIntegrations(file, { crm, gateway });
     service = await startEngineService({ env: { VERIFLOW_INTEGRATIONS: file } });
-    const { store, masterKey } = service.ctx;
-    await putCredential(store, masterKey, "standin-jwt", JWT_SECRET);
-    await putCredential(store, masterKey, "crm-hmac", HMAC_KEY);
-    crm.setPublicKey(await signingPublicKey(store, masterKey, "crm"));
-    gateway.setPublicKey(await signingPublicKey(store, masterKey, "payments"));
+    await trustPayoutStandIns(service.ctx, { crm, gateway });
   });
   after(async function () {
     await service?.close();

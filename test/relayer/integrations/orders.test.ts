@@ -148,6 +148,33 @@ describe("# orders from the CRM paid and settled (recipients_from, POST /payment
     expect(row).to.deep.equal({ execution_id: "wf_orders_1", mode: "batch" });
   });
 
+  it("should check the HMAC over the data as the CRM sent it (its fields' order), not as the schema parsed it", async function () {
+    const integrations = await build();
+    const unpaid = ORDERS_25.filter((o) => o.status === "unpaid");
+    // The same orders, fields in another order than the schema's.
+    const sent = unpaid.map(({ wallet, status, amount, currency, customer, id }) => ({
+      wallet,
+      status,
+      amount,
+      currency,
+      customer,
+      id,
+    }));
+    crm.override(() => ({ status: 200, body: { data: sent, hmac: responseHmac(sent) } }));
+    const fetched = await fetchPayableOrders(
+      integrations.client("crm"),
+      SPEC,
+      context("wf_orders_hmac"),
+    );
+    expect(fetched.orders.map((o) => o.id)).to.deep.equal(["ord_2001", "ord_2003"]);
+    // An HMAC of the same orders in the schema's field order is not an HMAC of what was sent.
+    crm.override(() => ({ status: 200, body: { data: sent, hmac: responseHmac(unpaid) } }));
+    const err = await rejection(
+      fetchPayableOrders(integrations.client("crm"), SPEC, context("wf_orders_hmac")),
+    );
+    expect(err.code).to.equal("INTEGRATION_RESPONSE_SIGNATURE_INVALID");
+  });
+
   it("should refuse the whole answer when one order does not fit (bad wallet, zero amount, another asset, twice), or when the HMAC fails", async function () {
     const integrations = await build();
     const answer = (data: unknown[]) => {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
 import { expect } from "chai";
 import type { JsonRpcApiProvider } from "ethers";
 import { openChains, type ChainSet } from "../../../relayer/chains/index.ts";
@@ -11,7 +12,9 @@ import {
   type IntegrationsDeps,
 } from "../../../relayer/integrations/index.ts";
 import type { RoutingChain } from "../../../relayer/routing/chain.ts";
+import type { EngineStore } from "../../../relayer/accounts/index.ts";
 import { openTestStore, silentLogger } from "../../fixtures/engine.ts";
+import type { StandIn } from "../../fixtures/standins/index.ts";
 
 /**
  * Fixtures of the integration tests: the embedded devnet (ProofRegistry and CircuitBreakerGateway
@@ -70,6 +73,59 @@ export function entry(
     retry: { attempts: 3, backoff: "exponential", initial_delay: "5ms", max_delay: "50ms" },
     ...extra,
   };
+}
+
+/**
+ * A CRM-fed payout's integrations (`VERIFLOW_INTEGRATIONS` written to `file`): the CRM's orders
+ * (`crm.orders@2.5`, HMAC-signed) and the payment gateway under the critical policy (5 attempts,
+ * Fibonacci), through which orders settle and the service fee is taken.
+ */
+export async function writePayoutIntegrations(
+  file: string,
+  standins: { crm: StandIn; gateway: StandIn },
+): Promise<void> {
+  const auth = { type: "jwt_bearer", key_vault: "local", credential_id: "standin-jwt" };
+  const delays = { initial_delay: "5ms", max_delay: "20ms" };
+  await writeFile(
+    file,
+    JSON.stringify({
+      integrations: {
+        crm: {
+          url: standins.crm.url,
+          auth,
+          validation: {
+            schema: "crm.orders",
+            version: "2.5",
+            response_hmac: { key_vault: "local", credential_id: "crm-hmac" },
+          },
+          retry: { attempts: 2, backoff: "exponential", ...delays },
+        },
+        payments: {
+          url: standins.gateway.url,
+          auth,
+          validation: { schema: "payments.create", version: "1.0" },
+          retry: { attempts: 5, backoff: "fibonacci", ...delays },
+        },
+      },
+      // Orders settle through the payments integration (which also takes the service fee).
+      payments: { integration: "payments", service_fee: "1.00", currency: "USDC" },
+    }),
+  );
+}
+
+/**
+ * Stores the stand-ins' credentials in a relayer's vault (its database) and gives the stand-ins
+ * the relayer's request-signing keys.
+ */
+export async function trustPayoutStandIns(
+  relayer: { store: EngineStore; masterKey: Buffer },
+  standins: { crm: StandIn; gateway: StandIn },
+): Promise<void> {
+  const { store, masterKey } = relayer;
+  await putCredential(store, masterKey, "standin-jwt", JWT_SECRET);
+  await putCredential(store, masterKey, "crm-hmac", HMAC_KEY);
+  standins.crm.setPublicKey(await signingPublicKey(store, masterKey, "crm"));
+  standins.gateway.setPublicKey(await signingPublicKey(store, masterKey, "payments"));
 }
 
 /** Moves the chain's clock forward and mines a block (the devnet's time helper). */

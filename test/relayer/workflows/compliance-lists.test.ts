@@ -6,6 +6,9 @@ import { newExecutionId } from "../../../relayer/model/ids.ts";
 import { normaliseWorkflow } from "../../../relayer/workflows/normalise.ts";
 import { insertSchedule } from "../../../relayer/workflows/schedules.ts";
 import { fireSchedule, workflowCatalogue } from "../../../relayer/workflows/service.ts";
+import type { JsonRpcApiProvider } from "ethers";
+import { CONTRACT_NAMES } from "../../../relayer/deployments/index.ts";
+import { DEVNET_SANCTIONED } from "../../../relayer/devnet/accounts.ts";
 import { RECIPIENT_A } from "../../fixtures/catalogue.ts";
 import {
   newClient,
@@ -17,11 +20,24 @@ import {
 } from "../../fixtures/workflow-service.ts";
 
 /**
- * Compliance fails closed on a workflow's jurisdictions: intake refuses a workflow whose required
+ * Compliance fails closed on a workflow's jurisdictions and on oracles that do not answer: intake refuses a workflow whose required
  * sanctions list is not loaded, the engine screens with exactly the required lists and stops an
  * action (before signing) when one cannot be consulted, and the report names the lists consulted.
  * Also: a cancel landing between the engine's read of a queued execution and its start wins.
  */
+
+/** On the shipped OFAC snapshot (ofac-sdn), not on the devnet oracles. */
+const TORNADO_ROUTER = "0x8589427373D6D84E98730D7795D8f6f8731FDA16";
+/** PUSH1 0 PUSH1 0 REVERT: an oracle contract whose every call reverts. */
+const REVERTING = "0x60006000fd";
+
+type Screened = {
+  address: string;
+  checked: string[];
+  sources: string[];
+  answered: { list: string; chain?: string; source?: string }[];
+  routed_around: { list: string; chain: string; source: string; reason: string }[];
+};
 
 function multisendWorkflow(name: string, jurisdictions?: string[]) {
   return {
@@ -242,5 +258,179 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
     expect(ex.steps).to.have.length(0);
     expect(ex.txs).to.have.length(0);
     expect(ex.report).to.equal(undefined);
+  });
+
+  /**
+   * The engine's own screening routed around an oracle that does not answer (spec 504: "verify
+   * the oracle is live; route around"): the action chain's oracle reverting, another chain's RPC
+   * down. Another chain's oracle or the loaded lists answer instead, a sanctioned address is still
+   * caught by whichever source answered, the report's compliance record names who answered and
+   * who was routed around, and with no source answering the execution fails closed before
+   * anything is signed.
+   */
+  describe("oracles that do not answer, routed around (spec 504)", function () {
+    const oracleOf = (name: string) =>
+      chains.byName(name).deployment.contracts[CONTRACT_NAMES.sanctionsOracle]!.address;
+    const rpc = (name: string) => chains.byName(name).provider as unknown as JsonRpcApiProvider;
+
+    /** Runs `fn` with the named chains' oracles reverting and the named chains' RPC down. */
+    async function degraded<T>(
+      faults: { reverting: string[]; stopped?: string[] },
+      fn: () => Promise<T>,
+    ): Promise<T> {
+      const saved = new Map<string, string>();
+      for (const name of faults.reverting) {
+        saved.set(name, await rpc(name).getCode(oracleOf(name)));
+        await rpc(name).send("hardhat_setCode", [oracleOf(name), REVERTING]);
+      }
+      for (const name of faults.stopped ?? []) await chains.byName(name).faults!.stopRpc();
+      try {
+        return await fn();
+      } finally {
+        for (const name of faults.stopped ?? []) await chains.byName(name).faults!.startRpc();
+        for (const [name, code] of saved)
+          await rpc(name).send("hardhat_setCode", [oracleOf(name), code]);
+      }
+    }
+
+    /**
+     * Submits a multisend to `recipient` on arbitrum (every chain up: intake estimates the cost on
+     * them), then runs it in the engine under `faults`; `mined` counts arbitrum's blocks meanwhile.
+     */
+    async function run(
+      svc: WorkflowService,
+      client: Client,
+      workflow: ReturnType<typeof multisendWorkflow>,
+      recipient: string,
+      faults: { reverting: string[]; stopped?: string[] },
+    ) {
+      workflow.actions[0]!.recipients = [{ address: recipient, amount: "10" }];
+      const res = await client.request("POST", "/v1/workflows", JSON.stringify(workflow));
+      expect(res.status, await res.clone().text()).to.equal(202);
+      const { execution_id: id } = (await res.json()) as { execution_id: string };
+      const arbitrum = chains.byName("arbitrum").provider;
+      const before = await arbitrum.getBlockNumber();
+      const state = await degraded(faults, () => runExecution(svc.ctx.engine!, id));
+      const mined = (await arbitrum.getBlockNumber()) - before;
+      const alerts = await svc.ctx.store.query<{ address: string }>(
+        "SELECT address FROM engine_compliance_alerts WHERE execution_id = $1",
+        [id],
+      );
+      const view = await executionView(svc, id);
+      const report = view.report as
+        { compliance: { consulted: string[]; screened: Screened[] } } | undefined;
+      return {
+        ...view,
+        state,
+        error: view.error as { error: string; detail: string },
+        report,
+        alerts,
+        mined,
+      };
+    }
+
+    it("should complete through another chain's oracle when the action chain's oracle reverts and a third chain's RPC is down, naming each in the report", async () => {
+      const ethereum = chains.byName("ethereum");
+      const outcome = await run(
+        withoutLists,
+        bob,
+        multisendWorkflow("routed-through-ethereum"),
+        RECIPIENT_A,
+        { reverting: ["arbitrum"], stopped: ["polygon"] },
+      );
+      expect(outcome.state, JSON.stringify(outcome.error)).to.equal("completed");
+      expect(outcome.txs.length).to.be.greaterThan(0);
+      const { consulted, screened } = outcome.report!.compliance;
+      expect(consulted).to.deep.equal(["chainalysis-oracle"]);
+      expect(screened.map((s) => s.address)).to.include(RECIPIENT_A);
+      for (const s of screened) {
+        expect(s.checked).to.deep.equal(["chainalysis-oracle"]);
+        expect(s.answered).to.deep.equal([
+          {
+            list: "chainalysis-oracle",
+            chain: "ethereum",
+            source: `eip155:${ethereum.chainId}:${oracleOf("ethereum")}`,
+          },
+        ]);
+        expect(s.routed_around.map((r) => r.chain).sort()).to.deep.equal(["arbitrum", "polygon"]);
+        for (const r of s.routed_around) expect(r.reason).to.be.a("string").and.not.equal("");
+      }
+    });
+
+    it("should still catch a sanctioned recipient when only another chain's oracle answers", async () => {
+      const sanctioned = DEVNET_SANCTIONED[0]!.address;
+      const outcome = await run(
+        withoutLists,
+        bob,
+        multisendWorkflow("caught-elsewhere"),
+        sanctioned,
+        { reverting: ["arbitrum"] },
+      );
+      expect(outcome.state).to.equal("failed");
+      expect(outcome.error!.error).to.equal("SANCTIONED_ADDRESS");
+      expect(outcome.error!.detail).to.include("chainalysis-oracle");
+      expect(outcome.txs).to.have.length(0);
+      expect(outcome.alerts.map((a) => a.address.toLowerCase())).to.include(
+        sanctioned.toLowerCase(),
+      );
+    });
+
+    it("should screen with the loaded lists when no oracle answers, and catch a listed address there", async () => {
+      const all = ["ethereum", "arbitrum", "polygon"];
+      const clean = await run(withLists, alice, multisendWorkflow("lists-only"), RECIPIENT_A, {
+        reverting: all,
+      });
+      expect(clean.state, JSON.stringify(clean.error)).to.equal("completed");
+      for (const s of clean.report!.compliance.screened) {
+        expect(s.checked).to.deep.equal(["ofac-sdn"]);
+        expect(s.answered).to.deep.equal([{ list: "ofac-sdn" }]);
+        expect(s.routed_around.map((r) => r.chain).sort()).to.deep.equal(all.sort());
+      }
+      const listed = await run(withLists, alice, multisendWorkflow("lists-catch"), TORNADO_ROUTER, {
+        reverting: all,
+      });
+      expect(listed.state).to.equal("failed");
+      expect(listed.error!.error).to.equal("SANCTIONED_ADDRESS");
+      expect(listed.error!.detail).to.include("ofac-sdn");
+      expect(listed.txs).to.have.length(0);
+    });
+
+    it("should fail closed with ORACLE_UNAVAILABLE when no source answers, broadcasting nothing", async () => {
+      const outcome = await run(
+        withoutLists,
+        bob,
+        multisendWorkflow("nothing-answers"),
+        RECIPIENT_A,
+        {
+          reverting: ["ethereum", "arbitrum"],
+          stopped: ["polygon"],
+        },
+      );
+      expect(outcome.state).to.equal("failed");
+      expect(outcome.error!.error).to.equal("ORACLE_UNAVAILABLE");
+      expect(outcome.error!.detail)
+        .to.include("no sanctions source answered")
+        .and.include("ethereum")
+        .and.include("polygon")
+        .and.include("nothing was sent");
+      expect(outcome.txs).to.have.length(0);
+      expect(outcome.mined).to.equal(0);
+    });
+
+    it("should refuse a workflow whose jurisdictions require the oracle list when no oracle answers, even with the lists loaded", async () => {
+      const outcome = await run(
+        withLists,
+        alice,
+        multisendWorkflow("us-oracles-down", ["US"]),
+        RECIPIENT_A,
+        { reverting: ["ethereum", "arbitrum", "polygon"] },
+      );
+      expect(outcome.state).to.equal("failed");
+      expect(outcome.error.error).to.equal("SANCTIONS_LIST_UNAVAILABLE");
+      expect(outcome.error.detail)
+        .to.include("no sanctions oracle answered")
+        .and.include("arbitrum");
+      expect(outcome.txs).to.have.length(0);
+    });
   });
 });

@@ -29,6 +29,7 @@ import os from "node:os";
 import path from "node:path";
 import { Contract, formatUnits, JsonRpcProvider, parseUnits, toQuantity, Wallet } from "ethers";
 import { ensureAccount, fundFromDevnet } from "../relayer/accounts/index.ts";
+import { createApiKey } from "../relayer/auth/index.ts";
 import { masterKeyCipher } from "../relayer/auth/secrets.ts";
 import { openChains, type ChainHandle, type ChainSet } from "../relayer/chains/index.ts";
 import { loadConfig } from "../relayer/config/index.ts";
@@ -256,11 +257,18 @@ async function main(): Promise<void> {
     );
     const store = ctx.store;
 
-    // Tenants: one account each, funded on both chains.
+    // Tenants: a real API key each (a report is an artifact its key owns) with its account,
+    // funded on both chains.
     const cipher = masterKeyCipher(Buffer.from(masterKey, "hex"));
     const accounts: string[] = [];
+    const tenantKeys: string[] = [];
     for (let t = 0; t < TENANTS; t++) {
-      const { account } = await ensureAccount(store, cipher, `key_chaos_${t}`);
+      const { record } = await createApiKey(store, Buffer.from(masterKey, "hex"), {
+        tier: "enterprise",
+        label: `chaos tenant ${t}`,
+      });
+      tenantKeys.push(record.id);
+      const { account } = await ensureAccount(store, cipher, record.id);
       for (const chain of chains.list())
         await fundFromDevnet(
           chain,
@@ -319,7 +327,7 @@ async function main(): Promise<void> {
       const id = newExecutionId();
       await store.query(
         "INSERT INTO workflow_executions (id, api_key_id, name, workflow) VALUES ($1, $2, $3, $4::jsonb)",
-        [id, `key_chaos_${tenant}`, workflow.name, JSON.stringify(workflow)],
+        [id, tenantKeys[tenant]!, workflow.name, JSON.stringify(workflow)],
       );
       planned.push({
         id,

@@ -8,7 +8,8 @@
  *   every failed workflow is submitted again, one at a time, after the drain; one that completes
  *   alone is a self-inflicted failure (the relayer's concurrency failed it, not the workflow or the
  *   market). Nobody else trades the devnet's pools during the bench.
- * PostgreSQL (a fresh database on 127.0.0.1) unless BENCH_PGLITE=1. Writes bench/results/e2e.json.
+ * PostgreSQL (a fresh database on 127.0.0.1) unless BENCH_PGLITE=1. VERIFLOW_PROVER_THREADS (1) and
+ * VERIFLOW_ENGINE_CONCURRENCY (16) pass through. Writes bench/results/e2e.json (BENCH_E2E_OUT).
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     NODE_ENV: "test",
     ...(database ? { DATABASE_URL: database.url } : {}),
     VERIFLOW_ENGINE_CONCURRENCY: process.env.VERIFLOW_ENGINE_CONCURRENCY ?? "16",
+    VERIFLOW_PROVER_THREADS: process.env.VERIFLOW_PROVER_THREADS ?? "1",
   });
   const chains = await openChains({ mode: "embedded" });
   const ctx = await buildServices(config, {
@@ -176,6 +178,7 @@ async function main(): Promise<void> {
       workflows: DRAIN_WORKFLOWS,
       api_keys: DRAIN_KEYS,
       worker_concurrency: config.engine.concurrency,
+      prover_threads: config.engine.proverThreads,
       submit_ms: Math.round(submittedAt - drainStarted),
       total_ms: Math.round(drainMs),
       workflows_per_second: Math.round((DRAIN_WORKFLOWS / (drainMs / 1000)) * 100) / 100,
@@ -187,7 +190,8 @@ async function main(): Promise<void> {
     },
   };
   await mkdir(path.join(HERE, "results"), { recursive: true });
-  await writeFile(path.join(HERE, "results", "e2e.json"), JSON.stringify(result, null, 2) + "\n");
+  const out = process.env.BENCH_E2E_OUT ?? path.join(HERE, "results", "e2e.json");
+  await writeFile(out, JSON.stringify(result, null, 2) + "\n");
   console.log(JSON.stringify(result, null, 2));
 
   await closeContext(ctx, 5_000);

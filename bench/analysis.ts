@@ -113,7 +113,6 @@ const key = { key: "vfk_bench_analysis", secret: `vfs_${randomBytes(24).toString
 const database: TestDatabase | null =
   DATABASE === "postgres" ? await createTestDatabase("bench_analysis") : null;
 const relayerProcess = await startChildRelayer(
-  path.join(root, "test/fixtures/child-service.ts"),
   {
     DATA_DIR: path.join(dir, "data"),
     ...(database ? { DATABASE_URL: database.url } : {}),

@@ -1,24 +1,11 @@
 import { formatUnits, parseUnits, type Signer } from "ethers";
 import { type RoutingChain, BRIDGE_CONTRACT, tokenOf, type ActionFlow } from "../routing/index.ts";
 import { crashPoint } from "../transactions/index.ts";
+import { signRelease } from "../chains/index.ts";
 import { z } from "zod";
 import type { WorkflowAction } from "../model/index.ts";
 import { Agent, agentResultBase, type ExecuteOptions, type TaskOf } from "./base.ts";
 import { AgentError } from "../errors/index.ts";
-
-/** EIP-712 domain of the lockmint bridge (contracts/devnet/interfaces/ILockMintBridge.sol). */
-const DOMAIN_NAME = "Veriflow LockMint";
-const DOMAIN_VERSION = "1";
-const RELEASE_TYPES = {
-  Release: [
-    { name: "sourceChainId", type: "uint256" },
-    { name: "sourceBridge", type: "address" },
-    { name: "nonce", type: "uint256" },
-    { name: "token", type: "address" },
-    { name: "recipient", type: "address" },
-    { name: "amount", type: "uint256" },
-  ],
-};
 
 /** The bridge protocol of an action that names none: the only one the chains offer. */
 export const DEFAULT_BRIDGE_PROTOCOL = "lockmint";
@@ -173,21 +160,16 @@ export class BridgeAgent extends Agent<BridgeTask, BridgeResult> {
       destTx = events[0]?.transactionHash ?? "";
     } else {
       const release = {
-        sourceChainId: source.chainId,
+        sourceChainId: BigInt(source.chainId),
         sourceBridge: srcBridgeAddress,
         nonce: BigInt(deposit.nonce),
         token: deposit.remoteToken,
         recipient: deposit.recipient,
         amount: BigInt(deposit.amount),
       };
-      const signature = await operator.signTypedData(
-        {
-          name: DOMAIN_NAME,
-          version: DOMAIN_VERSION,
-          chainId: destination.chainId,
-          verifyingContract: destBridgeAddress,
-        },
-        RELEASE_TYPES,
+      const signature = await signRelease(
+        operator,
+        { chainId: destination.chainId, bridge: destBridgeAddress },
         release,
       );
       const releaseRequest = await destBridge

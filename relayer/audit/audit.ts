@@ -726,6 +726,27 @@ class AuditContext {
   }
 
   /**
+   * The amount an action's result says it took in (`amount_in`, in units of `asset`), which must be
+   * what the workflow gave it when that is known (`expectedIn`, null when it is not).
+   */
+  private takenIn(
+    action: AuditedAction,
+    r: Result,
+    outputs: readonly bigint[],
+    chain: string,
+    asset: string,
+  ): { amountIn: bigint; expectedIn: bigint | null } {
+    const amountIn = parseUnits(String(r.amount_in), this.decimalsOf(chain, asset));
+    const expectedIn = this.inputAmount(action, outputs, chain, asset);
+    if (expectedIn !== null)
+      expect(
+        amountIn === expectedIn,
+        `${action.type} ${action.index} took in ${amountIn}, the workflow gave it ${expectedIn}`,
+      );
+    return { amountIn, expectedIn };
+  }
+
+  /**
    * The action's transactions decoded from the chain agree with its result (what the claim is
    * built from) and with the submitted workflow; records what it yielded for the next action.
    */
@@ -761,14 +782,8 @@ class AuditContext {
         Number(r.slippage_bps) === Number(submitted.slippageBps),
         `action ${action.index} slippage ${String(r.slippage_bps)} bps, the workflow's ${String(submitted.slippageBps)} bps`,
       );
-      const amountIn = parseUnits(String(r.amount_in), this.decimalsOf(chain.name, from));
       const amountOut = parseUnits(String(r.amount_out), this.decimalsOf(chain.name, to));
-      const expectedIn = this.inputAmount(action, outputs, chain.name, from);
-      if (expectedIn !== null)
-        expect(
-          amountIn === expectedIn,
-          `action ${action.index} sold ${amountIn}, the workflow gave it ${expectedIn}`,
-        );
+      const { amountIn, expectedIn } = this.takenIn(action, r, outputs, chain.name, from);
       const tx = await this.txOf(action, "swap");
       expect(
         tx.chain_id === chain.chainId,
@@ -817,13 +832,7 @@ class AuditContext {
         (submitted.protocol ?? "lockmint") === r.protocol,
         `bridge ${action.index} used ${String(r.protocol)}, the workflow's ${String(submitted.protocol)}`,
       );
-      const amountIn = parseUnits(String(r.amount_in), this.decimalsOf(chain.name, asset));
-      const expectedIn = this.inputAmount(action, outputs, chain.name, asset);
-      if (expectedIn !== null)
-        expect(
-          amountIn === expectedIn,
-          `bridge ${action.index} sent ${amountIn}, the workflow gave it ${expectedIn}`,
-        );
+      const { amountIn } = this.takenIn(action, r, outputs, chain.name, asset);
       const deposit = await this.txOf(action, "bridge-deposit");
       const event = deposit.events.find((e) => e.event === "Deposited");
       expect(event?.event === "Deposited", `deposit ${short(deposit.hash)} emitted no Deposited`);

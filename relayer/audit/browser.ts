@@ -55,24 +55,43 @@ export function browserAuditEnvironment(
   rpcUrls: Record<number, string> = {},
 ): BrowserAuditEnvironment {
   const providers: JsonRpcProvider[] = [];
-  const chains: EvidenceChain[] = config.chains.map((c) => {
-    const provider = new JsonRpcProvider(rpcUrls[c.chainId] ?? c.rpcUrl, c.chainId, {
-      staticNetwork: true,
-      batchMaxCount: 1,
-    });
-    providers.push(provider);
-    const deployment = deploymentSchema.parse(c.deployment);
-    return {
-      name: c.name,
-      chainId: c.chainId,
-      provider,
-      deployment,
-      abi: (name: string) => {
-        const abi = c.abis[name];
-        if (!abi) throw new Error(`the page embeds no ABI ${name} for chain ${c.chainId}`);
-        return abi as InterfaceAbi;
+  const chains: EvidenceChain[] = config.chains.map((c) =>
+    rpcEvidenceChain(
+      {
+        ...c,
+        rpcUrl: rpcUrls[c.chainId] ?? c.rpcUrl,
+        deployment: deploymentSchema.parse(c.deployment),
       },
-    };
-  });
+      providers,
+      (name) => `the page embeds no ABI ${name} for chain ${c.chainId}`,
+    ),
+  );
   return { chains, ...config.keys, close: () => providers.forEach((p) => p.destroy()) };
+}
+
+/**
+ * A chain the auditor reads over `chain.rpcUrl` (read-only, one request per call), its provider
+ * added to `providers` for the caller to close; `noAbi` words the error for a missing ABI.
+ */
+export function rpcEvidenceChain(
+  chain: AuditPageChain,
+  providers: JsonRpcProvider[],
+  noAbi: (name: string) => string,
+): EvidenceChain {
+  const provider = new JsonRpcProvider(chain.rpcUrl, chain.chainId, {
+    staticNetwork: true,
+    batchMaxCount: 1,
+  });
+  providers.push(provider);
+  return {
+    name: chain.name,
+    chainId: chain.chainId,
+    provider,
+    deployment: chain.deployment,
+    abi: (name: string) => {
+      const abi = chain.abis[name];
+      if (!abi) throw new Error(noAbi(name));
+      return abi as InterfaceAbi;
+    },
+  };
 }

@@ -1,6 +1,6 @@
 /**
  * The auditor library: checks a signed final report from the chains alone (relayer/audit/audit.ts),
- * and the on-chain evidence the engine lists in its reports (relayer/report/evidence.ts).
+ * reading the on-chain evidence as the engine lists it in its reports (relayer/report/evidence.ts).
  * `node.ts` opens the environment in Node (`npm run audit`); see README "Auditing an execution".
  */
 export {
@@ -11,15 +11,6 @@ export {
   type AuditVerdict,
   type CheckFamily,
 } from "./audit.ts";
-export {
-  collectEvidence,
-  decodeEvidenceEvents,
-  transactionEvidence,
-  type EvidenceChain,
-  type EvidenceEvent,
-  type TxEvidence,
-  type TxRef,
-} from "../report/index.ts";
 export {
   AuditInputError,
   parseAuditInput,

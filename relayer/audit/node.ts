@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { JsonRpcProvider, type InterfaceAbi } from "ethers";
+import type { JsonRpcProvider } from "ethers";
 import type * as snarkjs from "snarkjs";
 import { chainsFileSchema, readAbis } from "../chains/index.ts";
 import { readDeployment } from "../deployments/index.ts";
@@ -13,7 +13,12 @@ import {
 } from "../proofs/index.ts";
 import type { AuditEnvironment, AuditedVariant } from "./audit.ts";
 import type { EvidenceChain } from "../report/index.ts";
-import { AUDITOR_ABIS, type AuditPageChain, type AuditPageConfig } from "./browser.ts";
+import {
+  AUDITOR_ABIS,
+  rpcEvidenceChain,
+  type AuditPageChain,
+  type AuditPageConfig,
+} from "./browser.ts";
 import { AuditInputError } from "./input.ts";
 
 /**
@@ -81,6 +86,15 @@ async function chainSources(chainsFile: string | undefined): Promise<ChainSource
   }));
 }
 
+/** A chain source with its deployment and every ABI set of its deployments directory. */
+async function readChain(s: ChainSource): Promise<AuditPageChain> {
+  const [deployment, abis] = await Promise.all([
+    readDeployment(s.deploymentsDir, s.chainId),
+    readAbis(s.deploymentsDir, s.chainId),
+  ]);
+  return { name: s.name, chainId: s.chainId, rpcUrl: s.rpcUrl, deployment, abis };
+}
+
 export interface NodeAuditEnvironment extends AuditEnvironment {
   close(): void;
 }
@@ -93,28 +107,13 @@ export async function openAuditEnvironment(
   const providers: JsonRpcProvider[] = [];
   try {
     const chains: EvidenceChain[] = await Promise.all(
-      sources.map(async (s) => {
-        const provider = new JsonRpcProvider(s.rpcUrl, s.chainId, {
-          staticNetwork: true,
-          batchMaxCount: 1,
-        });
-        providers.push(provider);
-        const [deployment, abis] = await Promise.all([
-          readDeployment(s.deploymentsDir, s.chainId),
-          readAbis(s.deploymentsDir, s.chainId),
-        ]);
-        return {
-          name: s.name,
-          chainId: s.chainId,
-          provider,
-          deployment,
-          abi: (name: string) => {
-            const abi = abis[name];
-            if (!abi) throw new Error(`no ABI ${name} in ${s.deploymentsDir}/${s.chainId}`);
-            return abi as InterfaceAbi;
-          },
-        };
-      }),
+      sources.map(async (s) =>
+        rpcEvidenceChain(
+          await readChain(s),
+          providers,
+          (name) => `no ABI ${name} in ${s.deploymentsDir}/${s.chainId}`,
+        ),
+      ),
     );
     return {
       chains,
@@ -161,17 +160,8 @@ export async function auditPageConfig(
     const sources = await chainSources(options.chainsFile);
     const chains: AuditPageChain[] = await Promise.all(
       sources.map(async (s) => {
-        const [deployment, abis] = await Promise.all([
-          readDeployment(s.deploymentsDir, s.chainId),
-          readAbis(s.deploymentsDir, s.chainId),
-        ]);
-        return {
-          name: s.name,
-          chainId: s.chainId,
-          rpcUrl: s.rpcUrl,
-          deployment,
-          abis: pickAbis(abis),
-        };
+        const chain = await readChain(s);
+        return { ...chain, abis: pickAbis(chain.abis) };
       }),
     );
     return {

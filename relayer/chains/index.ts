@@ -402,4 +402,4 @@ async function openChainsFile(file: string): Promise<ChainSet> {
   }
 }
 
-export { lockMintInfo } from "./lockmint.ts";
+export { lockMintInfo, signRelease } from "./lockmint.ts";

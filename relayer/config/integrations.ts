@@ -110,13 +110,7 @@ export const DEFAULT_RETRY: RetryPolicy = {
 };
 
 /** Spec "Limits": critical retry 5 attempts Fibonacci on status >= 500 and network errors. */
-export const CRITICAL_RETRY: RetryPolicy = {
-  attempts: 5,
-  backoff: "fibonacci",
-  initialDelayMs: 200,
-  maxDelayMs: 10_000,
-  conditions: [{ kind: "status", op: ">=", value: 500 }, { kind: "network_error" }],
-};
+export const CRITICAL_RETRY: RetryPolicy = { ...DEFAULT_RETRY, attempts: 5, backoff: "fibonacci" };
 
 /** Spec "Limits": payment gateway integration 25 requests per second, burst 100. */
 export const PAYMENT_RATE_LIMIT = { rps: 25, burst: 100 } as const;
@@ -173,6 +167,19 @@ const circuitBreakerSchema = z
   })
   .strict();
 
+/** Where a credential is kept: the vault and the credential's id in it. */
+const credentialRef = {
+  key_vault: z.enum(["local", "env"], {
+    message:
+      "must be local (the relayer's encrypted credential store) or env (an environment variable named by credential_id)",
+  }),
+  credential_id: z
+    .string({ message: "is required: the id of the credential in the key_vault" })
+    .regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 characters of A-Z a-z 0-9 _ . : -"),
+};
+
+const rateBurst = z.number().int().min(1, "must be at least 1").max(100_000);
+
 const integrationSchema = z
   .object({
     url: z
@@ -186,13 +193,7 @@ const integrationSchema = z
         type: z.enum(["jwt_bearer", "oauth2_mtls"], {
           message: "must be jwt_bearer or oauth2_mtls",
         }),
-        key_vault: z.enum(["local", "env"], {
-          message:
-            "must be local (the relayer's encrypted credential store) or env (an environment variable named by credential_id)",
-        }),
-        credential_id: z
-          .string({ message: "is required: the id of the credential in the key_vault" })
-          .regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 characters of A-Z a-z 0-9 _ . : -"),
+        ...credentialRef,
         /** oauth2_mtls: the authorization server's token endpoint. */
         token_url: z
           .string()
@@ -241,20 +242,14 @@ const integrationSchema = z
         rollback_version: z.string().min(1).optional(),
         strict: z.boolean().default(true),
         /** A response HMAC the client verifies (CRM): field `hmac` over the JSON of `data`. */
-        response_hmac: z
-          .object({
-            key_vault: z.enum(["local", "env"]),
-            credential_id: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/),
-          })
-          .strict()
-          .optional(),
+        response_hmac: z.object(credentialRef).strict().optional(),
         blockchain_anchor: anchorSchema.prefault({}),
       })
       .strict(),
     rate_limit: z
       .object({
         rps: z.number().positive("must be positive").max(100_000),
-        burst: z.number().int().min(1, "must be at least 1").max(100_000),
+        burst: rateBurst,
       })
       .strict()
       .optional(),
@@ -307,16 +302,13 @@ const textAnalysisSchema = z
     auth: z
       .object({
         type: z.literal("api_key", { message: "must be api_key (a bearer key)" }),
-        key_vault: z.enum(["local", "env"], { message: "must be local or env" }),
-        credential_id: z
-          .string({ message: "is required: the id of the key in the key_vault" })
-          .regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 characters of A-Z a-z 0-9 _ . : -"),
+        ...credentialRef,
       })
       .strict(),
     rate_limit: z
       .object({
         rpm: z.number().positive("must be positive").max(1_000_000),
-        burst: z.number().int().min(1, "must be at least 1").max(100_000),
+        burst: rateBurst,
       })
       .strict()
       .prefault({ ...TEXT_ANALYSIS_RATE_LIMIT }),

@@ -194,7 +194,19 @@ async function readAll(c: Context, maxBytes: number): Promise<Buffer> {
       incoming.on("error", onError);
     });
   }
-  const reader = c.req.raw.body!.getReader();
+  return readBounded(c.req.raw.body!, maxBytes, () => tooLarge(maxBytes));
+}
+
+/**
+ * A stream's bytes, read up to `maxBytes`; beyond, the stream is cancelled and `tooLarge()` thrown
+ * (a peer's size cannot be trusted until it is read).
+ */
+export async function readBounded(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  tooLarge: () => Error,
+): Promise<Buffer> {
+  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
@@ -203,7 +215,7 @@ async function readAll(c: Context, maxBytes: number): Promise<Buffer> {
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
+      throw tooLarge();
     }
     chunks.push(value);
   }

@@ -7,12 +7,13 @@ import {
   TypedDataEncoder,
   type EventLog,
   type Log,
+  type LogDescription,
   type Signer,
   type TypedDataDomain,
 } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
 import type { RoutingChain } from "../routing/index.ts";
-import { GAS_PADDING_PERCENT, TxJournal } from "../transactions/index.ts";
+import { TxJournal, type SentTx, type TxSlot } from "../transactions/index.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 
 /**
@@ -202,41 +203,22 @@ export async function anchorImmediate(
   );
   if (!row) throw new Error(`no interaction ${id}`);
   if (row.anchor_state === "anchored" || row.mode !== "immediate") return row;
-  const { chain, registry, address } = target;
-  const signer = operator(chain);
-  const journal = new TxJournal(store);
+  const { chain, address } = target;
+  const sig = await operator(chain).signTypedData(
+    interactionDomain(chain.chainId, address),
+    INTERACTION_TYPES,
+    { endpointHash: row.endpoint_hash, responseHash: row.response_hash },
+  );
   // The endpoint text is unique per interaction (its id in the fragment), so a log cannot collide
   // with another one; a reverted log is a fault to surface, not to retry.
   const slot = { executionId: `api_${id}`, actionIndex: 0, slot: "log" };
-  const journalled = await journal.find(slot);
-  let request: { to: string; data: string; gasLimit: bigint };
-  if (journalled && journalled.state !== "released") {
-    // Resumed from the journal: the signed transaction is re-read there, not rebuilt.
-    request = { to: address, data: "0x", gasLimit: BigInt(journalled.gas_limit) };
-  } else {
-    const sig = await signer.signTypedData(
-      interactionDomain(chain.chainId, address),
-      INTERACTION_TYPES,
-      { endpointHash: row.endpoint_hash, responseHash: row.response_hash },
-    );
-    const data = registry.interface.encodeFunctionData("logAPIInteraction", [
-      row.endpoint,
-      row.response,
-      sig,
-    ]);
-    const estimate = await chain.provider.estimateGas({
-      from: await signer.getAddress(),
-      to: address,
-      data,
-    });
-    request = { to: address, data, gasLimit: (estimate * GAS_PADDING_PERCENT) / 100n };
-  }
-  const sent = await journal.send(chain, signer, slot, "attest", request, { units: GAS_UNITS });
-  if (sent.status !== "confirmed")
-    throw new Error(`logAPIInteraction ${sent.hash} reverted on ${chain.name}`);
-  const logged = sent.receipt.logs
-    .map((l) => parse(registry, l))
-    .find((e) => e?.name === "APILogged");
+  const { sent, event: logged } = await callRegistry(
+    new TxJournal(store),
+    target,
+    slot,
+    ["logAPIInteraction", [row.endpoint, row.response, sig]],
+    "APILogged",
+  );
   if (!logged) throw new Error(`logAPIInteraction ${sent.hash} emitted no APILogged`);
   await store.query(
     `UPDATE integration_interactions
@@ -255,6 +237,32 @@ export async function anchorImmediate(
     [id],
   );
   return done!;
+}
+
+/**
+ * Sends (or resumes, from the journal) the operator's registry call under `slot` and reads the
+ * event `event` it emitted (undefined when none); a reverted call throws.
+ */
+async function callRegistry(
+  journal: TxJournal,
+  target: AnchorTarget,
+  slot: TxSlot,
+  [fn, args]: [string, unknown[]],
+  event: string,
+): Promise<{ sent: SentTx; event: LogDescription | null | undefined }> {
+  const { chain, registry, address } = target;
+  const data = registry.interface.encodeFunctionData(fn, args);
+  const sent = await journal.sendCall(
+    chain,
+    operator(chain),
+    slot,
+    "attest",
+    { to: address, data },
+    { units: GAS_UNITS },
+  );
+  if (sent.status !== "confirmed") throw new Error(`${fn} ${sent.hash} reverted on ${chain.name}`);
+  const found = sent.receipt.logs.map((l) => parse(registry, l)).find((e) => e?.name === event);
+  return { sent, event: found };
 }
 
 function parse(registry: Contract, log: Log) {
@@ -334,13 +342,10 @@ async function sendBatch(store: EngineStore, target: AnchorTarget, batchId: numb
     [batchId],
   );
   if (!batch || batch.state === "anchored") return;
-  const { chain, registry, address } = target;
-  const signer = operator(chain);
+  const { chain, registry } = target;
   const journal = new TxJournal(store);
   const slot = { executionId: `ib_${batchId}`, actionIndex: 0, slot: "anchor" };
-  const journalled = await journal.find(slot);
-  let anchored: { hash: string; blockNumber: number; onchainId: bigint };
-  if (!journalled) {
+  if (!(await journal.find(slot))) {
     const existing = (await registry.getFunction("batchOf")(batch.root)) as { batchId: bigint };
     if (existing.batchId !== 0n) {
       // Anchored outside this batch's journal (never by this relayer twice): record that anchor.
@@ -348,33 +353,21 @@ async function sendBatch(store: EngineStore, target: AnchorTarget, batchId: numb
         registry.filters.BatchAnchored!(existing.batchId),
         chain.deployment.contracts[PROOF_REGISTRY]!.blockNumber,
       )) as EventLog[];
-      anchored = {
+      return markBatch(store, batchId, {
         hash: log!.transactionHash,
         blockNumber: log!.blockNumber,
         onchainId: existing.batchId,
-      };
-      return markBatch(store, batchId, anchored);
+      });
     }
   }
-  const data = registry.interface.encodeFunctionData("anchorBatch", [
-    batch.root,
-    batch.count,
-    batch.uri,
-  ]);
-  const sent = await journal.sendCall(
-    chain,
-    signer,
+  const { sent, event } = await callRegistry(
+    journal,
+    target,
     slot,
-    "attest",
-    { to: address, data },
-    { units: GAS_UNITS },
+    ["anchorBatch", [batch.root, batch.count, batch.uri]],
+    "BatchAnchored",
   );
-  if (sent.status !== "confirmed")
-    throw new Error(`anchorBatch ${sent.hash} reverted on ${chain.name}`);
-  const event = sent.receipt.logs
-    .map((l) => parse(registry, l))
-    .find((e) => e?.name === "BatchAnchored");
-  anchored = {
+  const anchored = {
     hash: sent.hash,
     blockNumber: sent.receipt.blockNumber,
     onchainId: (event?.args.getValue("batchId") as bigint | undefined) ?? 0n,
@@ -402,24 +395,26 @@ async function markBatch(
 }
 
 /** An interaction as reported (final report `api_interactions`, the interactions endpoint). */
-export interface InteractionView {
+export interface InteractionView extends Pick<
+  InteractionRow,
+  | "integration"
+  | "action_index"
+  | "method"
+  | "endpoint"
+  | "endpoint_hash"
+  | "response_hash"
+  | "http_status"
+  | "chain_id"
+  | "registry"
+  | "mode"
+  | "request_id"
+  | "signature"
+  | "tx_hash"
+> {
   id: number;
-  integration: string;
-  action_index: number | null;
-  method: string;
-  endpoint: string;
-  endpoint_hash: string;
-  response_hash: string;
-  http_status: number;
   observed_at: number;
-  chain_id: number;
-  registry: string;
-  mode: "immediate" | "batch";
-  status: "pending" | "anchored";
-  request_id: string | null;
-  signature: string | null;
+  status: InteractionRow["anchor_state"];
   batch: { root: string; leaf_index: number; proof: string[]; batch_id: number | null } | null;
-  tx_hash: string | null;
   block_number: number | null;
 }
 

@@ -1,6 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import type { EngineStore } from "../accounts/index.ts";
+import { readBounded } from "../http/index.ts";
 import { bearerJwt } from "./auth.ts";
 import {
   anchorImmediate,
@@ -536,18 +537,8 @@ async function boundedText(integration: string, res: Response): Promise<string> 
     throw responseTooLarge(integration, "response");
   }
   if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw responseTooLarge(integration, "response");
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total).toString("utf8");
+  const bytes = await readBounded(res.body, MAX_RESPONSE_BYTES, () =>
+    responseTooLarge(integration, "response"),
+  );
+  return bytes.toString("utf8");
 }

@@ -1,6 +1,4 @@
-import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import type { EngineStore } from "../accounts/index.ts";
 import type { ComplianceScreen } from "../agents/index.ts";
 import { JOB_NAMES, type Queue } from "../queue/index.ts";
 import type { RoutingChain } from "../routing/index.ts";
@@ -32,16 +30,8 @@ import {
 import type { RecipientsFrom } from "../model/index.ts";
 
 export { IntegrationClient } from "./client.ts";
-export {
-  fetchPayableOrders,
-  orderSources,
-  settleOrders,
-  settlementKey,
-  type FetchedOrders,
-  type PayableOrder,
-  type SettledOrder,
-  type UnsettledOrder,
-} from "./orders.ts";
+// All of orders.ts is the area's surface: the orders a multisend pays and their settlement.
+export * from "./orders.ts";
 export { IntegrationError } from "./errors.ts";
 export {
   loadIntegrationsFile,
@@ -55,15 +45,12 @@ export { putCredential, signingPublicKey } from "./vault.ts";
 export { IntegrationHealth, DISABLE_AFTER_UNAUTHORIZED } from "./health.ts";
 export type { IntegrationAlertView, NodeState } from "./health.ts";
 
-export interface IntegrationsDeps {
-  store: EngineStore;
+/** What every client is given (`ClientDeps`), plus the chains its targets resolve against. */
+export interface IntegrationsDeps extends Pick<
+  ClientDeps,
+  "store" | "masterKey" | "logger" | "clock" | "fetch" | "sleep" | "env"
+> {
   chains: { list(): readonly RoutingChain[] };
-  masterKey: Buffer;
-  logger: Logger;
-  clock?: () => number;
-  fetch?: typeof fetch;
-  sleep?: (ms: number) => Promise<void>;
-  env?: Record<string, string | undefined>;
   /** The process's metrics registry (alerts, disabled nodes). */
   metrics?: Registry;
 }

@@ -18,6 +18,15 @@ declare module "snarkjs" {
     warn(...args: unknown[]): void;
     error(...args: unknown[]): void;
   };
+  /** Both setup phases close with a random beacon, one signature. */
+  type Beacon = (
+    oldFile: string,
+    newFile: string,
+    name: string,
+    beaconHashHex: string,
+    iterationsExp: number,
+    logger?: Logger,
+  ) => Promise<unknown>;
   export const groth16: {
     prove(
       zkey: FileLike,
@@ -38,26 +47,12 @@ declare module "snarkjs" {
   };
   export const powersOfTau: {
     newAccumulator(curve: unknown, power: number, file: string, logger?: Logger): Promise<unknown>;
-    beacon(
-      oldFile: string,
-      newFile: string,
-      name: string,
-      beaconHashHex: string,
-      iterationsExp: number,
-      logger?: Logger,
-    ): Promise<unknown>;
+    beacon: Beacon;
     preparePhase2(oldFile: string, newFile: string, logger?: Logger): Promise<unknown>;
   };
   export const zKey: {
     newZKey(r1cs: string, ptau: string, zkey: string, logger?: Logger): Promise<unknown>;
-    beacon(
-      oldFile: string,
-      newFile: string,
-      name: string,
-      beaconHashHex: string,
-      iterationsExp: number,
-      logger?: Logger,
-    ): Promise<unknown>;
+    beacon: Beacon;
     exportVerificationKey(zkey: FileLike, logger?: Logger): Promise<VerificationKey>;
     exportSolidityVerifier(
       zkey: FileLike,

@@ -92,12 +92,6 @@ export async function quotePathNow(
     }),
   );
   const hops: Hop[] = pools.map((p) => ({ reserveIn: p.reserveIn, reserveOut: p.reserveOut }));
-  const { amountOut, priceImpactBps } = quotePath(amountIn, hops);
-  let poolShare = 0;
-  let hopIn = amountIn;
-  for (const hop of hops) {
-    poolShare = Math.max(poolShare, Number(hopIn) / Number(hop.reserveIn || 1n));
-    hopIn = quotePath(hopIn, [hop]).amountOut;
-  }
+  const { amountOut, priceImpactBps, poolShare } = quotePath(amountIn, hops);
   return { block, amountIn, amountOut, priceImpactBps, poolShare, pools };
 }

@@ -20,6 +20,21 @@ export interface PoolReserves {
   reserveOut: bigint;
 }
 
+/** `read(chain)` once per chain in `reads`; a failed read is retried by the next call. */
+function oncePerChain<T>(
+  reads: Map<number, Promise<T>>,
+  chain: RoutingChain,
+  read: (chain: RoutingChain) => Promise<T>,
+): Promise<T> {
+  let pending = reads.get(chain.chainId);
+  if (!pending) {
+    pending = read(chain);
+    reads.set(chain.chainId, pending);
+    pending.catch(() => reads.delete(chain.chainId));
+  }
+  return pending;
+}
+
 /**
  * The chain reads of one routing decision: pool reserves, contract views and fee quotes, each
  * chain read at ONE block (its latest when the decision first reads it), so every candidate of
@@ -32,14 +47,7 @@ export class ReserveReader {
 
   /** The block this decision reads `chain` at. */
   snapshot(chain: RoutingChain): Promise<ChainSnapshot> {
-    let pending = this.snapshots.get(chain.chainId);
-    if (!pending) {
-      pending = chainSnapshot(chain);
-      this.snapshots.set(chain.chainId, pending);
-      // A failed head read is retried by the next read of this decision.
-      pending.catch(() => this.snapshots.delete(chain.chainId));
-    }
-    return pending;
+    return oncePerChain(this.snapshots, chain, chainSnapshot);
   }
 
   /** A view function of a contract, at this decision's block of `chain`. */
@@ -55,13 +63,7 @@ export class ReserveReader {
 
   /** The chain's latest fee history, read once per decision. */
   feeHistory(chain: RoutingChain): Promise<FeeHistory> {
-    let history = this.feeHistories.get(chain.chainId);
-    if (!history) {
-      history = latestFeeHistory(chain);
-      this.feeHistories.set(chain.chainId, history);
-      history.catch(() => this.feeHistories.delete(chain.chainId));
-    }
-    return history;
+    return oncePerChain(this.feeHistories, chain, latestFeeHistory);
   }
 
   /** The fee quote of a gas strategy from the chain's latest fee history (read once per decision). */

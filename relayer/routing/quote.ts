@@ -81,13 +81,7 @@ export async function quoteSwapCandidates(
           const addresses = path.map((s) => tokenOf(chain, s).address);
           const hops = await reader.path(chain, exchange, addresses);
           if (!hops) continue;
-          const { amountOut, priceImpactBps } = quotePath(amountIn, hops);
-          let poolShare = 0;
-          let hopIn = amountIn;
-          for (const hop of hops) {
-            poolShare = Math.max(poolShare, Number(hopIn) / Number(hop.reserveIn || 1n));
-            hopIn = quotePath(hopIn, [hop]).amountOut;
-          }
+          const { amountOut, priceImpactBps, poolShare } = quotePath(amountIn, hops);
           fees ??= await reader.feeQuote(chain, request.gasStrategy ?? "eco");
           if (!nativeUsd) nativeUsd = await nativeUsdPrice(chain, reader);
           outUsd ??= (await usdPrice(chain, to, reader)) ?? 0;

@@ -93,6 +93,50 @@ interface Waiting {
   sender: string;
   actionIndex: number;
 }
+
+/** A journalled row as the transaction to wait for. */
+function waitingOf(
+  row: Pick<TxRow, "id" | "hash" | "raw" | "nonce" | "sender" | "action_index">,
+): Waiting {
+  return {
+    id: String(row.id),
+    hash: row.hash,
+    raw: row.raw,
+    nonce: Number(row.nonce),
+    sender: row.sender,
+    actionIndex: Number(row.action_index),
+  };
+}
+
+/** Journals a transaction of `slot` (signed, or sent by a signer that cannot sign raw); its row id. */
+async function insertTx(
+  store: Pick<EngineStore, "query">,
+  slot: TxSlot,
+  kind: TxKind,
+  chainId: number,
+  gasLimit: bigint,
+  tx: { sender: string; nonce: number; hash: string; raw: string | null; state: "signed" | "sent" },
+): Promise<string> {
+  const [row] = await store.query<{ id: string }>(
+    `INSERT INTO engine_txs (execution_id, action_index, slot, kind, chain_id, sender, nonce, hash, raw, gas_limit, state)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+    [
+      slot.executionId,
+      slot.actionIndex,
+      slot.slot,
+      kind,
+      chainId,
+      tx.sender,
+      tx.nonce,
+      tx.hash,
+      tx.raw,
+      gasLimit.toString(),
+      tx.state,
+    ],
+  );
+  return String(row!.id);
+}
+
 export interface TxSlot {
   executionId: string;
   actionIndex: number;
@@ -265,27 +309,18 @@ export class TxJournal {
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       });
       const hash = Transaction.from(signed).hash!;
-      const [inserted] = await tx.query<{ id: string }>(
-        `INSERT INTO engine_txs (execution_id, action_index, slot, kind, chain_id, sender, nonce, hash, raw, gas_limit, state)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'signed') RETURNING id`,
-        [
-          slot.executionId,
-          slot.actionIndex,
-          slot.slot,
-          kind,
-          chain.chainId,
-          sender,
-          nonce,
-          hash,
-          signed,
-          request.gasLimit.toString(),
-        ],
-      );
+      const id = await insertTx(tx, slot, kind, chain.chainId, request.gasLimit, {
+        sender,
+        nonce,
+        hash,
+        raw: signed,
+        state: "signed",
+      });
       await tx.query(
         "UPDATE engine_nonces SET next_nonce = $3 WHERE chain_id = $1 AND address = $2",
         [chain.chainId, sender, nonce + 1],
       );
-      return { id: String(inserted!.id), hash, raw: signed, nonce };
+      return { id, hash, raw: signed, nonce };
     });
     crashPoint("tx.signed");
     try {
@@ -386,14 +421,7 @@ export class TxJournal {
   }
 
   private async resume(chain: RoutingChain, signer: Signer, row: TxRow): Promise<SentTx> {
-    const waiting: Waiting = {
-      id: String(row.id),
-      hash: row.hash,
-      raw: row.raw,
-      nonce: Number(row.nonce),
-      sender: row.sender,
-      actionIndex: Number(row.action_index),
-    };
+    const waiting = waitingOf(row);
     if (row.state === "signed" || row.state === "sent") {
       const known = await chain.provider.getTransaction(row.hash);
       try {
@@ -758,14 +786,7 @@ export class TxJournal {
     for (const row of rows) {
       const chain = chains.find((c) => c.chainId === Number(row.chain_id));
       if (!chain) continue;
-      const waiting: Waiting = {
-        id: String(row.id),
-        hash: row.hash,
-        raw: row.raw,
-        nonce: Number(row.nonce),
-        sender: row.sender,
-        actionIndex: Number(row.action_index),
-      };
+      const waiting = waitingOf(row);
       const { hash, receipt } = await this.awaitFinal(chain, waiting, null);
       const status = receipt.status === 1 ? "confirmed" : "reverted";
       if (hash !== row.hash || status !== row.state) {
@@ -808,29 +829,12 @@ export class TxJournal {
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     });
-    const [row] = await this.store.query<{ id: string }>(
-      `INSERT INTO engine_txs (execution_id, action_index, slot, kind, chain_id, sender, nonce, hash, raw, gas_limit, state)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, 'sent') RETURNING id`,
-      [
-        slot.executionId,
-        slot.actionIndex,
-        slot.slot,
-        kind,
-        chain.chainId,
-        sender,
-        response.nonce,
-        response.hash,
-        request.gasLimit.toString(),
-      ],
-    );
-    const waiting: Waiting = {
-      id: String(row!.id),
-      hash: response.hash,
-      raw: null,
-      nonce: response.nonce,
-      sender,
-      actionIndex: slot.actionIndex,
-    };
+    const tx = { sender, nonce: response.nonce, hash: response.hash, raw: null };
+    const id = await insertTx(this.store, slot, kind, chain.chainId, request.gasLimit, {
+      ...tx,
+      state: "sent",
+    });
+    const waiting: Waiting = { id, ...tx, actionIndex: slot.actionIndex };
     return this.confirm(chain, waiting, null, request.gasLimit, false);
   }
 }

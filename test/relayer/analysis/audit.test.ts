@@ -19,8 +19,6 @@ import {
   type AnalysisProviderStandIn,
 } from "../../fixtures/standins/analysis-provider.ts";
 
-const CHILD = path.join(import.meta.dirname, "../../fixtures/child-service.ts");
-
 describe("# text-analysis audit chain", function () {
   this.timeout(120_000);
   let now = Date.parse("2026-01-10T12:00:00Z");
@@ -178,8 +176,8 @@ describe("# text-analysis rate limit shared by two relayer processes on one Post
       STANDIN_ANALYSIS_KEY: ANALYSIS_PROVIDER_KEY,
     });
     // One after the other: both run the migrations on start.
-    children.push(await startChildRelayer(CHILD, env(1)));
-    children.push(await startChildRelayer(CHILD, env(2)));
+    children.push(await startChildRelayer(env(1)));
+    children.push(await startChildRelayer(env(2)));
   });
   after(async function () {
     for (const child of children) child.process.kill("SIGTERM");

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { startChildRelayer, type ChildRelayer } from "../../fixtures/child.ts";
 import { createApiKey } from "../../../relayer/auth/keys.ts";
@@ -11,7 +10,7 @@ import { openStore, type Store } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";
 import { createTestDatabase } from "../../fixtures/platform.ts";
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "child-relayer.ts");
+const PROBE = path.join(import.meta.dirname, "probe-extension.ts");
 
 describe("# two relayer processes on one PostgreSQL", function () {
   this.timeout(120_000);
@@ -50,8 +49,8 @@ describe("# two relayer processes on one PostgreSQL", function () {
     };
     // Both start at once: migrations and the bootstrap key must not collide.
     children = await Promise.all([
-      startChildRelayer(CHILD, await env()),
-      startChildRelayer(CHILD, await env()),
+      startChildRelayer(await env(), { extension: PROBE }),
+      startChildRelayer(await env(), { extension: PROBE }),
     ]);
     await migrate(store); // already applied by the children: nothing left to do
   });

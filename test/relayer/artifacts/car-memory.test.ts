@@ -1,13 +1,13 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { CarBlockIterator } from "@ipld/car";
 import { expect } from "chai";
 import { sha256 } from "multiformats/hashes/sha2";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import { startChildRelayer, type ChildRelayer } from "../../fixtures/child.ts";
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "car-export-relayer.ts");
+const CAR_EXPORT = path.join(import.meta.dirname, "car-export-extension.ts");
 const ARTIFACTS = 300;
 const KIB = 1000;
 /** What the relayer's resident memory may grow by while it streams the whole export. */
@@ -29,16 +29,29 @@ async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
 describe("# CAR export memory (child relayer over HTTP)", function () {
   this.timeout(600_000);
   let child: ChildRelayer;
+  let dataDir: string;
 
   before(async function () {
-    child = await startChildRelayer(CHILD, {
-      CAR_ARTIFACTS: String(ARTIFACTS),
-      CAR_ARTIFACT_KIB: String(KIB),
-    });
+    dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-car-memory-"));
+    child = await startChildRelayer(
+      {
+        // The embedded store in its own directory, as a development relayer runs.
+        DATABASE_URL: "",
+        DATA_DIR: dataDir,
+        PORT: "0",
+        LOG_LEVEL: "silent",
+        NODE_ENV: "test",
+        VERIFLOW_CAR_MAX_BYTES: String(4 * 1024 * 1024 * 1024),
+        CAR_ARTIFACTS: String(ARTIFACTS),
+        CAR_ARTIFACT_KIB: String(KIB),
+      },
+      { extension: CAR_EXPORT },
+    );
   });
   after(async function () {
     child?.process.kill("SIGTERM");
     await child?.exited;
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   it("should stream hundreds of MiB of artifacts with the relayer's memory growing far less than the export", async function () {

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { startChildRelayer, type ChildRelayer } from "../../fixtures/child.ts";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
@@ -14,7 +13,7 @@ import { createTestDatabase } from "../../fixtures/postgres.ts";
 import { startPaymentGateway, type StandIn } from "../../fixtures/standins/index.ts";
 import { JWT_SECRET } from "./world.ts";
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "child-payer.ts");
+const PAYER = path.join(import.meta.dirname, "payer-extension.ts");
 
 describe("# integration rate limits shared by two relayer processes on one PostgreSQL", function () {
   this.timeout(240_000);
@@ -66,8 +65,8 @@ describe("# integration rate limits shared by two relayer processes on one Postg
       STANDIN_JWT: JWT_SECRET,
     });
     children = await Promise.all([
-      startChildRelayer(CHILD, env(1)),
-      startChildRelayer(CHILD, env(2)),
+      startChildRelayer(env(1), { extension: PAYER }),
+      startChildRelayer(env(2), { extension: PAYER }),
     ]);
   });
 

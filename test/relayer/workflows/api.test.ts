@@ -4,7 +4,7 @@ import { revokeApiKey } from "../../../relayer/auth/keys.ts";
 import type { ChainSet } from "../../../relayer/chains/index.ts";
 import type { Workflow } from "../../../relayer/model/workflow.ts";
 import { reconcileSchedules } from "../../../relayer/workflows/schedules.ts";
-import { fireSchedule } from "../../../relayer/workflows/service.ts";
+import { fireSchedule } from "../../../relayer/workflows/fire.ts";
 import { riskEvaluation, swapStepResult } from "../../fixtures/results.ts";
 import { RECIPIENT_A, SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "../../fixtures/catalogue.ts";
 import {

@@ -1,7 +1,8 @@
 import { validationFailed } from "../http/index.ts";
 import { DEPLOYMENT_NAME, insertDeployment } from "./deployments.ts";
 import { claimIdempotencyKey, recordIdempotentResponse } from "./idempotency.ts";
-import { normaliseWorkflow, parseBody } from "./normalise.ts";
+import { parseBody } from "./body.ts";
+import { normaliseWorkflow } from "./normalise.ts";
 import {
   deleteDeploymentSchedules,
   insertSchedule,

@@ -4,7 +4,7 @@ import type { Batcher } from "../store/index.ts";
 import type { AssetCatalogue } from "./catalogue.ts";
 import type { NewExecution } from "../executions/index.ts";
 import type { StoredResponse } from "./idempotency.ts";
-import type { BodyFormat } from "./normalise.ts";
+import type { BodyFormat } from "./body.ts";
 import type { SubmissionResult } from "./schemas.ts";
 
 /**

@@ -11,7 +11,8 @@ import {
   type StoredResponse,
 } from "./idempotency.ts";
 import type { Workflow } from "../model/index.ts";
-import { normaliseWorkflow, parseBody } from "./normalise.ts";
+import { parseBody } from "./body.ts";
+import { normaliseWorkflow } from "./normalise.ts";
 import { registerSchedule, type ScheduleRow } from "./schedules.ts";
 import { deploymentRunSchema } from "./schemas.ts";
 import { issueReceipt, receiptSignerOf, type SubmissionReceipt } from "../proofs/index.ts";

@@ -13,7 +13,7 @@ import {
 } from "../http/index.ts";
 import { getDeploymentVersions, listDeployments } from "./deployments.ts";
 import { cancelExecution, getExecution, listExecutions } from "./executions.ts";
-import { bodyFormat } from "./normalise.ts";
+import { bodyFormat } from "./body.ts";
 import { deleteSchedule, listSchedules, pauseSchedule, resumeSchedule } from "./schedules.ts";
 import {
   cancelResultSchema,

@@ -359,13 +359,9 @@ export class SwapAgent extends Agent<SwapTask, SwapResult> {
         `swap ${amount} ${from} → ${to}`,
       );
     } catch (err) {
-      if (err instanceof InsufficientLiquidityError) {
-        throw new AgentError("INSUFFICIENT_LIQUIDITY", err.detail, {
-          retry_in: err.retry_in,
-          ...(err.alternative ? { alternative: err.alternative } : {}),
-        });
+      if (err instanceof InsufficientLiquidityError || err instanceof NoRouteError) {
+        throw new AgentError(err.code, err.detail, err.extra);
       }
-      if (err instanceof NoRouteError) throw new AgentError("NO_ROUTE", err.detail);
       throw err;
     }
   }

@@ -1,6 +1,6 @@
 import type { Wallet } from "ethers";
 import type { Logger } from "pino";
-import { AgentError } from "../errors/index.ts";
+import { AgentError, VeriflowError } from "../errors/index.ts";
 import {
   accountWallet,
   ensureFundedAccount,
@@ -90,24 +90,8 @@ export interface EngineDeps extends FinalizeDeps {
 
 export type { ExecutionState };
 
-function errorBody(err: unknown): ErrorBody {
-  if (err instanceof AgentError) return err.toBody();
-  if (err instanceof RiskThresholdExceededError) {
-    return { error: err.code, detail: err.message, agent: err.agent, risk: err.evaluation };
-  }
-  if (err instanceof InsufficientLiquidityError) return err.toBody();
-  if (err instanceof ChainUnavailableError) return err.toBody();
-  if (err instanceof NoRouteError) return { error: err.code, detail: err.detail };
-  if (err instanceof PayoutOrdersError) return err.toBody();
-  if (err instanceof TransactionDroppedError) return err.toBody();
-  return {
-    error: "EXECUTION_FAILED",
-    detail: (err as Error).message?.slice(0, 500) ?? String(err),
-  };
-}
-
 /** Errors that end the execution (as opposed to transient ones a retried job may overcome). */
-export function isFinalError(err: unknown): boolean {
+export function isFinalError(err: unknown): err is VeriflowError {
   return (
     err instanceof AgentError ||
     err instanceof RiskThresholdExceededError ||
@@ -200,9 +184,7 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
       await finishStep(store, executionId, action.index, risk.passed ? "completed" : "failed", {
         result: stored,
         risk,
-        ...(risk.passed
-          ? {}
-          : { error: errorBody(new RiskThresholdExceededError(agentName, risk)) }),
+        ...(risk.passed ? {} : { error: new RiskThresholdExceededError(agentName, risk).toBody() }),
       });
       crashPoint("step.completed");
       if (!risk.passed) throw new RiskThresholdExceededError(agentName, risk);
@@ -213,7 +195,7 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
       );
     } catch (err) {
       if (!isFinalError(err)) throw err;
-      const body = errorBody(err);
+      const body = err.toBody();
       if (!(err instanceof RiskThresholdExceededError)) {
         await finishStep(store, executionId, action.index, "failed", { error: body }).catch(
           () => {},

@@ -5,6 +5,7 @@ import { VeriflowError } from "../errors/index.ts";
  * act on and, for liquidity, `retry_in` (seconds).
  */
 export class InsufficientLiquidityError extends VeriflowError {
+  declare readonly code: "INSUFFICIENT_LIQUIDITY";
   /** Seconds after which a retry may find the pools refilled. */
   readonly retry_in: number;
   /** Where the order would fit, when somewhere does (chain and exchange). */
@@ -15,7 +16,7 @@ export class InsufficientLiquidityError extends VeriflowError {
     alternative: { chain: string; exchange: string } | null,
     retryIn = RETRY_IN_SECONDS,
   ) {
-    super("INSUFFICIENT_LIQUIDITY", detail, { retry_in: retryIn });
+    super("INSUFFICIENT_LIQUIDITY", detail, { retry_in: retryIn, alternative });
     this.retry_in = retryIn;
     this.alternative = alternative;
   }
@@ -23,6 +24,7 @@ export class InsufficientLiquidityError extends VeriflowError {
 
 /** No chain or exchange carries the pair at all (distinct from too little liquidity). */
 export class NoRouteError extends VeriflowError {
+  declare readonly code: "NO_ROUTE";
   constructor(detail: string) {
     super("NO_ROUTE", detail);
   }

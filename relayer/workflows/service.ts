@@ -112,13 +112,8 @@ export async function estimateWorkflowCost(ctx: WorkflowContext, workflow: Workf
   try {
     return await estimateCostSummary(ctx.chains as unknown as RoutingChainSet, workflow);
   } catch (err) {
-    if (err instanceof InsufficientLiquidityError) {
-      throw new ApiError(422, err.code, err.detail, {
-        retry_in: err.retry_in,
-        alternative: err.alternative,
-      });
-    }
-    if (err instanceof NoRouteError) throw new ApiError(422, err.code, err.detail);
+    // Refusals of the workflow's content: their own body, 422 at the edge.
+    if (err instanceof InsufficientLiquidityError || err instanceof NoRouteError) throw err;
     ctx.logger.error({ err }, "cost estimate failed");
     throw new ApiError(
       503,

@@ -73,6 +73,7 @@ describe("# execution engine errors (embedded devnet)", function () {
     expect(String(ex.error!.detail)).to.match(
       /(uniswap|sushiswap) on (ethereum|arbitrum|polygon) has the liquidity/,
     );
+    expect(ex.error!.alternative).to.have.keys(["chain", "exchange"]);
     expect(ex.txs).to.have.length(0);
     expect(await balanceOf(polygon, "WBTC", world.account)).to.equal(before);
   });

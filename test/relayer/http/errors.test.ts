@@ -48,6 +48,7 @@ describe("# one error base", function () {
       error: "INSUFFICIENT_LIQUIDITY",
       detail: "pool too thin",
       retry_in: 30,
+      alternative: null,
     });
     expect(errors[4]!.message).to.equal("INTEGRATION_UNAVAILABLE (crm): 503 three times");
     expect(errors[5]!.toBody()).to.include({
@@ -83,6 +84,24 @@ describe("# one error base", function () {
     const noRoute = await throwing(new NoRouteError("no pair")).request("/boom");
     expect(noRoute.status).to.equal(422);
     expect(await noRoute.json()).to.deep.equal({ error: "NO_ROUTE", detail: "no pair" });
+    const alternative = { chain: "polygon", exchange: "uniswap" };
+    const thin = await throwing(
+      new InsufficientLiquidityError("pool too thin", alternative, 30),
+    ).request("/boom");
+    expect(thin.status).to.equal(422);
+    expect(await thin.json()).to.deep.equal({
+      error: "INSUFFICIENT_LIQUIDITY",
+      detail: "pool too thin",
+      retry_in: 30,
+      alternative,
+    });
+  });
+
+  it("should keep a routing error's body when an agent reports it", function () {
+    const alternative = { chain: "polygon", exchange: "uniswap" };
+    const routing = new InsufficientLiquidityError("pool too thin", alternative, 30);
+    const reported = new AgentError(routing.code, routing.detail, routing.extra);
+    expect(reported.toBody()).to.deep.equal(routing.toBody());
   });
 
   it("should answer anything else 500 with the request id only, never its message", async function () {

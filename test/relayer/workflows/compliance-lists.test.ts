@@ -19,6 +19,7 @@ import {
   type Client,
   type WorkflowService,
 } from "../../fixtures/workflow-service.ts";
+import { SIGNED_V2 } from "../../fixtures/relayer.ts";
 
 /**
  * Compliance fails closed on a workflow's jurisdictions and on oracles that do not answer: intake refuses a workflow whose required
@@ -235,7 +236,12 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
           const rows = await target.query(sql, params);
           if (!raced && /^SELECT id, api_key_id, name, state/.test(sql)) {
             raced = true;
-            const cancel = await alice.request("POST", `/v1/workflows/${id}/cancel`);
+            const cancel = await alice.request(
+              "POST",
+              `/v1/workflows/${id}/cancel`,
+              undefined,
+              SIGNED_V2,
+            );
             expect(cancel.status).to.equal(200);
           } else if (raced) {
             // The state after every statement the engine runs once the cancel is in.

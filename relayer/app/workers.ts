@@ -5,7 +5,7 @@ import { startIntegrationJobs } from "../integrations/index.ts";
 import { purgeRateLimitWindows, purgeZkQuotaDays } from "../limits/index.ts";
 import { JOB_NAMES } from "../queue/index.ts";
 import { startDispatcher, webhookPolicy } from "../webhooks/index.ts";
-import { startWorkflowJobs } from "../workflows/index.ts";
+import { startWorkflowJobs } from "../workflows/worker.ts";
 import type { Services } from "./services.ts";
 
 /**

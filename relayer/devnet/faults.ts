@@ -73,10 +73,33 @@ async function mine(provider: Eip1193Provider, blocks: number): Promise<void> {
   for (let i = 0; i < blocks; i++) await rpc(provider, "evm_mine");
 }
 
+/** Mining control, the same over the in-process wrapper and over JSON-RPC. */
+function miningFaults(
+  provider: Eip1193Provider,
+): Pick<ChainFaults, "mine" | "stallMining" | "resumeMining" | "intervalMining"> {
+  return {
+    mine: (blocks = 1) => mine(provider, blocks),
+    async stallMining() {
+      await rpc(provider, "evm_setIntervalMining", [0]);
+      await rpc(provider, "evm_setAutomine", [false]);
+    },
+    async resumeMining() {
+      await rpc(provider, "evm_setIntervalMining", [0]);
+      await rpc(provider, "evm_setAutomine", [true]);
+      await mine(provider, 1);
+    },
+    async intervalMining(milliseconds) {
+      await rpc(provider, "evm_setAutomine", [false]);
+      await rpc(provider, "evm_setIntervalMining", [milliseconds]);
+    },
+  };
+}
+
 /** Faults of an in-process chain, through its wrapper (outage, pinned base fee, mining mode). */
 export function inProcessFaults(chain: DevnetEip1193, normalBaseFee: bigint): ChainFaults {
   return {
     ...forkFaults(chain),
+    ...miningFaults(chain),
     async stopRpc() {
       chain.stop();
     },
@@ -93,20 +116,6 @@ export function inProcessFaults(chain: DevnetEip1193, normalBaseFee: bigint): Ch
       await chain.pinBaseFee(normalBaseFee);
       await mine(chain, 1);
       return normalBaseFee;
-    },
-    mine: (blocks = 1) => mine(chain, blocks),
-    async stallMining() {
-      await rpc(chain, "evm_setIntervalMining", [0]);
-      await rpc(chain, "evm_setAutomine", [false]);
-    },
-    async resumeMining() {
-      await rpc(chain, "evm_setIntervalMining", [0]);
-      await rpc(chain, "evm_setAutomine", [true]);
-      await mine(chain, 1);
-    },
-    async intervalMining(milliseconds) {
-      await rpc(chain, "evm_setAutomine", [false]);
-      await rpc(chain, "evm_setIntervalMining", [milliseconds]);
     },
   };
 }
@@ -140,6 +149,7 @@ export function jsonRpcFaults(
     );
   return {
     ...forkFaults(provider),
+    ...miningFaults(provider),
     async stopRpc() {
       if (!node) throw noNode();
       await node.stop();
@@ -150,19 +160,5 @@ export function jsonRpcFaults(
     },
     raiseBaseFee: (factor) => setLevel(scale(normalBaseFee, factor)),
     restoreBaseFee: () => setLevel(normalBaseFee),
-    mine: (blocks = 1) => mine(provider, blocks),
-    async stallMining() {
-      await rpc(provider, "evm_setIntervalMining", [0]);
-      await rpc(provider, "evm_setAutomine", [false]);
-    },
-    async resumeMining() {
-      await rpc(provider, "evm_setIntervalMining", [0]);
-      await rpc(provider, "evm_setAutomine", [true]);
-      await mine(provider, 1);
-    },
-    async intervalMining(milliseconds) {
-      await rpc(provider, "evm_setAutomine", [false]);
-      await rpc(provider, "evm_setIntervalMining", [milliseconds]);
-    },
   };
 }

@@ -208,8 +208,7 @@ function submissionStatement(insertJobs: string): string {
 
 /**
  * Stores a batch of API submissions in ONE statement (the intake's submission batcher,
- * relayer/workflows/service.ts): per row, in order, its
- * key's active count when its turn came and whether it was admitted (its execution row and its
+ * relayer/workflows/submissions.ts): per row, in order, its key's active count when its turn came and whether it was admitted (its execution row and its
  * `workflow.execute` job inserted). `insertJobs` is `Queue.insertStatement(workflow.execute)`.
  */
 export async function insertSubmissionBatch(

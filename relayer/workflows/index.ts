@@ -1,3 +1,4 @@
 /** The workflows area's public surface: other areas and the composition root import it from here only. */
-export { createWorkflowIntake, startWorkflowJobs, type WorkflowIntake } from "./service.ts";
+export { createWorkflowIntake } from "./submissions.ts";
+export type { WorkflowIntake } from "./intake.ts";
 export { executionIdParamSchema } from "./schemas.ts";

@@ -13,7 +13,7 @@ import {
 } from "../http/index.ts";
 import { getDeploymentVersions, listDeployments } from "./deployments.ts";
 import { cancelExecution, getExecution, listExecutions } from "./executions.ts";
-import { bodyFormat } from "./normalise.ts";
+import { bodyFormat } from "./body.ts";
 import { deleteSchedule, listSchedules, pauseSchedule, resumeSchedule } from "./schedules.ts";
 import {
   cancelResultSchema,
@@ -34,18 +34,15 @@ import {
   workflowSubmissionSchema,
   yamlWorkflowSchema,
 } from "./schemas.ts";
-import {
-  deployWorkflow,
-  submitWorkflow,
-  type SubmittedRequest,
-  type WorkflowContext,
-} from "./service.ts";
+import { deployWorkflow } from "./deploy.ts";
+import type { SubmittedRequest, WorkflowContext } from "./intake.ts";
+import { submitWorkflow } from "./submit.ts";
 import { SPEC_JSON_EXAMPLE, SPEC_YAML_EXAMPLE } from "./examples.ts";
 
 /**
  * Routes of the workflow area: submission (JSON or YAML), status, list, cancel, schedules,
- * deployments, and the compliance catalogue. The route file composes; the work is in service.ts,
- * executions.ts and schedules.ts.
+ * deployments, and the compliance catalogue. The route file composes; the work is in the use
+ * cases (submit.ts, deploy.ts), executions.ts and schedules.ts.
  */
 
 const error = (description: string) => ({

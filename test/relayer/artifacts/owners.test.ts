@@ -5,6 +5,7 @@ import { expect } from "chai";
 import {
   newApiKey,
   signedRequest,
+  SIGNED_V2,
   startInProcessRelayer,
   type Credentials,
   type InProcessRelayer,
@@ -33,7 +34,8 @@ describe("# artifact owners, quota and retention (HTTP)", function () {
       method,
       target,
       body === undefined ? undefined : JSON.stringify(body),
-      { timestamp: String(++now) },
+      // Explicitly version 2: the bodyless DELETEs and publishes below need it.
+      { ...SIGNED_V2, timestamp: String(++now) },
     );
   const store = async (who: Credentials, value: unknown) => {
     const res = await req(who, "POST", "/artifacts", value);

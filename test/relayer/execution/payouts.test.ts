@@ -15,7 +15,7 @@ import { startCrm, startPaymentGateway, type StandIn } from "../../fixtures/stan
 import { startEngineService, type EngineService } from "../../fixtures/engine.ts";
 import { RECIPIENTS_FROM_JSON, RECIPIENTS_FROM_YAML } from "../../fixtures/workflows.ts";
 import { nextRun } from "../../../relayer/workflows/schedule-phrase.ts";
-import { fireSchedule } from "../../../relayer/workflows/service.ts";
+import { fireSchedule } from "../../../relayer/workflows/fire.ts";
 import { auditReport } from "../../../relayer/audit/index.ts";
 import { closeProver } from "../../../relayer/proofs/index.ts";
 import { readAuditKeys } from "../../../relayer/audit/node.ts";

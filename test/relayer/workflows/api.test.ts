@@ -4,7 +4,7 @@ import { revokeApiKey } from "../../../relayer/auth/keys.ts";
 import type { ChainSet } from "../../../relayer/chains/index.ts";
 import type { Workflow } from "../../../relayer/model/workflow.ts";
 import { reconcileSchedules } from "../../../relayer/workflows/schedules.ts";
-import { fireSchedule } from "../../../relayer/workflows/service.ts";
+import { fireSchedule } from "../../../relayer/workflows/fire.ts";
 import { riskEvaluation, swapStepResult } from "../../fixtures/results.ts";
 import { RECIPIENT_A, SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "../../fixtures/catalogue.ts";
 import {
@@ -17,6 +17,7 @@ import {
   type TestDatabase,
   type WorkflowService,
 } from "../../fixtures/workflow-service.ts";
+import { SIGNED_V2 } from "../../fixtures/relayer.ts";
 import { cancelExecutionsOfKey } from "../../../relayer/executions/store.ts";
 
 const YAML = "application/yaml";
@@ -285,7 +286,12 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         const { items } = (await json(await free.request("GET", "/v1/workflows?limit=1"))) as {
           items: { execution_id: string }[];
         };
-        await free.request("POST", `/v1/workflows/${items[0]!.execution_id}/cancel`);
+        await free.request(
+          "POST",
+          `/v1/workflows/${items[0]!.execution_id}/cancel`,
+          undefined,
+          SIGNED_V2,
+        );
         expect(
           (await free.request("POST", "/v1/workflows", plainWorkflow("limit-6"))).status,
         ).to.equal(202);
@@ -576,17 +582,28 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         const { execution_id } = await json(
           await alice.request("POST", "/v1/workflows", plainWorkflow("to-cancel")),
         );
-        expect((await bob.request("POST", `/v1/workflows/${execution_id}/cancel`)).status).to.equal(
-          404,
+        expect(
+          (await bob.request("POST", `/v1/workflows/${execution_id}/cancel`, undefined, SIGNED_V2))
+            .status,
+        ).to.equal(404);
+        const res = await alice.request(
+          "POST",
+          `/v1/workflows/${execution_id}/cancel`,
+          undefined,
+          SIGNED_V2,
         );
-        const res = await alice.request("POST", `/v1/workflows/${execution_id}/cancel`);
         expect(res.status).to.equal(200);
         expect(await json(res)).to.deep.equal({
           execution_id,
           state: "cancelled",
           cancel_requested: true,
         });
-        const again = await alice.request("POST", `/v1/workflows/${execution_id}/cancel`);
+        const again = await alice.request(
+          "POST",
+          `/v1/workflows/${execution_id}/cancel`,
+          undefined,
+          SIGNED_V2,
+        );
         expect(again.status).to.equal(409);
         expect(await json(again)).to.include({ error: "EXECUTION_FINISHED", state: "cancelled" });
         const view = await json(await alice.request("GET", `/v1/workflows/${execution_id}`));
@@ -601,7 +618,12 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           "UPDATE workflow_executions SET state = 'completed', finished_at = now() WHERE id = $1",
           [execution_id],
         );
-        const res = await alice.request("POST", `/v1/workflows/${execution_id}/cancel`);
+        const res = await alice.request(
+          "POST",
+          `/v1/workflows/${execution_id}/cancel`,
+          undefined,
+          SIGNED_V2,
+        );
         expect(res.status).to.equal(409);
         expect(await json(res)).to.include({ error: "EXECUTION_FINISHED", state: "completed" });
       });
@@ -615,7 +637,7 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
               .execution_id as string,
           );
         }
-        await carol.request("POST", `/v1/workflows/${ids[1]}/cancel`);
+        await carol.request("POST", `/v1/workflows/${ids[1]}/cancel`, undefined, SIGNED_V2);
         const seen: string[] = [];
         let cursor: string | null = null;
         do {
@@ -719,14 +741,24 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         expect((await fireSchedule(svc.ctx, scheduleId, "job-1")).outcome).to.equal("duplicate");
         expect(await rowCounts(svc)).to.deep.equal(before);
 
-        expect((await bob.request("DELETE", `/v1/schedules/${scheduleId}`)).status).to.equal(404);
-        const res = await alice.request("DELETE", `/v1/schedules/${scheduleId}`);
+        expect(
+          (await bob.request("DELETE", `/v1/schedules/${scheduleId}`, undefined, SIGNED_V2)).status,
+        ).to.equal(404);
+        const res = await alice.request(
+          "DELETE",
+          `/v1/schedules/${scheduleId}`,
+          undefined,
+          SIGNED_V2,
+        );
         expect(res.status).to.equal(200);
         expect(await json(res)).to.include({ id: scheduleId, deleted: true });
         expect(
           await svc.ctx.queue.boss.getSchedules("workflow.schedule", scheduleId),
         ).to.have.length(0);
-        expect((await alice.request("DELETE", `/v1/schedules/${scheduleId}`)).status).to.equal(404);
+        expect(
+          (await alice.request("DELETE", `/v1/schedules/${scheduleId}`, undefined, SIGNED_V2))
+            .status,
+        ).to.equal(404);
         expect((await fireSchedule(svc.ctx, scheduleId, "job-2")).outcome).to.equal(
           "schedule-gone",
         );
@@ -756,13 +788,18 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           [alice, "/v1/schedules/sch_01ARZ3NDEKTSV4RRFFQ69G5FAV/pause"],
           [alice, "/v1/schedules/not-an-id/resume"],
         ] as const) {
-          const refused = await client.request("POST", path);
+          const refused = await client.request("POST", path, undefined, SIGNED_V2);
           expect(refused.status, path).to.equal(404);
           expect((await json(refused)).error).to.equal("SCHEDULE_NOT_FOUND");
         }
         expect(await listed()).to.include({ paused: false });
 
-        const paused = await alice.request("POST", `/v1/schedules/${scheduleId}/pause`);
+        const paused = await alice.request(
+          "POST",
+          `/v1/schedules/${scheduleId}/pause`,
+          undefined,
+          SIGNED_V2,
+        );
         expect(paused.status).to.equal(200);
         const pausedView = await json(paused);
         expect(pausedView).to.include({ id: scheduleId, paused: true, next_run_at: null });
@@ -776,7 +813,9 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           await svc.ctx.queue.boss.getSchedules("workflow.schedule", scheduleId),
         ).to.have.length(0);
         // Pausing again changes nothing (same pause time).
-        const again = await json(await alice.request("POST", `/v1/schedules/${scheduleId}/pause`));
+        const again = await json(
+          await alice.request("POST", `/v1/schedules/${scheduleId}/pause`, undefined, SIGNED_V2),
+        );
         expect(again.paused_at).to.equal(pausedView.paused_at);
         // A firing already queued when it was paused does nothing.
         const before = await rowCounts(svc);
@@ -785,7 +824,12 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         );
         expect(await rowCounts(svc)).to.deep.equal(before);
 
-        const resumed = await alice.request("POST", `/v1/schedules/${scheduleId}/resume`);
+        const resumed = await alice.request(
+          "POST",
+          `/v1/schedules/${scheduleId}/resume`,
+          undefined,
+          SIGNED_V2,
+        );
         expect(resumed.status).to.equal(200);
         const resumedView = await json(resumed);
         expect(resumedView).to.include({ paused: false, paused_at: null });
@@ -797,10 +841,11 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           "queued",
         );
         // A deleted schedule can be neither paused nor resumed.
-        await alice.request("DELETE", `/v1/schedules/${scheduleId}`);
-        expect((await alice.request("POST", `/v1/schedules/${scheduleId}/resume`)).status).to.equal(
-          404,
-        );
+        await alice.request("DELETE", `/v1/schedules/${scheduleId}`, undefined, SIGNED_V2);
+        expect(
+          (await alice.request("POST", `/v1/schedules/${scheduleId}/resume`, undefined, SIGNED_V2))
+            .status,
+        ).to.equal(404);
       });
 
       it("should stop firing the schedules of a revoked API key", async () => {

@@ -5,7 +5,8 @@ import { insertExecution } from "../../../relayer/executions/store.ts";
 import { newExecutionId } from "../../../relayer/model/ids.ts";
 import { normaliseWorkflow } from "../../../relayer/workflows/normalise.ts";
 import { insertSchedule } from "../../../relayer/workflows/schedules.ts";
-import { fireSchedule, workflowCatalogue } from "../../../relayer/workflows/service.ts";
+import { fireSchedule } from "../../../relayer/workflows/fire.ts";
+import { workflowCatalogue } from "../../../relayer/workflows/prepare.ts";
 import type { JsonRpcApiProvider } from "ethers";
 import { CONTRACT_NAMES } from "../../../relayer/deployments/index.ts";
 import { DEVNET_SANCTIONED } from "../../../relayer/devnet/accounts.ts";
@@ -18,6 +19,7 @@ import {
   type Client,
   type WorkflowService,
 } from "../../fixtures/workflow-service.ts";
+import { SIGNED_V2 } from "../../fixtures/relayer.ts";
 
 /**
  * Compliance fails closed on a workflow's jurisdictions and on oracles that do not answer: intake refuses a workflow whose required
@@ -234,7 +236,12 @@ describe("# compliance lists of a workflow's jurisdictions (real app, embedded d
           const rows = await target.query(sql, params);
           if (!raced && /^SELECT id, api_key_id, name, state/.test(sql)) {
             raced = true;
-            const cancel = await alice.request("POST", `/v1/workflows/${id}/cancel`);
+            const cancel = await alice.request(
+              "POST",
+              `/v1/workflows/${id}/cancel`,
+              undefined,
+              SIGNED_V2,
+            );
             expect(cancel.status).to.equal(200);
           } else if (raced) {
             // The state after every statement the engine runs once the cancel is in.

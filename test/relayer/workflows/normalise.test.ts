@@ -1,10 +1,10 @@
 import { expect } from "chai";
 import { ApiError } from "../../../relayer/http/errors.ts";
+import { parseBody } from "../../../relayer/workflows/body.ts";
 import {
   normaliseJsonWorkflow,
   normaliseWorkflow,
   normaliseYamlWorkflow,
-  parseBody,
 } from "../../../relayer/workflows/normalise.ts";
 import type { Workflow } from "../../../relayer/model/workflow.ts";
 import {

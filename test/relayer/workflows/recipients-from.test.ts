@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { ApiError } from "../../../relayer/http/errors.ts";
-import { normaliseWorkflow, parseBody } from "../../../relayer/workflows/normalise.ts";
+import { parseBody } from "../../../relayer/workflows/body.ts";
+import { normaliseWorkflow } from "../../../relayer/workflows/normalise.ts";
 import { DEFAULT_MAX_ORDERS, type Workflow } from "../../../relayer/model/workflow.ts";
 import { ExecutionClaimError, workflowCommitment } from "../../../relayer/proofs/index.ts";
 import { encodeClaim } from "../../../relayer/proofs/claim.ts";

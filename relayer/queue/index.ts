@@ -308,7 +308,7 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
 function embeddable(sql: string | null): string | null {
   if (!sql) return null;
   const text = sql.trim();
-  if (!/^INSERT INTO /i.test(text) || !/RETURNING id$/i.test(text)) return null;
+  if (!/^INSERT\s+INTO\s/i.test(text) || !/RETURNING id$/i.test(text)) return null;
   if (text.split("$1").length !== 2 || /\$[2-9]/.test(text)) return null;
   if (text.includes(";")) return null;
   return text;

@@ -6,8 +6,10 @@
  *    the same generator with another seed (the detectors were tuned on the shipped one); CPU per
  *    corpus text and for one text of the maximum size.
  * 2. The relayer's added latency: the relayer runs as its own process (the real service on PGlite
- *    and its embedded chains, redaction in its worker threads), the provider stand-in and the load
- *    generator in this one. `POST /v1/analysis` over real HTTP against the same three provider
+ *    and its embedded chains, redaction in its worker threads), the provider stand-in as another
+ *    (bench/analysis-standin.ts: the relayer's calls and the direct ones both cross a process
+ *    boundary to reach it, as they would reach a provider), the load generator in this one.
+ *    `POST /v1/analysis` over real HTTP against the same three provider
  *    calls made directly to the stand-in, p50/p99 of each and of the difference, in two shapes of
  *    600 requests per minute: paced (one request every 100 ms) and bursts of 50 at once every 5 s
  *    (the configured burst). The relayer process's CPU per request is read from /proc.
@@ -16,17 +18,19 @@
  * other's last figures are kept). Run: `npm run bench:analysis [-- --database postgres]`
  * (BENCH_SECONDS, BENCH_BURSTS; BENCH_CPU_PROF=dir writes the relayer's V8 CPU profile there).
  */
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { once } from "node:events";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { signedHeaders } from "../relayer/auth/hmac.ts";
 import { findPii, PII_TYPES, redact } from "../relayer/analysis/redaction.ts";
 import { generateCorpus, type CorpusText } from "../scripts/analysis-corpus.ts";
 import { ANALYSIS_PROVIDER_KEY, MODELS, textAnalysisEntry } from "../test/fixtures/analysis.ts";
 import { startChildRelayer } from "../test/fixtures/child.ts";
 import { createTestDatabase, type TestDatabase } from "../test/fixtures/postgres.ts";
-import { startAnalysisProvider } from "../test/fixtures/standins/analysis-provider.ts";
 import { processSeconds } from "./api-storage.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -98,7 +102,24 @@ let largest = "";
 for (let i = 0; largest.length < 256 * 1024 - 2_000; i++) largest += `${texts[i % texts.length]}\n`;
 const largestCpuMs = cpuMs(() => redact(largest));
 
-const provider = await startAnalysisProvider({ apiKey: ANALYSIS_PROVIDER_KEY });
+/** The stand-in in its own process (bench/analysis-standin.ts), once it listens. */
+async function startStandIn(): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    [path.join(root, "bench/analysis-standin.ts"), ANALYSIS_PROVIDER_KEY],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
+  return {
+    url: (JSON.parse(line) as { url: string }).url,
+    close: async () => {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+const provider = await startStandIn();
 const dir = await mkdtemp(path.join(os.tmpdir(), "vf-bench-analysis-"));
 const integrations = path.join(dir, "integrations.json");
 await writeFile(
@@ -263,7 +284,7 @@ const result = {
   measured_at: new Date().toISOString(),
   machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, load_average: os.loadavg() },
   conditions:
-    "relayer in its own process (embedded devnet, redaction worker threads), on PGlite or PostgreSQL (127.0.0.1); stand-in provider and load generator in the bench process; all on 127.0.0.1",
+    "relayer in its own process (embedded devnet, redaction worker threads), on PGlite or PostgreSQL (127.0.0.1); stand-in provider in a process of its own; load generator and direct calls in the bench process; all on 127.0.0.1",
   corpus: {
     shipped: {
       texts: shipped.length,

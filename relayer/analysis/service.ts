@@ -33,7 +33,12 @@ import {
   type ProviderFailure,
 } from "./provider.ts";
 import { RedactionError, restore, type RedactionOptions } from "./redaction.ts";
-import { inlineRedactor, RedactionPool, type Redactor } from "./redaction-pool.ts";
+import {
+  inlineRedactor,
+  RedactionPool,
+  SmallTextsInline,
+  type Redactor,
+} from "./redaction-pool.ts";
 import { routeText, type RouteDecision } from "./routing.ts";
 import {
   analysesOfWorkflow,
@@ -87,8 +92,9 @@ export interface TextAnalysisDeps {
   sleep?: (ms: number) => Promise<void>;
   env?: Record<string, string | undefined>;
   /**
-   * Where personal data is found (default: a pool of `redaction_threads` worker threads, or the
-   * event loop when 0; tests replace it to prove that a failing one sends nothing).
+   * Where personal data is found (default: a pool of `redaction_threads` worker threads, small
+   * texts on the event loop while no other analysis is in flight, or the event loop when 0; tests
+   * replace it to prove that a failing one sends nothing).
    */
   redactor?: Redactor;
 }
@@ -100,6 +106,8 @@ const CLM_ADVICE =
 const BREAKER_CACHE_MS = 1_000;
 const CREDENTIAL_CACHE_MS = 1_000;
 const BUCKET = "text_analysis";
+/** Texts up to this many characters are scanned on the event loop when it is otherwise idle. */
+const INLINE_SCAN_CHARS = 2_000;
 
 export class TextAnalysis {
   readonly config: TextAnalysisConfig;
@@ -119,6 +127,8 @@ export class TextAnalysis {
   private readonly records: Batcher<FinishedAnalysis, AnalysisRow>;
   /** The chain's head as this process last wrote it (the next write expects it still is). */
   private auditHead: AuditHead | null = null;
+  /** Analyses being handled by this process now (scans go to the threads when more than one). */
+  private inFlight = 0;
 
   constructor(config: TextAnalysisConfig, deps: TextAnalysisDeps) {
     this.config = config;
@@ -139,7 +149,13 @@ export class TextAnalysis {
     });
     this.redactor =
       deps.redactor ??
-      (config.redactionThreads > 0 ? new RedactionPool(config.redactionThreads) : inlineRedactor);
+      (config.redactionThreads > 0
+        ? new SmallTextsInline(
+            new RedactionPool(config.redactionThreads),
+            INLINE_SCAN_CHARS,
+            () => this.inFlight <= 1,
+          )
+        : inlineRedactor);
     this.redaction = {
       cryptoAddresses: config.security.redactCryptoAddresses,
       phoneRegions: ["US", "GB", "DE", "FR", "ES", "IT"],
@@ -193,6 +209,15 @@ export class TextAnalysis {
   }
 
   async analyze(request: AnalysisRequest): Promise<AnalysisView> {
+    this.inFlight++;
+    try {
+      return await this.analyzeCounted(request);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async analyzeCounted(request: AnalysisRequest): Promise<AnalysisView> {
     const { store, masterKey, logger } = this.deps;
     if (request.workflowId) {
       const [wf] = await store.query(

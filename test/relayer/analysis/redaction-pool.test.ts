@@ -7,7 +7,12 @@ import {
   redact,
   RedactionError,
 } from "../../../relayer/analysis/redaction.ts";
-import { inlineRedactor, RedactionPool } from "../../../relayer/analysis/redaction-pool.ts";
+import {
+  inlineRedactor,
+  RedactionPool,
+  SmallTextsInline,
+  type Redactor,
+} from "../../../relayer/analysis/redaction-pool.ts";
 import type { CountryCode } from "libphonenumber-js";
 import { parseIntegrations } from "../../../relayer/config/integrations.ts";
 import { textAnalysisEntry } from "../../fixtures/analysis.ts";
@@ -95,6 +100,44 @@ describe("# analysis redaction threads", function () {
     expect(await pool.findPii("a@example.com", options).catch((e: unknown) => e)).to.be.instanceOf(
       RedactionError,
     );
+  });
+
+  it("should scan a small text on the event loop only while it is idle, and every other text in the threads", async function () {
+    const toThreads: string[] = [];
+    const threads: Redactor = {
+      redact: (text, options, start) => {
+        toThreads.push(text);
+        return pool.redact(text, options, start);
+      },
+      findPii: (text, options) => {
+        toThreads.push(text);
+        return pool.findPii(text, options);
+      },
+      close: () => pool.close(),
+    };
+    let idle = true;
+    const adaptive = new SmallTextsInline(threads, 100, () => idle);
+    const small = "Mail a@example.com.";
+    const large = `${small} ${"x".repeat(100)}`;
+    expect(await adaptive.redact(small, DEFAULT_REDACTION)).to.deep.equal(redact(small));
+    expect(await adaptive.findPii(small, DEFAULT_REDACTION)).to.deep.equal(findPii(small));
+    expect(toThreads).to.deep.equal([]);
+    expect(await adaptive.redact(large, DEFAULT_REDACTION)).to.deep.equal(redact(large));
+    idle = false;
+    expect(await adaptive.findPii(small, DEFAULT_REDACTION)).to.deep.equal(findPii(small));
+    expect(toThreads).to.deep.equal([large, small]);
+    // Fail closed on the event loop too: regions that are not a list make the phone detector throw.
+    idle = true;
+    const broken = {
+      cryptoAddresses: true,
+      phoneRegions: { length: 1 } as unknown as CountryCode[],
+    };
+    for (const scan of [
+      () => adaptive.redact("call 030 7243296834", broken),
+      () => adaptive.findPii("call 030 7243296834", broken),
+    ])
+      expect(await scan().catch((e: unknown) => e)).to.be.instanceOf(RedactionError);
+    expect(toThreads).to.have.length(2);
   });
 
   it("should read redaction_threads from the configuration and name a bad value", function () {

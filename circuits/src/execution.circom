@@ -90,7 +90,8 @@ template Execution(SLOTS, RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
 
     // tx: every non-zero transaction hash is committed once (no transaction counted twice).
     // For each pair, (value[a] - value[b]) * inverse === 1 - isZero[a]: when value[a] is non-zero
-    // the difference must have an inverse, so value[b] differs; one constraint per pair.
+    // the difference must have an inverse, so value[b] differs; when it is zero, the inverse is 0.
+    // One constraint per pair.
     var HASHES = 2 * SLOTS;
     signal value[HASHES];
     signal isZero[HASHES];
@@ -104,7 +105,7 @@ template Execution(SLOTS, RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
     var pair = 0;
     for (var a = 0; a < HASHES; a++) {
         for (var b = a + 1; b < HASHES; b++) {
-            inverse[pair] <-- value[a] != value[b] ? 1 / (value[a] - value[b]) : 0;
+            inverse[pair] <-- value[a] != 0 && value[a] != value[b] ? 1 / (value[a] - value[b]) : 0;
             (value[a] - value[b]) * inverse[pair] === 1 - isZero[a];
             pair++;
         }

@@ -1,4 +1,13 @@
-import { getAddress, verifyTypedData, type Signer, type TypedDataField } from "ethers";
+import {
+  BaseWallet,
+  TypedDataEncoder,
+  getAddress,
+  keccak256,
+  toUtf8Bytes,
+  verifyTypedData,
+  type Signer,
+  type TypedDataField,
+} from "ethers";
 import type { SubmittedWorkflow } from "./claim.ts";
 import { workflowCommitment } from "./commitments.ts";
 import { randomSalt } from "./field.ts";
@@ -55,8 +64,11 @@ export type SubmissionReceipt = {
   signature: string;
 };
 
-/** Who signs receipts and under which domain (the attestor's chain and address). */
-export type ReceiptSigner = { signer: Signer; domain: ReceiptDomain };
+/**
+ * Who signs receipts and under which domain (the attestor's chain and address), with the
+ * domain's EIP-712 separator hashed once (`receiptSignerFor`) rather than per receipt.
+ */
+export type ReceiptSigner = { signer: Signer; domain: ReceiptDomain; domainSeparator: string };
 
 /** The deployment name of the attestor a receipt's domain is bound to. */
 export const ATTESTOR_CONTRACT = CONTRACT_NAMES.attestor;
@@ -76,14 +88,20 @@ export type AttestorChain = {
 export function receiptSignerOf(chains: readonly AttestorChain[]): ReceiptSigner | null {
   const home = chains.find((c) => c.deployment.contracts[ATTESTOR_CONTRACT]);
   if (!home?.operator) return null;
+  return receiptSignerFor(home.operator, {
+    name: RECEIPT_DOMAIN_NAME,
+    version: RECEIPT_DOMAIN_VERSION,
+    chainId: home.chainId,
+    verifyingContract: home.deployment.contracts[ATTESTOR_CONTRACT]!.address,
+  });
+}
+
+/** A receipt signer for a signer and domain (its contract address checksummed, as receipts show it). */
+export function receiptSignerFor(signer: Signer, domain: ReceiptDomain): ReceiptSigner {
   return {
-    signer: home.operator,
-    domain: {
-      name: RECEIPT_DOMAIN_NAME,
-      version: RECEIPT_DOMAIN_VERSION,
-      chainId: home.chainId,
-      verifyingContract: home.deployment.contracts[ATTESTOR_CONTRACT]!.address,
-    },
+    signer,
+    domain: { ...domain, verifyingContract: getAddress(domain.verifyingContract) },
+    domainSeparator: receiptDomainSeparator(domain),
   };
 }
 
@@ -103,6 +121,58 @@ export function receiptMessage(
   };
 }
 
+type ReceiptMessage = ReturnType<typeof receiptMessage>;
+
+// The EIP-712 hash written out for this one struct: ethers' generic `signTypedData` resolves ENS
+// names asynchronously and rebuilds its encoders on every call, which cost most of a
+// submission's CPU time. The type hashes come from ethers once, so the type string stays the one
+// `RECEIPT_TYPES` describes; `test/relayer/proofs/receipt.test.ts` holds the digest equal to
+// `TypedDataEncoder.hash` on random receipts.
+const DOMAIN_TYPE_HASH = keccak256(
+  toUtf8Bytes("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
+);
+const RECEIPT_TYPE_HASH = keccak256(
+  toUtf8Bytes(TypedDataEncoder.from(RECEIPT_TYPES).encodeType("SubmissionReceipt")),
+);
+const UINT64_MAX = (1n << 64n) - 1n;
+const UINT256_MAX = (1n << 256n) - 1n;
+
+function word(value: bigint, max: bigint, field: string): string {
+  if (value < 0n || value > max) throw new RangeError(`receipt ${field} out of range: ${value}`);
+  return value.toString(16).padStart(64, "0");
+}
+
+function stringWord(text: string): string {
+  return keccak256(toUtf8Bytes(text)).slice(2);
+}
+
+/** The EIP-712 domain separator of a receipt domain. */
+export function receiptDomainSeparator(domain: ReceiptDomain): string {
+  return keccak256(
+    DOMAIN_TYPE_HASH +
+      stringWord(domain.name) +
+      stringWord(domain.version) +
+      word(BigInt(domain.chainId), UINT256_MAX, "chainId") +
+      getAddress(domain.verifyingContract).slice(2).toLowerCase().padStart(64, "0"),
+  );
+}
+
+/**
+ * The EIP-712 digest a receipt's signature signs, under a domain's separator
+ * (`receiptDomainSeparator`): equal to ethers' `TypedDataEncoder.hash`.
+ */
+export function receiptDigest(domainSeparator: string, message: ReceiptMessage): string {
+  const structHash = keccak256(
+    RECEIPT_TYPE_HASH +
+      stringWord(message.executionId) +
+      stringWord(message.apiKeyId) +
+      word(message.submittedAt, UINT64_MAX, "submittedAt") +
+      word(message.workflowCommitment, UINT256_MAX, "workflowCommitment") +
+      word(message.salt, UINT256_MAX, "salt"),
+  );
+  return keccak256("0x1901" + domainSeparator.slice(2) + structHash.slice(2));
+}
+
 /**
  * Draws the salt, commits to the workflow as submitted and signs the receipt. `workflow` is the
  * normalised workflow exactly as stored for the execution (also for deployed-name runs and
@@ -111,7 +181,7 @@ export function receiptMessage(
  */
 export async function issueReceipt(
   input: { executionId: string; apiKeyId: string; workflow: SubmittedWorkflow; at?: Date },
-  { signer, domain }: ReceiptSigner,
+  { signer, domain, domainSeparator }: ReceiptSigner,
 ): Promise<SubmissionReceipt> {
   const salt = randomSalt();
   const unsigned = {
@@ -121,10 +191,16 @@ export async function issueReceipt(
     workflow_commitment: (await workflowCommitment(input.workflow, salt)).toString(),
     salt: salt.toString(),
   };
-  const signature = await signer.signTypedData(domain, RECEIPT_TYPES, receiptMessage(unsigned));
+  const message = receiptMessage(unsigned);
+  // A key held in process signs the digest synchronously; any other signer (a remote or hardware
+  // one) goes through its own EIP-712 signing.
+  const signature =
+    signer instanceof BaseWallet
+      ? signer.signingKey.sign(receiptDigest(domainSeparator, message)).serialized
+      : await signer.signTypedData(domain, RECEIPT_TYPES, message);
   return {
     ...unsigned,
-    domain: { ...domain, verifyingContract: getAddress(domain.verifyingContract) },
+    domain: { ...domain },
     signer: getAddress(await signer.getAddress()),
     signature,
   };

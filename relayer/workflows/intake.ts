@@ -2,6 +2,7 @@ import type { ComplianceSource } from "../compliance/index.ts";
 import type { AppContext } from "../context/index.ts";
 import type { Batcher } from "../store/index.ts";
 import type { AssetCatalogue } from "./catalogue.ts";
+import type { ReceiptSigner } from "../proofs/index.ts";
 import type { NewExecution } from "../executions/index.ts";
 import type { StoredResponse } from "./idempotency.ts";
 import type { BodyFormat } from "./body.ts";
@@ -22,11 +23,13 @@ export type WorkflowContext = IntakePlatform & {
 
 /**
  * What the intake keeps for the life of a process, built once by the composition root: the asset
- * catalogue of the open chains (null without chains) and the batcher that stores submissions
- * arriving together in one statement (see `submissionBatcher`).
+ * catalogue of the open chains (null without chains), the signer of submission receipts (null
+ * when no open chain has an attestor) and the batcher that stores submissions arriving together
+ * in one statement (see `submissionBatcher`).
  */
 export interface WorkflowIntake {
   catalogue: AssetCatalogue | null;
+  receiptSigner: ReceiptSigner | null;
   submissions: Batcher<PendingSubmission, Accepted>;
 }
 

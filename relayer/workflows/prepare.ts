@@ -15,7 +15,7 @@ import { parseBody } from "./body.ts";
 import { normaliseWorkflow } from "./normalise.ts";
 import { registerSchedule, type ScheduleRow } from "./schedules.ts";
 import { deploymentRunSchema } from "./schemas.ts";
-import { issueReceipt, receiptSignerOf, type SubmissionReceipt } from "../proofs/index.ts";
+import { issueReceipt, type SubmissionReceipt } from "../proofs/index.ts";
 import type { Caller, SubmittedRequest, WorkflowContext } from "./intake.ts";
 
 /**
@@ -115,7 +115,7 @@ export async function submissionReceipt(
   apiKeyId: string,
   workflow: Workflow,
 ): Promise<SubmissionReceipt | null> {
-  const signer = ctx.chains ? receiptSignerOf(ctx.chains.list()) : null;
+  const signer = ctx.intake.receiptSigner;
   if (!signer) return null;
   return issueReceipt({ executionId, apiKeyId, workflow }, signer);
 }

@@ -8,14 +8,11 @@ import {
   insertSubmissionBatch,
   type NewExecution,
 } from "../executions/index.ts";
+import { receiptSignerOf } from "../proofs/index.ts";
 import type { SubmissionResult } from "./schemas.ts";
 import type { Accepted, IntakePlatform, PendingSubmission, WorkflowIntake } from "./intake.ts";
 
-/**
- * What the intake keeps for the life of a process, built once by the composition root: the asset
- * catalogue of the open chains (null without chains) and the batcher that stores submissions
- * arriving together in one statement (see `submissionBatcher`).
- */
+/** The intake's long-lived part (`WorkflowIntake`), built once by the composition root. */
 export function createWorkflowIntake(
   platform: IntakePlatform,
   options: { recipientSources?: Iterable<string> } = {},
@@ -27,6 +24,7 @@ export function createWorkflowIntake(
           recipientSources: new Set(options.recipientSources ?? []),
         }
       : null,
+    receiptSigner: platform.chains ? receiptSignerOf(platform.chains.list()) : null,
     submissions: submissionBatcher(platform),
   };
 }

@@ -11,7 +11,6 @@ import { auditReport } from "../../relayer/audit/index.ts";
 import { auditPageRoutes } from "../../relayer/audit/routes.ts";
 import { PROJECT_ROOT } from "../../relayer/devnet/artifacts.ts";
 import type { SignedReport } from "../../relayer/report/report.ts";
-import { RECEIPT_TYPES, receiptMessage } from "../../relayer/proofs/receipt.ts";
 import { buildAuditPage } from "../../scripts/build-audit-page.ts";
 import { openAuditWorld, type AuditWorld } from "../fixtures/audit-world.ts";
 import { launchChromium } from "../fixtures/browser.ts";
@@ -66,17 +65,7 @@ describe("# the browser auditor page (headless Chromium, devnet over JSON-RPC)",
     const [whole, fraction] = String(forged.actions[1].result.amount_out).split(".");
     forged.actions[1].result.amount_out = `${BigInt(whole!) + 1n}.${fraction ?? "0"}`;
     await writeFile(file("forged.json"), JSON.stringify(await world.resign(forged)));
-    const operator = world.engine.chains.list()[0]!.operator;
-    const reissued = structuredClone(genuine) as Json;
-    reissued.receipt.submitted_at = new Date(
-      Date.parse(reissued.receipt.submitted_at) + 1,
-    ).toISOString();
-    reissued.receipt.signature = await operator.signTypedData(
-      reissued.receipt.domain,
-      RECEIPT_TYPES,
-      receiptMessage(reissued.receipt),
-    );
-    await writeFile(file("reissued.json"), JSON.stringify(await world.resign(reissued)));
+    await writeFile(file("reissued.json"), JSON.stringify(await world.reissue(genuine)));
     await writeFile(
       file("accepted.json"),
       JSON.stringify({ status: "queued", receipt: (genuine as Json).receipt }),

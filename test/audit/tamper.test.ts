@@ -6,7 +6,6 @@ import { hexlify, randomBytes, Wallet } from "ethers";
 import { serveChainsFile } from "../fixtures/rpc-bridge.ts";
 import { auditReport, type AuditVerdict } from "../../relayer/audit/index.ts";
 import type { SignedReport } from "../../relayer/report/report.ts";
-import { RECEIPT_TYPES, receiptMessage } from "../../relayer/proofs/receipt.ts";
 import { openAuditWorld, type AuditWorld } from "../fixtures/audit-world.ts";
 import { runAudit } from "../fixtures/cli.ts";
 
@@ -293,11 +292,7 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
       forge: async (r) => {
         const stranger = Wallet.createRandom();
         r.receipt.signer = stranger.address;
-        r.receipt.signature = await stranger.signTypedData(
-          r.receipt.domain,
-          RECEIPT_TYPES,
-          receiptMessage(r.receipt),
-        );
+        await world.signReceipt(r.receipt, stranger);
       },
       caught: ["receipt"],
     },
@@ -360,20 +355,6 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
       receipt: structuredClone((genuine as Json).receipt),
     });
 
-    /** A second receipt for the same execution, signed by the relayer's own operator key. */
-    async function reissued(changes: Json): Promise<SignedReport> {
-      const operator = world.engine.chains.list()[0]!.operator!;
-      const r = structuredClone(genuine) as Json;
-      Object.assign(r.receipt, changes);
-      r.receipt.signature = await operator.signTypedData(
-        r.receipt.domain,
-        RECEIPT_TYPES,
-        receiptMessage(r.receipt),
-      );
-      if (changes.salt) r.attestation.salt = changes.salt;
-      return world.resign(r);
-    }
-
     it("should pass client-receipt when the report's receipt is the one given at submission", async function () {
       const verdict = await auditReport(genuine, world.env, { receipt: accepted() });
       expect(failed(verdict), JSON.stringify(verdict.checks, null, 1)).to.deep.equal([]);
@@ -387,7 +368,7 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
 
     it("should fail only client-receipt on a report whose receipt the relayer re-issued later", async function () {
       const later = new Date(Date.parse((genuine as Json).receipt.submitted_at) + 1).toISOString();
-      const forged = await reissued({ submitted_at: later });
+      const forged = await world.reissue(genuine, { submitted_at: later });
       // Without the client's copy every check holds: the re-issued receipt is validly signed.
       expect(failed(await auditReport(forged, world.env))).to.deep.equal([]);
       const verdict = await auditReport(forged, world.env, { receipt: accepted() });
@@ -398,7 +379,9 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
     });
 
     it("should fail client-receipt on a re-issued receipt committing to another salt", async function () {
-      const forged = await reissued({ salt: plusOne((genuine as Json).receipt.salt) });
+      const forged = await world.reissue(genuine, {
+        salt: plusOne((genuine as Json).receipt.salt),
+      });
       const verdict = await auditReport(forged, world.env, { receipt: accepted() });
       expect(failed(verdict)).to.include.members(["client-receipt", "commitments"]);
       expect(verdict.checks.find((c) => c.id === "client-receipt")!.reason).to.match(
@@ -411,11 +394,7 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
       const framed = accepted();
       framed.receipt.workflow_commitment = plusOne(framed.receipt.workflow_commitment);
       framed.receipt.signer = stranger.address;
-      framed.receipt.signature = await stranger.signTypedData(
-        framed.receipt.domain,
-        RECEIPT_TYPES,
-        receiptMessage(framed.receipt),
-      );
+      await world.signReceipt(framed.receipt, stranger);
       const verdict = await auditReport(genuine, world.env, { receipt: framed });
       expect(failed(verdict)).to.deep.equal(["client-receipt"]);
       expect(verdict.checks.find((c) => c.id === "client-receipt")!.reason).to.match(
@@ -467,19 +446,9 @@ describe("# auditor: genuine and forged reports (embedded devnet)", function () 
       forged.attestation.salt = "1";
       forged.receipt.salt = "1";
       await writeFile(path.join(dir, "forged.json"), JSON.stringify(await world.resign(forged)));
-      const operator = world.engine.chains.list()[0]!.operator!;
-      const reissued = structuredClone(genuine) as Json;
-      reissued.receipt.submitted_at = new Date(
-        Date.parse(reissued.receipt.submitted_at) + 1,
-      ).toISOString();
-      reissued.receipt.signature = await operator.signTypedData(
-        reissued.receipt.domain,
-        RECEIPT_TYPES,
-        receiptMessage(reissued.receipt),
-      );
       await writeFile(
         path.join(dir, "reissued.json"),
-        JSON.stringify(await world.resign(reissued)),
+        JSON.stringify(await world.reissue(genuine)),
       );
       await writeFile(
         path.join(dir, "accepted.json"),

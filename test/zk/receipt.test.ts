@@ -7,21 +7,19 @@ import {
   computeCommitments,
   issueReceipt,
   receiptSigner,
+  receiptSignerFor,
   toReportedClaim,
   type ReceiptSigner,
   type SubmissionReceipt,
 } from "../../relayer/proofs/index.ts";
 import { sampleClaim, sampleWorkflow } from "./fixtures.ts";
 
-const relayer: ReceiptSigner = {
-  signer: new Wallet("0x" + "11".repeat(32)),
-  domain: {
-    name: "Veriflow",
-    version: "1",
-    chainId: 31337,
-    verifyingContract: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
-  },
-};
+const relayer: ReceiptSigner = receiptSignerFor(new Wallet("0x" + "11".repeat(32)), {
+  name: "Veriflow",
+  version: "1",
+  chainId: 31337,
+  verifyingContract: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+});
 
 function issue(workflow = sampleWorkflow()): Promise<SubmissionReceipt> {
   return issueReceipt(

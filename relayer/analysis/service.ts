@@ -206,28 +206,30 @@ export class TextAnalysis {
           `no workflow ${request.workflowId} for this API key`,
         );
     }
-    const bucket = await this.tokens.submit(null);
-    if (bucket.granted === 0)
+    // The shared bucket (a database statement), the redaction (a worker thread) and the circuit's
+    // state run at the same time: nothing leaves before all three allowed it, and their refusals
+    // keep this order (rate limit, redaction, circuit).
+    const [bucket, input, circuit] = await Promise.allSettled([
+      this.tokens.submit(null),
+      this.redactInput(request),
+      this.circuitOpen(),
+    ]);
+    if (bucket.status === "rejected") throw bucket.reason;
+    if (bucket.value.granted === 0)
       throw new ApiError(
         429,
         "RATE_LIMITED",
         `the text-analysis integration allows ${this.config.rateLimit.rpm} requests per minute (burst ${this.config.rateLimit.burst}) across all relayer processes`,
-        { retry_in: bucket.retryAfterSeconds },
-        { "Retry-After": String(bucket.retryAfterSeconds) },
+        { retry_in: bucket.value.retryAfterSeconds },
+        { "Retry-After": String(bucket.value.retryAfterSeconds) },
       );
-
-    // Fail closed: a detector failure stops here, before anything is sent.
-    const redacted = await this.scan(() => this.redactor.redact(request.text, this.redaction));
-    const instructions =
-      request.instructions === undefined
-        ? undefined
-        : await this.scan(() =>
-            this.redactor.redact(request.instructions!, this.redaction, redacted.placeholders),
-          );
+    if (input.status === "rejected") throw input.reason;
+    if (circuit.status === "rejected") throw circuit.reason;
+    if (circuit.value) await this.refuseOpen();
+    const { redacted, instructions } = input.value;
     const placeholders = instructions?.placeholders ?? redacted.placeholders;
     const inputSha256 = createHash("sha256").update(request.text, "utf8").digest("hex");
 
-    await this.refuseWhileOpen();
     const score = await this.guard(() => this.provider.biasScore(redacted.text));
     if (score > this.config.biasThreshold) {
       await recordIncident(store, {
@@ -276,7 +278,16 @@ export class TextAnalysis {
     }
 
     // Output checks: personal data the model wrote (not a placeholder), the legal rules, UBEN.
-    const leaks = await this.scan(() => this.redactor.findPii(completion.content, this.redaction));
+    // The leak scan (a worker thread) and the bias score of the answer (the provider) run at the
+    // same time: the score is asked for the provider's own answer, which holds nothing it did not
+    // write (a leak fails UBEN whatever the score, so the redacted output needs no score).
+    const [scanned, answerScore] = await Promise.allSettled([
+      this.scan(() => this.redactor.findPii(completion.content, this.redaction)),
+      this.guard(() => this.provider.biasScore(completion.content)),
+    ]);
+    if (scanned.status === "rejected") throw scanned.reason;
+    if (answerScore.status === "rejected") throw answerScore.reason;
+    const leaks = scanned.value;
     const leakage = leaks.length > 0;
     const output = leakage
       ? await this.scan(() =>
@@ -286,10 +297,10 @@ export class TextAnalysis {
     const violations = this.config.rules
       ? checkRules(this.config.rules, request.text, completion.content)
       : [];
-    const outputScore = await this.guard(() => this.provider.biasScore(output.text));
     const checks: AuditRecord["compliance_checks"] = {
       clm_violations: violations.length,
-      uben_compliance: outputScore <= this.config.biasThreshold && !leakage ? "passed" : "failed",
+      uben_compliance:
+        answerScore.value <= this.config.biasThreshold && !leakage ? "passed" : "failed",
       pii_leakage: leakage,
     };
     const alerts: AnalysisView["alerts"] = [];
@@ -410,7 +421,10 @@ export class TextAnalysis {
     await this.redactor.close();
   }
 
-  /** Fail closed: a scan that fails stops the analysis, and nothing (more) is sent or returned. */
+  /**
+   * Fail closed: a scan that fails stops the analysis, and nothing of the client's text is sent
+   * (an input scan) or returned and stored (an output scan).
+   */
   private async scan<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
@@ -432,25 +446,41 @@ export class TextAnalysis {
     return verifyAuditChain(this.deps.store, this.target.registry);
   }
 
-  private async refuseWhileOpen(): Promise<void> {
+  /** Fail closed: a detector failure stops the analysis before anything is sent. */
+  private async redactInput(request: AnalysisRequest) {
+    const redacted = await this.scan(() => this.redactor.redact(request.text, this.redaction));
+    const instructions =
+      request.instructions === undefined
+        ? undefined
+        : await this.scan(() =>
+            this.redactor.redact(request.instructions!, this.redaction, redacted.placeholders),
+          );
+    return { redacted, instructions };
+  }
+
+  /** Whether the gateway's circuit is OPEN on chain, read at most once per BREAKER_CACHE_MS. */
+  private async circuitOpen(): Promise<boolean> {
     const now = this.now();
     if (!this.breakerState || now - this.breakerState.at > BREAKER_CACHE_MS)
       this.breakerState = { open: await this.breaker.isOpen(), at: now };
-    if (this.breakerState.open) {
-      const chain = this.target.chain;
-      const [resetAt, block] = await Promise.all([
-        chain.contract(CIRCUIT_BREAKER).getFunction("resetAt")(
-          this.breaker.gateway,
-        ) as Promise<bigint>,
-        chain.provider.getBlock("latest"),
-      ]);
-      throw new ApiError(
-        503,
-        "ANALYSIS_PROVIDER_UNAVAILABLE",
-        `the circuit of the text-analysis gateway ${this.breaker.gateway} is OPEN on chain; nothing was sent (it closes after the contract's cooldown)`,
-        { retry_in: Math.max(1, Number(resetAt) - (block?.timestamp ?? 0)) },
-      );
-    }
+    return this.breakerState.open;
+  }
+
+  /** The refusal while the circuit is OPEN, with the seconds until the contract closes it. */
+  private async refuseOpen(): Promise<never> {
+    const chain = this.target.chain;
+    const [resetAt, block] = await Promise.all([
+      chain.contract(CIRCUIT_BREAKER).getFunction("resetAt")(
+        this.breaker.gateway,
+      ) as Promise<bigint>,
+      chain.provider.getBlock("latest"),
+    ]);
+    throw new ApiError(
+      503,
+      "ANALYSIS_PROVIDER_UNAVAILABLE",
+      `the circuit of the text-analysis gateway ${this.breaker.gateway} is OPEN on chain; nothing was sent (it closes after the contract's cooldown)`,
+      { retry_in: Math.max(1, Number(resetAt) - (block?.timestamp ?? 0)) },
+    );
   }
 
   /** Runs a provider call; a final failure becomes the client's error (and a breaker report). */

@@ -13,15 +13,25 @@ export async function anchorIfDue(analysis: TextAnalysis, nowMs: number): Promis
   return (await analysis.anchor())?.seq ?? null;
 }
 
+/**
+ * The idle poll of the two cron queues (seconds): their jobs come once a minute and once a day,
+ * and each poll is a query (on PGlite, on the event loop every request also runs on).
+ */
+const CRON_POLLING_SECONDS = 10;
+
 export async function startAnalysisJobs(
   queue: Queue,
   analysis: TextAnalysis,
   clock: () => number = Date.now,
 ): Promise<void> {
-  await queue.work(JOB_NAMES.analysisAuditAnchor, async () => ({
-    anchored: await anchorIfDue(analysis, clock()),
-  }));
+  await queue.work(
+    JOB_NAMES.analysisAuditAnchor,
+    async () => ({ anchored: await anchorIfDue(analysis, clock()) }),
+    { pollingIntervalSeconds: CRON_POLLING_SECONDS },
+  );
   await queue.schedule(JOB_NAMES.analysisAuditAnchor, "* * * * *", {});
-  await queue.work(JOB_NAMES.analysisAuditPrune, async () => ({ pruned: await analysis.prune() }));
+  await queue.work(JOB_NAMES.analysisAuditPrune, async () => ({ pruned: await analysis.prune() }), {
+    pollingIntervalSeconds: CRON_POLLING_SECONDS,
+  });
   await queue.schedule(JOB_NAMES.analysisAuditPrune, "17 3 * * *", {});
 }

@@ -73,16 +73,21 @@ export interface Queue {
    * pg-boss's statement cannot be embedded (then send with `sendMany` in a transaction).
    */
   insertStatement(name: string): Promise<string | null>;
-  /** Works jobs one at a time per worker; a throw fails the job, which pg-boss retries. */
+  /**
+   * Works jobs one at a time per worker; a throw fails the job, which pg-boss retries. With
+   * `localConcurrency` workers, the first polls at `pollingIntervalSeconds` and the others every
+   * IDLE_SIBLING_POLLING_SECONDS, woken as jobs are found, sent and finished.
+   */
   work<T extends object>(
     name: string,
     handler: (data: T, job: Job<T>) => Promise<unknown>,
     options?: WorkOptions,
   ): Promise<string>;
   /**
-   * Tells this process's workers of queue `name` to fetch now instead of at their next poll: call
-   * it once jobs sent in a transaction have committed (`send` without `tx` does it itself).
-   * Workers in other processes find the jobs at their next poll.
+   * Tells an idle worker of this process for queue `name` to fetch now instead of at its next poll
+   * (a worker that finds a job wakes the next one): call it once jobs sent in a transaction have
+   * committed (`send` without `tx` does it itself). Workers in other processes find the jobs at
+   * their next poll.
    */
   wake(name: string): void;
   schedule(name: string, cron: string, data: object, options?: ScheduleOptions): Promise<void>;
@@ -98,6 +103,13 @@ const DEFAULT_QUEUE_OPTIONS = {
   retryBackoff: true,
   retryDelayMax: 10,
 } as const;
+
+/**
+ * How often the workers of a `work` call beyond its first poll when idle (seconds): woken by the
+ * jobs this process sends and finds, they poll only for what another process sent while the first
+ * worker is busy, and for retries coming due.
+ */
+const IDLE_SIBLING_POLLING_SECONDS = 10;
 
 const QUEUE_START_LOCK_ID = 7_261_830_416;
 const NIL_UUID = "00000000-0000-0000-0000-000000000000";
@@ -182,10 +194,12 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
   };
 
   const insertStatements = new Map<string, string | null>();
-  /** This process's workers by queue: `wake` tells them to fetch now. */
-  const localWorkers = new Map<string, Set<string>>();
+  /** Tells one of this process's idle workers of queue `name` (no job in hand) to fetch now. */
   const wake = (name: string) => {
-    for (const id of localWorkers.get(name) ?? []) boss.notifyWorker(id);
+    const idle = boss
+      .getWipData()
+      .find((w) => w.name === name && w.state === "active" && w.count === 0);
+    if (idle) boss.notifyWorker(idle.id);
   };
 
   return {
@@ -240,17 +254,41 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
     },
     async work(name, handler, workOptions = {}) {
       await ensureQueue(name);
-      const id = await boss.work<object>(name, { batchSize: 1, ...workOptions }, async (jobs) => {
+      const { localConcurrency = 1, ...options } = workOptions;
+      const run = async (jobs: Job<object>[]) => {
+        // While this worker works, an idle one looks for the next job, and every busy one (this
+        // one among them) fetches again as soon as its job is done instead of sleeping out its
+        // poll: a backlog keeps all the workers busy. (Finding one's own worker would need
+        // pg-boss's internals; a busy worker told twice still fetches once.)
+        const workers = boss.getWipData().filter((w) => w.name === name && w.state === "active");
+        for (const w of workers) if (w.count > 0) boss.notifyWorker(w.id);
+        const idle = workers.find((w) => w.count === 0);
+        if (idle) boss.notifyWorker(idle.id);
         const results: unknown[] = [];
         for (const job of jobs) {
           const typed = job as unknown as Job<never>;
           results.push(await handler(typed.data, typed));
         }
         return results.length === 1 ? results[0] : results;
-      });
-      let ids = localWorkers.get(name);
-      if (!ids) localWorkers.set(name, (ids = new Set()));
-      ids.add(id);
+      };
+      // One worker polls at the requested interval; the others of the same call poll rarely,
+      // because every job found, sent from this process or finished wakes them (each poll of an
+      // idle worker is a query: on PGlite, on the event loop).
+      const id = await boss.work<object>(name, { batchSize: 1, ...options }, run);
+      if (localConcurrency > 1)
+        await boss.work<object>(
+          name,
+          {
+            batchSize: 1,
+            ...options,
+            localConcurrency: localConcurrency - 1,
+            pollingIntervalSeconds: Math.max(
+              options.pollingIntervalSeconds ?? 2,
+              IDLE_SIBLING_POLLING_SECONDS,
+            ),
+          },
+          run,
+        );
       return id;
     },
     wake,

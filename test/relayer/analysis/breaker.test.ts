@@ -53,6 +53,39 @@ describe("# text-analysis provider circuit and fail-closed redaction", function 
     expect(world.provider.hits).to.deep.equal([]);
   });
 
+  it("should answer 422 REDACTION_FAILED and store nothing when the output scan fails, having sent only redacted text and the provider's own answer", async function () {
+    const ctx = world.relayer.ctx;
+    const failing = new TextAnalysis(ctx.config.integrations!.textAnalysis!, {
+      store: ctx.store,
+      masterKey: ctx.masterKey,
+      logger: ctx.logger,
+      registry: ctx.metrics.registry,
+      chains: ctx.chains!.list(),
+      redactor: {
+        ...inlineRedactor,
+        findPii: () => Promise.reject(new RedactionError("a personal-data detector failed")),
+      },
+    });
+    const count = async () =>
+      (await ctx.store.query<{ n: number }>("SELECT count(*)::int AS n FROM analyses"))[0]!.n;
+    const before = await count();
+    world.provider.hits.length = 0;
+    let error: unknown;
+    await failing
+      .analyze({ apiKeyId: world.key.id, text: "Mail jane@example.com" })
+      .catch((e: unknown) => (error = e));
+    expect((error as ApiError).status).to.equal(422);
+    expect((error as ApiError).code).to.equal("REDACTION_FAILED");
+    expect(await count()).to.equal(before);
+    // The input's score and the completion, then the answer's score asked during the scan.
+    expect(world.provider.hits.map((h) => h.path)).to.deep.equal([
+      "/v1/moderations",
+      "/v1/chat/completions",
+      "/v1/moderations",
+    ]);
+    expect(world.provider.hits.map((h) => h.body).join()).to.not.include("jane@example.com");
+  });
+
   it("should log a bias incident with the text's SHA-256 only, and never log the text, its personal data or the provider key", async function () {
     const text = `${BIASED_MARKER} Tenants like Jane Whitfield (jane@example.com) are unreliable.`;
     expect((await world.post({ text })).status).to.equal(422);

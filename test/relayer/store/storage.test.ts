@@ -294,6 +294,51 @@ for (const backend of BACKENDS) {
       expect(seen).to.deep.equal(["transaction", "send"]);
     });
 
+    it("should put every worker of a work call on a backlog at once, woken by the jobs found, not by their polls", async function () {
+      // Polls far beyond this test's timeout: one wake-up, then only the workers waking each other.
+      this.timeout(15_000);
+      const name = "test.backlog";
+      let running = 0;
+      let most = 0;
+      const done: number[] = [];
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      await queue.work<{ n: number }>(
+        name,
+        async (data) => {
+          most = Math.max(most, ++running);
+          await gate;
+          running--;
+          done.push(data.n);
+        },
+        { localConcurrency: 3, pollingIntervalSeconds: 120 },
+      );
+      await store.transaction(async (tx) => {
+        await queue.sendMany(
+          name,
+          [1, 2, 3, 4, 5].map((n) => ({ n })),
+          { tx },
+        );
+      });
+      queue.wake(name);
+      await eventually(async () => (running === 3 ? true : undefined), "three jobs at once");
+      release();
+      // The two left are picked up as the first three finish.
+      await eventually(async () => (done.length === 5 ? true : undefined), "the whole backlog");
+      expect(most).to.equal(3);
+      expect(done.sort()).to.deep.equal([1, 2, 3, 4, 5]);
+    });
+
+    it("should poll an idle work call with its first worker only, the others rarely", async () => {
+      const name = "test.idle";
+      await queue.work(name, async () => {}, { localConcurrency: 4, pollingIntervalSeconds: 0.5 });
+      const polls = queue.boss
+        .getWipData()
+        .filter((w) => w.name === name)
+        .map((w) => w.options.pollingIntervalSeconds);
+      expect(polls.sort((a, b) => a! - b!)).to.deep.equal([0.5, 10, 10, 10]);
+    });
+
     it("should work a job, retry it after a failure and record its output", async () => {
       const attempts: number[] = [];
       await queue.ensureQueue("test.retry", { retryLimit: 2, retryDelay: 0, retryBackoff: false });

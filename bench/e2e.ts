@@ -10,14 +10,16 @@
  *   market). Nobody else trades the devnet's pools during the bench.
  * - where the time goes: the latency runs' phases (`latencyPhases`), and the drain's CPU by thread
  *   of this process and by PostgreSQL backend of its database (from /proc: Linux only).
- * PostgreSQL (a fresh database on 127.0.0.1) unless BENCH_PGLITE=1. VERIFLOW_PROVER_THREADS (1) and
- * VERIFLOW_ENGINE_CONCURRENCY (16) pass through; BENCH_RUNS (20), BENCH_DRAIN (100) and
- * BENCH_DRAIN_POLL_MS (500) size it. Writes bench/results/e2e.json (BENCH_E2E_OUT).
+ * PostgreSQL (a fresh database on 127.0.0.1) unless BENCH_PGLITE=1. VERIFLOW_PROVER_THREADS (the
+ * relayer's default unless set) and VERIFLOW_ENGINE_CONCURRENCY (16) pass through; BENCH_RUNS (20),
+ * BENCH_DRAIN (100) and BENCH_DRAIN_POLL_MS (500) size it. Writes bench/results/e2e.json
+ * (BENCH_E2E_OUT).
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Wallet } from "ethers";
@@ -111,7 +113,9 @@ async function main(): Promise<void> {
     NODE_ENV: "test",
     ...(database ? { DATABASE_URL: database.url } : {}),
     VERIFLOW_ENGINE_CONCURRENCY: process.env.VERIFLOW_ENGINE_CONCURRENCY ?? "16",
-    VERIFLOW_PROVER_THREADS: process.env.VERIFLOW_PROVER_THREADS ?? "1",
+    ...(process.env.VERIFLOW_PROVER_THREADS
+      ? { VERIFLOW_PROVER_THREADS: process.env.VERIFLOW_PROVER_THREADS }
+      : {}),
   });
   const chains = await openChains({ mode: "embedded" });
   const ctx = await buildServices(config, {
@@ -231,20 +235,32 @@ async function main(): Promise<void> {
   const drainPollsBefore = statusPolls;
   const drainCpuBefore = threadCpu();
   const drainDbBefore = await databaseCpu();
+  // How long the event loop (HTTP, engine, broadcasting) waited to run while the drain proved.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const drainStarted = performance.now();
+  const drainStartedAt = Date.now();
   const submitted = await Promise.all(
     Array.from({ length: DRAIN_WORKFLOWS }, async (_, i) => {
       const k = keys[i % DRAIN_KEYS]!;
-      return { k, id: await submit(k) };
+      const id = await submit(k);
+      return { k, id, accepted: Date.now() };
     }),
   );
   const submittedAt = performance.now();
   // Final state of each (the drain time counts every final state). The workflows trade the same
   // pools at once; their swaps are sequenced per pool, so none should fail another.
+  const drainRuns: Array<{ id: string; submitted: number; accepted: number; seen: number }> = [];
   const finals = await Promise.all(
-    submitted.map(({ k, id }) => waitForReport(k, id, true, DRAIN_POLL_MS)),
+    submitted.map(async ({ k, id, accepted }) => {
+      const final = await waitForReport(k, id, true, DRAIN_POLL_MS);
+      drainRuns.push({ id, submitted: drainStartedAt, accepted, seen: Date.now() });
+      return final;
+    }),
   );
   const drainMs = performance.now() - drainStarted;
+  loopDelay.disable();
+  const drainPhases = await latencyPhases(ctx.store, drainRuns, proofs);
   const drainThreads = cpuByThreadName(drainCpuBefore, threadCpu());
   const drainDbAfter = await databaseCpu();
   const drainPolls = statusPolls - drainPollsBefore;
@@ -311,6 +327,18 @@ async function main(): Promise<void> {
           Math.round(((processSeconds + databaseSeconds) / DRAIN_WORKFLOWS) * 1000) / 1000,
         load_average_1m_after: Math.round(os.loadavg()[0]! * 100) / 100,
       },
+      /** The event loop's scheduling delay over the drain, ms (10 ms resolution). */
+      event_loop_delay_ms: {
+        p50: Math.round(loopDelay.percentile(50) / 1e4) / 100,
+        p99: Math.round(loopDelay.percentile(99) / 1e4) / 100,
+        max: Math.round(loopDelay.max / 1e4) / 100,
+      },
+      /**
+       * Medians over the drain's workflows, ms (as the latency runs'; `pickup` includes the wait
+       * for a free worker slot, `seen` the clients' 500 ms polls; the proofs' durations include
+       * the prover pool's queue).
+       */
+      phases_median_ms: drainPhases,
       status_polls: drainPolls,
       status_poll_interval_ms: DRAIN_POLL_MS,
       failures_by_reason: byReason,

@@ -35,7 +35,7 @@ import { exportKeys, packageVersion, quietLogger, zkeyVerifies } from "./circuit
 
 const require = createRequire(import.meta.url);
 
-/** 2^14 constraints fit every circuit (the 8-slot execution variant and the artifacts circuit are the largest, about 12.7k and 15.5k); the smaller variants share it. */
+/** 2^14 constraints fit every circuit (the artifacts circuit is the largest, about 15.5k; the 8-slot execution variant about 7.8k); the smaller ones share it. */
 const PTAU_POWER = 14;
 const BEACON_ITERATIONS_EXP = 10;
 const DEV_BEACON_TEXT =

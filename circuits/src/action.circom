@@ -15,6 +15,39 @@ template RangeCheck(n) {
     bits.in <== in;
 }
 
+// Poseidon over any number of inputs: one call while they fit circomlib's widest permutation
+// (16 inputs), otherwise that call over the first 16 and then one call per further 15, each
+// taking the previous result first. Wide calls cost far less per input than narrow ones (the
+// partial rounds are paid once per call). relayer/proofs/commitments.ts `wideHash` is the same rule.
+template WideHash(N) {
+    var WIDTH = 16;
+    signal input inputs[N];
+    signal output out;
+    if (N <= WIDTH) {
+        component hash = Poseidon(N);
+        hash.inputs <== inputs;
+        out <== hash.out;
+    } else {
+        var CALLS = 1 + (N - WIDTH + WIDTH - 2) \ (WIDTH - 1);
+        component chain[CALLS];
+        chain[0] = Poseidon(WIDTH);
+        for (var i = 0; i < WIDTH; i++) {
+            chain[0].inputs[i] <== inputs[i];
+        }
+        var next = WIDTH;
+        for (var c = 1; c < CALLS; c++) {
+            var take = N - next < WIDTH - 1 ? N - next : WIDTH - 1;
+            chain[c] = Poseidon(1 + take);
+            chain[c].inputs[0] <== chain[c - 1].out;
+            for (var i = 0; i < take; i++) {
+                chain[c].inputs[1 + i] <== inputs[next + i];
+            }
+            next += take;
+        }
+        out <== chain[CALLS - 1].out;
+    }
+}
+
 // One action slot of an execution.
 //
 // Workflow side (fixed at submission, from the action as submitted; relayer/proofs/claim.ts
@@ -27,13 +60,17 @@ template RangeCheck(n) {
 // Constraint families (named in relayer/proofs/errors.ts for off-circuit diagnostics):
 //   type       actionType is one of 0..4; only a multisend has parts
 //   unused     an empty slot is all zeros; fields a type does not use are zero
-//   range      every amount fits AMOUNT_BITS bits; slippage <= MAX_SLIPPAGE_BPS (13 bits)
+//   range      every amount fits AMOUNT_BITS bits (a multisend's amountIn through its recipients,
+//              below); slippage <= MAX_SLIPPAGE_BPS (13 bits)
 //   quote      swap/convert: quoted > 0
 //   slippage   swap/convert: amountOut >= floor(quoted * (10000 - slippageBps) / 10000)
 //   bridge     bridge: amountOut (released on the destination) + feeCap >= amountIn
 //   multisend  multisend: sum(recipients) == amountIn
 //   tx         a used slot's first transaction hash is non-zero (a bridge's second too); the
 //              later parts of a wide multisend carry none (the first part holds them)
+//
+// What the commitments hash (execution.circom): `header` and `actionDigest` on the workflow side,
+// `column` and the transaction hash limbs on the execution side.
 template ActionSlot(RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
     // The fewest bits that hold MAX_SLIPPAGE_BPS (5000 needs 13).
     var SLIPPAGE_BITS = 1;
@@ -53,8 +90,11 @@ template ActionSlot(RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
     signal input txHashes[2][2];
 
     signal output isEmpty;
-    signal output workflowLeaf;
-    signal output executionLeaf;
+    // type + 8 * slippageBps + 2^17 * part: below 2^20 by the checks on each (type < 8,
+    // slippageBps < 2^13, part < 2^3), so it determines all three.
+    signal output header;
+    // The four range-checked amount columns (see "range").
+    signal output column[4];
     // Each transaction hash as one field element (hi * 2^128 + lo, reduced) and whether it is
     // zero: equal hashes give equal values, so different values prove different hashes.
     signal output txValue[2];
@@ -96,21 +136,25 @@ template ActionSlot(RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
         isEmpty * txHashes[k][1] === 0;
     }
 
-    // --- range. Each amount column holds at most one non-zero field for any type (the zeroing
-    // above): amountIn | amountOut, recipients[0] | quoted, feeCap, recipients[1] | recipients[2..].
-    // Range-checking a column's sum checks the one field the type uses, at one Num2Bits per column
-    // instead of one per field.
-    assert(RECIPIENTS >= 2);
-    var COLUMNS = RECIPIENTS + 1;
-    signal column[COLUMNS];
-    column[0] <== amountIn;
-    column[1] <== amountOut + recipients[0];
-    column[2] <== quoted + feeCap + recipients[1];
-    for (var r = 2; r < RECIPIENTS; r++) {
-        column[r + 1] <== recipients[r];
-    }
-    component amountRange[COLUMNS];
-    for (var c = 0; c < COLUMNS; c++) {
+    // --- range. After the zeroing above each column holds at most one non-zero field, and which
+    // one the type says:
+    //   column   swap / convert   bridge      multisend
+    //   0        amountIn         amountIn    recipients[0]
+    //   1        amountOut        amountOut   recipients[1]
+    //   2        quoted           feeCap      recipients[2]
+    //   3        -                -           recipients[3]
+    // so one Num2Bits per column checks every field a type uses, and the columns with the type
+    // determine every field. A multisend's amountIn is not a column: it equals the sum of its
+    // range-checked recipients (multisend), so it is below RECIPIENTS * 2^AMOUNT_BITS (2^98);
+    // relayer/proofs/claim.ts refuses one above 2^AMOUNT_BITS - 1 before proving.
+    assert(RECIPIENTS == 4);
+    signal amountInColumn <== (1 - isMultisend) * amountIn;
+    column[0] <== amountInColumn + recipients[0];
+    column[1] <== amountOut + recipients[1];
+    column[2] <== quoted + feeCap + recipients[2];
+    column[3] <== recipients[3];
+    component amountRange[4];
+    for (var c = 0; c < 4; c++) {
         amountRange[c] = RangeCheck(AMOUNT_BITS);
         amountRange[c].in <== column[c];
     }
@@ -126,20 +170,21 @@ template ActionSlot(RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
     quoteIsZero.in <== quoted;
     isSwapLike * quoteIsZero.out === 0;
 
-    // --- slippage: amountOut >= floor(quoted * (10000 - bps) / 10000), which for integers is
-    // amountOut * 10000 + 9999 >= quoted * (10000 - bps): one comparison of AMOUNT_BITS + 14 bits
-    // (both sides < 2^96 * 10^4 < 2^110), no division witness. Every other type has
-    // quoted = bps = 0, so the right side is 0 and the check holds trivially.
-    component slippageHonoured = GreaterEqThan(AMOUNT_BITS + 14);
-    slippageHonoured.in[0] <== amountOut * 10000 + 9999;
-    slippageHonoured.in[1] <== quoted * (10000 - slippageBps);
-    slippageHonoured.out === 1;
-
-    // --- bridge: received + feeCap >= amountIn (sums of two AMOUNT_BITS values need one more bit)
-    component bridgeHonoured = GreaterEqThan(AMOUNT_BITS + 1);
-    bridgeHonoured.in[0] <== amountOut + feeCap;
-    bridgeHonoured.in[1] <== amountIn;
-    isBridge * (1 - bridgeHonoured.out) === 0;
+    // --- slippage and bridge, one comparison: the two are exclusive by type, so
+    //   least = quoted * (10000 - bps) + isBridge * amountIn
+    //   most  = amountOut * (1 + 9999 * isSwapLike) + 9999 * isSwapLike + feeCap
+    // is, for a swap/convert, amountOut * 10000 + 9999 >= quoted * (10000 - bps) (the integer form
+    // of amountOut >= floor(quoted * (10000 - bps) / 10000), no division witness); for a bridge,
+    // amountOut + feeCap >= amountIn; for the other types 0 >= 0 (their quoted, amountOut and
+    // feeCap are zero). Both sides are below 2^AMOUNT_BITS * 10^4 < 2^(AMOUNT_BITS + 14) (range),
+    // so most - least fits AMOUNT_BITS + 14 bits exactly when most >= least: a "negative"
+    // difference wraps to above p - 2^(AMOUNT_BITS + 14).
+    signal swapOut <== isSwapLike * amountOut;
+    signal bridgeIn <== isBridge * amountIn;
+    signal least <== quoted * (10000 - slippageBps) + bridgeIn;
+    signal most <== amountOut + 9999 * swapOut + 9999 * isSwapLike + feeCap;
+    component honoured = RangeCheck(AMOUNT_BITS + 14);
+    honoured.in <== most - least;
 
     // --- multisend: the recipient amounts sum exactly to amountIn
     var recipientSum = 0;
@@ -161,30 +206,5 @@ template ActionSlot(RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
     needsTx * txZero[0].out === 0;
     isBridge * txZero[1].out === 0;
 
-    // --- leaves. Inputs are packed losslessly (actionType < 2^3, slippageBps < 2^14, part < 2^3,
-    // amounts < 2^AMOUNT_BITS with 2 * AMOUNT_BITS < 253): packing is linear and costs no
-    // constraints, and fewer Poseidon inputs do.
-    var SHIFT = 2 ** AMOUNT_BITS;
-    component workflowHash = Poseidon(3);
-    workflowHash.inputs[0] <== actionType + slippageBps * 8 + part * (2 ** 17);
-    workflowHash.inputs[1] <== actionDigest[0];
-    workflowHash.inputs[2] <== actionDigest[1];
-    workflowLeaf <== workflowHash.out;
-
-    var PACKED_RECIPIENTS = (RECIPIENTS + 1) \ 2;
-    component executionHash = Poseidon(6 + PACKED_RECIPIENTS);
-    executionHash.inputs[0] <== amountOut + quoted * SHIFT;
-    executionHash.inputs[1] <== amountIn + feeCap * SHIFT;
-    for (var r = 0; r < PACKED_RECIPIENTS; r++) {
-        if (2 * r + 1 < RECIPIENTS) {
-            executionHash.inputs[2 + r] <== recipients[2 * r] + recipients[2 * r + 1] * SHIFT;
-        } else {
-            executionHash.inputs[2 + r] <== recipients[2 * r];
-        }
-    }
-    executionHash.inputs[2 + PACKED_RECIPIENTS] <== txHashes[0][0];
-    executionHash.inputs[3 + PACKED_RECIPIENTS] <== txHashes[0][1];
-    executionHash.inputs[4 + PACKED_RECIPIENTS] <== txHashes[1][0];
-    executionHash.inputs[5 + PACKED_RECIPIENTS] <== txHashes[1][1];
-    executionLeaf <== executionHash.out;
+    header <== actionType + slippageBps * 8 + part * (2 ** 17);
 }

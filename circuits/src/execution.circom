@@ -10,10 +10,19 @@ include "action.circom";
 // fixes the variant too.
 //
 // Public signals (in this order): workflowCommitment, executionCommitment, executionId.
-//   workflowCommitment  = Poseidon(salt, workflowDigestHi, workflowDigestLo, workflowLeaf[0..SLOTS-1])
-//   executionCommitment = Poseidon(workflowCommitment, executionId, salt, executionLeaf[0..SLOTS-1])
+//   workflowCommitment  = WideHash(salt, workflowDigestHi, workflowDigestLo, headers,
+//                                  actionDigestHi[i], actionDigestLo[i] for each slot i)
+//   executionCommitment = WideHash(workflowCommitment, executionId, salt,
+//                                  column[i][0] + 2^96 * column[i][1], column[i][2] + 2^96 * column[i][3],
+//                                  tx0Hi[i], tx0Lo[i], tx1Hi[i], tx1Lo[i] for each slot i)
 //   executionId         = keccak256(bytes32 execution id) >> 4 (ExecutionAttestor computes it
 //                         from the id it records the proof under, so a proof holds for one id)
+// headers = sum of header[i] * 2^(20 i) (each header below 2^20, at most 8 slots: below 2^160).
+// Every packed element is a lossless base-2^k number whose digits are range-checked (header,
+// column), so it determines them; values the circuit does not range-check (the digests and
+// transaction hash limbs) are inputs of their own. The execution commitment contains the
+// workflow one and so each slot's type, which with the columns determines every amount (the
+// table in action.circom).
 // The workflow commitment is computed at submission (the signed submission receipt carries it
 // and the salt); `salt` is a random field element drawn then, which keeps the commitments hiding.
 // The recomputation in TypeScript lives in relayer/proofs/commitments.ts and uses the same
@@ -36,13 +45,19 @@ template Execution(SLOTS, RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
     signal output workflowCommitment;
     signal output executionCommitment;
 
+    // 20 header bits per slot in one element: 8 slots take 160 bits.
+    assert(SLOTS <= 12);
+    var SHIFT = 2 ** AMOUNT_BITS;
+    var WORKFLOW_INPUTS = 4 + 2 * SLOTS;
+    var EXECUTION_INPUTS = 3 + 6 * SLOTS;
     component slots[SLOTS];
-    component workflowHash = Poseidon(3 + SLOTS);
-    component executionHash = Poseidon(3 + SLOTS);
+    component workflowHash = WideHash(WORKFLOW_INPUTS);
+    component executionHash = WideHash(EXECUTION_INPUTS);
     workflowHash.inputs[0] <== salt;
     workflowHash.inputs[1] <== workflowDigest[0];
     workflowHash.inputs[2] <== workflowDigest[1];
 
+    var headers = 0;
     for (var i = 0; i < SLOTS; i++) {
         slots[i] = ActionSlot(RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS);
         slots[i].actionType <== actionType[i];
@@ -55,9 +70,17 @@ template Execution(SLOTS, RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
         slots[i].feeCap <== feeCap[i];
         slots[i].recipients <== recipients[i];
         slots[i].txHashes <== txHashes[i];
-        workflowHash.inputs[3 + i] <== slots[i].workflowLeaf;
-        executionHash.inputs[3 + i] <== slots[i].executionLeaf;
+        headers += slots[i].header * (2 ** (20 * i));
+        workflowHash.inputs[4 + 2 * i] <== actionDigest[i][0];
+        workflowHash.inputs[5 + 2 * i] <== actionDigest[i][1];
+        executionHash.inputs[3 + 6 * i] <== slots[i].column[0] + slots[i].column[1] * SHIFT;
+        executionHash.inputs[4 + 6 * i] <== slots[i].column[2] + slots[i].column[3] * SHIFT;
+        executionHash.inputs[5 + 6 * i] <== txHashes[i][0][0];
+        executionHash.inputs[6 + 6 * i] <== txHashes[i][0][1];
+        executionHash.inputs[7 + 6 * i] <== txHashes[i][1][0];
+        executionHash.inputs[8 + 6 * i] <== txHashes[i][1][1];
     }
+    workflowHash.inputs[3] <== headers;
 
     // unused: actions fill the first slots; at least one action, then empty slots only.
     slots[0].isEmpty === 0;
@@ -66,6 +89,9 @@ template Execution(SLOTS, RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
     }
 
     // tx: every non-zero transaction hash is committed once (no transaction counted twice).
+    // For each pair, (value[a] - value[b]) * inverse === 1 - isZero[a]: when value[a] is non-zero
+    // the difference must have an inverse, so value[b] differs; when it is zero, the inverse is 0.
+    // One constraint per pair.
     var HASHES = 2 * SLOTS;
     signal value[HASHES];
     signal isZero[HASHES];
@@ -75,14 +101,12 @@ template Execution(SLOTS, RECIPIENTS, AMOUNT_BITS, MAX_SLIPPAGE_BPS) {
             isZero[2 * i + k] <== slots[i].txIsZero[k];
         }
     }
-    component same[HASHES * (HASHES - 1) / 2];
+    signal inverse[HASHES * (HASHES - 1) / 2];
     var pair = 0;
     for (var a = 0; a < HASHES; a++) {
         for (var b = a + 1; b < HASHES; b++) {
-            same[pair] = IsEqual();
-            same[pair].in[0] <== value[a];
-            same[pair].in[1] <== value[b];
-            same[pair].out * (1 - isZero[a]) === 0;
+            inverse[pair] <-- value[a] != 0 && value[a] != value[b] ? 1 / (value[a] - value[b]) : 0;
+            (value[a] - value[b]) * inverse[pair] === 1 - isZero[a];
             pair++;
         }
     }

@@ -347,17 +347,24 @@ export class SwapAgent extends Agent<SwapTask, SwapResult> {
     account: string,
   ): Promise<SwapCandidate> {
     const chains = this.env.chains.list();
-    const all = await quoteSwapCandidates(
+    const reader = new ReserveReader();
+    const request = { from, to, amount, account, gasStrategy: this.gas_strategy };
+    const constraints = { priority: priority ?? "cost", chains: [this.chain.name], dex };
+    const label = `swap ${amount} ${from} → ${to}`;
+    // Only this chain's candidates can be chosen; the other chains' are quoted (gas estimates
+    // included) only when none fits, for the error to name where else the order would.
+    const own = await quoteSwapCandidates(
       chains,
-      { from, to, amount, account, gasStrategy: this.gas_strategy },
-      new ReserveReader(),
+      { ...request, chains: [this.chain.name] },
+      reader,
     );
     try {
-      return selectRoute(
-        all,
-        { priority: priority ?? "cost", chains: [this.chain.name], dex },
-        `swap ${amount} ${from} → ${to}`,
-      );
+      try {
+        return selectRoute(own, constraints, label);
+      } catch (err) {
+        if (!(err instanceof InsufficientLiquidityError || err instanceof NoRouteError)) throw err;
+        return selectRoute(await quoteSwapCandidates(chains, request, reader), constraints, label);
+      }
     } catch (err) {
       if (err instanceof InsufficientLiquidityError || err instanceof NoRouteError) {
         throw new AgentError(err.code, err.detail, err.extra);

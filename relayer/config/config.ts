@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import {
   IntegrationsConfigError,
@@ -7,6 +8,15 @@ import {
 import { z } from "zod";
 import { TIER_NAMES } from "./tiers.ts";
 import { SHIPPED_OFAC_SNAPSHOT, snapshotFilesSpec, type SanctionsSnapshot } from "./sanctions.ts";
+
+/**
+ * The prover pool's threads unless configured: one per core, at most 16. Proving is most of a
+ * workflow's CPU, and one thread on a 2-core machine leaves about a third of the cores idle while
+ * proofs queue (README, Figures: the drain with one and with two threads). The threads prove off
+ * the event loop but share the cores with it: under a saturating load each action's transactions
+ * take longer to go out, never queued behind a proof.
+ */
+export const DEFAULT_PROVER_THREADS = Math.min(16, availableParallelism());
 
 /**
  * The relayer's configuration: every environment variable it reads, parsed once at start.
@@ -128,7 +138,7 @@ const envSchema = z
         .int("must be an integer")
         .min(1, "must be between 1 and 16")
         .max(16, "must be between 1 and 16")
-        .default(1),
+        .default(DEFAULT_PROVER_THREADS),
     ),
     /** Base fee above which an action moves to its next fallback chain, in gwei. */
     VERIFLOW_BASE_FEE_CAP_GWEI: z.preprocess(
@@ -250,7 +260,7 @@ export interface EngineSettings {
   /** Whether this process works `workflow.execute` jobs (false: API only). */
   worker: boolean;
   concurrency: number;
-  /** Worker threads of the prover pool (`VERIFLOW_PROVER_THREADS`, default 1). */
+  /** Worker threads of the prover pool (`VERIFLOW_PROVER_THREADS`, default one per core). */
   proverThreads: number;
   baseFeeCapGwei?: number;
   /** `<point>[:<n>]`: the crash tests' fault injection. */

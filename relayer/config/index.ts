@@ -3,7 +3,7 @@
  * formats of the areas' own configuration too (integrations, legal rules, the shipped sanctions
  * snapshot), so that configuration is parsed once at start and imports no area.
  */
-export { ConfigError, loadConfig, loadConfigOrExit } from "./config.ts";
+export { ConfigError, DEFAULT_PROVER_THREADS, loadConfig, loadConfigOrExit } from "./config.ts";
 export type { ArtifactSettings, Config } from "./config.ts";
 
 export { environmentVariable } from "./environment.ts";

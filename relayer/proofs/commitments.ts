@@ -1,7 +1,7 @@
 import type { ExecutionVariant } from "./circuits.ts";
 import {
+  ACTION_TYPE_CODES,
   AMOUNT_BITS,
-  MULTISEND_RECIPIENTS,
   encodeClaim,
   encodeWorkflow,
   type Amount,
@@ -16,13 +16,16 @@ import { loadPoseidon } from "./field.ts";
 
 /**
  * The execution circuit's public signals, recomputed in TypeScript with circomlibjs Poseidon
- * (the permutation circomlib's circuits use), packing inputs exactly as `action.circom` does:
+ * (the permutation circomlib's circuits use), packing inputs exactly as `execution.circom` does:
  *
- *   workflowLeaf        = Poseidon(type + 8·bps + 2^17·part, actionDigestHi, actionDigestLo)
- *   executionLeaf       = Poseidon(amountOut + 2^96·quoted, amountIn + 2^96·feeCap,
- *                                  r0 + 2^96·r1, r2 + 2^96·r3, tx0Hi, tx0Lo, tx1Hi, tx1Lo)
- *   workflowCommitment  = Poseidon(salt, workflowDigestHi, workflowDigestLo, workflowLeaf[0..S-1])
- *   executionCommitment = Poseidon(workflowCommitment, executionId, salt, executionLeaf[0..S-1])
+ *   header[i]           = type + 8·bps + 2^17·part                       (< 2^20)
+ *   headers             = Σ header[i]·2^(20·i)                           (< 2^160)
+ *   column[i]           = the four amount columns (`amountColumns`)      (< 2^96 each)
+ *   workflowCommitment  = wideHash(salt, workflowDigestHi, workflowDigestLo, headers,
+ *                                  actionDigestHi[i], actionDigestLo[i] for each slot i)
+ *   executionCommitment = wideHash(workflowCommitment, executionId, salt,
+ *                                  column[i][0] + 2^96·column[i][1], column[i][2] + 2^96·column[i][3],
+ *                                  tx0Hi[i], tx0Lo[i], tx1Hi[i], tx1Lo[i] for each slot i)
  *   executionId         = keccak256(bytes32 id) >> 4                  (executionIdSignal)
  *
  * S is the variant's slot count (2, 4 or 8): the same workflow commits differently per variant,
@@ -36,24 +39,57 @@ export type ExecutionCommitments = {
 };
 
 const SHIFT = 1n << BigInt(AMOUNT_BITS);
+const HEADER_BITS = 20n;
+/** circomlib's widest Poseidon (16 inputs). */
+const POSEIDON_WIDTH = 16;
 
-function workflowLeafInputs(slot: WorkflowSlot): bigint[] {
+type Hash = (inputs: bigint[]) => bigint;
+
+/**
+ * `WideHash` of action.circom: Poseidon over all inputs while they fit one call, otherwise
+ * Poseidon over the first 16, then Poseidon(previous, next up to 15) until none is left.
+ */
+function wideHash(hash: Hash, inputs: readonly bigint[]): bigint {
+  if (inputs.length <= POSEIDON_WIDTH) return hash([...inputs]);
+  let out = hash(inputs.slice(0, POSEIDON_WIDTH));
+  for (let next = POSEIDON_WIDTH; next < inputs.length; next += POSEIDON_WIDTH - 1) {
+    out = hash([out, ...inputs.slice(next, next + POSEIDON_WIDTH - 1)]);
+  }
+  return out;
+}
+
+function headersOf(slots: readonly WorkflowSlot[]): bigint {
+  return slots.reduce(
+    (packed, slot, i) =>
+      packed +
+      ((slot.actionType + slot.slippageBps * 8n + slot.part * (1n << 17n)) <<
+        (HEADER_BITS * BigInt(i))),
+    0n,
+  );
+}
+
+/**
+ * The four range-checked amount columns of action.circom: the type fixes which field each
+ * holds (amountIn | amountOut | quoted or feeCap | - for swap, convert and bridge; the four
+ * recipients for a multisend, whose amountIn is their sum).
+ */
+function amountColumns(slot: EncodedSlot): [bigint, bigint, bigint, bigint] {
+  const multisend = slot.actionType === BigInt(ACTION_TYPE_CODES.multisend);
+  const [r0, r1, r2, r3] = slot.recipients as [bigint, bigint, bigint, bigint];
   return [
-    slot.actionType + slot.slippageBps * 8n + slot.part * (1n << 17n),
-    slot.actionDigest[0],
-    slot.actionDigest[1],
+    (multisend ? 0n : slot.amountIn) + r0,
+    slot.amountOut + r1,
+    slot.quoted + slot.feeCap + r2,
+    r3,
   ];
 }
 
-function executionLeafInputs(slot: EncodedSlot): bigint[] {
-  const inputs = [slot.amountOut + slot.quoted * SHIFT, slot.amountIn + slot.feeCap * SHIFT];
-  for (let r = 0; r < MULTISEND_RECIPIENTS; r += 2) {
-    inputs.push(slot.recipients[r]! + (slot.recipients[r + 1] ?? 0n) * SHIFT);
-  }
-  return [...inputs, ...slot.txHashes[0], ...slot.txHashes[1]];
+function executionSlotInputs(slot: EncodedSlot): bigint[] {
+  const [c0, c1, c2, c3] = amountColumns(slot);
+  return [c0 + c1 * SHIFT, c2 + c3 * SHIFT, ...slot.txHashes[0], ...slot.txHashes[1]];
 }
 
-async function hasher(): Promise<(inputs: bigint[]) => bigint> {
+async function hasher(): Promise<Hash> {
   const poseidon = await loadPoseidon();
   return (inputs) => poseidon.F.toObject(poseidon(inputs));
 }
@@ -61,10 +97,11 @@ async function hasher(): Promise<(inputs: bigint[]) => bigint> {
 /** The workflow commitment of an encoded workflow (public signal 0). */
 export async function workflowCommitmentOfEncoded(encoded: EncodedWorkflow): Promise<bigint> {
   const hash = await hasher();
-  return hash([
+  return wideHash(hash, [
     encoded.salt,
     ...encoded.workflowDigest,
-    ...encoded.slots.map((slot) => hash(workflowLeafInputs(slot))),
+    headersOf(encoded.slots),
+    ...encoded.slots.flatMap((slot) => slot.actionDigest),
   ]);
 }
 
@@ -74,11 +111,11 @@ export async function commitmentsOfEncoded(
 ): Promise<ExecutionCommitments> {
   const hash = await hasher();
   const workflowCommitment = await workflowCommitmentOfEncoded(encoded);
-  const executionCommitment = hash([
+  const executionCommitment = wideHash(hash, [
     workflowCommitment,
     encoded.executionId,
     encoded.salt,
-    ...encoded.slots.map((slot) => hash(executionLeafInputs(slot))),
+    ...encoded.slots.flatMap(executionSlotInputs),
   ]);
   return { workflowCommitment, executionCommitment, executionId: encoded.executionId };
 }

@@ -134,8 +134,20 @@ const EVENT_SOURCES: ReadonlyArray<{ abi: string; events: readonly EvidenceEvent
 /** The ABI set names the evidence decodes with. */
 export const EVIDENCE_ABIS: readonly string[] = EVENT_SOURCES.map((s) => s.abi);
 
+/**
+ * Built once per chain object: an Interface costs milliseconds of ABI parsing, and a report
+ * decodes every transaction's receipt with it. A chain's ABI set does not change while it is open.
+ */
+const evidenceInterfaces = new WeakMap<Pick<EvidenceChain, "abi">, Interface>();
+
 /** An Interface of exactly the evidence events, from the chain's own ABI files. */
 export function evidenceInterface(chain: Pick<EvidenceChain, "abi">): Interface {
+  let iface = evidenceInterfaces.get(chain);
+  if (!iface) evidenceInterfaces.set(chain, (iface = buildEvidenceInterface(chain)));
+  return iface;
+}
+
+function buildEvidenceInterface(chain: Pick<EvidenceChain, "abi">): Interface {
   const fragments = EVENT_SOURCES.flatMap(({ abi, events }) => {
     const iface = new Interface(chain.abi(abi));
     return events.map((name) => iface.getEvent(name)!);

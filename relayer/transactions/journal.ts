@@ -178,6 +178,21 @@ export async function paddedGasLimit(
   return ((await chain.provider.estimateGas(request)) * GAS_PADDING_PERCENT) / 100n;
 }
 
+/**
+ * Broadcasts signed bytes: `eth_sendRawTransaction` itself where the provider speaks JSON-RPC.
+ * ethers' `broadcastTransaction` also asks for the block number and recovers the sender from the
+ * signature (a few milliseconds of secp256k1 on the event loop, per transaction) to build a
+ * response the journal never reads: it waits for the hash it stored. Refusals are the same errors
+ * either way (both go through the provider's RPC error mapping).
+ */
+async function sendRawTransaction(provider: Provider, raw: string): Promise<void> {
+  const rpc = provider as Provider & {
+    send?: (method: string, params: unknown[]) => Promise<unknown>;
+  };
+  if (typeof rpc.send === "function") await rpc.send("eth_sendRawTransaction", [raw]);
+  else await provider.broadcastTransaction(raw);
+}
+
 /** A signer that can sign raw transactions (a Wallet); others are sent directly (see below). */
 function canSignRaw(signer: Signer): boolean {
   return typeof (signer as Signer & { signingKey?: unknown }).signingKey === "object";
@@ -289,16 +304,16 @@ export class TxJournal {
       return this.sendUnjournalledRaw(chain, signer, slot, kind, request, fees, sender);
     const chainNonce = await chain.provider.getTransactionCount(sender, "pending");
     const { id, hash, raw, nonce } = await this.store.transaction(async (tx) => {
-      await tx.query(
-        "INSERT INTO engine_nonces (chain_id, address, next_nonce) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+      // Allocated and locked in one statement: the row stays locked until the signed transaction
+      // is stored in this same transaction. The chain may be ahead when the account was used
+      // outside the engine (a faucet, a wallet): the nonce is the larger of the two.
+      const [row] = await tx.query<{ nonce: string }>(
+        `INSERT INTO engine_nonces AS n (chain_id, address, next_nonce) VALUES ($1, $2, $3::bigint + 1)
+         ON CONFLICT (chain_id, address) DO UPDATE SET next_nonce = GREATEST(n.next_nonce, $3::bigint) + 1
+         RETURNING next_nonce - 1 AS nonce`,
         [chain.chainId, sender, chainNonce],
       );
-      const [row] = await tx.query<{ next_nonce: string }>(
-        "SELECT next_nonce FROM engine_nonces WHERE chain_id = $1 AND address = $2 FOR UPDATE",
-        [chain.chainId, sender],
-      );
-      // The chain may be ahead when the account was used outside the engine (a faucet, a wallet).
-      const nonce = Math.max(Number(row!.next_nonce), chainNonce);
+      const nonce = Number(row!.nonce);
       const signed = await signer.signTransaction({
         ...request,
         from: sender,
@@ -316,10 +331,6 @@ export class TxJournal {
         raw: signed,
         state: "signed",
       });
-      await tx.query(
-        "UPDATE engine_nonces SET next_nonce = $3 WHERE chain_id = $1 AND address = $2",
-        [chain.chainId, sender, nonce + 1],
-      );
       return { id, hash, raw: signed, nonce };
     });
     crashPoint("tx.signed");
@@ -438,7 +449,7 @@ export class TxJournal {
 
   private async broadcast(provider: Provider, raw: string, hash: string): Promise<void> {
     try {
-      await provider.broadcastTransaction(raw);
+      await sendRawTransaction(provider, raw);
     } catch (err) {
       // Already in the pool or mined (a resumed send): the hash is what we wait for.
       if (await provider.getTransaction(hash)) return;
@@ -709,7 +720,7 @@ export class TxJournal {
       );
     });
     try {
-      await chain.provider.broadcastTransaction(signed);
+      await sendRawTransaction(chain.provider, signed);
     } catch (err) {
       // Mined meanwhile (nonce used) or refused as underpriced: the waiter sees which next turn.
       if (nonceRefusal(err) === null && !feeRefusal(err) && !/already known/i.test(String(err)))
@@ -778,8 +789,9 @@ export class TxJournal {
       sender: string;
       chain_id: number;
       state: string;
+      block_number: string | null;
     }>(
-      `SELECT id, action_index, hash, raw, nonce, sender, chain_id, state FROM engine_txs
+      `SELECT id, action_index, hash, raw, nonce, sender, chain_id, state, block_number FROM engine_txs
         WHERE execution_id = $1 AND state IN ('confirmed', 'reverted') ORDER BY id`,
       [executionId],
     );
@@ -796,10 +808,13 @@ export class TxJournal {
           { tx_hash: row.hash, chain: chain.name, action_index: waiting.actionIndex },
         );
       }
-      await this.store.query(
-        "UPDATE engine_txs SET block_number = $2, updated_at = now() WHERE id = $1",
-        [waiting.id, receipt.blockNumber],
-      );
+      // Re-mined in another block at the same depth (a reorg that kept it): the row follows.
+      if (Number(row.block_number) !== receipt.blockNumber) {
+        await this.store.query(
+          "UPDATE engine_txs SET block_number = $2, updated_at = now() WHERE id = $1",
+          [waiting.id, receipt.blockNumber],
+        );
+      }
     }
   }
 

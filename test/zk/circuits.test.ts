@@ -284,7 +284,7 @@ describe("# circuits", function () {
         await expectRejected(
           "execution",
           rawInput(withAction(sampleClaim(), 0, { amountOut: least - 1n })),
-          slot("slippageHonoured.out === 1;"),
+          slot("honoured.in <== most - least;"),
         );
       });
 
@@ -301,7 +301,7 @@ describe("# circuits", function () {
         await expectRejected(
           "execution",
           rawInput(withAction(claim, 0, { amountOut: 997n })),
-          slot("slippageHonoured.out === 1;"),
+          slot("honoured.in <== most - least;"),
         );
       });
 
@@ -374,11 +374,7 @@ describe("# circuits", function () {
 
       it("should reject received one unit below amount in minus the fee cap", async () => {
         const claim = withAction(sampleClaim(), 2, { amountOut: 4_000_000n - 20_000n - 1n });
-        await expectRejected(
-          "execution",
-          rawInput(claim),
-          slot("isBridge * (1 - bridgeHonoured.out) === 0;"),
-        );
+        await expectRejected("execution", rawInput(claim), slot("honoured.in <== most - least;"));
       });
     });
 
@@ -400,7 +396,7 @@ describe("# circuits", function () {
         await expectRejected(
           "execution",
           rawInput(claim),
-          top("same[pair].out * (1 - isZero[a]) === 0;"),
+          top("(value[a] - value[b]) * inverse[pair] === 1 - isZero[a];"),
         );
       });
 
@@ -409,18 +405,40 @@ describe("# circuits", function () {
         await expectRejected(
           "execution",
           rawInput(claim),
-          top("same[pair].out * (1 - isZero[a]) === 0;"),
+          top("(value[a] - value[b]) * inverse[pair] === 1 - isZero[a];"),
         );
       });
     });
 
     describe("# range", () => {
       it("should reject an amount one bit wider than the range check", async () => {
-        // amountIn = 2^96 = the recipients' sum: only the range check can catch it
-        const input = rawInput(
-          withAction(sampleClaim(), 3, { recipientAmounts: [MAX_AMOUNT, 1n, 0n] }),
+        const input = rawInput(sampleClaim());
+        (input.amountIn as string[])[0] = (MAX_AMOUNT + 1n).toString();
+        await expectRejected("execution", input, slot("amountRange[c].in <== column[c];"));
+      });
+
+      it("should reject a bridge amount in that wraps the field (the comparison alone accepts it)", async () => {
+        // amountOut + feeCap - (p - 1) = amountOut + feeCap + 1 (mod p): only column 0 can fail
+        const input = rawInput(sampleClaim());
+        (input.amountIn as string[])[2] = (FIELD_MODULUS - 1n).toString();
+        await expectRejected("execution", input, slot("amountRange[c].in <== column[c];"));
+      });
+
+      it("should bound a multisend's amount in by its range-checked recipients, and refuse one above 2^96 - 1 before proving", async () => {
+        const claim = withAction(sampleClaim(), 3, {
+          amountIn: 3n * MAX_AMOUNT,
+          recipientAmounts: [MAX_AMOUNT, MAX_AMOUNT, MAX_AMOUNT],
+        });
+        expect(() => rawInput(claim)).to.throw(/amountIn .* is outside \[0, 2\^96\)/);
+        const input = rawInput(sampleClaim());
+        (input.recipients as Grid)[3] = [MAX_AMOUNT, MAX_AMOUNT, MAX_AMOUNT, MAX_AMOUNT].map(
+          String,
         );
-        (input.amountIn as string[])[3] = (MAX_AMOUNT + 1n).toString();
+        (input.amountIn as string[])[3] = (4n * MAX_AMOUNT).toString();
+        // the circuit's bound: four 96-bit recipients, so below 2^98
+        await execution.calculateWitness(input, true);
+        (input.recipients as Grid)[3]![0] = (FIELD_MODULUS - 1n).toString();
+        (input.amountIn as string[])[3] = (3n * MAX_AMOUNT - 1n).toString();
         await expectRejected("execution", input, slot("amountRange[c].in <== column[c];"));
       });
 
@@ -524,6 +542,20 @@ describe("# circuits", function () {
         const input = rawInput(sampleClaim());
         (input.feeCap as string[])[0] = "1";
         await expectRejected("execution", input, slot("(1 - isBridge) * feeCap === 0;"));
+      });
+
+      it("should reject a second field in a column, even when the column's value is unchanged", async () => {
+        // column 0 of a swap = amountIn + recipients[0]; column 2 of a bridge = quoted + feeCap
+        const swap = rawInput(sampleClaim());
+        const amountIn = BigInt((swap.amountIn as string[])[0]!);
+        (swap.amountIn as string[])[0] = (amountIn - 1n).toString();
+        (swap.recipients as Grid)[0]![0] = "1";
+        await expectRejected("execution", swap, slot("(1 - isMultisend) * recipients[r] === 0;"));
+        const bridge = rawInput(sampleClaim());
+        const feeCap = BigInt((bridge.feeCap as string[])[2]!);
+        (bridge.feeCap as string[])[2] = (feeCap - 1n).toString();
+        (bridge.quoted as string[])[2] = "1";
+        await expectRejected("execution", bridge, slot("(1 - isSwapLike) * quoted === 0;"));
       });
 
       it("should reject an unknown action type", async () => {

@@ -258,11 +258,13 @@ describe("# prover library", function () {
         throw new Error("the circuit accepted a dishonest witness");
       };
       const slippage = await failure(withAction(sampleClaim(), 0, { amountOut: 1n }));
-      const bridge = await failure(withAction(sampleClaim(), 2, { amountOut: 1n }));
+      const multisend = await failure(
+        withAction(sampleClaim(), 3, { recipientAmounts: [1_500_001n, 1_000_000n, 500_000n] }),
+      );
       const slippageLine = /ActionSlot_\d+ line: (\d+)/.exec(slippage)![1];
-      const bridgeLine = /ActionSlot_\d+ line: (\d+)/.exec(bridge)![1];
-      expect(slippageLine).to.not.equal(bridgeLine);
-      expect(bridge).to.not.include(`line: ${slippageLine}\n`);
+      const multisendLine = /ActionSlot_\d+ line: (\d+)/.exec(multisend)![1];
+      expect(slippageLine).to.not.equal(multisendLine);
+      expect(multisend).to.not.include(`line: ${slippageLine}\n`);
       const witness = await circuit.calculateWitness(
         executionCircuitInput(encodeClaim(sampleClaim())),
       );

@@ -45,7 +45,8 @@ describe("# configuration", () => {
     expect(config.chains).to.deep.equal({ mode: "embedded" });
     expect(config.databaseUrl).to.equal(undefined);
     expect(config.bootstrapKey).to.equal(undefined);
-    expect(config.engine.proverThreads).to.equal(1);
+    // One prover thread per core (at most 16).
+    expect(config.engine.proverThreads).to.equal(Math.min(16, os.availableParallelism()));
   });
 
   it("should read the prover pool's threads and refuse a count outside 1..16", () => {

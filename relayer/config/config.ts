@@ -11,7 +11,7 @@ import { SHIPPED_OFAC_SNAPSHOT, snapshotFilesSpec, type SanctionsSnapshot } from
 
 /**
  * The prover pool's threads unless configured: one per core, at most 16. Proving is most of a
- * workflow's CPU, and one thread on a 2-core machine leaves about a third of the cores idle while
+ * workflow's CPU, and one thread on a 2-core machine leaves about a quarter of the cores idle while
  * proofs queue (README, Figures: the drain with one and with two threads). The threads prove off
  * the event loop but share the cores with it: under a saturating load each action's transactions
  * take longer to go out, never queued behind a proof.

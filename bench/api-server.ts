@@ -4,12 +4,34 @@
  * BENCH_TARGET=relayer: the real relayer service (PGlite, or PostgreSQL with DATABASE_URL) with
  * its full middleware chain; BENCH_ROUTE=workflows uses POST /v1/workflows (needs chains),
  * BENCH_ROUTE=probe a signed submission stand-in that stores a row and queues a job.
+ * BENCH_ROUTE=unreceipted is POST /v1/workflows on chains whose attestor is hidden from the
+ * relayer, so it issues no submission receipt (what the receipt costs, in the same run).
  */
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import type { AddressInfo } from "node:net";
 import { loadConfig } from "../relayer/config/index.ts";
 import { startService } from "../relayer/app/index.ts";
+import { openChains, type ChainHandle, type ChainSet } from "../relayer/chains/index.ts";
+import { ATTESTOR_CONTRACT } from "../relayer/proofs/index.ts";
+
+/** The chains with the attestor's deployment record hidden: the intake then signs no receipt. */
+function withoutAttestor(chains: ChainSet): ChainSet {
+  const hide = (handle: ChainHandle): ChainHandle => {
+    const contracts = { ...handle.deployment.contracts };
+    delete contracts[ATTESTOR_CONTRACT];
+    const deployment = { ...handle.deployment, contracts };
+    return { ...handle, deployment };
+  };
+  const handles = new Map(chains.list().map((c) => [c.chainId, hide(c)]));
+  return {
+    list: () => [...handles.values()],
+    byName: (name) => handles.get(chains.byName(name).chainId)!,
+    byId: (chainId) => handles.get(chains.byId(chainId).chainId)!,
+    has: (name) => chains.has(name),
+    close: () => chains.close(),
+  };
+}
 
 const target = process.env.BENCH_TARGET ?? "ceiling";
 
@@ -22,8 +44,14 @@ if (target === "ceiling") {
   });
 } else {
   const route = process.env.BENCH_ROUTE ?? "probe";
+  const chains =
+    route === "workflows"
+      ? undefined
+      : route === "unreceipted"
+        ? withoutAttestor(await openChains())
+        : null;
   const service = await startService(loadConfig(), {
-    chains: route === "workflows" ? undefined : null,
+    chains,
     extend: async (ctx, app) => {
       if (route !== "probe") return;
       await ctx.store.exec(

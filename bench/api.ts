@@ -31,6 +31,13 @@ const ROUTE =
   process.env.BENCH_ROUTE ??
   (existsSync(path.join(HERE, "..", "relayer", "workflows", "routes.ts")) ? "workflows" : "probe");
 
+/**
+ * `workflows`: POST /v1/workflows as deployed; `unreceipted`: the same route with the attestor
+ * hidden from the relayer, so no receipt is signed (its cost is the difference); `probe`: the
+ * platform path alone.
+ */
+type Route = "workflows" | "unreceipted" | "probe";
+
 /** The spec's JSON example (without its schedule): what a client submits. */
 const WORKFLOW = {
   name: "weekly-treasury-rebalance",
@@ -134,7 +141,7 @@ async function load(
 }
 
 /** One signed request first: a refused submission fails the run instead of being measured. */
-async function checkAccepted(url: string, pathName: string): Promise<void> {
+async function checkAccepted(url: string, pathName: string, route: Route): Promise<void> {
   const body = JSON.stringify({ ...WORKFLOW, name: "bench-check" });
   const timestamp = String(Date.now());
   const response = await fetch(`${url}${pathName}`, {
@@ -149,6 +156,11 @@ async function checkAccepted(url: string, pathName: string): Promise<void> {
   });
   if (response.status !== 202) {
     throw new Error(`${pathName} answered ${response.status}: ${await response.text()}`);
+  }
+  if (route === "probe") return;
+  const { receipt } = (await response.json()) as { receipt?: unknown };
+  if ((route === "workflows") !== Boolean(receipt)) {
+    throw new Error(`${route}: the 202 ${receipt ? "carries" : "lacks"} a submission receipt`);
   }
 }
 
@@ -247,17 +259,14 @@ function relayerEnv(dataDir: string, databaseUrl?: string): Record<string, strin
 }
 
 /** One relayer run: start a server on the backend, measure the route, stop it. */
-async function measureRelayer(
-  route: "workflows" | "probe",
-  backend: "pglite" | "postgres",
-): Promise<Figures> {
-  const submitPath = route === "workflows" ? "/v1/workflows" : "/bench/submit";
+async function measureRelayer(route: Route, backend: "pglite" | "postgres"): Promise<Figures> {
+  const submitPath = route === "probe" ? "/bench/submit" : "/v1/workflows";
   const dir = await mkdtemp(path.join(os.tmpdir(), `vf-bench-${backend}-`));
   const db = backend === "postgres" ? await createDatabase(route) : undefined;
   try {
     const server = await startServer({ ...relayerEnv(dir, db?.url), BENCH_ROUTE: route });
     try {
-      await checkAccepted(server.url, submitPath);
+      await checkAccepted(server.url, submitPath, route);
       const figures = await measure(server.url, submitPath, true, server.child.pid);
       process.stdout.write(`${route} on ${backend}: ${JSON.stringify(figures)}\n`);
       if (db && route === "workflows") sample = await readSample(db.url);
@@ -282,7 +291,7 @@ async function only(spec: string): Promise<void> {
       await measureStorageCeiling();
       continue;
     }
-    const [route, backend] = item.split(":") as ["workflows" | "probe", "pglite" | "postgres"];
+    const [route, backend] = item.split(":") as [Route, "pglite" | "postgres"];
     await measureRelayer(route, backend);
   }
 }
@@ -300,7 +309,7 @@ async function main(): Promise<void> {
     string,
     { route: string; what: string; pglite: Figures; postgres: Figures }
   > = {};
-  const plan: Array<["workflows" | "probe", string, string]> = [
+  const plan: Array<[Route, string, string]> = [
     [
       "probe",
       "POST /bench/submit",
@@ -308,11 +317,18 @@ async function main(): Promise<void> {
     ],
   ];
   if (ROUTE === "workflows") {
-    plan.unshift([
-      "workflows",
-      "POST /v1/workflows",
-      "the real submission: validation, cost estimate from the chains, execution row and workflow.execute job",
-    ]);
+    plan.unshift(
+      [
+        "workflows",
+        "POST /v1/workflows",
+        "the real submission: validation, cost estimate from the chains, signed submission receipt, execution row and workflow.execute job",
+      ],
+      [
+        "unreceipted",
+        "POST /v1/workflows (attestor hidden: no receipt)",
+        "the same submission on chains whose attestor the relayer does not see, so no receipt is signed: the difference to `workflows` is the receipt's cost",
+      ],
+    );
   }
   for (const [route, label, what] of plan) {
     routes[route] = {

@@ -91,7 +91,13 @@ export {
   type ConstraintFamily,
 } from "./errors.ts";
 export { closeProver, loadCircuit } from "./keys.ts";
-export { ProverPool, inProcessProver, type Groth16Prover, type ProverPoolOptions } from "./pool.ts";
+export {
+  PROVER_NICENESS,
+  ProverPool,
+  inProcessProver,
+  type Groth16Prover,
+  type ProverPoolOptions,
+} from "./pool.ts";
 export {
   EXECUTION_VARIANTS,
   circuitFiles,

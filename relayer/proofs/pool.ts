@@ -37,7 +37,18 @@ export type ProverPoolOptions = {
   threads?: number;
   /** Circuits each thread loads at start, before its first job (default none). */
   preload?: readonly CircuitName[];
+  /**
+   * The threads' nice value on Linux (default PROVER_NICENESS). With a thread per core, proofs
+   * and the engine's event loop share the cores; a lower priority lets the event loop (signing,
+   * broadcasting, answering clients) run first whenever both are ready, while the proofs still
+   * take every idle cycle. Elsewhere a thread's priority cannot be set apart from its process's,
+   * so it is left alone.
+   */
+  niceness?: number;
 };
+
+/** The prover threads' default nice value (Linux; 0 is normal, 19 the lowest priority). */
+export const PROVER_NICENESS = 10;
 
 /**
  * The thread entry snarkjs' own threads run (ffjavascript's `web-worker`). Loaded in any worker
@@ -69,7 +80,10 @@ export class ProverPool implements Groth16Prover {
 
   constructor(options: ProverPoolOptions = {}) {
     this.threads = Math.max(1, options.threads ?? 1);
-    this.workerOptions = { preload: options.preload ?? [] };
+    this.workerOptions = {
+      preload: options.preload ?? [],
+      niceness: options.niceness ?? PROVER_NICENESS,
+    };
   }
 
   /** Starts the missing threads (the first proof does), each loading `preload` first. */

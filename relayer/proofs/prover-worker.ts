@@ -3,6 +3,7 @@
  * (`loadCircuit`, cached for the thread's life), then computes witnesses and Groth16 proofs for
  * the jobs the pool sends. The engine's event loop never runs a proof's CPU work.
  */
+import { setPriority } from "node:os";
 import { workerData } from "node:worker_threads";
 import * as snarkjs from "snarkjs";
 import type { CircuitName } from "./circuits.ts";
@@ -20,6 +21,8 @@ export type ProverAnswer =
 export type ProverWorkerOptions = {
   /** Circuits to load before the first job. */
   preload: readonly CircuitName[];
+  /** This thread's nice value (ProverPoolOptions.niceness). */
+  niceness: number;
 };
 
 /** The web worker globals the thread's host (web-worker, see pool.ts) gives this module. */
@@ -31,6 +34,9 @@ if (typeof scope.addEventListener !== "function") {
   throw new Error("prover-worker.ts runs as a thread of the prover pool (relayer/proofs/pool.ts)");
 }
 const options = workerData as ProverWorkerOptions;
+// On Linux every thread is its own scheduling entity and setpriority(2) on "process 0" applies
+// to the calling thread only; elsewhere it would lower the whole relayer's priority.
+if (process.platform === "linux") setPriority(options.niceness);
 // snarkjs cannot start its helper threads from a worker thread: each pool thread proves alone,
 // and the pool's parallelism is its number of threads.
 await useSingleThreadCurve();

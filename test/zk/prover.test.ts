@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
@@ -14,6 +15,7 @@ import {
   ATTEST_FUNCTION,
   ArtifactInputError,
   ExecutionClaimError,
+  PROVER_NICENESS,
   ProverPool,
   ProverUnavailableError,
   artifactsRoot,
@@ -174,6 +176,39 @@ describe("# prover library", function () {
         expect(after.publicSignals).to.deep.equal(proved.publicSignals);
       } finally {
         await pool.close();
+      }
+    });
+
+    it("should prove at the pool's nice value on its own threads and leave the event loop's thread at normal priority", async () => {
+      // /proc/self/task/<tid>/stat: the nice value is the 19th field, the 17th after "comm)".
+      const niceOfThreads = async () => {
+        const tids = await readdir("/proc/self/task");
+        const stats = await Promise.all(
+          tids.map((tid) => readFile(`/proc/self/task/${tid}/stat`, "utf8").catch(() => "")),
+        );
+        return new Map(
+          tids.map((tid, i) => [
+            Number(tid),
+            Number(stats[i]!.slice(stats[i]!.lastIndexOf(")") + 2).split(" ")[16]),
+          ]),
+        );
+      };
+      const input = executionCircuitInput(encodeClaim(sampleClaim()));
+      for (const [options, nice] of [
+        [{}, PROVER_NICENESS],
+        [{ niceness: 3 }, 3],
+      ] as const) {
+        const before = await niceOfThreads();
+        const pool = new ProverPool({ threads: 1, ...options });
+        try {
+          await pool.prove("execution4", input);
+          const after = await niceOfThreads();
+          const started = [...after].filter(([tid]) => !before.has(tid));
+          expect(started.map(([, n]) => n)).to.include(nice);
+          expect(after.get(process.pid)).to.equal(0);
+        } finally {
+          await pool.close();
+        }
       }
     });
 

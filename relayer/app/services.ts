@@ -8,6 +8,7 @@ import { createContext, type AppContext, type CreateContextOptions } from "../co
 import { armCrashPoint, engineDeps, type EngineDeps } from "../execution/index.ts";
 import { Integrations, orderSources } from "../integrations/index.ts";
 import { Monitors } from "../monitors/index.ts";
+import { DEFAULT_REFERENCE_POLICY } from "../routing/index.ts";
 import { databaseLocks } from "../store/index.ts";
 import { ProverPool } from "../proofs/index.ts";
 import { createWorkflowIntake, type WorkflowIntake } from "../workflows/index.ts";
@@ -110,6 +111,7 @@ export async function buildServices(
           analysis,
           artifacts,
           baseFeeCapGwei: config.engine.baseFeeCapGwei,
+          referencePolicy: { ...DEFAULT_REFERENCE_POLICY, ...config.engine.referencePolicy },
           locks: databaseLocks(ctx.store),
           prover: prover ?? undefined,
         })

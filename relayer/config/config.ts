@@ -140,6 +140,26 @@ const envSchema = z
         .max(16, "must be between 1 and 16")
         .default(DEFAULT_PROVER_THREADS),
     ),
+    /** The window of a swap quote's reference price (time-weighted pool price), in seconds. */
+    VERIFLOW_REFERENCE_WINDOW_SECONDS: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number({ message: "must be a number" })
+        .int("must be an integer")
+        .min(60, "must be between 60 and 86400")
+        .max(86_400, "must be between 60 and 86400")
+        .optional(),
+    ),
+    /** How far (basis points) a pool may be from its reference price when a swap is quoted. */
+    VERIFLOW_MAX_REFERENCE_DEVIATION_BPS: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number({ message: "must be a number" })
+        .int("must be an integer")
+        .min(1, "must be between 1 and 5000")
+        .max(5_000, "must be between 1 and 5000")
+        .optional(),
+    ),
     /** Base fee above which an action moves to its next fallback chain, in gwei. */
     VERIFLOW_BASE_FEE_CAP_GWEI: z.preprocess(
       emptyToUndefined,
@@ -263,6 +283,11 @@ export interface EngineSettings {
   /** Worker threads of the prover pool (`VERIFLOW_PROVER_THREADS`, default one per core). */
   proverThreads: number;
   baseFeeCapGwei?: number;
+  /**
+   * Swap quotes' reference price check (`VERIFLOW_REFERENCE_WINDOW_SECONDS`,
+   * `VERIFLOW_MAX_REFERENCE_DEVIATION_BPS`); what is unset keeps the routing library's default.
+   */
+  referencePolicy: { windowSeconds?: number; maxDeviationBps?: number };
   /** `<point>[:<n>]`: the crash tests' fault injection. */
   crashAt?: string;
 }
@@ -342,6 +367,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.VERIFLOW_ENGINE_CONCURRENCY,
       proverThreads: e.VERIFLOW_PROVER_THREADS,
       baseFeeCapGwei: e.VERIFLOW_BASE_FEE_CAP_GWEI,
+      referencePolicy: {
+        ...(e.VERIFLOW_REFERENCE_WINDOW_SECONDS !== undefined
+          ? { windowSeconds: e.VERIFLOW_REFERENCE_WINDOW_SECONDS }
+          : {}),
+        ...(e.VERIFLOW_MAX_REFERENCE_DEVIATION_BPS !== undefined
+          ? { maxDeviationBps: e.VERIFLOW_MAX_REFERENCE_DEVIATION_BPS }
+          : {}),
+      },
       crashAt: e.VERIFLOW_CRASH_AT,
     },
     artifacts: {

@@ -12,6 +12,7 @@ import {
 import type { Integrations } from "../integrations/index.ts";
 import type { ReportArtifacts } from "./finalize.ts";
 import { collectEvidence, type ReportAnalysis } from "../report/index.ts";
+import type { ReferencePolicy } from "../routing/index.ts";
 import type { NamedLocks } from "../store/index.ts";
 import type { Groth16Prover } from "../proofs/index.ts";
 import type { EngineDeps } from "./orchestrator.ts";
@@ -34,6 +35,8 @@ export interface EngineInputs {
   /** Where the final report is stored under its CID. */
   artifacts: ReportArtifacts;
   baseFeeCapGwei?: number | undefined;
+  /** The swap quotes' reference price check (default DEFAULT_REFERENCE_POLICY). */
+  referencePolicy?: ReferencePolicy | undefined;
   /** Locks shared by every process on the database (the pool sequencer's). */
   locks: NamedLocks;
   /** Computes the proofs (the root's ProverPool, off the event loop); default: on this thread. */
@@ -74,6 +77,7 @@ export function engineDeps(input: EngineInputs): EngineDeps {
     settle: integrations?.config.payments ? (input) => integrations.settle(input) : undefined,
     payouts: integrations ?? undefined,
     baseFeeCapGwei: input.baseFeeCapGwei,
+    referencePolicy: input.referencePolicy,
     poolLocks: input.locks,
   };
 }

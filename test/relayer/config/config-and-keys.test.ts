@@ -60,6 +60,33 @@ describe("# configuration", () => {
     }
   });
 
+  it("should read the swap quotes' reference price policy and refuse values outside its bounds", () => {
+    expect(loadConfig({}).engine.referencePolicy).to.deep.equal({});
+    expect(
+      loadConfig({
+        VERIFLOW_REFERENCE_WINDOW_SECONDS: "600",
+        VERIFLOW_MAX_REFERENCE_DEVIATION_BPS: "50",
+      }).engine.referencePolicy,
+    ).to.deep.equal({ windowSeconds: 600, maxDeviationBps: 50 });
+    expect(
+      loadConfig({ VERIFLOW_MAX_REFERENCE_DEVIATION_BPS: "50" }).engine.referencePolicy,
+    ).to.deep.equal({ maxDeviationBps: 50 });
+    for (const [name, bad] of [
+      ["VERIFLOW_REFERENCE_WINDOW_SECONDS", "59"],
+      ["VERIFLOW_REFERENCE_WINDOW_SECONDS", "86401"],
+      ["VERIFLOW_REFERENCE_WINDOW_SECONDS", "1.5"],
+      ["VERIFLOW_MAX_REFERENCE_DEVIATION_BPS", "0"],
+      ["VERIFLOW_MAX_REFERENCE_DEVIATION_BPS", "5001"],
+      ["VERIFLOW_MAX_REFERENCE_DEVIATION_BPS", "three"],
+    ] as const) {
+      const problems = configProblems({ [name]: bad });
+      expect(
+        problems.find((p) => p.startsWith(name)),
+        `${name}=${bad}`,
+      ).to.match(/between|integer|number/);
+    }
+  });
+
   it("should name each bad variable with a clear message", () => {
     const problems = configProblems({
       PORT: "eighty",

@@ -1,18 +1,14 @@
 import { expect } from "chai";
 import { Contract, parseUnits } from "ethers";
 import { accountWallet, ensureAccount, fundFromDevnet } from "../../../relayer/accounts/index.ts";
-import { oracleScreen, SwapAgent, type SwapResult } from "../../../relayer/agents/index.ts";
+import type { SwapAgent, SwapResult } from "../../../relayer/agents/index.ts";
 import { AgentError } from "../../../relayer/errors/index.ts";
-import { TxJournal } from "../../../relayer/transactions/journal.ts";
 import { ERC20_ABI, ROUTER_ABI } from "../../../relayer/routing/abis.ts";
 import { nativeSymbol } from "../../../relayer/routing/chain.ts";
 import { poolMoves } from "../../../relayer/execution/pool-moves.ts";
-import {
-  checkReferencePrice,
-  DEFAULT_REFERENCE_POLICY,
-} from "../../../relayer/routing/reference.ts";
+import { checkReferencePrice } from "../../../relayer/routing/reference.ts";
 import { processLocks, type NamedLocks } from "../../../relayer/store/locks.ts";
-import { devnetFunder, useEngineWorld } from "../../fixtures/engine.ts";
+import { devnetFunder, polygonSwapAgent, useEngineWorld } from "../../fixtures/engine.ts";
 
 /**
  * The swap agent's pool sequencer (relayer/agents/swap.ts): concurrent swaps through one pool, with
@@ -49,39 +45,16 @@ describe("# swap agent: pool sequencer (embedded devnet)", function () {
     };
   }
 
-  async function agent(
+  function agent(
     apiKeyId: string,
     poolLocks: NamedLocks,
     afterQuote?: () => Promise<void>,
   ): Promise<SwapAgent> {
-    const polygon = world.chains.byName("polygon");
-    const wallet = await accountWallet(world.store, world.cipher, apiKeyId);
-    const memo = new Map<string, unknown>();
-    return new SwapAgent(
-      { chain_id: polygon.chainId },
-      {
-        chains: world.chains,
-        account: wallet,
-        journal: new TxJournal(world.store),
-        executionId: `wf_seq_${apiKeyId}_${run++}`,
-        actionIndex: 0,
-        screen: oracleScreen,
-        poolLocks,
-        ownMoves: poolMoves(world.store, 3_600),
-        referencePolicy: DEFAULT_REFERENCE_POLICY,
-        memo: async <T>(
-          key: string,
-          compute: () => Promise<T>,
-          options?: { replace?: boolean },
-        ) => {
-          if (!memo.has(key) || options?.replace) {
-            memo.set(key, await compute());
-            if (key === "quote") await afterQuote?.();
-          }
-          return memo.get(key) as T;
-        },
-      },
-    );
+    return polygonSwapAgent(world, apiKeyId, {
+      executionId: `wf_seq_${apiKeyId}_${run++}`,
+      poolLocks,
+      ...(afterQuote ? { afterQuote } : {}),
+    });
   }
 
   async function fundedKeys(prefix: string, n: number): Promise<string[]> {

@@ -1,17 +1,13 @@
 import { expect } from "chai";
 import { accountWallet, ensureAccount, fundFromDevnet } from "../../../relayer/accounts/index.ts";
-import { oracleScreen, SwapAgent } from "../../../relayer/agents/index.ts";
+import type { SwapAgent } from "../../../relayer/agents/index.ts";
 import { AgentError } from "../../../relayer/errors/index.ts";
-import { poolMoves } from "../../../relayer/execution/pool-moves.ts";
 import { nativeSymbol } from "../../../relayer/routing/chain.ts";
 import { ReserveReader } from "../../../relayer/routing/pools.ts";
 import { quoteSwapCandidates } from "../../../relayer/routing/quote.ts";
-import { DEFAULT_REFERENCE_POLICY } from "../../../relayer/routing/reference.ts";
 import { InsufficientLiquidityError } from "../../../relayer/routing/errors.ts";
 import { selectRoute } from "../../../relayer/routing/select.ts";
-import { processLocks } from "../../../relayer/store/locks.ts";
-import { TxJournal } from "../../../relayer/transactions/journal.ts";
-import { devnetFunder, useEngineWorld } from "../../fixtures/engine.ts";
+import { devnetFunder, polygonSwapAgent, useEngineWorld } from "../../fixtures/engine.ts";
 
 /**
  * The swap agent's route (relayer/agents/swap.ts): chosen among its own chain's candidates, the
@@ -30,29 +26,7 @@ describe("# swap agent: route on its chain (embedded devnet)", function () {
       USDC: "1000",
       WBTC: "1",
     });
-    const memo = new Map<string, unknown>();
-    return new SwapAgent(
-      { chain_id: polygon.chainId },
-      {
-        chains: world.chains,
-        account: await accountWallet(world.store, world.cipher, apiKeyId),
-        journal: new TxJournal(world.store),
-        executionId: `wf_route_${apiKeyId}_${run++}`,
-        actionIndex: 0,
-        screen: oracleScreen,
-        poolLocks: processLocks(),
-        ownMoves: poolMoves(world.store, 3_600),
-        referencePolicy: DEFAULT_REFERENCE_POLICY,
-        memo: async <T>(
-          key: string,
-          compute: () => Promise<T>,
-          options?: { replace?: boolean },
-        ) => {
-          if (!memo.has(key) || options?.replace) memo.set(key, await compute());
-          return memo.get(key) as T;
-        },
-      },
-    );
+    return polygonSwapAgent(world, apiKeyId, { executionId: `wf_route_${apiKeyId}_${run++}` });
   }
 
   /** Counts the JSON-RPC requests made to every chain but polygon while `fn` runs. */

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import { expect } from "chai";
-import { TextAnalysis } from "../../../relayer/analysis/service.ts";
 import { decryptSecret } from "../../../relayer/auth/secrets.ts";
 import { putCredential } from "../../../relayer/integrations/vault.ts";
 import { newApiKey } from "../../fixtures/relayer.ts";
 import {
   ANALYSIS_PROVIDER_KEY,
   FALLBACK_MODEL,
+  analysisOn,
   MODELS,
   openAnalysisWorld,
   type AnalysisWorld,
@@ -124,18 +124,12 @@ describe("# text analysis API (stand-in provider)", function () {
       output: string;
     };
     expect(plain.output).to.include("[EMAIL_1]").and.not.include("jane@example.com");
-    const ctx = world.relayer.ctx;
-    const config = ctx.config.integrations!.textAnalysis!;
-    const restoring = new TextAnalysis(
-      { ...config, security: { ...config.security, restorePlaceholders: true } },
-      {
-        store: ctx.store,
-        masterKey: ctx.masterKey,
-        logger: ctx.logger,
-        registry: ctx.metrics.registry,
-        chains: ctx.chains!.list(),
-      },
-    );
+    const restoring = analysisOn(world, {
+      configure: (config) => ({
+        ...config,
+        security: { ...config.security, restorePlaceholders: true },
+      }),
+    });
     world.provider.hits.length = 0;
     const restored = await restoring.analyze({
       apiKeyId: world.key.id,

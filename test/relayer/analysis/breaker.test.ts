@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { expect } from "chai";
 import { RedactionError } from "../../../relayer/analysis/redaction.ts";
 import { inlineRedactor } from "../../../relayer/analysis/redaction-pool.ts";
-import { TextAnalysis } from "../../../relayer/analysis/service.ts";
 import { ApiError } from "../../../relayer/http/errors.ts";
 import {
   ANALYSIS_PROVIDER_KEY,
+  analysisOn,
   FALLBACK_MODEL,
   MODELS,
   openAnalysisWorld,
@@ -29,13 +29,7 @@ describe("# text-analysis provider circuit and fail-closed redaction", function 
   });
 
   it("should send nothing when redaction fails, and answer 422 REDACTION_FAILED", async function () {
-    const ctx = world.relayer.ctx;
-    const failing = new TextAnalysis(ctx.config.integrations!.textAnalysis!, {
-      store: ctx.store,
-      masterKey: ctx.masterKey,
-      logger: ctx.logger,
-      registry: ctx.metrics.registry,
-      chains: ctx.chains!.list(),
+    const failing = analysisOn(world, {
       redactor: {
         ...inlineRedactor,
         redact: () =>
@@ -55,12 +49,7 @@ describe("# text-analysis provider circuit and fail-closed redaction", function 
 
   it("should answer 422 REDACTION_FAILED and store nothing when the output scan fails, having sent only redacted text and the provider's own answer", async function () {
     const ctx = world.relayer.ctx;
-    const failing = new TextAnalysis(ctx.config.integrations!.textAnalysis!, {
-      store: ctx.store,
-      masterKey: ctx.masterKey,
-      logger: ctx.logger,
-      registry: ctx.metrics.registry,
-      chains: ctx.chains!.list(),
+    const failing = analysisOn(world, {
       redactor: {
         ...inlineRedactor,
         findPii: () => Promise.reject(new RedactionError("a personal-data detector failed")),

@@ -135,6 +135,36 @@ describe("# text_analysis configuration", function () {
       ).to.equal(true);
   });
 
+  it("should refuse a model whose date is not a calendar date, a retention past 100 years, a zero timeout, an endpoint with a query or credentials", function () {
+    const problemsOf = (overrides: Record<string, unknown>, url = "https://llm.example.com/v1") => {
+      try {
+        parseIntegrations({ text_analysis: { ...textAnalysisEntry(url), ...overrides } });
+        return [];
+      } catch (err) {
+        return (err as { problems: string[] }).problems;
+      }
+    };
+    const refused = (overrides: Record<string, unknown>, path: string, url?: string) => {
+      const problems = problemsOf(overrides, url);
+      expect(
+        problems.some((p) => p.startsWith(path)),
+        `${path} in ${problems.join("\n")}`,
+      ).to.equal(true);
+    };
+    refused({ models: { ...MODELS, general: "general-2025-13-45" } }, "text_analysis.models.general");
+    refused({ fallback_model: "general-2025-02-30" }, "text_analysis.fallback_model");
+    // 99999999 years: the pruning cutoff (now minus the retention) would not be a date.
+    refused({ audit: { data_retention: "99999999y" } }, "text_analysis.audit.data_retention");
+    refused({ audit: { data_retention: "7x" } }, "text_analysis.audit.data_retention");
+    refused({ timeout: "0s" }, "text_analysis.timeout");
+    refused({}, "text_analysis.api_endpoint", "https://llm.example.com/v1?key=sk-1");
+    refused({}, "text_analysis.api_endpoint", "https://user:sk-1@llm.example.com/v1");
+    refused({}, "text_analysis.api_endpoint", "https://llm.example.com/v1#x");
+    // The edges that stay valid.
+    expect(problemsOf({ fallback_model: "general-2024-02-29", audit: { data_retention: "100y" } }))
+      .to.be.empty;
+  });
+
   it("should answer 503 ANALYSIS_NOT_CONFIGURED on a relayer without text_analysis", async function () {
     this.timeout(60_000);
     const relayer = await startInProcessRelayer({ label: "analysis-off" });

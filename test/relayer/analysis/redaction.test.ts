@@ -64,6 +64,37 @@ describe("# analysis redaction", function () {
   });
 });
 
+describe("# analysis redaction of formats beyond the corpus", function () {
+  it("should redact the other ways compliance texts write each type", function () {
+    const cases: Array<[string, string]> = [
+      ["Mail John.Doe+billing@mail.Example.CO.UK now", "Mail [EMAIL_1] now"],
+      ["IBAN gb82 west 1234 5698 7654 32 and es91 2100 0418 4502 0005 1332", "IBAN [IBAN_1] and [IBAN_2]"],
+      ["iban: gb82west12345698765432.", "iban: [IBAN_1]."],
+      ["Call 0049 30 901820 or (212) 555-0198 ext. 12", "Call [PHONE_1] or [PHONE_2]"],
+      ["SSN: 123.45.6789; SSN-123-45-6789", "SSN: [SSN_1]; SSN-[SSN_2]"],
+      ["Amex 3782-822463-10005", "Amex [CARD_1]"],
+      ["DOB: 1985/04/03", "DOB: [DOB_1]"],
+      ["date of birth 3rd April 1985", "date of birth [DOB_1]"],
+      ["Date of Birth: April 3rd, 1985", "Date of Birth: [DOB_1]"],
+      ["Birthday: 3 April 1985", "Birthday: [DOB_1]"],
+      ["Date of birth – 3.4.1985", "Date of birth – [DOB_1]"],
+      ["Lives at 1600 Pennsylvania Avenue NW, Washington, DC 20500.", "Lives at [ADDRESS_1]."],
+      ["Parties: Jean-Pierre Dupont and Anne-Marie O'Neill.", "Parties: [NAME_1] and [NAME_2]."],
+      ["Copy to José Ñúñez.", "Copy to [NAME_1]."],
+    ];
+    for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
+  });
+
+  it("should leave ordinary legal text as it is: clause and version numbers, amounts, dates, years, references", function () {
+    const text = `This Agreement (the "Agreement") is entered into as of March 1, 2025 by Acme Holdings Ltd, a company incorporated in England and Wales (company number 01234567).
+1.1 "Fees" means USD 250,000.00 per annum, payable until 28 February 2028, unless terminated under Clause 14.2.1 or Clause 10.1.1.2.
+Invoices are payable within 30 days; interest at 8% per annum. Reference PO-2025-0042, invoice 2025/00817, payment ref 2024-11-24-001, tax id 12-3456789.
+Section 4.3.2.1 caps liability at 150% of the Fees, subject to Article 82 GDPR and Regulation (EU) 2016/679; version 2.1.0.3 of the notice schedule; release v2.10.3.1.
+See 28 U.S.C. § 1332 and Rule 12(b)(6); Amendment No. 3 dated 15.06.2025; ISO 27001:2022; the years 1999, 2000 and 2001; § 14 Abs. 2 BGB; Ziffer 3.1.2.`;
+    expect(findPii(text)).to.deep.equal([]);
+  });
+});
+
 describe("# analysis routing", function () {
   it("should send the NDA acronym as a word to ultra, not inside words or in lower case", function () {
     for (const t of ["NDA", "Sign the NDA.", "(NDA)", "NDAs attached", "NDA-based terms"])

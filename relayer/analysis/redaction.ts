@@ -312,9 +312,7 @@ const FIRST_NAMES: ReadonlySet<string> = (() => {
 /** In the lexicon as written or without its accents (José, Zoë: the lexicon has jose, zoe). */
 function isFirstName(word: string): boolean {
   const lower = word.toLowerCase();
-  return (
-    FIRST_NAMES.has(lower) || FIRST_NAMES.has(lower.normalize("NFD").replace(/\p{M}/gu, ""))
-  );
+  return FIRST_NAMES.has(lower) || FIRST_NAMES.has(lower.normalize("NFD").replace(/\p{M}/gu, ""));
 }
 
 /** A known first name, then one to three capitalised words (a particle allowed before each). */

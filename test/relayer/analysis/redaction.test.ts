@@ -68,7 +68,10 @@ describe("# analysis redaction of formats beyond the corpus", function () {
   it("should redact the other ways compliance texts write each type", function () {
     const cases: Array<[string, string]> = [
       ["Mail John.Doe+billing@mail.Example.CO.UK now", "Mail [EMAIL_1] now"],
-      ["IBAN gb82 west 1234 5698 7654 32 and es91 2100 0418 4502 0005 1332", "IBAN [IBAN_1] and [IBAN_2]"],
+      [
+        "IBAN gb82 west 1234 5698 7654 32 and es91 2100 0418 4502 0005 1332",
+        "IBAN [IBAN_1] and [IBAN_2]",
+      ],
       ["iban: gb82west12345698765432.", "iban: [IBAN_1]."],
       ["Call 0049 30 901820 or (212) 555-0198 ext. 12", "Call [PHONE_1] or [PHONE_2]"],
       ["SSN: 123.45.6789; SSN-123-45-6789", "SSN: [SSN_1]; SSN-[SSN_2]"],
@@ -182,7 +185,10 @@ describe("# text_analysis configuration", function () {
         `${path} in ${problems.join("\n")}`,
       ).to.equal(true);
     };
-    refused({ models: { ...MODELS, general: "general-2025-13-45" } }, "text_analysis.models.general");
+    refused(
+      { models: { ...MODELS, general: "general-2025-13-45" } },
+      "text_analysis.models.general",
+    );
     refused({ fallback_model: "general-2025-02-30" }, "text_analysis.fallback_model");
     // 99999999 years: the pruning cutoff (now minus the retention) would not be a date.
     refused({ audit: { data_retention: "99999999y" } }, "text_analysis.audit.data_retention");

@@ -467,8 +467,15 @@ export class TextAnalysis {
     return pruneAnalyses(this.deps.store, new Date(this.now() - this.config.audit.retentionMs));
   }
 
-  verify(): Promise<ChainVerification> {
-    return verifyAuditChain(this.deps.store, this.target.registry);
+  /** The documented verification, against the anchors the registry holds (not the database's). */
+  async verify(): Promise<ChainVerification> {
+    const { chain, registry } = this.target;
+    const anchoredBy = await chain.operator?.getAddress();
+    return verifyAuditChain(this.deps.store, {
+      registry,
+      fromBlock: chain.deployment.contracts[CONTRACT_NAMES.proofRegistry]!.blockNumber,
+      ...(anchoredBy ? { anchoredBy } : {}),
+    });
   }
 
   /** Fail closed: a detector failure stops the analysis before anything is sent. */

@@ -255,7 +255,9 @@ export class TextAnalysis {
     const placeholders = instructions?.placeholders ?? redacted.placeholders;
     const inputSha256 = createHash("sha256").update(request.text, "utf8").digest("hex");
 
-    const score = await this.guard(() => this.provider.biasScore(redacted.text));
+    // The instructions go to the model with the text: they are scored with it, in the same call.
+    const scored = instructions ? `${instructions.text}\n\n${redacted.text}` : redacted.text;
+    const score = await this.guard(() => this.provider.biasScore(scored));
     if (score > this.config.biasThreshold) {
       await recordIncident(store, {
         apiKeyId: request.apiKeyId,

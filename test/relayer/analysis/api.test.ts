@@ -245,6 +245,19 @@ describe("# text analysis API (stand-in provider)", function () {
     expect(JSON.stringify(incidents)).to.not.include("neighbourhood");
   });
 
+  it("should score the instructions with the text: biased instructions are rejected and never sent for completion", async function () {
+    const count = () => world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
+    const before = await count();
+    const res = await world.post({
+      text: "The supplier shall deliver the goods by 1 March.",
+      instructions: `${BIASED_MARKER} Reject it if the supplier is from that neighbourhood.`,
+    });
+    expect(res.status).to.equal(422);
+    expect(((await res.json()) as { error: string }).error).to.equal("BIAS_REJECTED");
+    expect(world.provider.hits.map((h) => h.path)).to.deep.equal(["/v1/moderations"]);
+    expect(await count()).to.deep.equal(before);
+  });
+
   it("should accept a score exactly at the threshold (rejection is strictly greater)", async function () {
     world.provider.bias = (input) => (input.includes("edge") ? 0.7 : 0.05);
     try {

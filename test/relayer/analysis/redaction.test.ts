@@ -106,6 +106,25 @@ describe("# analysis routing", function () {
       expect(routeText(t, models).tier, t).to.equal("general");
   });
 
+  it("should send the term NDA written otherwise to ultra: dotted, or in words in any case", function () {
+    for (const t of [
+      "Sign the N.D.A. today",
+      "per the N.D.A",
+      "This Non-Disclosure Agreement binds",
+      "the mutual non-disclosure agreements",
+      "NONDISCLOSURE AGREEMENT",
+      "a non disclosure agreement",
+    ])
+      expect(routeText(t, models).tier, t).to.equal("ultra");
+    for (const t of [
+      "the non-disclosure of figures",
+      "disclosure agreement",
+      "SN.D.A.",
+      "non-disclosure agreementary",
+    ])
+      expect(routeText(t, models).tier, t).to.equal("general");
+  });
+
   it("should count code points of the text as submitted: 1999 general, 2000 and 2001 in-house", function () {
     expect(GENERAL_MAX_CHARS).to.equal(1999);
     expect(routeText("x".repeat(1999), models).tier).to.equal("general");

@@ -4,6 +4,7 @@ import {
   type TextAnalysisConfig,
   AttemptFailure,
   isRetryable,
+  parseRetryAfter,
   retryDelays,
 } from "../integrations/index.ts";
 
@@ -185,13 +186,12 @@ export class AnalysisProvider {
       };
     }
     if (!response.ok) {
-      const retryAfter = Number(response.headers.get("retry-after"));
+      // Seconds or an HTTP date (RFC 9110 10.2.3), read against the real clock the date is on.
+      const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), Date.now());
       return {
         ok: false,
         failure: new AttemptFailure("status", response.status, `${path}: HTTP ${response.status}`),
-        ...(Number.isFinite(retryAfter) && retryAfter >= 0
-          ? { retryAfterSeconds: Math.ceil(retryAfter) }
-          : {}),
+        ...(retryAfterMs !== null ? { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) } : {}),
       };
     }
     try {

@@ -99,7 +99,12 @@ function span(type: PiiType, start: number, value: string): PiiSpan {
 
 function emails(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const [i, v] of matches(/[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu, text)) {
+  // Starts only where a run of local-part characters starts: from inside a run the match would
+  // fail the same way, and retrying there made a long run without "@" cost quadratic time.
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu,
+    text,
+  )) {
     const value = v.replace(/[.-]+$/, "");
     if (validator.isEmail(value, { allow_utf8_local_part: true }))
       out.push(span("EMAIL", i, value));
@@ -117,13 +122,19 @@ function cards(text: string): PiiSpan[] {
 
 function ibans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const [i, v] of matches(/\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){10,30}/g, text)) {
-    // The pattern may run into a following upper-case word: take the longest valid prefix.
+  // Written in either case (a pasted `gb82 west …` is an IBAN too); the checksum decides.
+  const re = /\b[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){10,30}/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const v = m[0];
+    // The pattern may run into the following words, and so into the next IBAN: take the longest
+    // valid prefix and look again right after it (after the start when none is valid).
+    re.lastIndex = m.index + 1;
     for (let end = v.length; end >= 14; end--) {
       const candidate = v.slice(0, end).trimEnd();
-      const electronic = electronicFormatIBAN(candidate);
+      const electronic = electronicFormatIBAN(candidate.toUpperCase());
       if (electronic && isValidIBAN(electronic)) {
-        out.push(span("IBAN", i, candidate));
+        out.push(span("IBAN", m.index, candidate));
+        re.lastIndex = m.index + candidate.length;
         break;
       }
     }
@@ -139,18 +150,23 @@ function ssns(text: string): PiiSpan[] {
     if (valid(v.replace(/-/g, ""))) out.push(span("SSN", i, v));
   }
   for (const [i, v] of matches(
-    /\b(?:SSN|social security (?:number|no\.?))[:#\s]*(\d{3} ?\d{2} ?\d{4})\b/gi,
+    /\b(?:SSN|social security (?:number|no\.?))[:#\s-]*(\d{3}[ .-]?\d{2}[ .-]?\d{4})\b/gi,
     text,
     1,
   )) {
-    if (valid(v.replace(/ /g, ""))) out.push(span("SSN", i, v));
+    if (valid(v.replace(/[ .-]/g, ""))) out.push(span("SSN", i, v));
   }
   return out;
 }
 
+/** A dotted number right after one of these is a clause or version number, not an address. */
+const NUMBERED_BY =
+  /(?:\b(?:clauses?|sections?|sec|articles?|art|paragraphs?|para|schedules?|annex|appendix|exhibit|rules?|items?|versions?|ver|release|Ziffer|Abschnitt|Artikel|Absatz|Klausel|cl[aá]usula|art[ií]culo|apartado|secci[oó]n|articolo|clausola|paragrafo|sezione)\.?|§|¶|\bv)\s*$/iu;
+
 function ips(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const [i, v] of matches(/(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.]*\d)/g, text)) {
+    if (NUMBERED_BY.test(text.slice(Math.max(0, i - 16), i))) continue;
     if (validator.isIP(v, 4)) out.push(span("IP", i, v));
   }
   for (const [i, v] of matches(
@@ -176,9 +192,10 @@ function bankAccounts(text: string): PiiSpan[] {
 
 const MONTHS =
   "(?:Jan(?:uary|vier|uar)?|Feb(?:ruary|ruar)?|f[ée]vrier|M[äa]r(?:ch|z|s)?|Apr(?:il)?|avril|May|Mai|June?|Juni|juin|July?|Juli|juillet|Aug(?:ust)?|ao[ûu]t|Sep(?:t(?:ember)?)?|septembre|Oct(?:ober)?|Okt(?:ober)?|octobre|Nov(?:ember)?|novembre|Dec(?:ember)?|Dez(?:ember)?|d[ée]cembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre)";
-const DATE = `(?:\\d{4}-\\d{2}-\\d{2}|\\d{1,2}[./-]\\d{1,2}[./-]\\d{2,4}|${MONTHS}\\.? \\d{1,2},? \\d{4}|\\d{1,2}\\.? (?:de )?${MONTHS}\\.?,? (?:de )?\\d{4})`;
+const DAY = "\\d{1,2}(?:st|nd|rd|th)?";
+const DATE = `(?:\\d{4}[./-]\\d{1,2}[./-]\\d{1,2}|\\d{1,2}[./-]\\d{1,2}[./-]\\d{2,4}|${MONTHS}\\.? ${DAY},? \\d{4}|${DAY}\\.? (?:of )?(?:de )?${MONTHS}\\.?,? (?:de )?\\d{4})`;
 const DOB_RE = new RegExp(
-  `\\b(?:date of birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth ?date|geboren(?: am)?|geb\\.|Geburtsdatum|n[ée]e? le|date de naissance|fecha de nacimiento|nacid[oa] el|nat[oa] il|data di nascita)[:\\s]*(${DATE})`,
+  `\\b(?:date of birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth ?date|birthday|geboren(?: am)?|geb\\.|Geburtsdatum|Geburtstag|n[ée]e? le|date de naissance|fecha de nacimiento|nacid[oa] el|nat[oa] il|data di nascita)[:\\s–—-]*(${DATE})`,
   "giu",
 );
 
@@ -195,7 +212,7 @@ const CITY =
 const ADDRESS_PATTERNS: RegExp[] = [
   // 123 Main Street[, Apt. 4][, Springfield, IL 62704]
   new RegExp(
-    `\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?:,? (?:Apt\\.?|Suite|Unit|Flat) \\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?)?(?:,[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d]))?(?:,? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2})?`,
+    `\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:Apt\\.?|Suite|Unit|Flat) \\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?)?(?:,[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d]))?(?:,? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2})?`,
     "gu",
   ),
   // Flat 2, 10 Downing Street style handled above; Hauptstraße 5 / Am Markt 3 / Friedrich-Ebert-Platz 5 [, 10115 Berlin]
@@ -249,7 +266,7 @@ const NAME_CONTEXTS: RegExp[] = [
 ];
 /** Words a name pattern may start on that are not names. */
 const NOT_NAMES = new Set(
-  "Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing".split(
+  "Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland".split(
     " ",
   ),
 );
@@ -292,9 +309,15 @@ const FIRST_NAMES: ReadonlySet<string> = (() => {
   return names;
 })();
 
+/** In the lexicon as written or without its accents (José, Zoë: the lexicon has jose, zoe). */
+function isFirstName(word: string): boolean {
+  const lower = word.toLowerCase();
+  return FIRST_NAMES.has(lower) || FIRST_NAMES.has(lower.normalize("NFD").replace(/\p{M}/gu, ""));
+}
+
 /** A known first name, then one to three capitalised words (a particle allowed before each). */
 const UNLABELLED_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}])(\\p{Lu}[\\p{Ll}'’]+)((?: (?:${PARTICLE} )?${NAME_WORD}){1,3})(?![\\p{L}\\p{N}])`,
+  `(?<![\\p{L}\\p{N}'’-])(\\p{Lu}[\\p{Ll}'’]+(?:-\\p{Lu}[\\p{Ll}'’]+)?)((?: (?:${PARTICLE} )?${NAME_WORD}){1,3})(?![\\p{L}\\p{N}])`,
   "gu",
 );
 
@@ -305,7 +328,8 @@ const UNLABELLED_NAME = new RegExp(
 function unlabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(UNLABELLED_NAME)) {
-    if (!FIRST_NAMES.has(m[1]!.toLowerCase())) continue;
+    // Jean-Pierre, Hans-Jürgen: a first name of the lexicon in either part.
+    if (!m[1]!.split("-").some(isFirstName)) continue;
     const value = m[0];
     if (value.split(" ").some((w) => NOT_NAMES.has(w))) continue;
     const end = m.index + value.length;
@@ -333,8 +357,20 @@ const DATE_SHAPED = /^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})$/;
 function looksLikePhone(text: string, start: number, value: string): boolean {
   if ((value.match(/\d/g) ?? []).length < 8) return false;
   if (/[\p{L}\p{N}-]/u.test(text[start - 1] ?? "")) return false;
-  return !DATE_SHAPED.test(value) && !/^\d+[.,]\d{1,2}$/.test(value);
+  if (DOCUMENT_NUMBER_LABEL.test(text.slice(Math.max(0, start - 24), start))) return false;
+  return (
+    !DATE_SHAPED.test(value) &&
+    !/^\d+[.,]\d{1,2}$/.test(value) &&
+    // A year then a separator (`2025/00817`, `2024-11-24-001`): no national plan of the
+    // configured regions starts a number so; an EIN (`12-3456789`) is a company's.
+    !/^(?:19|20)\d{2}[/.-]/.test(value) &&
+    !/^\d{2}-\d{7}$/.test(value)
+  );
 }
+
+/** Numbers of documents and companies, not people's phones, follow these labels. */
+const DOCUMENT_NUMBER_LABEL =
+  /\b(?:company|registration|reg|invoice|order|PO|tax|VAT|EIN|CUSIP|ISIN|Rechnung|Bestellung|facture|commande|factura|pedido|fattura|ordine)\.?(?: (?:no|nr|n°|number|id|ref))?\.?[:#\s]*$/iu;
 
 /**
  * Stretches of text that can hold a phone number: at least 8 digits with the separators phone
@@ -368,7 +404,8 @@ function phones(
     if (furthestEnd >= cEnd) continue;
     const from = Math.max(0, cStart - 2);
     const window = text.slice(from, cEnd + 1);
-    const international = /^\+|^00/.test(candidate[0]);
+    // `+` reads without a region; `00` is an international prefix only in a region that dials it.
+    const international = candidate[0].startsWith("+");
     for (const region of international || !regions.length ? [undefined] : regions) {
       const found = findPhoneNumbersInText(window, region ? { defaultCountry: region } : {})
         .map((f) => ({ start: from + f.startsAt, end: from + f.endsAt, valid: f.number.isValid() }))

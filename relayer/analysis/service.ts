@@ -255,7 +255,9 @@ export class TextAnalysis {
     const placeholders = instructions?.placeholders ?? redacted.placeholders;
     const inputSha256 = createHash("sha256").update(request.text, "utf8").digest("hex");
 
-    const score = await this.guard(() => this.provider.biasScore(redacted.text));
+    // The instructions go to the model with the text: they are scored with it, in the same call.
+    const scored = instructions ? `${instructions.text}\n\n${redacted.text}` : redacted.text;
+    const score = await this.guard(() => this.provider.biasScore(scored));
     if (score > this.config.biasThreshold) {
       await recordIncident(store, {
         apiKeyId: request.apiKeyId,
@@ -467,8 +469,15 @@ export class TextAnalysis {
     return pruneAnalyses(this.deps.store, new Date(this.now() - this.config.audit.retentionMs));
   }
 
-  verify(): Promise<ChainVerification> {
-    return verifyAuditChain(this.deps.store, this.target.registry);
+  /** The documented verification, against the anchors the registry holds (not the database's). */
+  async verify(): Promise<ChainVerification> {
+    const { chain, registry } = this.target;
+    const anchoredBy = await chain.operator?.getAddress();
+    return verifyAuditChain(this.deps.store, {
+      registry,
+      fromBlock: chain.deployment.contracts[CONTRACT_NAMES.proofRegistry]!.blockNumber,
+      ...(anchoredBy ? { anchoredBy } : {}),
+    });
   }
 
   /** Fail closed: a detector failure stops the analysis before anything is sent. */

@@ -245,6 +245,19 @@ describe("# text analysis API (stand-in provider)", function () {
     expect(JSON.stringify(incidents)).to.not.include("neighbourhood");
   });
 
+  it("should score the instructions with the text: biased instructions are rejected and never sent for completion", async function () {
+    const count = () => world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
+    const before = await count();
+    const res = await world.post({
+      text: "The supplier shall deliver the goods by 1 March.",
+      instructions: `${BIASED_MARKER} Reject it if the supplier is from that neighbourhood.`,
+    });
+    expect(res.status).to.equal(422);
+    expect(((await res.json()) as { error: string }).error).to.equal("BIAS_REJECTED");
+    expect(world.provider.hits.map((h) => h.path)).to.deep.equal(["/v1/moderations"]);
+    expect(await count()).to.deep.equal(before);
+  });
+
   it("should accept a score exactly at the threshold (rejection is strictly greater)", async function () {
     world.provider.bias = (input) => (input.includes("edge") ? 0.7 : 0.05);
     try {
@@ -412,6 +425,41 @@ describe("# text analysis API (stand-in provider)", function () {
     world.provider.retryAfter = 1;
   });
 
+  it("should read a provider Retry-After given as an HTTP date, and wait a second when there is none", async function () {
+    const count = () => world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
+    const before = await count();
+    try {
+      world.provider.retryAfter = new Date(Date.now() + 30_000).toUTCString();
+      world.provider.failNext(429);
+      const refused = await world.post({ text: "Throttled until a date." });
+      const body = (await refused.json()) as { error: string; retry_in: number };
+      expect([refused.status, body.error]).to.deep.equal([429, "ANALYSIS_PROVIDER_RATE_LIMITED"]);
+      // Beyond max_delay (2 s): passed on, not waited a default second and retried.
+      expect(Number(refused.headers.get("Retry-After"))).to.be.within(28, 31);
+      expect(body.retry_in).to.equal(Number(refused.headers.get("Retry-After")));
+      expect(world.provider.hits.map((h) => h.path)).to.deep.equal(["/v1/moderations"]);
+      expect(await count()).to.deep.equal(before);
+
+      world.provider.retryAfter = null;
+      world.provider.failNext(429);
+      const started = Date.now();
+      const ok = await world.post({ text: "Throttled without a date." });
+      expect(ok.status).to.equal(200);
+      expect(Date.now() - started).to.be.at.least(1_000);
+    } finally {
+      world.provider.retryAfter = 1;
+    }
+  });
+
+  it("should accept a text of exactly 256 KiB of UTF-8 ending in a multi-byte character", async function () {
+    const text = `${"a".repeat(262_141)}€`;
+    expect(Buffer.byteLength(text)).to.equal(262_144);
+    const res = await world.post({ text });
+    const body = (await res.json()) as { model: string };
+    expect(res.status, JSON.stringify(body).slice(0, 200)).to.equal(200);
+    expect(body.model).to.equal(MODELS.in_house);
+  });
+
   it("should refuse bad input with {error, detail} and store nothing", async function () {
     const before = await world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
     const cases: Array<[unknown, number, string]> = [
@@ -420,6 +468,13 @@ describe("# text analysis API (stand-in provider)", function () {
       [{ text: 5 }, 400, "VALIDATION_FAILED"],
       [{ text: "x", extra: true }, 400, "VALIDATION_FAILED"],
       [{ text: "é".repeat(131_073) }, 400, "VALIDATION_FAILED"],
+      // One byte over, the last character a three-byte one.
+      [{ text: `${"a".repeat(262_142)}€` }, 400, "VALIDATION_FAILED"],
+      // Nothing to analyse, or no UTF-8 form (a lone surrogate, sent escaped in JSON).
+      [{ text: " \n\t\u00a0 " }, 400, "VALIDATION_FAILED"],
+      [{ text: "Pay \ud800 now" }, 400, "VALIDATION_FAILED"],
+      [{ text: "Pay now", instructions: "\udc00" }, 400, "VALIDATION_FAILED"],
+      [{ text: "Pay now", instructions: "   " }, 400, "VALIDATION_FAILED"],
       [{ text: "x", workflow_id: "wf_nope" }, 400, "VALIDATION_FAILED"],
       [{ text: "x", workflow_id: "wf_01JA0000000000000000000000" }, 404, "WORKFLOW_NOT_FOUND"],
     ];
@@ -434,6 +489,18 @@ describe("# text analysis API (stand-in provider)", function () {
     expect(unknown.status).to.equal(404);
     const malformed = await world.get("/v1/analysis/nope");
     expect(malformed.status).to.equal(400);
+    for (const query of [
+      "from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z",
+      "cursor=aud_0",
+      "cursor=aud_99999999999999999",
+      "limit=0",
+      "limit=501",
+      "from=yesterday",
+    ]) {
+      const refused = await world.get(`/v1/analysis/audit?${query}`);
+      expect(refused.status, query).to.equal(400);
+      expect(((await refused.json()) as { error: string }).error).to.equal("VALIDATION_FAILED");
+    }
     const after = await world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
     expect(after).to.deep.equal(before);
     expect(world.provider.hits).to.deep.equal([]);

@@ -497,7 +497,9 @@ export function redact(
   const placeholders = new Map(start);
   const byValue = new Map([...start].map(([p, v]) => [`${p.replace(/_\d+\]$/, "")}:${v}`, p]));
   const next = new Map<string, number>();
-  for (const p of start.keys()) {
+  // Numbered after the placeholders the map holds and those the text already carries as written
+  // (a client quoting `[NAME_1]` must not have it stand for someone else's name too).
+  for (const p of [...start.keys(), ...(text.match(PLACEHOLDER) ?? [])]) {
     const [, type, n] = /^\[(\w+?)_(\d+)\]$/.exec(p) ?? [];
     if (type) next.set(type, Math.max(next.get(type) ?? 0, Number(n)));
   }

@@ -133,10 +133,20 @@ export class TextAnalysis {
   constructor(config: TextAnalysisConfig, deps: TextAnalysisDeps) {
     this.config = config;
     this.deps = deps;
-    this.target = anchorTarget(deps.chains, {
-      contract: CONTRACT_NAMES.proofRegistry,
-      chain: config.audit.chain,
-    });
+    try {
+      this.target = anchorTarget(deps.chains, {
+        contract: CONTRACT_NAMES.proofRegistry,
+        chain: config.audit.chain,
+      });
+    } catch (err) {
+      // Named by the key that chose it (anchorTarget speaks of the integrations' blockchain_anchor).
+      throw new Error(
+        config.audit.chain
+          ? `text_analysis.audit.chain ${config.audit.chain} is not a configured chain with a ProofRegistry (chains: ${deps.chains.map((c) => c.name).join(", ")})`
+          : `text_analysis: ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
     this.breaker = new OnChainBreaker(
       deps.store,
       this.target.chain,

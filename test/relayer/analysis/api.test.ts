@@ -563,6 +563,14 @@ describe("# text analysis API (stand-in provider)", function () {
     expect(body.model).to.equal(MODELS.in_house);
   });
 
+  it("should name text_analysis.audit.chain when it is not a configured chain", function () {
+    expect(() =>
+      analysisOn(world, {
+        configure: (config) => ({ ...config, audit: { ...config.audit, chain: "nochain" } }),
+      }),
+    ).to.throw(/^text_analysis\.audit\.chain nochain is not a configured chain.*ethereum/);
+  });
+
   it("should refuse bad input with {error, detail} and store nothing", async function () {
     const before = await world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
     const cases: Array<[unknown, number, string]> = [

@@ -44,6 +44,18 @@ describe("# analysis redaction", function () {
     expect(second.text).to.equal("[EMAIL_1] wrote to [EMAIL_2] and [EMAIL_1]");
   });
 
+  it("should number after the placeholders a text already carries, so a quoted one keeps its meaning", function () {
+    const r = redact(
+      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. John Smith, john@example.com.",
+    );
+    expect(r.text).to.equal(
+      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. [NAME_2], [EMAIL_3].",
+    );
+    expect(restore(r.text, r.placeholders)).to.equal(
+      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. John Smith, john@example.com.",
+    );
+  });
+
   it("should find names after honorifics and labels in several languages, and postal addresses of several locales", function () {
     const cases: Array<[string, string]> = [
       ["Sehr geehrter Herr Jürgen Müller-Lüdenscheidt,", "Jürgen Müller-Lüdenscheidt"],

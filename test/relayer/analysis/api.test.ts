@@ -411,7 +411,7 @@ describe("# text analysis API (stand-in provider)", function () {
 
   it("should answer 502 ANALYSIS_PROVIDER_BAD_RESPONSE to a 200 off the protocol, and store nothing", async function () {
     const count = () =>
-      world.relayer.ctx.store.query(
+      world.relayer.ctx.store.query<{ analyses: number; audit: number }>(
         "SELECT (SELECT count(*) FROM analyses)::int AS analyses, (SELECT count(*) FROM analysis_audit)::int AS audit",
       );
     const before = await count();

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
-import type { Contract, Log } from "ethers";
+import type { Contract, EventLog, Log } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
 import { TxJournal } from "../transactions/index.ts";
 import type { AnchorTarget } from "../integrations/index.ts";
@@ -189,13 +189,41 @@ export interface ChainVerification {
   anchorsVerified: number;
 }
 
+/** Where the chain's anchors are read back from: the registry's `BatchAnchored` events. */
+export interface AuditAnchorSource {
+  registry: Contract;
+  /** The registry's deployment block (its events are read from there). */
+  fromBlock: number;
+  /** The account that anchors the chain (the relayer's operator); any logger when absent. */
+  anchoredBy?: string;
+}
+
+/** The chain's heads anchored in the registry, read from the chain and not from the database. */
+async function anchoredHeads(source: AuditAnchorSource): Promise<AuditHead[]> {
+  const logs = (await source.registry.queryFilter(
+    source.registry.filters.BatchAnchored!(null, null, null, null, source.anchoredBy ?? null),
+    source.fromBlock,
+  )) as EventLog[];
+  return logs
+    .filter((l) => String(l.args.getValue("uri")).startsWith(ANCHOR_URI))
+    .map((l) => ({
+      seq: Number(l.args.getValue("count")),
+      hash: String(l.args.getValue("root")).slice(2).toLowerCase(),
+    }));
+}
+
 /**
  * Recomputes the chain from the retention checkpoint to the head and checks every stored anchor
- * against it and, when a registry is given, against the chain (`batchOf(hash)` non-zero).
+ * against it. With the registry (`source`), the chain itself is the reference, so that rows
+ * rewritten or removed together with their anchor rows still show: the checkpoint must be a head
+ * anchored there (`batchOf`), every stored anchor must be there, and every head the registry
+ * holds under `veriflow:analysis-audit:` from the anchoring account, from the checkpoint on, must
+ * be a record's hash (a head beyond the last record means the tail was removed). Records appended
+ * after the last anchor are provable only once anchored.
  */
 export async function verifyAuditChain(
   store: EngineStore,
-  registry?: Contract,
+  source?: AuditAnchorSource,
 ): Promise<ChainVerification> {
   const [checkpoint] = await store.query<{ seq: string; hash: string }>(
     "SELECT seq, hash FROM analysis_audit_checkpoint",
@@ -235,7 +263,21 @@ export async function verifyAuditChain(
       `records after ${expectedSeq - 1} are missing (head ${headOut.seq})`,
       rows.length,
     );
-  let anchorsVerified = 0;
+  const verified = new Set<number>();
+  const inRegistry = async (hash: string, seq: number) => {
+    const batch = (await source!.registry.getFunction("batchOf")(`0x${hash}`)) as {
+      batchId: bigint;
+      count: bigint;
+    };
+    return batch.batchId !== 0n && Number(batch.count) === seq;
+  };
+  const start = Number(checkpoint!.seq);
+  if (source && start > 0 && !(await inRegistry(checkpoint!.hash, start)))
+    return fail(
+      start,
+      `the retention checkpoint at ${start} is not a head anchored in the registry`,
+      rows.length,
+    );
   const anchors = await store.query<{ seq: string; hash: string }>(
     "SELECT seq, hash FROM analysis_audit_anchors WHERE seq >= $1 ORDER BY seq",
     [checkpoint!.seq],
@@ -244,15 +286,29 @@ export async function verifyAuditChain(
     const seq = Number(a.seq);
     if (hashes.get(seq) !== a.hash)
       return fail(seq, `the anchored head at ${seq} does not match the records`, rows.length);
-    if (registry) {
-      const batch = (await registry.getFunction("batchOf")(`0x${a.hash}`)) as {
-        batchId: bigint;
-        count: bigint;
-      };
-      if (batch.batchId === 0n || Number(batch.count) !== seq)
-        return fail(seq, `the head at ${seq} is not anchored in the registry`, rows.length);
+    if (source && !(await inRegistry(a.hash, seq)))
+      return fail(seq, `the head at ${seq} is not anchored in the registry`, rows.length);
+    verified.add(seq);
+  }
+  if (source) {
+    const onChain = (await anchoredHeads(source))
+      .filter((a) => a.seq >= start)
+      .sort((a, b) => a.seq - b.seq);
+    for (const a of onChain) {
+      if (a.seq > headOut.seq)
+        return fail(
+          headOut.seq + 1,
+          `the registry holds an anchored head at ${a.seq}, beyond the last record ${headOut.seq}: records were removed`,
+          rows.length,
+        );
+      if (hashes.get(a.seq) !== a.hash)
+        return fail(
+          a.seq,
+          `the head anchored in the registry at ${a.seq} does not match the records`,
+          rows.length,
+        );
+      verified.add(a.seq);
     }
-    anchorsVerified++;
   }
   return {
     ok: true,
@@ -260,7 +316,7 @@ export async function verifyAuditChain(
     problem: null,
     checked: rows.length,
     head: headOut,
-    anchorsVerified,
+    anchorsVerified: verified.size,
   };
 }
 

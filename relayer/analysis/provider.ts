@@ -8,6 +8,7 @@ import {
   exchange,
   IntegrationError,
   isRetryable,
+  parseRetryAfter,
   retryDelays,
 } from "../integrations/index.ts";
 
@@ -189,13 +190,12 @@ export class AnalysisProvider {
       throw err;
     }
     if (answer.status < 200 || answer.status >= 300) {
-      const retryAfter = answer.retryAfter === undefined ? NaN : Number(answer.retryAfter);
+      // Seconds or an HTTP date (RFC 9110 10.2.3), read against the real clock the date is on.
+      const retryAfterMs = parseRetryAfter(answer.retryAfter, Date.now());
       return {
         ok: false,
         failure: new AttemptFailure("status", answer.status, `${path}: HTTP ${answer.status}`),
-        ...(Number.isFinite(retryAfter) && retryAfter >= 0
-          ? { retryAfterSeconds: Math.ceil(retryAfter) }
-          : {}),
+        ...(retryAfterMs !== null ? { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) } : {}),
       };
     }
     try {

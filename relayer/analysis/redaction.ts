@@ -99,7 +99,12 @@ function span(type: PiiType, start: number, value: string): PiiSpan {
 
 function emails(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const [i, v] of matches(/[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu, text)) {
+  // Starts only where a run of local-part characters starts: from inside a run the match would
+  // fail the same way, and retrying there made a long run without "@" cost quadratic time.
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu,
+    text,
+  )) {
     const value = v.replace(/[.-]+$/, "");
     if (validator.isEmail(value, { allow_utf8_local_part: true }))
       out.push(span("EMAIL", i, value));
@@ -117,13 +122,19 @@ function cards(text: string): PiiSpan[] {
 
 function ibans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const [i, v] of matches(/\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){10,30}/g, text)) {
-    // The pattern may run into a following upper-case word: take the longest valid prefix.
+  // Written in either case (a pasted `gb82 west …` is an IBAN too); the checksum decides.
+  const re = /\b[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){10,30}/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const v = m[0];
+    // The pattern may run into the following words, and so into the next IBAN: take the longest
+    // valid prefix and look again right after it (after the start when none is valid).
+    re.lastIndex = m.index + 1;
     for (let end = v.length; end >= 14; end--) {
       const candidate = v.slice(0, end).trimEnd();
-      const electronic = electronicFormatIBAN(candidate);
+      const electronic = electronicFormatIBAN(candidate.toUpperCase());
       if (electronic && isValidIBAN(electronic)) {
-        out.push(span("IBAN", i, candidate));
+        out.push(span("IBAN", m.index, candidate));
+        re.lastIndex = m.index + candidate.length;
         break;
       }
     }
@@ -139,18 +150,93 @@ function ssns(text: string): PiiSpan[] {
     if (valid(v.replace(/-/g, ""))) out.push(span("SSN", i, v));
   }
   for (const [i, v] of matches(
-    /\b(?:SSN|social security (?:number|no\.?))[:#\s]*(\d{3} ?\d{2} ?\d{4})\b/gi,
+    /\b(?:SSN|social security (?:number|no\.?))[:#\s-]*(\d{3}[ .-]?\d{2}[ .-]?\d{4})\b/gi,
     text,
     1,
   )) {
-    if (valid(v.replace(/ /g, ""))) out.push(span("SSN", i, v));
+    if (valid(v.replace(/[ .-]/g, ""))) out.push(span("SSN", i, v));
   }
   return out;
+}
+
+/** A dotted number right after one of these is a clause or version number, not an address. */
+const NUMBERED_BY =
+  /(?:\b(?:clauses?|sections?|sec|articles?|art|paragraphs?|para|schedules?|annex|appendix|exhibit|rules?|items?|versions?|ver|release|Ziffer|Abschnitt|Artikel|Absatz|Klausel|cl[aá]usula|art[ií]culo|apartado|secci[oó]n|articolo|clausola|paragrafo|sezione)\.?|§|¶|\bv)\s*$/iu;
+
+/**
+ * The national identification numbers of the other locales, as SSN (a national id): ES DNI and
+ * NIE and IT codice fiscale by their check letter, FR NIR by its key (mod 97), DE Steuer-ID by its
+ * check digit (ISO 7064 MOD 11,10) after its label, UK National Insurance numbers by their
+ * prefix rules.
+ */
+function nationalIds(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  const DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE";
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}.-])(?:\d{2}\.?\d{3}\.?\d{3}|[XYZ]-?\d{7})-?[A-Z](?![\p{L}\p{N}-])/gu,
+    text,
+  )) {
+    const compact = v.replace(/[.-]/g, "");
+    const digits = compact.slice(0, -1).replace(/^[XYZ]/, (c) => String("XYZ".indexOf(c)));
+    if (digits.length === 8 && DNI_LETTERS[Number(digits) % 23] === compact.at(-1))
+      out.push(span("SSN", i, v));
+  }
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}])[A-Z]{6}\d{2}[A-EHLMPRST]\d{2}[A-Z]\d{3}[A-Z](?![\p{L}\p{N}])/gu,
+    text,
+  ))
+    if (codiceFiscaleCheck(v.slice(0, 15)) === v[15]) out.push(span("SSN", i, v));
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}])[12] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}(?![\p{L}\p{N}])/gu,
+    text,
+  )) {
+    const compact = v.replace(/ /g, "");
+    const body = compact.slice(0, 13).replace("2A", "19").replace("2B", "18");
+    if (97n - (BigInt(body) % 97n) === BigInt(compact.slice(13))) out.push(span("SSN", i, v));
+  }
+  for (const [i, v] of matches(
+    /\b(?:Steuer-?ID|Steueridentifikationsnummer|Steuer-Identifikationsnummer|IdNr\.?|tax id(?:entification number)?)[:#\s]*([1-9]\d(?: ?\d{3}){3})\b/giu,
+    text,
+    1,
+  )) {
+    if (steuerIdCheck(v.replace(/ /g, ""))) out.push(span("SSN", i, v));
+  }
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\p{L}\p{N}])/gu,
+    text,
+  ))
+    out.push(span("SSN", i, v));
+  return out;
+}
+
+/** The check letter of a codice fiscale's first 15 characters. */
+function codiceFiscaleCheck(first15: string): string {
+  const ODD = [
+    1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23,
+  ];
+  let sum = 0;
+  for (const [i, c] of [...first15].entries()) {
+    const n = /\d/.test(c) ? Number(c) : c.charCodeAt(0) - 65;
+    sum += i % 2 === 0 ? ODD[n]! : n;
+  }
+  return String.fromCharCode(65 + (sum % 26));
+}
+
+/** ISO 7064 MOD 11,10 over the first ten digits of a Steuer-ID. */
+function steuerIdCheck(id: string): boolean {
+  let product = 10;
+  for (const c of id.slice(0, 10)) {
+    let sum = (Number(c) + product) % 10;
+    if (sum === 0) sum = 10;
+    product = (sum * 2) % 11;
+  }
+  return (11 - product) % 10 === Number(id[10]);
 }
 
 function ips(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const [i, v] of matches(/(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.]*\d)/g, text)) {
+    if (NUMBERED_BY.test(text.slice(Math.max(0, i - 16), i))) continue;
     if (validator.isIP(v, 4)) out.push(span("IP", i, v));
   }
   for (const [i, v] of matches(
@@ -176,9 +262,10 @@ function bankAccounts(text: string): PiiSpan[] {
 
 const MONTHS =
   "(?:Jan(?:uary|vier|uar)?|Feb(?:ruary|ruar)?|f[ée]vrier|M[äa]r(?:ch|z|s)?|Apr(?:il)?|avril|May|Mai|June?|Juni|juin|July?|Juli|juillet|Aug(?:ust)?|ao[ûu]t|Sep(?:t(?:ember)?)?|septembre|Oct(?:ober)?|Okt(?:ober)?|octobre|Nov(?:ember)?|novembre|Dec(?:ember)?|Dez(?:ember)?|d[ée]cembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre)";
-const DATE = `(?:\\d{4}-\\d{2}-\\d{2}|\\d{1,2}[./-]\\d{1,2}[./-]\\d{2,4}|${MONTHS}\\.? \\d{1,2},? \\d{4}|\\d{1,2}\\.? (?:de )?${MONTHS}\\.?,? (?:de )?\\d{4})`;
+const DAY = "\\d{1,2}(?:st|nd|rd|th)?";
+const DATE = `(?:\\d{4}[./-]\\d{1,2}[./-]\\d{1,2}|\\d{1,2}[./-]\\d{1,2}[./-]\\d{2,4}|${MONTHS}\\.? ${DAY},? \\d{4}|${DAY}\\.? (?:of )?(?:de )?${MONTHS}\\.?,? (?:de )?\\d{4})`;
 const DOB_RE = new RegExp(
-  `\\b(?:date of birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth ?date|geboren(?: am)?|geb\\.|Geburtsdatum|n[ée]e? le|date de naissance|fecha de nacimiento|nacid[oa] el|nat[oa] il|data di nascita)[:\\s]*(${DATE})`,
+  `\\b(?:date of birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth ?date|birthday|geboren(?: am)?|geb\\.|Geburtsdatum|Geburtstag|n[ée]e? le|date de naissance|fecha de nacimiento|nacid[oa] el|nat[oa] il|data di nascita)[:\\s–—-]*(${DATE})`,
   "giu",
 );
 
@@ -195,7 +282,7 @@ const CITY =
 const ADDRESS_PATTERNS: RegExp[] = [
   // 123 Main Street[, Apt. 4][, Springfield, IL 62704]
   new RegExp(
-    `\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?:,? (?:Apt\\.?|Suite|Unit|Flat) \\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?)?(?:,[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d]))?(?:,? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2})?`,
+    `\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:Apt\\.?|Suite|Unit|Flat) \\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?)?(?:,[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d]))?(?:,? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2})?`,
     "gu",
   ),
   // Flat 2, 10 Downing Street style handled above; Hauptstraße 5 / Am Markt 3 / Friedrich-Ebert-Platz 5 [, 10115 Berlin]
@@ -232,10 +319,14 @@ const PARTICLE =
   "(?:von|van|der|den|de los|de las|de la|de|del|della|di|da|du|le|la|dos|das|zu|ter|ten)";
 // A surname written with a lower-case part after its particle ("Da silva", "Le gall") counts too.
 const FULL_NAME = `${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD}){0,3}(?: (?:Da|De|Di|Do|Du|Le|La|Van|Von|Dos|Das) \\p{Ll}+)?`;
+/** A name in capitals, as party blocks and signature lines write them (MARIA GARCIA-LÓPEZ). */
+const CAPS_WORD = "\\p{Lu}{2,}(?:['’-]\\p{Lu}{2,})?";
+const CAPS_NAME = `${CAPS_WORD}(?: (?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}){1,3}`;
 const NAME_CONTEXTS: RegExp[] = [
-  new RegExp(`\\b(?:${HONORIFICS})\\.? (${FULL_NAME})`, "gu"),
+  // The surname alone after a title may start on its particle (Ms. de la Fuente, Mr. van der Berg).
+  new RegExp(`\\b(?:${HONORIFICS})\\.? ((?:${PARTICLE} ){0,2}${FULL_NAME})`, "gu"),
   new RegExp(
-    `\\b(?:Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Yours sincerely|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti)\\s?[:,]?\\s+(?:(?:${HONORIFICS})\\.? )?(${FULL_NAME})`,
+    `\\b(?:Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Yours sincerely|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti)\\s?[:,]?\\s+(?:(?:${HONORIFICS})\\.? )?(${FULL_NAME}|${CAPS_NAME}(?![\\p{L}\\p{N}]))`,
     "gu",
   ),
   new RegExp(
@@ -249,7 +340,7 @@ const NAME_CONTEXTS: RegExp[] = [
 ];
 /** Words a name pattern may start on that are not names. */
 const NOT_NAMES = new Set(
-  "Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing".split(
+  "Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland".split(
     " ",
   ),
 );
@@ -257,14 +348,32 @@ const NOT_NAMES = new Set(
 const COMPANY_AFTER =
   /^[\s,]*(?:S\.?A\.?|S\.?L\.?|S\.?r\.?l\.?|S\.?p\.?A\.?|SARL|SAS|SASU|EI|SCS|SNC|GmbH|AG|KG|OHG|Ltd|LLC|Inc|PLC|e Hijos|y Asociados|Hermanos|e figli|& Co)\b/iu;
 
+/** Company forms and words of company names: a name in capitals holding one is not a person's. */
+const COMPANY_WORDS = new Set(
+  "LTD LIMITED INC CORP CORPORATION COMPANY CO LLC LLP PLC GMBH AG KG SA SAS SARL SL SPA SRL BV NV HOLDINGS GROUP BANK PARTNERS SERVICES TRUST FUND ASSOCIATES INTERNATIONAL".split(
+    " ",
+  ),
+);
+
+/** Not a name: a listed word, in any case (`THE`, `AGREEMENT` as well as `The`). */
+function notName(word: string): boolean {
+  return NOT_NAMES.has(word) || NOT_NAMES.has(word.charAt(0) + word.slice(1).toLowerCase());
+}
+
 function names(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const re of NAME_CONTEXTS) {
     for (const [i, v] of matches(re, text, 1)) {
       const words = v.split(" ");
-      while (words.length && NOT_NAMES.has(words[0]!)) words.shift();
-      while (words.length && NOT_NAMES.has(words.at(-1)!)) words.pop();
+      if (v === v.toUpperCase() && words.some((w) => COMPANY_WORDS.has(w.replace(/\.$/, ""))))
+        continue;
+      while (words.length && notName(words[0]!)) words.shift();
+      while (words.length && notName(words.at(-1)!)) words.pop();
       if (!words.length) continue;
+      // Capitals also write departments and roles (ACCOUNTS PAYABLE): a person's starts on a
+      // first name of the lexicon.
+      if (v === v.toUpperCase() && (words.length < 2 || !words[0]!.split("-").some(isFirstName)))
+        continue;
       const value = words.join(" ");
       out.push(span("NAME", i + v.indexOf(value), value));
     }
@@ -292,9 +401,15 @@ const FIRST_NAMES: ReadonlySet<string> = (() => {
   return names;
 })();
 
+/** In the lexicon as written or without its accents (José, Zoë: the lexicon has jose, zoe). */
+function isFirstName(word: string): boolean {
+  const lower = word.toLowerCase();
+  return FIRST_NAMES.has(lower) || FIRST_NAMES.has(lower.normalize("NFD").replace(/\p{M}/gu, ""));
+}
+
 /** A known first name, then one to three capitalised words (a particle allowed before each). */
 const UNLABELLED_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}])(\\p{Lu}[\\p{Ll}'’]+)((?: (?:${PARTICLE} )?${NAME_WORD}){1,3})(?![\\p{L}\\p{N}])`,
+  `(?<![\\p{L}\\p{N}'’-])(\\p{Lu}[\\p{Ll}'’]+(?:-\\p{Lu}[\\p{Ll}'’]+)?)((?: (?:${PARTICLE} )?${NAME_WORD}){1,3})(?![\\p{L}\\p{N}])`,
   "gu",
 );
 
@@ -305,7 +420,8 @@ const UNLABELLED_NAME = new RegExp(
 function unlabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(UNLABELLED_NAME)) {
-    if (!FIRST_NAMES.has(m[1]!.toLowerCase())) continue;
+    // Jean-Pierre, Hans-Jürgen: a first name of the lexicon in either part.
+    if (!m[1]!.split("-").some(isFirstName)) continue;
     const value = m[0];
     if (value.split(" ").some((w) => NOT_NAMES.has(w))) continue;
     const end = m.index + value.length;
@@ -333,8 +449,20 @@ const DATE_SHAPED = /^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})$/;
 function looksLikePhone(text: string, start: number, value: string): boolean {
   if ((value.match(/\d/g) ?? []).length < 8) return false;
   if (/[\p{L}\p{N}-]/u.test(text[start - 1] ?? "")) return false;
-  return !DATE_SHAPED.test(value) && !/^\d+[.,]\d{1,2}$/.test(value);
+  if (DOCUMENT_NUMBER_LABEL.test(text.slice(Math.max(0, start - 24), start))) return false;
+  return (
+    !DATE_SHAPED.test(value) &&
+    !/^\d+[.,]\d{1,2}$/.test(value) &&
+    // A year then a separator (`2025/00817`, `2024-11-24-001`): no national plan of the
+    // configured regions starts a number so; an EIN (`12-3456789`) is a company's.
+    !/^(?:19|20)\d{2}[/.-]/.test(value) &&
+    !/^\d{2}-\d{7}$/.test(value)
+  );
 }
+
+/** Numbers of documents and companies, not people's phones, follow these labels. */
+const DOCUMENT_NUMBER_LABEL =
+  /\b(?:company|registration|reg|invoice|order|PO|tax|VAT|EIN|CUSIP|ISIN|Rechnung|Bestellung|facture|commande|factura|pedido|fattura|ordine)\.?(?: (?:no|nr|n°|number|id|ref))?\.?[:#\s]*$/iu;
 
 /**
  * Stretches of text that can hold a phone number: at least 8 digits with the separators phone
@@ -368,7 +496,8 @@ function phones(
     if (furthestEnd >= cEnd) continue;
     const from = Math.max(0, cStart - 2);
     const window = text.slice(from, cEnd + 1);
-    const international = /^\+|^00/.test(candidate[0]);
+    // `+` reads without a region; `00` is an international prefix only in a region that dials it.
+    const international = candidate[0].startsWith("+");
     for (const region of international || !regions.length ? [undefined] : regions) {
       const found = findPhoneNumbersInText(window, region ? { defaultCountry: region } : {})
         .map((f) => ({ start: from + f.startsAt, end: from + f.endsAt, valid: f.number.isValid() }))
@@ -394,6 +523,7 @@ export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACT
     ...ibans(masked),
     ...cards(masked),
     ...ssns(masked),
+    ...nationalIds(masked),
     ...ips(masked),
     ...bankAccounts(masked),
     ...datesOfBirth(masked),
@@ -460,7 +590,9 @@ export function redact(
   const placeholders = new Map(start);
   const byValue = new Map([...start].map(([p, v]) => [`${p.replace(/_\d+\]$/, "")}:${v}`, p]));
   const next = new Map<string, number>();
-  for (const p of start.keys()) {
+  // Numbered after the placeholders the map holds and those the text already carries as written
+  // (a client quoting `[NAME_1]` must not have it stand for someone else's name too).
+  for (const p of [...start.keys(), ...(text.match(PLACEHOLDER) ?? [])]) {
     const [, type, n] = /^\[(\w+?)_(\d+)\]$/.exec(p) ?? [];
     if (type) next.set(type, Math.max(next.get(type) ?? 0, Number(n)));
   }

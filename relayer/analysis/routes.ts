@@ -9,15 +9,26 @@ import type { TextAnalysis } from "./service.ts";
  */
 export const MAX_TEXT_BYTES = 256 * 1024;
 
+/**
+ * Text to send on: well-formed Unicode (a lone surrogate has no UTF-8 form, so neither its SHA-256
+ * nor its stored copy would be the text submitted) with something besides white space in it.
+ */
+const prose = (what: string) =>
+  z
+    .string()
+    .refine((t) => !/\p{Cs}/u.test(t), {
+      message: `must be well-formed Unicode (the ${what} holds a lone surrogate)`,
+    })
+    .refine((t) => t.trim().length > 0, { message: "must not be empty or only white space" });
+
 const analysisRequestSchema = z
   .object({
-    text: z
-      .string()
-      .min(1, "must not be empty")
-      .refine((t) => Buffer.byteLength(t, "utf8") <= MAX_TEXT_BYTES, {
-        message: `must be at most ${MAX_TEXT_BYTES} bytes of UTF-8 (256 KiB)`,
-      }),
-    instructions: z.string().min(1).max(8_192, "must be at most 8192 characters").optional(),
+    text: prose("text").refine((t) => Buffer.byteLength(t, "utf8") <= MAX_TEXT_BYTES, {
+      message: `must be at most ${MAX_TEXT_BYTES} bytes of UTF-8 (256 KiB)`,
+    }),
+    instructions: prose("instructions")
+      .refine((t) => t.length <= 8_192, { message: "must be at most 8192 characters" })
+      .optional(),
     workflow_id: z
       .string()
       .regex(/^wf_[0-9A-HJKMNP-TV-Z]{26}$/, "must be an execution id (wf_…)")
@@ -71,15 +82,20 @@ const iso = z
   .string()
   .refine((v) => !Number.isNaN(Date.parse(v)), { message: "must be an ISO 8601 date-time" })
   .optional();
-const auditQuerySchema = z.object({
-  from: iso,
-  to: iso,
-  cursor: z
-    .string()
-    .regex(/^aud_\d{1,18}$/, "must be a cursor returned by this endpoint")
-    .optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-});
+const auditQuerySchema = z
+  .object({
+    from: iso,
+    to: iso,
+    cursor: z
+      .string()
+      .regex(/^aud_[1-9]\d{0,14}$/, "must be a cursor returned by this endpoint")
+      .optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+  })
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), {
+    message: "from must not be after to",
+    path: ["from"],
+  });
 
 const analysisResponse = {
   description: "The analysis",

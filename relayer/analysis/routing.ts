@@ -6,14 +6,17 @@ import type { TextAnalysisConfig } from "../integrations/index.ts";
  * in-house model). Exact matching, decided here once:
  *
  * - NDA: the upper-case acronym as a whole word, plural `NDAs` included (`NDA`, `(NDA)`,
- *   `NDA-based`, `NDAs`); not inside other words (`AGENDA`, `NDAX`, `SNDA`) and not lower-case
- *   (`nda` is not the acronym). Checked on the text as submitted (no personal data looks like it).
+ *   `NDA-based`, `NDAs`), also dotted (`N.D.A.`), or the term in words, in any case
+ *   (`non-disclosure agreement`, `Nondisclosure Agreements`); not inside other words (`AGENDA`,
+ *   `NDAX`, `SNDA`) and not lower-case (`nda` is not the acronym). Checked on the text as submitted
+ *   (no personal data looks like it).
  * - Length: Unicode code points of the text as submitted, before redaction (placeholders change the
  *   length; the client knows what it sent). Under 2000 (at most 1999) → general; 2000 and more →
  *   in-house.
  */
 export const GENERAL_MAX_CHARS = 1999;
-const NDA = /(?<![\p{L}\p{N}])NDAs?(?![\p{L}\p{N}])/u;
+const NDA_ACRONYM = /(?<![\p{L}\p{N}])(?:NDAs?|N\.D\.A\.?)(?![\p{L}\p{N}])/u;
+const NDA_IN_WORDS = /(?<![\p{L}\p{N}])non[- ]?disclosure agreements?(?![\p{L}\p{N}])/iu;
 
 export type ModelTier = "ultra" | "general" | "in_house";
 
@@ -26,7 +29,8 @@ export interface RouteDecision {
 
 export function routeText(text: string, models: TextAnalysisConfig["models"]): RouteDecision {
   const characters = [...text].length;
-  if (NDA.test(text)) return { tier: "ultra", model: models.ultra, reason: "nda", characters };
+  if (NDA_ACRONYM.test(text) || NDA_IN_WORDS.test(text))
+    return { tier: "ultra", model: models.ultra, reason: "nda", characters };
   if (characters <= GENERAL_MAX_CHARS)
     return { tier: "general", model: models.general, reason: "short", characters };
   return { tier: "in_house", model: models.inHouse, reason: "long", characters };

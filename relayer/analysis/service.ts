@@ -134,10 +134,20 @@ export class TextAnalysis {
   constructor(config: TextAnalysisConfig, deps: TextAnalysisDeps) {
     this.config = config;
     this.deps = deps;
-    this.target = anchorTarget(deps.chains, {
-      contract: CONTRACT_NAMES.proofRegistry,
-      chain: config.audit.chain,
-    });
+    try {
+      this.target = anchorTarget(deps.chains, {
+        contract: CONTRACT_NAMES.proofRegistry,
+        chain: config.audit.chain,
+      });
+    } catch (err) {
+      // Named by the key that chose it (anchorTarget speaks of the integrations' blockchain_anchor).
+      throw new Error(
+        config.audit.chain
+          ? `text_analysis.audit.chain ${config.audit.chain} is not a configured chain with a ProofRegistry (chains: ${deps.chains.map((c) => c.name).join(", ")})`
+          : `text_analysis: ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
     this.breaker = new OnChainBreaker(
       deps.store,
       this.target.chain,
@@ -255,7 +265,9 @@ export class TextAnalysis {
     const placeholders = instructions?.placeholders ?? redacted.placeholders;
     const inputSha256 = createHash("sha256").update(request.text, "utf8").digest("hex");
 
-    const score = await this.guard(() => this.provider.biasScore(redacted.text));
+    // The instructions go to the model with the text: they are scored with it, in the same call.
+    const scored = instructions ? `${instructions.text}\n\n${redacted.text}` : redacted.text;
+    const score = await this.guard(() => this.provider.biasScore(scored));
     if (score > this.config.biasThreshold) {
       await recordIncident(store, {
         apiKeyId: request.apiKeyId,
@@ -476,8 +488,15 @@ export class TextAnalysis {
     return pruneAnalyses(this.deps.store, new Date(this.now() - this.config.audit.retentionMs));
   }
 
-  verify(): Promise<ChainVerification> {
-    return verifyAuditChain(this.deps.store, this.target.registry);
+  /** The documented verification, against the anchors the registry holds (not the database's). */
+  async verify(): Promise<ChainVerification> {
+    const { chain, registry } = this.target;
+    const anchoredBy = await chain.operator?.getAddress();
+    return verifyAuditChain(this.deps.store, {
+      registry,
+      fromBlock: chain.deployment.contracts[CONTRACT_NAMES.proofRegistry]!.blockNumber,
+      ...(anchoredBy ? { anchoredBy } : {}),
+    });
   }
 
   /** Fail closed: a detector failure stops the analysis before anything is sent. */

@@ -54,9 +54,9 @@ export async function startWorkers(
     await startAnalysisJobs(queue, services.analysis, () => services.clock());
   }
   if (kinds.includes("webhooks")) {
-    // Polls below pg-boss's one-minute cron; deliveries are claimed in the database.
+    // Woken by the database's notifications, with a slow poll; deliveries are claimed in it.
     services.closers.push(
-      startDispatcher({
+      await startDispatcher({
         store,
         cipher: services.cipher,
         logger: logger.child({ area: "webhooks" }),

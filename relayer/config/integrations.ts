@@ -261,23 +261,36 @@ const integrationSchema = z
   })
   .strict();
 
-/** A model pinned to a dated version (spec "Versioning"): `general-2025-08-01`. */
+/** A model pinned to a dated version (spec "Versioning"): `general-2025-08-01`, a real date. */
 const datedModel = z
   .string()
   .regex(
     /^[A-Za-z0-9][A-Za-z0-9._:/-]*-\d{4}-\d{2}-\d{2}$/,
     "must be a model pinned to a dated version such as general-2025-08-01",
+  )
+  .refine(
+    (model) => {
+      const date = model.slice(-10);
+      // Date.parse rolls 2025-02-30 over to March: the date must print back as itself.
+      const ms = Date.parse(`${date}T00:00:00Z`);
+      return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === date;
+    },
+    { message: "must end in a calendar date (YYYY-MM-DD) such as general-2025-08-01" },
   );
+
+/** The longest retention: its cutoff (now minus the retention) must stay a date. */
+const MAX_RETENTION_YEARS = 100;
+const YEAR_MS = 365 * 86_400_000;
 
 /** `7y`, `90d`, `12h`: years are 365 days. */
 const retention = z.union([z.string(), z.number()]).transform((value, ctx) => {
   const text = String(value).trim();
   const years = /^(\d+)\s*y$/.exec(text);
-  const ms = years ? Number(years[1]) * 365 * 86_400_000 : parseDuration(text);
-  if (ms === null || ms < 1000) {
+  const ms = years ? Number(years[1]) * YEAR_MS : parseDuration(text);
+  if (ms === null || ms < 1000 || ms > MAX_RETENTION_YEARS * YEAR_MS) {
     ctx.addIssue({
       code: "custom",
-      message: `must be a duration such as 7y, 90d or 1h (got ${JSON.stringify(value)})`,
+      message: `must be a duration from 1s to ${MAX_RETENTION_YEARS}y such as 7y, 90d or 1h (got ${JSON.stringify(value)})`,
     });
     return z.NEVER;
   }
@@ -296,7 +309,19 @@ const textAnalysisSchema = z
       .string()
       .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), {
         message: "must be an absolute http(s) URL such as https://llm.example.com/v1",
-      }),
+      })
+      // The protocol's paths are appended to it, and the key goes in a header, never in the URL.
+      .refine(
+        (u) => {
+          if (!URL.canParse(u)) return true;
+          const url = new URL(u);
+          return !url.search && !url.hash && !u.includes("#") && !url.username && !url.password;
+        },
+        {
+          message:
+            "must be a base URL without a query, a fragment or credentials (the API key is auth.credential_id's, sent as a bearer header)",
+        },
+      ),
     models: z.object({ ultra: datedModel, general: datedModel, in_house: datedModel }).strict(),
     fallback_model: datedModel,
     auth: z
@@ -346,7 +371,9 @@ const textAnalysisSchema = z
       .max(1, "must be between 0 and 1")
       .default(BIAS_THRESHOLD),
     retry: retrySchema.optional(),
-    timeout: duration("timeout").default(30_000),
+    timeout: duration("timeout")
+      .refine((ms) => ms > 0, { message: "must be more than 0 (every call would time out)" })
+      .default(30_000),
     /** The legal rule sets (relayer/config/legal-rules.ts): a YAML or JSON file. */
     rules: z.string().min(1).optional(),
     /** Worker threads that scan for personal data; 0 scans on the event loop. */

@@ -37,6 +37,14 @@ export interface Store {
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** The same connection (or transaction) as pg-boss's `db` option: jobs sent with it commit atomically. */
   queueDb(): QueueDb;
+  /**
+   * Calls `onNotify` for every `NOTIFY` on `channel` once its transaction commits: from every
+   * process on PostgreSQL (on a connection of its own, outside the pool), from this one on PGlite.
+   * Resolves once listening, with the function that stops. A lost PostgreSQL connection is opened
+   * again (and `onNotify` called once, for what was missed meanwhile); listeners still poll for
+   * anything a notification cannot announce.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -89,6 +97,7 @@ type Queryable = pg.Pool | pg.PoolClient;
 function postgresStore(
   db: Queryable,
   transaction: Store["transaction"],
+  listen: Store["listen"],
   close: () => Promise<void>,
   asyncCommitDb: Queryable = db,
 ): Store {
@@ -117,9 +126,63 @@ function postgresStore(
         return { rows };
       },
     }),
+    listen,
     close,
   };
   return store;
+}
+
+/** How long a lost listening connection waits before it connects again. */
+const RELISTEN_DELAY_MS = 1_000;
+
+function postgresListener(databaseUrl: string): Store["listen"] {
+  return async (channel, onNotify) => {
+    let stopped = false;
+    let client: pg.Client | null = null;
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async (): Promise<void> => {
+      const c = new pg.Client({
+        connectionString: databaseUrl,
+        application_name: "veriflow-listen",
+      });
+      const lost = () => {
+        if (client !== c) return;
+        client = null;
+        c.end().catch(() => {});
+        if (!stopped) retry = setTimeout(reconnect, RELISTEN_DELAY_MS);
+      };
+      c.on("notification", (message) => {
+        if (message.channel === channel) onNotify();
+      });
+      c.on("error", lost);
+      c.on("end", lost);
+      client = c;
+      try {
+        await c.connect();
+        await c.query(`LISTEN ${c.escapeIdentifier(channel)}`);
+      } catch (err) {
+        lost();
+        throw err;
+      }
+    };
+    const reconnect = () => {
+      connect().then(onNotify, () => {});
+    };
+    try {
+      await connect();
+    } catch (err) {
+      stopped = true;
+      clearTimeout(retry);
+      throw err;
+    }
+    return async () => {
+      stopped = true;
+      clearTimeout(retry);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => {});
+    };
+  };
 }
 
 async function openPostgres(databaseUrl: string, max: number): Promise<Store> {
@@ -136,6 +199,7 @@ async function openPostgres(databaseUrl: string, max: number): Promise<Store> {
   // Fail at start, with the server's message, rather than on the first request.
   const probe = await pool.connect();
   probe.release();
+  const listen = postgresListener(databaseUrl);
 
   const transaction = async <T>(fn: (tx: Store) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
@@ -146,6 +210,7 @@ async function openPostgres(databaseUrl: string, max: number): Promise<Store> {
     const txStore: Store = postgresStore(
       client,
       (inner) => inner(txStore),
+      listen,
       async () => {
         throw new Error("cannot close a transaction's store");
       },
@@ -166,6 +231,7 @@ async function openPostgres(databaseUrl: string, max: number): Promise<Store> {
   return postgresStore(
     pool,
     transaction,
+    listen,
     async () => {
       await Promise.all([pool.end(), asyncCommitPool.end()]);
     },
@@ -184,6 +250,7 @@ interface PgliteLike {
 function pgliteStore(
   db: PgliteLike,
   transaction: Store["transaction"],
+  listen: Store["listen"],
   close: () => Promise<void>,
 ): Store {
   return {
@@ -206,6 +273,7 @@ function pgliteStore(
         return { rows: results.flatMap((r) => r.rows ?? []) };
       },
     }),
+    listen,
     close,
   };
 }
@@ -238,18 +306,23 @@ async function openPglite(dataDir: string): Promise<Store> {
   await pglite.waitReady;
   if (dataDir !== "memory://") await privateTree(path.resolve(dataDir));
 
+  const listen: Store["listen"] = async (channel, onNotify) => {
+    const unlisten = await pglite.listen(channel, () => onNotify());
+    return () => unlisten();
+  };
   const transaction = <T>(fn: (tx: Store) => Promise<T>): Promise<T> =>
     pglite.transaction(async (tx) => {
       const txStore: Store = pgliteStore(
         tx as unknown as PgliteLike,
         (inner) => inner(txStore),
+        listen,
         async () => {
           throw new Error("cannot close a transaction's store");
         },
       );
       return fn(txStore);
     });
-  const store = pgliteStore(pglite as unknown as PgliteLike, transaction, async () => {
+  const store = pgliteStore(pglite as unknown as PgliteLike, transaction, listen, async () => {
     if (!pglite.closed) await pglite.close();
     if (dataDir !== "memory://") await privateTree(path.resolve(dataDir));
   });

@@ -7,9 +7,11 @@ import type { SecretCipher } from "../accounts/index.ts";
 import type { Store } from "../store/index.ts";
 import {
   claimDue,
+  DELIVERY_CHANNEL,
   markAttemptFailed,
   markDelivered,
   messageId,
+  nextDueInMs,
   type ClaimedDelivery,
 } from "./endpoints.ts";
 import {
@@ -26,12 +28,21 @@ import {
  * with the endpoint's secret over `id.timestamp.body`). A 2xx answer is delivered; anything else
  * (another status, a timeout, a refused connection) is retried after 1, 2, 4, … s (capped at
  * 10 min) up to MAX_ATTEMPTS, then failed (redeliver with POST /v1/webhooks/{id}/redeliver).
- * Redirects are not followed. Every process polls; claims in the database split the work.
+ * Redirects are not followed. Every process runs a dispatcher; claims in the database split the
+ * work. At rest a dispatcher does little: a delivery due now wakes it through the database's
+ * notification (every process on PostgreSQL), a retry by its timer set to the next due delivery,
+ * and a slow poll finds what no notification announced (a connection lost meanwhile).
  */
 export const MAX_ATTEMPTS = 12;
 const ATTEMPT_TIMEOUT_MS = 10_000;
 const LEASE_SECONDS = 60;
-const POLL_MS = 500;
+/** The slow poll's interval: the longest a delivery no notification announced waits. */
+export const SLOW_POLL_MS = 10_000;
+/**
+ * The least a timer waits after a pass: a due delivery that a claim skips (another process holds
+ * its row for a moment) must not turn the timer into a busy loop. Notifications are not delayed.
+ */
+const MIN_TIMER_MS = 100;
 
 export function retryDelayMs(attempts: number): number | null {
   if (attempts >= MAX_ATTEMPTS) return null;
@@ -47,6 +58,8 @@ export interface DispatcherDeps {
   lookup?: HostLookup;
   /** Per attempt (default 10 s). */
   attemptTimeoutMs?: number;
+  /** The slow poll's interval (default SLOW_POLL_MS). */
+  slowPollMs?: number;
 }
 
 /**
@@ -157,22 +170,58 @@ export async function dispatchOnce(deps: DispatcherDeps): Promise<number> {
   }
 }
 
-/** Polls until stopped; the returned function stops it and waits for the pass in progress. */
-export function startDispatcher(deps: DispatcherDeps): () => Promise<void> {
+/**
+ * Dispatches until stopped: a pass at start, then one whenever a due delivery is notified, the
+ * next pending one comes due, or the slow poll's interval passed, whichever is first; passes never
+ * overlap (a wake during a pass runs another after it). Resolves once listening and the first pass
+ * is done, with the function that stops it and waits for the pass in progress.
+ */
+export async function startDispatcher(deps: DispatcherDeps): Promise<() => Promise<void>> {
+  const slowPollMs = deps.slowPollMs ?? SLOW_POLL_MS;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  const tick = () => {
-    running = dispatchOnce(deps)
-      .catch((err: Error) => deps.logger.error({ err }, "webhook dispatch failed"))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, POLL_MS);
-      });
+  let timerAt = Infinity;
+  let running: Promise<void> | null = null;
+  let wokenDuringPass = false;
+  const runAt = (delayMs: number) => {
+    if (stopped || Date.now() + delayMs >= timerAt) return;
+    clearTimeout(timer);
+    timerAt = Date.now() + delayMs;
+    timer = setTimeout(pass, delayMs);
   };
-  tick();
+  const pass = () => {
+    if (stopped) return;
+    clearTimeout(timer);
+    timerAt = Infinity;
+    if (running) {
+      wokenDuringPass = true;
+      return;
+    }
+    running = (async () => {
+      let next: number | null;
+      try {
+        await dispatchOnce(deps);
+        next = await nextDueInMs(deps.store);
+      } catch (err) {
+        deps.logger.error({ err }, "webhook dispatch failed");
+        next = null;
+      }
+      running = null;
+      if (wokenDuringPass) {
+        wokenDuringPass = false;
+        pass();
+      } else {
+        runAt(next === null ? slowPollMs : Math.max(MIN_TIMER_MS, Math.min(next, slowPollMs)));
+      }
+    })();
+  };
+  const unlisten = await deps.store.listen(DELIVERY_CHANNEL, pass);
+  pass();
+  await running;
   return async () => {
     stopped = true;
     clearTimeout(timer);
+    await unlisten();
     await running;
   };
 }

@@ -251,6 +251,27 @@ export async function claimDue(
   }));
 }
 
+/** The channel a due delivery notifies at commit (migration 710's trigger names it too). */
+export const DELIVERY_CHANNEL = "webhook_deliveries";
+
+/**
+ * Milliseconds until the next delivery a claim could hand out comes due (the oldest pending one
+ * of its stream: a retry, or a lease a dead dispatcher left): 0 when one is due now, null when
+ * none is pending.
+ */
+export async function nextDueInMs(store: Store): Promise<number | null> {
+  const [row] = await store.query<{ ms: number | string | null }>(
+    `SELECT EXTRACT(EPOCH FROM min(GREATEST(d.next_attempt_at, COALESCE(d.lease_until, d.next_attempt_at))) - now()) * 1000 AS ms
+       FROM webhook_deliveries d
+      WHERE d.state = 'pending'
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                         WHERE e.endpoint_id = d.endpoint_id AND e.execution_id = d.execution_id
+                           AND e.state = 'pending' AND e.id < d.id)`,
+  );
+  if (row?.ms === null || row?.ms === undefined) return null;
+  return Math.max(0, Math.ceil(Number(row.ms)));
+}
+
 export async function markDelivered(store: Store, id: string, status: number): Promise<void> {
   await store.query(
     `UPDATE webhook_deliveries

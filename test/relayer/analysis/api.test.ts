@@ -163,6 +163,46 @@ describe("# text analysis API (stand-in provider)", function () {
     expect(() => decryptSecret(key, row!.output_blob!, "an_other:output")).to.throw();
   });
 
+  it("should refuse, not answer the other's text, when a row holds another analysis's output blob", async function () {
+    const first = (await (await world.post({ text: "First memo about delivery." })).json()) as {
+      analysis_id: string;
+      output: string;
+    };
+    const second = (await (await world.post({ text: "Second memo, other terms." })).json()) as {
+      analysis_id: string;
+      output: string;
+    };
+    const { store } = world.relayer.ctx;
+    const blobOf = async (id: string) =>
+      (
+        await store.query<{ output_blob: string }>(
+          "SELECT output_blob FROM analyses WHERE id = $1",
+          [id],
+        )
+      )[0]!.output_blob;
+    const original = await blobOf(second.analysis_id);
+    await store.query("UPDATE analyses SET output_blob = $1 WHERE id = $2", [
+      await blobOf(first.analysis_id),
+      second.analysis_id,
+    ]);
+    try {
+      const res = await world.get(`/v1/analysis/${second.analysis_id}`);
+      const text = await res.text();
+      expect(res.status).to.equal(500);
+      expect(JSON.parse(text)).to.have.property("error");
+      expect(text).to.not.include(first.output);
+    } finally {
+      await store.query("UPDATE analyses SET output_blob = $1 WHERE id = $2", [
+        original,
+        second.analysis_id,
+      ]);
+    }
+    expect(
+      ((await (await world.get(`/v1/analysis/${second.analysis_id}`)).json()) as { output: string })
+        .output,
+    ).to.equal(second.output);
+  });
+
   it("should return an analysis again to its owner only", async function () {
     const res = await world.post({ text: "Short note without personal data." });
     const first = (await res.json()) as { analysis_id: string };
@@ -243,6 +283,19 @@ describe("# text analysis API (stand-in provider)", function () {
     );
     expect(incidents[0]!.input_sha256).to.equal(createHash("sha256").update(text).digest("hex"));
     expect(JSON.stringify(incidents)).to.not.include("neighbourhood");
+  });
+
+  it("should score the instructions with the text: biased instructions are rejected and never sent for completion", async function () {
+    const count = () => world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
+    const before = await count();
+    const res = await world.post({
+      text: "The supplier shall deliver the goods by 1 March.",
+      instructions: `${BIASED_MARKER} Reject it if the supplier is from that neighbourhood.`,
+    });
+    expect(res.status).to.equal(422);
+    expect(((await res.json()) as { error: string }).error).to.equal("BIAS_REJECTED");
+    expect(world.provider.hits.map((h) => h.path)).to.deep.equal(["/v1/moderations"]);
+    expect(await count()).to.deep.equal(before);
   });
 
   it("should accept a score exactly at the threshold (rejection is strictly greater)", async function () {
@@ -356,6 +409,69 @@ describe("# text analysis API (stand-in provider)", function () {
     }
   });
 
+  it("should answer 502 ANALYSIS_PROVIDER_BAD_RESPONSE to a 200 off the protocol, and store nothing", async function () {
+    const count = () =>
+      world.relayer.ctx.store.query<{ analyses: number; audit: number }>(
+        "SELECT (SELECT count(*) FROM analyses)::int AS analyses, (SELECT count(*) FROM analysis_audit)::int AS audit",
+      );
+    const before = await count();
+    const usage = '"usage":{"prompt_tokens":1,"completion_tokens":1}';
+    const moderations = [
+      '{"results":[]}',
+      '{"results":[{"category_scores":{"bias":1.5}}]}',
+      '{"results":[{"category_scores":{"bias":-0.1}}]}',
+      // NaN as JSON writes it, and a number as a string.
+      '{"results":[{"category_scores":{"bias":null}}]}',
+      '{"results":[{"category_scores":{"bias":"0.5"}}]}',
+    ];
+    for (const body of moderations) {
+      world.provider.hits.length = 0;
+      world.provider.failNext({ body });
+      const res = await world.post({ text: "A memo." });
+      const answer = (await res.json()) as { error: string; detail: string };
+      expect([res.status, answer.error], body).to.deep.equal([
+        502,
+        "ANALYSIS_PROVIDER_BAD_RESPONSE",
+      ]);
+      expect(answer.detail).to.match(/\/moderations/);
+      // Not retried, and nothing sent for completion.
+      expect(world.provider.hits.map((h) => h.path)).to.deep.equal(["/v1/moderations"]);
+    }
+    const completions = [
+      `{${usage}}`,
+      `{"choices":[],${usage}}`,
+      `{"choices":[{"message":{"content":5}}],${usage}}`,
+      '{"choices":[{"message":{"content":"ok"}}]}',
+      `{"choices":[{"message":{"content":"ok"}}],${usage},"cost_units":-1}`,
+    ];
+    for (const body of completions) {
+      world.provider.failModel(MODELS.general, { body });
+      try {
+        const res = await world.post({ text: "A memo." });
+        const answer = (await res.json()) as { error: string; detail: string };
+        expect([res.status, answer.error], body).to.deep.equal([
+          502,
+          "ANALYSIS_PROVIDER_BAD_RESPONSE",
+        ]);
+        expect(answer.detail).to.match(/\/chat\/completions/);
+      } finally {
+        world.provider.failModel(MODELS.general, null);
+      }
+    }
+    // An answer that is not JSON at all counts as a gateway's 502: retried, then the fallback.
+    world.provider.failModel(MODELS.general, { body: "<html>upstream error</html>" });
+    try {
+      const res = await world.post({ text: "A memo." });
+      expect(res.status).to.equal(200);
+      expect(((await res.json()) as { model: string }).model).to.equal(FALLBACK_MODEL);
+    } finally {
+      world.provider.failModel(MODELS.general, null);
+    }
+    const after = await count();
+    expect(after[0]!.analyses).to.equal(before[0]!.analyses + 1);
+    expect(after[0]!.audit).to.equal(before[0]!.audit + 1);
+  });
+
   it("should turn a provider 401 into a rotate-the-credential error and a 403 into one naming both causes", async function () {
     world.provider.failNext(401);
     const unauthorized = await world.post({ text: "Hello." });
@@ -412,6 +528,49 @@ describe("# text analysis API (stand-in provider)", function () {
     world.provider.retryAfter = 1;
   });
 
+  it("should read a provider Retry-After given as an HTTP date, and wait a second when there is none", async function () {
+    const count = () => world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
+    const before = await count();
+    try {
+      world.provider.retryAfter = new Date(Date.now() + 30_000).toUTCString();
+      world.provider.failNext(429);
+      const refused = await world.post({ text: "Throttled until a date." });
+      const body = (await refused.json()) as { error: string; retry_in: number };
+      expect([refused.status, body.error]).to.deep.equal([429, "ANALYSIS_PROVIDER_RATE_LIMITED"]);
+      // Beyond max_delay (2 s): passed on, not waited a default second and retried.
+      expect(Number(refused.headers.get("Retry-After"))).to.be.within(28, 31);
+      expect(body.retry_in).to.equal(Number(refused.headers.get("Retry-After")));
+      expect(world.provider.hits.map((h) => h.path)).to.deep.equal(["/v1/moderations"]);
+      expect(await count()).to.deep.equal(before);
+
+      world.provider.retryAfter = null;
+      world.provider.failNext(429);
+      const started = Date.now();
+      const ok = await world.post({ text: "Throttled without a date." });
+      expect(ok.status).to.equal(200);
+      expect(Date.now() - started).to.be.at.least(1_000);
+    } finally {
+      world.provider.retryAfter = 1;
+    }
+  });
+
+  it("should accept a text of exactly 256 KiB of UTF-8 ending in a multi-byte character", async function () {
+    const text = `${"a".repeat(262_141)}€`;
+    expect(Buffer.byteLength(text)).to.equal(262_144);
+    const res = await world.post({ text });
+    const body = (await res.json()) as { model: string };
+    expect(res.status, JSON.stringify(body).slice(0, 200)).to.equal(200);
+    expect(body.model).to.equal(MODELS.in_house);
+  });
+
+  it("should name text_analysis.audit.chain when it is not a configured chain", function () {
+    expect(() =>
+      analysisOn(world, {
+        configure: (config) => ({ ...config, audit: { ...config.audit, chain: "nochain" } }),
+      }),
+    ).to.throw(/^text_analysis\.audit\.chain nochain is not a configured chain.*ethereum/);
+  });
+
   it("should refuse bad input with {error, detail} and store nothing", async function () {
     const before = await world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
     const cases: Array<[unknown, number, string]> = [
@@ -420,6 +579,13 @@ describe("# text analysis API (stand-in provider)", function () {
       [{ text: 5 }, 400, "VALIDATION_FAILED"],
       [{ text: "x", extra: true }, 400, "VALIDATION_FAILED"],
       [{ text: "é".repeat(131_073) }, 400, "VALIDATION_FAILED"],
+      // One byte over, the last character a three-byte one.
+      [{ text: `${"a".repeat(262_142)}€` }, 400, "VALIDATION_FAILED"],
+      // Nothing to analyse, or no UTF-8 form (a lone surrogate, sent escaped in JSON).
+      [{ text: " \n\t\u00a0 " }, 400, "VALIDATION_FAILED"],
+      [{ text: "Pay \ud800 now" }, 400, "VALIDATION_FAILED"],
+      [{ text: "Pay now", instructions: "\udc00" }, 400, "VALIDATION_FAILED"],
+      [{ text: "Pay now", instructions: "   " }, 400, "VALIDATION_FAILED"],
       [{ text: "x", workflow_id: "wf_nope" }, 400, "VALIDATION_FAILED"],
       [{ text: "x", workflow_id: "wf_01JA0000000000000000000000" }, 404, "WORKFLOW_NOT_FOUND"],
     ];
@@ -434,6 +600,18 @@ describe("# text analysis API (stand-in provider)", function () {
     expect(unknown.status).to.equal(404);
     const malformed = await world.get("/v1/analysis/nope");
     expect(malformed.status).to.equal(400);
+    for (const query of [
+      "from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z",
+      "cursor=aud_0",
+      "cursor=aud_99999999999999999",
+      "limit=0",
+      "limit=501",
+      "from=yesterday",
+    ]) {
+      const refused = await world.get(`/v1/analysis/audit?${query}`);
+      expect(refused.status, query).to.equal(400);
+      expect(((await refused.json()) as { error: string }).error).to.equal("VALIDATION_FAILED");
+    }
     const after = await world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
     expect(after).to.deep.equal(before);
     expect(world.provider.hits).to.deep.equal([]);

@@ -5,6 +5,7 @@ import path from "node:path";
 import { expect } from "chai";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import type { TextAnalysis } from "../../../relayer/analysis/index.ts";
+import { entryHash, type AuditRecord } from "../../../relayer/analysis/audit.ts";
 import { anchorIfDue } from "../../../relayer/analysis/worker.ts";
 import { createTestDatabase, type TestDatabase } from "../../fixtures/postgres.ts";
 import {
@@ -109,6 +110,113 @@ describe("# text-analysis audit chain", function () {
       await store.exec("ALTER TABLE analysis_audit ENABLE TRIGGER analysis_audit_append_only");
     }
     expect((await analysis.verify()).ok).to.equal(true);
+  });
+
+  it("should detect from the registry's anchors what the database's own anchor rows no longer show", async function () {
+    const store = world.relayer.ctx.store;
+    type Row = {
+      seq: string;
+      id: string;
+      api_key_id: string;
+      analysis_id: string;
+      record: AuditRecord;
+      prev_hash: string;
+      hash: string;
+    };
+    const rows = await store.query<Row>("SELECT * FROM analysis_audit ORDER BY seq");
+    const anchors = await store.query<Record<string, unknown>>(
+      "SELECT * FROM analysis_audit_anchors",
+    );
+    const [head] = await store.query<{ seq: string; hash: string }>(
+      "SELECT seq, hash FROM analysis_audit_head",
+    );
+    expect(rows.map((r) => Number(r.seq))).to.deep.equal([1, 2, 3, 4]);
+    expect(anchors.map((a) => Number(a.seq)).sort()).to.deep.equal([3, 4]);
+    const setHead = (seq: number | string, hash: string) =>
+      store.query("UPDATE analysis_audit_head SET seq = $1, hash = $2", [seq, hash]);
+    const setCheckpoint = (seq: number | string, hash: string) =>
+      store.query("UPDATE analysis_audit_checkpoint SET seq = $1, hash = $2", [seq, hash]);
+    const restore = async () => {
+      await store.query("DELETE FROM analysis_audit");
+      for (const r of rows)
+        await store.query(
+          "INSERT INTO analysis_audit (seq, id, api_key_id, analysis_id, record, prev_hash, hash, recorded_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
+          [
+            r.seq,
+            r.id,
+            r.api_key_id,
+            r.analysis_id,
+            JSON.stringify(r.record),
+            r.prev_hash,
+            r.hash,
+            r.record.timestamp,
+          ],
+        );
+      await store.query("DELETE FROM analysis_audit_anchors");
+      for (const a of anchors)
+        await store.query(
+          `INSERT INTO analysis_audit_anchors (${Object.keys(a).join(", ")}) VALUES (${Object.keys(
+            a,
+          )
+            .map((_, i) => `$${i + 1}`)
+            .join(", ")})`,
+          Object.values(a),
+        );
+      await setHead(head!.seq, head!.hash);
+      await setCheckpoint(0, "0".repeat(64));
+    };
+    await store.exec("ALTER TABLE analysis_audit DISABLE TRIGGER analysis_audit_append_only");
+    try {
+      // Record 2 altered, every later hash recomputed, the head moved, the anchor rows removed:
+      // the database is consistent with itself, the registry's anchored head at 3 is not.
+      let prev = rows[0]!.hash;
+      for (const r of rows.slice(1)) {
+        const record = Number(r.seq) === 2 ? { ...r.record, output_token_count: 999 } : r.record;
+        const hash = entryHash(prev, {
+          seq: Number(r.seq),
+          id: r.id,
+          api_key_id: r.api_key_id,
+          analysis_id: r.analysis_id,
+          record,
+        });
+        await store.query(
+          "UPDATE analysis_audit SET record = $1, prev_hash = $2, hash = $3 WHERE seq = $4",
+          [JSON.stringify(record), prev, hash, r.seq],
+        );
+        prev = hash;
+      }
+      await setHead(4, prev);
+      await store.query("DELETE FROM analysis_audit_anchors");
+      const rewritten = await analysis.verify();
+      expect(rewritten).to.include({ ok: false, brokenAt: 3 });
+      expect(rewritten.problem).to.match(/registry at 3 does not match/);
+      await restore();
+      expect((await analysis.verify()).ok).to.equal(true);
+
+      // The tail removed below the last anchored head, with its anchor row and the head moved back.
+      await store.query("DELETE FROM analysis_audit WHERE seq = 4");
+      await store.query("DELETE FROM analysis_audit_anchors WHERE seq = 4");
+      await setHead(3, rows[2]!.hash);
+      const truncated = await analysis.verify();
+      expect(truncated).to.include({ ok: false, brokenAt: 4 });
+      expect(truncated.problem).to.match(/beyond the last record 3: records were removed/);
+      await restore();
+
+      // The first records removed as if pruned, the checkpoint moved to a head never anchored.
+      await store.query("SELECT set_config('veriflow.audit_prune', 'on', false)");
+      await store.query("DELETE FROM analysis_audit WHERE seq <= 2");
+      await setCheckpoint(2, rows[1]!.hash);
+      const moved = await analysis.verify();
+      expect(moved).to.include({ ok: false, brokenAt: 2 });
+      expect(moved.problem).to.match(/checkpoint at 2 is not a head anchored/);
+      await restore();
+    } finally {
+      // Whatever failed above, the next tests find the chain as it was.
+      await restore();
+      await store.query("SELECT set_config('veriflow.audit_prune', '', false)");
+      await store.exec("ALTER TABLE analysis_audit ENABLE TRIGGER analysis_audit_append_only");
+    }
+    expect(await analysis.verify()).to.include({ ok: true, checked: 4, anchorsVerified: 2 });
   });
 
   it("should prune records past the retention up to an anchored head and keep the chain verifiable", async function () {

@@ -44,6 +44,18 @@ describe("# analysis redaction", function () {
     expect(second.text).to.equal("[EMAIL_1] wrote to [EMAIL_2] and [EMAIL_1]");
   });
 
+  it("should number after the placeholders a text already carries, so a quoted one keeps its meaning", function () {
+    const r = redact(
+      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. John Smith, john@example.com.",
+    );
+    expect(r.text).to.equal(
+      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. [NAME_2], [EMAIL_3].",
+    );
+    expect(restore(r.text, r.placeholders)).to.equal(
+      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. John Smith, john@example.com.",
+    );
+  });
+
   it("should find names after honorifics and labels in several languages, and postal addresses of several locales", function () {
     const cases: Array<[string, string]> = [
       ["Sehr geehrter Herr Jürgen Müller-Lüdenscheidt,", "Jürgen Müller-Lüdenscheidt"],
@@ -64,11 +76,72 @@ describe("# analysis redaction", function () {
   });
 });
 
+describe("# analysis redaction of formats beyond the corpus", function () {
+  it("should redact the other ways compliance texts write each type", function () {
+    const cases: Array<[string, string]> = [
+      ["Mail John.Doe+billing@mail.Example.CO.UK now", "Mail [EMAIL_1] now"],
+      [
+        "IBAN gb82 west 1234 5698 7654 32 and es91 2100 0418 4502 0005 1332",
+        "IBAN [IBAN_1] and [IBAN_2]",
+      ],
+      ["iban: gb82west12345698765432.", "iban: [IBAN_1]."],
+      ["Call 0049 30 901820 or (212) 555-0198 ext. 12", "Call [PHONE_1] or [PHONE_2]"],
+      ["SSN: 123.45.6789; SSN-123-45-6789", "SSN: [SSN_1]; SSN-[SSN_2]"],
+      ["Amex 3782-822463-10005", "Amex [CARD_1]"],
+      ["DOB: 1985/04/03", "DOB: [DOB_1]"],
+      ["date of birth 3rd April 1985", "date of birth [DOB_1]"],
+      ["Date of Birth: April 3rd, 1985", "Date of Birth: [DOB_1]"],
+      ["Birthday: 3 April 1985", "Birthday: [DOB_1]"],
+      ["Date of birth – 3.4.1985", "Date of birth – [DOB_1]"],
+      ["Lives at 1600 Pennsylvania Avenue NW, Washington, DC 20500.", "Lives at [ADDRESS_1]."],
+      ["Parties: Jean-Pierre Dupont and Anne-Marie O'Neill.", "Parties: [NAME_1] and [NAME_2]."],
+      ["Copy to José Ñúñez.", "Copy to [NAME_1]."],
+      ["Ms. de la Fuente and Mr. van der Berg signed.", "Ms. [NAME_1] and Mr. [NAME_2] signed."],
+      ["Signed by: MARIA GARCIA-LÓPEZ", "Signed by: [NAME_1]"],
+      ["DNI 12.345.678-Z, NIE X1234567L", "DNI [SSN_1], NIE [SSN_2]"],
+      ["Codice fiscale RSSMRA85T10A562S", "Codice fiscale [SSN_1]"],
+      ["NIR 1 85 05 78 006 084 91", "NIR [SSN_1]"],
+      ["Steuer-ID: 86 095 742 719", "Steuer-ID: [SSN_1]"],
+      ["NINO AB 12 34 56 C", "NINO [SSN_1]"],
+    ];
+    for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
+  });
+
+  it("should leave ordinary legal text as it is: clause and version numbers, amounts, dates, years, references", function () {
+    const text = `This Agreement (the "Agreement") is entered into as of March 1, 2025 by Acme Holdings Ltd, a company incorporated in England and Wales (company number 01234567).
+1.1 "Fees" means USD 250,000.00 per annum, payable until 28 February 2028, unless terminated under Clause 14.2.1 or Clause 10.1.1.2.
+Invoices are payable within 30 days; interest at 8% per annum. Reference PO-2025-0042, invoice 2025/00817, payment ref 2024-11-24-001, tax id 12-3456789.
+Section 4.3.2.1 caps liability at 150% of the Fees, subject to Article 82 GDPR and Regulation (EU) 2016/679; version 2.1.0.3 of the notice schedule; release v2.10.3.1.
+See 28 U.S.C. § 1332 and Rule 12(b)(6); Amendment No. 3 dated 15.06.2025; ISO 27001:2022; the years 1999, 2000 and 2001; § 14 Abs. 2 BGB; Ziffer 3.1.2.
+Party: ACME HOLDINGS LTD. Attention: ACCOUNTS PAYABLE. By: AUTHORISED SIGNATORY. Name: THE BUYER. Order 12345678 Z-axis; look-alike ids 12345678A, RSSMRA85T10A562A, 1 85 05 78 006 084 00.`;
+    expect(findPii(text)).to.deep.equal([]);
+  });
+});
+
 describe("# analysis routing", function () {
   it("should send the NDA acronym as a word to ultra, not inside words or in lower case", function () {
     for (const t of ["NDA", "Sign the NDA.", "(NDA)", "NDAs attached", "NDA-based terms"])
       expect(routeText(t, models).tier, t).to.equal("ultra");
     for (const t of ["AGENDA", "the NDAX index", "SNDA", "nda", "Nda"])
+      expect(routeText(t, models).tier, t).to.equal("general");
+  });
+
+  it("should send the term NDA written otherwise to ultra: dotted, or in words in any case", function () {
+    for (const t of [
+      "Sign the N.D.A. today",
+      "per the N.D.A",
+      "This Non-Disclosure Agreement binds",
+      "the mutual non-disclosure agreements",
+      "NONDISCLOSURE AGREEMENT",
+      "a non disclosure agreement",
+    ])
+      expect(routeText(t, models).tier, t).to.equal("ultra");
+    for (const t of [
+      "the non-disclosure of figures",
+      "disclosure agreement",
+      "SN.D.A.",
+      "non-disclosure agreementary",
+    ])
       expect(routeText(t, models).tier, t).to.equal("general");
   });
 
@@ -133,6 +206,39 @@ describe("# text_analysis configuration", function () {
         problems.some((p) => p.startsWith(path)),
         `${path} in ${problems.join("\n")}`,
       ).to.equal(true);
+  });
+
+  it("should refuse a model whose date is not a calendar date, a retention past 100 years, a zero timeout, an endpoint with a query or credentials", function () {
+    const problemsOf = (overrides: Record<string, unknown>, url = "https://llm.example.com/v1") => {
+      try {
+        parseIntegrations({ text_analysis: { ...textAnalysisEntry(url), ...overrides } });
+        return [];
+      } catch (err) {
+        return (err as { problems: string[] }).problems;
+      }
+    };
+    const refused = (overrides: Record<string, unknown>, path: string, url?: string) => {
+      const problems = problemsOf(overrides, url);
+      expect(
+        problems.some((p) => p.startsWith(path)),
+        `${path} in ${problems.join("\n")}`,
+      ).to.equal(true);
+    };
+    refused(
+      { models: { ...MODELS, general: "general-2025-13-45" } },
+      "text_analysis.models.general",
+    );
+    refused({ fallback_model: "general-2025-02-30" }, "text_analysis.fallback_model");
+    // 99999999 years: the pruning cutoff (now minus the retention) would not be a date.
+    refused({ audit: { data_retention: "99999999y" } }, "text_analysis.audit.data_retention");
+    refused({ audit: { data_retention: "7x" } }, "text_analysis.audit.data_retention");
+    refused({ timeout: "0s" }, "text_analysis.timeout");
+    refused({}, "text_analysis.api_endpoint", "https://llm.example.com/v1?key=sk-1");
+    refused({}, "text_analysis.api_endpoint", "https://user:sk-1@llm.example.com/v1");
+    refused({}, "text_analysis.api_endpoint", "https://llm.example.com/v1#x");
+    // The edges that stay valid.
+    expect(problemsOf({ fallback_model: "general-2024-02-29", audit: { data_retention: "100y" } }))
+      .to.be.empty;
   });
 
   it("should answer 503 ANALYSIS_NOT_CONFIGURED on a relayer without text_analysis", async function () {

@@ -134,6 +134,28 @@ for (const backend of BACKENDS) {
       expect(await store.query("SELECT 1 AS one")).to.deep.equal([{ one: 1 }]);
     });
 
+    it("should call a listener once per committed transaction that notifies, never for a rolled-back one", async () => {
+      let calls = 0;
+      const stop = await store.listen("vf_test_channel", () => calls++);
+      await store.transaction(async (tx) => {
+        await tx.query("SELECT pg_notify('vf_test_channel', '')");
+        await tx.query("SELECT pg_notify('vf_test_channel', '')");
+      });
+      await eventually(async () => (calls === 1 ? true : undefined), "the notification");
+      await store
+        .transaction(async (tx) => {
+          await tx.query("SELECT pg_notify('vf_test_channel', '')");
+          throw new Error("rolled back");
+        })
+        .catch(() => {});
+      await store.query("SELECT pg_notify('vf_other_channel', '')");
+      await stop();
+      await store.query("SELECT pg_notify('vf_test_channel', '')");
+      // A round trip after each: a notification would have been delivered by now.
+      await store.query("SELECT 1");
+      expect(calls).to.equal(1);
+    });
+
     it("should record applied migrations once and apply nothing the second time", async () => {
       const files = await readMigrations(MIGRATIONS_DIR);
       const applied = await store.query<{ version: number }>(
@@ -414,5 +436,45 @@ describe("# storage on PGlite across restarts", function () {
     expect(await second.query("SELECT v FROM t_persist")).to.deep.equal([{ v: "kept" }]);
     await second.close();
     await rm(dataDir, { recursive: true, force: true });
+  });
+});
+
+describe("# listening on PostgreSQL across a lost connection", function () {
+  this.timeout(60_000);
+
+  it("should listen again after its connection was lost and call the listener for what it missed", async () => {
+    const database = await createTestDatabase("listen");
+    const store = await openStore({ databaseUrl: database.url, dataDir: "memory://" });
+    try {
+      let calls = 0;
+      const stop = await store.listen("vf_lost", () => calls++);
+      const listening = () =>
+        store.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'veriflow-listen'",
+        );
+      const [first] = await listening();
+      await store.query("SELECT pg_terminate_backend($1)", [first!.pid]);
+      // Once connected again it reports what it may have missed, and hears new notifications.
+      await eventually(async () => (calls === 1 ? true : undefined), "the catch-up call");
+      const [second] = await listening();
+      expect(second!.pid).to.not.equal(first!.pid);
+      await store.query("SELECT pg_notify('vf_lost', '')");
+      await eventually(async () => (calls === 2 ? true : undefined), "the next notification");
+      await stop();
+      expect(await listening()).to.deep.equal([]);
+    } finally {
+      await store.close();
+      await database.drop();
+    }
+  });
+
+  it("should refuse to listen when the database cannot be reached", async () => {
+    const database = await createTestDatabase("listen_gone");
+    const store = await openStore({ databaseUrl: database.url, dataDir: "memory://" });
+    await database.drop();
+    let failure: Error | undefined;
+    await store.listen("vf_gone", () => {}).catch((err: Error) => (failure = err));
+    expect(failure?.message).to.match(/does not exist/);
+    await store.close();
   });
 });

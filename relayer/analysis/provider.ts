@@ -166,13 +166,15 @@ export class AnalysisProvider {
   ): Promise<
     { ok: true; body: unknown } | { ok: false; failure: AttemptFailure; retryAfterSeconds?: number }
   > {
+    // Read before the exchange: a key the vault cannot give is no failure of the provider's.
+    const apiKey = await this.deps.apiKey();
     let answer;
     try {
       answer = await exchange("text_analysis", this.agent, new URL(this.endpoint + path), {
         method: "POST",
         headers: {
           "Content-Type": "application/json",
-          Authorization: `Bearer ${await this.deps.apiKey()}`,
+          Authorization: `Bearer ${apiKey}`,
         },
         body: JSON.stringify(payload),
         timeoutMs: this.timeoutMs,

@@ -490,6 +490,25 @@ describe("# text analysis API (stand-in provider)", function () {
     expect(world.provider.hits.filter((h) => h.path === "/v1/chat/completions")).to.have.length(0);
   });
 
+  it("should answer 503 ANALYSIS_NOT_CONFIGURED when the provider's key is not in the vault, with no retry, fallback or breaker report", async function () {
+    const missing = analysisOn(world, {
+      configure: (config) => ({ ...config, auth: { ...config.auth, credentialId: "absent-key" } }),
+    });
+    const failures = await missing.breaker.failureCount();
+    let caught: unknown;
+    try {
+      await missing.analyze({ apiKeyId: world.key.id, text: "Hello." });
+    } catch (err) {
+      caught = err;
+    }
+    await missing.settled();
+    await missing.close();
+    expect(caught).to.include({ status: 503, code: "ANALYSIS_NOT_CONFIGURED" });
+    expect((caught as { detail: string }).detail).to.match(/absent-key is not in the local vault/);
+    expect(world.provider.hits).to.deep.equal([]);
+    expect(await missing.breaker.failureCount()).to.equal(failures);
+  });
+
   it("should use a rotated provider credential within a second", async function () {
     const { store, masterKey } = world.relayer.ctx;
     const rotate = (key: string) => putCredential(store, masterKey, "analysis-key", key);

@@ -27,7 +27,11 @@ import {
  * backoff; a 429 is retried after its `Retry-After` when that fits within `max_delay`.
  */
 const completionSchema = z.object({
-  model: z.string().optional(),
+  // Stored as the audit record's `model`: a name, not any text the provider may send.
+  model: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,128}$/, "must be a model name (1-128 printable ASCII characters)")
+    .optional(),
   choices: z
     .array(z.object({ message: z.object({ content: z.string() }) }))
     .min(1, "must hold at least one choice"),

@@ -443,6 +443,10 @@ describe("# text analysis API (stand-in provider)", function () {
       `{"choices":[{"message":{"content":5}}],${usage}}`,
       '{"choices":[{"message":{"content":"ok"}}]}',
       `{"choices":[{"message":{"content":"ok"}}],${usage},"cost_units":-1}`,
+      // The model that answered goes into the audit record: text PostgreSQL can hold, a name.
+      `{"model":"general\\u0000x","choices":[{"message":{"content":"ok"}}],${usage}}`,
+      `{"model":"${"m".repeat(300)}","choices":[{"message":{"content":"ok"}}],${usage}}`,
+      `{"model":"","choices":[{"message":{"content":"ok"}}],${usage}}`,
     ];
     for (const body of completions) {
       world.provider.failModel(MODELS.general, { body });
@@ -494,6 +498,8 @@ describe("# text analysis API (stand-in provider)", function () {
     const missing = analysisOn(world, {
       configure: (config) => ({ ...config, auth: { ...config.auth, credentialId: "absent-key" } }),
     });
+    // Earlier tests' reports may still be on their way to the chain.
+    await world.relayer.ctx.analysis!.settled();
     const failures = await missing.breaker.failureCount();
     let caught: unknown;
     try {

@@ -123,14 +123,14 @@ function cards(text: string): PiiSpan[] {
 function ibans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   // Written in either case (a pasted `gb82 west …` is an IBAN too); the checksum decides.
-  const re = /\b[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){10,30}/g;
+  const re = /\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){10,30}/g;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const v = m[0];
     // The pattern may run into the following words, and so into the next IBAN: take the longest
     // valid prefix and look again right after it (after the start when none is valid).
     re.lastIndex = m.index + 1;
     for (let end = v.length; end >= 14; end--) {
-      const candidate = v.slice(0, end).trimEnd();
+      const candidate = v.slice(0, end).replace(/[ -]+$/, "");
       const electronic = electronicFormatIBAN(candidate.toUpperCase());
       if (electronic && isValidIBAN(electronic)) {
         out.push(span("IBAN", m.index, candidate));
@@ -515,8 +515,23 @@ function phones(
 }
 
 /** Every piece of personal data found, non-overlapping, in text order. */
+/**
+ * The text the detectors read: the redaction's own placeholders blanked, and what word processors
+ * and PDF copies put inside numbers read as what it stands for, one character for one so that
+ * every offset stays the text's: no-break, figure, thin and narrow spaces as a space, the Unicode
+ * dashes and the minus sign as `-`, a line break between two digits (a number wrapped across
+ * lines) as a space.
+ */
+function detectionView(text: string): string {
+  return text
+    .replace(PLACEHOLDER, (p) => " ".repeat(p.length))
+    .replace(/[\u00a0\u2007\u2009\u200a\u202f]/g, " ")
+    .replace(/[\u2010-\u2015\u2212]/g, "-")
+    .replace(/(?<=\d)\n(?=\d)/g, " ");
+}
+
 export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACTION): PiiSpan[] {
-  const masked = text.replace(PLACEHOLDER, (p) => " ".repeat(p.length));
+  const masked = detectionView(text);
   const specific = [
     ...emails(masked),
     ...(options.cryptoAddresses ? cryptoAddresses(masked) : []),
@@ -539,7 +554,8 @@ export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACT
   );
   const taken = new Intervals();
   for (const c of candidates) if (!taken.overlaps(c.start, c.end)) taken.add(c);
-  return taken.spans;
+  // The values as written (restoring puts back exactly what the text held).
+  return taken.spans.map((s) => ({ ...s, value: text.slice(s.start, s.end) }));
 }
 
 /**

@@ -1,8 +1,12 @@
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import { z } from "zod";
 import {
   type RetryPolicy,
   type TextAnalysisConfig,
   AttemptFailure,
+  exchange,
+  IntegrationError,
   isRetryable,
   parseRetryAfter,
   retryDelays,
@@ -17,7 +21,8 @@ import {
  *   and `cost_units` (the provider's billing units);
  * - `POST {api_endpoint}/moderations` `{input}` → `results[0].category_scores.bias` in [0, 1].
  *
- * Requests carry `Authorization: Bearer <key>`. Each call follows the retry policy: failures
+ * Requests carry `Authorization: Bearer <key>` over one keep-alive connection pool; an answer is
+ * read up to 1 MiB. Each call follows the retry policy: failures
  * matching its conditions (`status >= 500`, `network_error`, `timeout`) are retried with its
  * backoff; a 429 is retried after its `Retry-After` when that fits within `max_delay`.
  */
@@ -69,7 +74,6 @@ export class ProviderError extends Error {
 export interface ProviderDeps {
   /** The bearer key, read per call so a rotated credential is used at once. */
   apiKey: () => Promise<string>;
-  fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -80,6 +84,7 @@ export class AnalysisProvider {
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
   private readonly deps: ProviderDeps;
+  private readonly agent: HttpAgent | HttpsAgent;
 
   constructor(
     config: Pick<TextAnalysisConfig, "apiEndpoint" | "retry" | "timeoutMs">,
@@ -89,6 +94,14 @@ export class AnalysisProvider {
     this.policy = config.retry;
     this.timeoutMs = config.timeoutMs;
     this.deps = deps;
+    this.agent = this.endpoint.startsWith("https:")
+      ? new HttpsAgent({ keepAlive: true })
+      : new HttpAgent({ keepAlive: true });
+  }
+
+  /** Closes the pooled connections. */
+  close(): void {
+    this.agent.destroy();
   }
 
   async complete(model: string, messages: Array<{ role: string; content: string }>) {
@@ -153,49 +166,40 @@ export class AnalysisProvider {
   ): Promise<
     { ok: true; body: unknown } | { ok: false; failure: AttemptFailure; retryAfterSeconds?: number }
   > {
-    const doFetch = this.deps.fetch ?? fetch;
-    let response: Response;
+    let answer;
     try {
-      response = await doFetch(this.endpoint + path, {
+      answer = await exchange("text_analysis", this.agent, new URL(this.endpoint + path), {
         method: "POST",
         headers: {
           "Content-Type": "application/json",
           Authorization: `Bearer ${await this.deps.apiKey()}`,
         },
         body: JSON.stringify(payload),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        timeoutMs: this.timeoutMs,
+        what: path,
       });
     } catch (err) {
-      const timeout = (err as Error).name === "TimeoutError";
-      return {
-        ok: false,
-        failure: new AttemptFailure(
-          timeout ? "timeout" : "network_error",
-          null,
-          timeout ? `${path}: no answer within ${this.timeoutMs} ms` : `${path}: connection failed`,
-        ),
-      };
+      if (err instanceof AttemptFailure) return { ok: false, failure: err };
+      // A refused TLS handshake or an oversized answer: the provider's, and not worth a retry.
+      if (err instanceof IntegrationError)
+        throw new ProviderError(
+          err.code === "INTEGRATION_RESPONSE_TOO_LARGE"
+            ? { kind: "bad_response", reason: err.message }
+            : { kind: "unavailable", reason: err.message },
+        );
+      throw err;
     }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch {
-      return {
-        ok: false,
-        failure: new AttemptFailure("network_error", null, `${path}: connection dropped`),
-      };
-    }
-    if (!response.ok) {
+    if (answer.status < 200 || answer.status >= 300) {
       // Seconds or an HTTP date (RFC 9110 10.2.3), read against the real clock the date is on.
-      const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), Date.now());
+      const retryAfterMs = parseRetryAfter(answer.retryAfter, Date.now());
       return {
         ok: false,
-        failure: new AttemptFailure("status", response.status, `${path}: HTTP ${response.status}`),
+        failure: new AttemptFailure("status", answer.status, `${path}: HTTP ${answer.status}`),
         ...(retryAfterMs !== null ? { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) } : {}),
       };
     }
     try {
-      return { ok: true, body: JSON.parse(text) };
+      return { ok: true, body: JSON.parse(answer.text) };
     } catch {
       return {
         ok: false,

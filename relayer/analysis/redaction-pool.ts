@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import {
+  DEFAULT_REDACTION,
   findPii,
   redact,
   RedactionError,
@@ -16,6 +17,8 @@ import {
 export interface Redactor {
   redact(text: string, options: RedactionOptions, start?: Map<string, string>): Promise<Redaction>;
   findPii(text: string, options: RedactionOptions): Promise<PiiSpan[]>;
+  /** Readies what the first scans would otherwise wait for (threads loading the detectors). */
+  warm(): void;
   close(): Promise<void>;
 }
 
@@ -29,6 +32,7 @@ export const inlineRedactor: Redactor = {
       throw new RedactionError("a personal-data detector failed", { cause: err });
     }
   },
+  warm: () => {},
   close: async () => {},
 };
 
@@ -67,6 +71,10 @@ export class SmallTextsInline implements Redactor {
       : this.#threads.findPii(text, options);
   }
 
+  warm() {
+    this.#threads.warm();
+  }
+
   close() {
     return this.#threads.close();
   }
@@ -91,8 +99,13 @@ interface Thread {
   pending: Map<number, { resolve(value: unknown): void; reject(err: Error): void }>;
 }
 
+/** One text that runs every detector, so a thread that scanned it has loaded and compiled them. */
+const WARM_UP_TEXT =
+  "Jane Doe (born 12 March 1980, jane.doe@example.com, +44 20 7946 0958) pays IBAN DE89 3704 0044 0532 0130 00 by card 4111 1111 1111 1111 from 192.0.2.1; SSN 123-45-6789; 10 Downing Street, London SW1A 2AA.";
+
 /**
- * A fixed set of worker threads (relayer/analysis/redaction-worker.ts), started on first use; each
+ * A fixed set of worker threads (relayer/analysis/redaction-worker.ts), started by `warm()` or on
+ * first use; each
  * job goes to the thread with the fewest jobs in flight. Fail closed: a detector that throws, or a
  * thread that dies, rejects the job with a RedactionError (the caller then sends nothing), and a
  * dead thread is replaced on the next job.
@@ -115,6 +128,28 @@ export class RedactionPool implements Redactor {
     return this.run<PiiSpan[]>({ id: this.nextId++, op: "findPii", text, options });
   }
 
+  /** Threads started and not stopped. */
+  get running(): number {
+    return this.threads.filter((t) => t !== null).length;
+  }
+
+  /**
+   * Starts every thread and has each scan WARM_UP_TEXT: a thread takes a few hundred milliseconds
+   * to load the detectors, which the first burst of requests would otherwise wait for.
+   */
+  warm(): void {
+    if (this.closed) return;
+    for (let i = 0; i < this.threads.length; i++) {
+      this.threads[i] ??= this.start(i);
+      this.post<PiiSpan[]>(this.threads[i]!, {
+        id: this.nextId++,
+        op: "findPii",
+        text: WARM_UP_TEXT,
+        options: DEFAULT_REDACTION,
+      }).catch(() => {});
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const running = this.threads.filter((t): t is Thread => t !== null);
@@ -124,7 +159,10 @@ export class RedactionPool implements Redactor {
 
   private run<T>(job: RedactionJob): Promise<T> {
     if (this.closed) return Promise.reject(new RedactionError("the redaction pool is closed"));
-    const thread = this.pick();
+    return this.post<T>(this.pick(), job);
+  }
+
+  private post<T>(thread: Thread, job: RedactionJob): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       // A thread with work keeps the process alive; an idle one does not.
       if (thread.pending.size === 0) thread.worker.ref();

@@ -163,6 +163,76 @@ function ssns(text: string): PiiSpan[] {
 const NUMBERED_BY =
   /(?:\b(?:clauses?|sections?|sec|articles?|art|paragraphs?|para|schedules?|annex|appendix|exhibit|rules?|items?|versions?|ver|release|Ziffer|Abschnitt|Artikel|Absatz|Klausel|cl[aá]usula|art[ií]culo|apartado|secci[oó]n|articolo|clausola|paragrafo|sezione)\.?|§|¶|\bv)\s*$/iu;
 
+/**
+ * The national identification numbers of the other locales, as SSN (a national id): ES DNI and
+ * NIE and IT codice fiscale by their check letter, FR NIR by its key (mod 97), DE Steuer-ID by its
+ * check digit (ISO 7064 MOD 11,10) after its label, UK National Insurance numbers by their
+ * prefix rules.
+ */
+function nationalIds(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  const DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE";
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}.-])(?:\d{2}\.?\d{3}\.?\d{3}|[XYZ]-?\d{7})-?[A-Z](?![\p{L}\p{N}-])/gu,
+    text,
+  )) {
+    const compact = v.replace(/[.-]/g, "");
+    const digits = compact.slice(0, -1).replace(/^[XYZ]/, (c) => String("XYZ".indexOf(c)));
+    if (digits.length === 8 && DNI_LETTERS[Number(digits) % 23] === compact.at(-1))
+      out.push(span("SSN", i, v));
+  }
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}])[A-Z]{6}\d{2}[A-EHLMPRST]\d{2}[A-Z]\d{3}[A-Z](?![\p{L}\p{N}])/gu,
+    text,
+  ))
+    if (codiceFiscaleCheck(v.slice(0, 15)) === v[15]) out.push(span("SSN", i, v));
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}])[12] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}(?![\p{L}\p{N}])/gu,
+    text,
+  )) {
+    const compact = v.replace(/ /g, "");
+    const body = compact.slice(0, 13).replace("2A", "19").replace("2B", "18");
+    if (97n - (BigInt(body) % 97n) === BigInt(compact.slice(13))) out.push(span("SSN", i, v));
+  }
+  for (const [i, v] of matches(
+    /\b(?:Steuer-?ID|Steueridentifikationsnummer|Steuer-Identifikationsnummer|IdNr\.?|tax id(?:entification number)?)[:#\s]*([1-9]\d(?: ?\d{3}){3})\b/giu,
+    text,
+    1,
+  )) {
+    if (steuerIdCheck(v.replace(/ /g, ""))) out.push(span("SSN", i, v));
+  }
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\p{L}\p{N}])/gu,
+    text,
+  ))
+    out.push(span("SSN", i, v));
+  return out;
+}
+
+/** The check letter of a codice fiscale's first 15 characters. */
+function codiceFiscaleCheck(first15: string): string {
+  const ODD = [
+    1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23,
+  ];
+  let sum = 0;
+  for (const [i, c] of [...first15].entries()) {
+    const n = /\d/.test(c) ? Number(c) : c.charCodeAt(0) - 65;
+    sum += i % 2 === 0 ? ODD[n]! : n;
+  }
+  return String.fromCharCode(65 + (sum % 26));
+}
+
+/** ISO 7064 MOD 11,10 over the first ten digits of a Steuer-ID. */
+function steuerIdCheck(id: string): boolean {
+  let product = 10;
+  for (const c of id.slice(0, 10)) {
+    let sum = (Number(c) + product) % 10;
+    if (sum === 0) sum = 10;
+    product = (sum * 2) % 11;
+  }
+  return (11 - product) % 10 === Number(id[10]);
+}
+
 function ips(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const [i, v] of matches(/(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.]*\d)/g, text)) {
@@ -249,10 +319,14 @@ const PARTICLE =
   "(?:von|van|der|den|de los|de las|de la|de|del|della|di|da|du|le|la|dos|das|zu|ter|ten)";
 // A surname written with a lower-case part after its particle ("Da silva", "Le gall") counts too.
 const FULL_NAME = `${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD}){0,3}(?: (?:Da|De|Di|Do|Du|Le|La|Van|Von|Dos|Das) \\p{Ll}+)?`;
+/** A name in capitals, as party blocks and signature lines write them (MARIA GARCIA-LÓPEZ). */
+const CAPS_WORD = "\\p{Lu}{2,}(?:['’-]\\p{Lu}{2,})?";
+const CAPS_NAME = `${CAPS_WORD}(?: (?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}){1,3}`;
 const NAME_CONTEXTS: RegExp[] = [
-  new RegExp(`\\b(?:${HONORIFICS})\\.? (${FULL_NAME})`, "gu"),
+  // The surname alone after a title may start on its particle (Ms. de la Fuente, Mr. van der Berg).
+  new RegExp(`\\b(?:${HONORIFICS})\\.? ((?:${PARTICLE} ){0,2}${FULL_NAME})`, "gu"),
   new RegExp(
-    `\\b(?:Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Yours sincerely|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti)\\s?[:,]?\\s+(?:(?:${HONORIFICS})\\.? )?(${FULL_NAME})`,
+    `\\b(?:Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Yours sincerely|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti)\\s?[:,]?\\s+(?:(?:${HONORIFICS})\\.? )?(${FULL_NAME}|${CAPS_NAME}(?![\\p{L}\\p{N}]))`,
     "gu",
   ),
   new RegExp(
@@ -274,14 +348,32 @@ const NOT_NAMES = new Set(
 const COMPANY_AFTER =
   /^[\s,]*(?:S\.?A\.?|S\.?L\.?|S\.?r\.?l\.?|S\.?p\.?A\.?|SARL|SAS|SASU|EI|SCS|SNC|GmbH|AG|KG|OHG|Ltd|LLC|Inc|PLC|e Hijos|y Asociados|Hermanos|e figli|& Co)\b/iu;
 
+/** Company forms and words of company names: a name in capitals holding one is not a person's. */
+const COMPANY_WORDS = new Set(
+  "LTD LIMITED INC CORP CORPORATION COMPANY CO LLC LLP PLC GMBH AG KG SA SAS SARL SL SPA SRL BV NV HOLDINGS GROUP BANK PARTNERS SERVICES TRUST FUND ASSOCIATES INTERNATIONAL".split(
+    " ",
+  ),
+);
+
+/** Not a name: a listed word, in any case (`THE`, `AGREEMENT` as well as `The`). */
+function notName(word: string): boolean {
+  return NOT_NAMES.has(word) || NOT_NAMES.has(word.charAt(0) + word.slice(1).toLowerCase());
+}
+
 function names(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const re of NAME_CONTEXTS) {
     for (const [i, v] of matches(re, text, 1)) {
       const words = v.split(" ");
-      while (words.length && NOT_NAMES.has(words[0]!)) words.shift();
-      while (words.length && NOT_NAMES.has(words.at(-1)!)) words.pop();
+      if (v === v.toUpperCase() && words.some((w) => COMPANY_WORDS.has(w.replace(/\.$/, ""))))
+        continue;
+      while (words.length && notName(words[0]!)) words.shift();
+      while (words.length && notName(words.at(-1)!)) words.pop();
       if (!words.length) continue;
+      // Capitals also write departments and roles (ACCOUNTS PAYABLE): a person's starts on a
+      // first name of the lexicon.
+      if (v === v.toUpperCase() && (words.length < 2 || !words[0]!.split("-").some(isFirstName)))
+        continue;
       const value = words.join(" ");
       out.push(span("NAME", i + v.indexOf(value), value));
     }
@@ -431,6 +523,7 @@ export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACT
     ...ibans(masked),
     ...cards(masked),
     ...ssns(masked),
+    ...nationalIds(masked),
     ...ips(masked),
     ...bankAccounts(masked),
     ...datesOfBirth(masked),
@@ -497,7 +590,9 @@ export function redact(
   const placeholders = new Map(start);
   const byValue = new Map([...start].map(([p, v]) => [`${p.replace(/_\d+\]$/, "")}:${v}`, p]));
   const next = new Map<string, number>();
-  for (const p of start.keys()) {
+  // Numbered after the placeholders the map holds and those the text already carries as written
+  // (a client quoting `[NAME_1]` must not have it stand for someone else's name too).
+  for (const p of [...start.keys(), ...(text.match(PLACEHOLDER) ?? [])]) {
     const [, type, n] = /^\[(\w+?)_(\d+)\]$/.exec(p) ?? [];
     if (type) next.set(type, Math.max(next.get(type) ?? 0, Number(n)));
   }

@@ -88,7 +88,6 @@ export interface TextAnalysisDeps {
   registry: Registry;
   chains: readonly RoutingChain[];
   clock?: () => number;
-  fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
   env?: Record<string, string | undefined>;
   /**
@@ -118,7 +117,9 @@ export class TextAnalysis {
   private readonly redaction: RedactionOptions;
   private readonly redactor: Redactor;
   private readonly clmViolations: Counter<"kind">;
+  /** The circuit's state as last read from the chain, and the read under way. */
   private breakerState: { open: boolean; at: number } | null = null;
+  private breakerRead: Promise<boolean> | null = null;
   private credential: { value: string; at: number } | null = null;
   private readonly reports = new Set<Promise<unknown>>();
   /** The requests arriving together take their tokens in one statement. */
@@ -133,10 +134,20 @@ export class TextAnalysis {
   constructor(config: TextAnalysisConfig, deps: TextAnalysisDeps) {
     this.config = config;
     this.deps = deps;
-    this.target = anchorTarget(deps.chains, {
-      contract: CONTRACT_NAMES.proofRegistry,
-      chain: config.audit.chain,
-    });
+    try {
+      this.target = anchorTarget(deps.chains, {
+        contract: CONTRACT_NAMES.proofRegistry,
+        chain: config.audit.chain,
+      });
+    } catch (err) {
+      // Named by the key that chose it (anchorTarget speaks of the integrations' blockchain_anchor).
+      throw new Error(
+        config.audit.chain
+          ? `text_analysis.audit.chain ${config.audit.chain} is not a configured chain with a ProofRegistry (chains: ${deps.chains.map((c) => c.name).join(", ")})`
+          : `text_analysis: ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
     this.breaker = new OnChainBreaker(
       deps.store,
       this.target.chain,
@@ -144,7 +155,6 @@ export class TextAnalysis {
     );
     this.provider = new AnalysisProvider(config, {
       apiKey: () => this.apiKey(),
-      fetch: deps.fetch,
       sleep: deps.sleep,
     });
     this.redactor =
@@ -437,14 +447,23 @@ export class TextAnalysis {
     return row?.at ? new Date(row.at).getTime() : null;
   }
 
+  /** Starts the redaction threads ahead of the first requests (the serving process does). */
+  warm(): void {
+    this.redactor.warm();
+  }
+
   /** Waits for breaker reports still on their way to the chain. */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.reports]);
   }
 
-  /** Waits for breaker reports still on their way to the chain; stops the redaction threads. */
+  /**
+   * Waits for breaker reports still on their way to the chain; stops the redaction threads and
+   * closes the provider's connections.
+   */
   async close(): Promise<void> {
     await this.settled();
+    this.provider.close();
     await this.redactor.close();
   }
 
@@ -492,12 +511,34 @@ export class TextAnalysis {
     return { redacted, instructions };
   }
 
-  /** Whether the gateway's circuit is OPEN on chain, read at most once per BREAKER_CACHE_MS. */
+  /**
+   * Whether the gateway's circuit is OPEN on chain, from a reading at most BREAKER_CACHE_MS old.
+   * Past half that age a request still uses the reading and starts the next one, so under steady
+   * traffic no request waits for the chain; requests arriving together share one read.
+   */
   private async circuitOpen(): Promise<boolean> {
-    const now = this.now();
-    if (!this.breakerState || now - this.breakerState.at > BREAKER_CACHE_MS)
-      this.breakerState = { open: await this.breaker.isOpen(), at: now };
-    return this.breakerState.open;
+    const age = this.breakerState ? this.now() - this.breakerState.at : Infinity;
+    if (age > BREAKER_CACHE_MS / 2) {
+      const read = this.readBreaker();
+      if (age > BREAKER_CACHE_MS) return read;
+      // A failed read ahead leaves the reading to age out; the request past it waits and fails.
+      read.catch(() => {});
+    }
+    return this.breakerState!.open;
+  }
+
+  private readBreaker(): Promise<boolean> {
+    this.breakerRead ??= (async () => {
+      const at = this.now();
+      try {
+        const open = await this.breaker.isOpen();
+        this.breakerState = { open, at };
+        return open;
+      } finally {
+        this.breakerRead = null;
+      }
+    })();
+    return this.breakerRead;
   }
 
   /** The refusal while the circuit is OPEN, with the seconds until the contract closes it. */

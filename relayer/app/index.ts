@@ -85,6 +85,8 @@ export async function startService(
   const activeKeys = (await listApiKeys(ctx.store)).filter((k) => !k.revokedAt).map((k) => k.key);
 
   const app = createApp(ctx);
+  // The process serves analyses: their redaction threads load while the rest starts.
+  ctx.analysis?.warm();
   await startWorkers(ctx);
   await options.extend?.(ctx, app);
 

@@ -24,7 +24,7 @@ import {
   type IntegrationHealth,
 } from "./health.ts";
 import { OAuthMtls } from "./oauth2.ts";
-import type { Exchange } from "./mtls.ts";
+import type { Exchange } from "./exchange.ts";
 import { reserveToken } from "./rate-limit.ts";
 import { AttemptFailure, parseRetryAfter, retryPolicy } from "./retry.ts";
 import { responseSchema } from "../config/index.ts";

@@ -257,5 +257,6 @@ export type { MonitorConfig, RetryPolicy, TextAnalysisConfig } from "../config/i
 export { interactionSchema } from "./interaction-schema.ts";
 export { checkRules } from "../config/index.ts";
 export { AttemptFailure, isRetryable, parseRetryAfter, retryDelays } from "./retry.ts";
+export { exchange, type Exchange } from "./exchange.ts";
 export { MONITORED_COLLECTIONS } from "../config/index.ts";
 export { readCredential } from "./vault.ts";

@@ -2,13 +2,8 @@ import type { Agent } from "node:https";
 import { z } from "zod";
 import type { MtlsAuth } from "../config/index.ts";
 import { IntegrationError } from "./errors.ts";
-import {
-  httpsExchange,
-  mtlsAgent,
-  parseMtlsCredential,
-  type Exchange,
-  type MtlsCredential,
-} from "./mtls.ts";
+import { exchange, type Exchange } from "./exchange.ts";
+import { mtlsAgent, parseMtlsCredential, type MtlsCredential } from "./mtls.ts";
 import { AttemptFailure } from "./retry.ts";
 
 /**
@@ -94,7 +89,7 @@ export class MtlsSession {
     url: URL,
     init: { method: string; headers: Record<string, string>; body: Uint8Array | null },
   ): Promise<Exchange> {
-    return httpsExchange(this.integration, this.agent, url, {
+    return exchange(this.integration, this.agent, url, {
       ...init,
       timeoutMs: this.timeoutMs,
       what: "API",
@@ -109,7 +104,7 @@ export class MtlsSession {
     if (this.auth.scope) form.set("scope", this.auth.scope);
     const requestedAt = this.now();
     // Transport failures stay AttemptFailures: the call's retry policy applies to them too.
-    const res = await httpsExchange(this.integration, this.agent, new URL(this.auth.tokenUrl), {
+    const res = await exchange(this.integration, this.agent, new URL(this.auth.tokenUrl), {
       method: "POST",
       headers: {
         "Content-Type": "application/x-www-form-urlencoded",

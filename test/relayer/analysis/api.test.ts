@@ -163,6 +163,46 @@ describe("# text analysis API (stand-in provider)", function () {
     expect(() => decryptSecret(key, row!.output_blob!, "an_other:output")).to.throw();
   });
 
+  it("should refuse, not answer the other's text, when a row holds another analysis's output blob", async function () {
+    const first = (await (await world.post({ text: "First memo about delivery." })).json()) as {
+      analysis_id: string;
+      output: string;
+    };
+    const second = (await (await world.post({ text: "Second memo, other terms." })).json()) as {
+      analysis_id: string;
+      output: string;
+    };
+    const { store } = world.relayer.ctx;
+    const blobOf = async (id: string) =>
+      (
+        await store.query<{ output_blob: string }>(
+          "SELECT output_blob FROM analyses WHERE id = $1",
+          [id],
+        )
+      )[0]!.output_blob;
+    const original = await blobOf(second.analysis_id);
+    await store.query("UPDATE analyses SET output_blob = $1 WHERE id = $2", [
+      await blobOf(first.analysis_id),
+      second.analysis_id,
+    ]);
+    try {
+      const res = await world.get(`/v1/analysis/${second.analysis_id}`);
+      const text = await res.text();
+      expect(res.status).to.equal(500);
+      expect(JSON.parse(text)).to.have.property("error");
+      expect(text).to.not.include(first.output);
+    } finally {
+      await store.query("UPDATE analyses SET output_blob = $1 WHERE id = $2", [
+        original,
+        second.analysis_id,
+      ]);
+    }
+    expect(
+      ((await (await world.get(`/v1/analysis/${second.analysis_id}`)).json()) as { output: string })
+        .output,
+    ).to.equal(second.output);
+  });
+
   it("should return an analysis again to its owner only", async function () {
     const res = await world.post({ text: "Short note without personal data." });
     const first = (await res.json()) as { analysis_id: string };
@@ -369,6 +409,69 @@ describe("# text analysis API (stand-in provider)", function () {
     }
   });
 
+  it("should answer 502 ANALYSIS_PROVIDER_BAD_RESPONSE to a 200 off the protocol, and store nothing", async function () {
+    const count = () =>
+      world.relayer.ctx.store.query<{ analyses: number; audit: number }>(
+        "SELECT (SELECT count(*) FROM analyses)::int AS analyses, (SELECT count(*) FROM analysis_audit)::int AS audit",
+      );
+    const before = await count();
+    const usage = '"usage":{"prompt_tokens":1,"completion_tokens":1}';
+    const moderations = [
+      '{"results":[]}',
+      '{"results":[{"category_scores":{"bias":1.5}}]}',
+      '{"results":[{"category_scores":{"bias":-0.1}}]}',
+      // NaN as JSON writes it, and a number as a string.
+      '{"results":[{"category_scores":{"bias":null}}]}',
+      '{"results":[{"category_scores":{"bias":"0.5"}}]}',
+    ];
+    for (const body of moderations) {
+      world.provider.hits.length = 0;
+      world.provider.failNext({ body });
+      const res = await world.post({ text: "A memo." });
+      const answer = (await res.json()) as { error: string; detail: string };
+      expect([res.status, answer.error], body).to.deep.equal([
+        502,
+        "ANALYSIS_PROVIDER_BAD_RESPONSE",
+      ]);
+      expect(answer.detail).to.match(/\/moderations/);
+      // Not retried, and nothing sent for completion.
+      expect(world.provider.hits.map((h) => h.path)).to.deep.equal(["/v1/moderations"]);
+    }
+    const completions = [
+      `{${usage}}`,
+      `{"choices":[],${usage}}`,
+      `{"choices":[{"message":{"content":5}}],${usage}}`,
+      '{"choices":[{"message":{"content":"ok"}}]}',
+      `{"choices":[{"message":{"content":"ok"}}],${usage},"cost_units":-1}`,
+    ];
+    for (const body of completions) {
+      world.provider.failModel(MODELS.general, { body });
+      try {
+        const res = await world.post({ text: "A memo." });
+        const answer = (await res.json()) as { error: string; detail: string };
+        expect([res.status, answer.error], body).to.deep.equal([
+          502,
+          "ANALYSIS_PROVIDER_BAD_RESPONSE",
+        ]);
+        expect(answer.detail).to.match(/\/chat\/completions/);
+      } finally {
+        world.provider.failModel(MODELS.general, null);
+      }
+    }
+    // An answer that is not JSON at all counts as a gateway's 502: retried, then the fallback.
+    world.provider.failModel(MODELS.general, { body: "<html>upstream error</html>" });
+    try {
+      const res = await world.post({ text: "A memo." });
+      expect(res.status).to.equal(200);
+      expect(((await res.json()) as { model: string }).model).to.equal(FALLBACK_MODEL);
+    } finally {
+      world.provider.failModel(MODELS.general, null);
+    }
+    const after = await count();
+    expect(after[0]!.analyses).to.equal(before[0]!.analyses + 1);
+    expect(after[0]!.audit).to.equal(before[0]!.audit + 1);
+  });
+
   it("should turn a provider 401 into a rotate-the-credential error and a 403 into one naming both causes", async function () {
     world.provider.failNext(401);
     const unauthorized = await world.post({ text: "Hello." });
@@ -458,6 +561,14 @@ describe("# text analysis API (stand-in provider)", function () {
     const body = (await res.json()) as { model: string };
     expect(res.status, JSON.stringify(body).slice(0, 200)).to.equal(200);
     expect(body.model).to.equal(MODELS.in_house);
+  });
+
+  it("should name text_analysis.audit.chain when it is not a configured chain", function () {
+    expect(() =>
+      analysisOn(world, {
+        configure: (config) => ({ ...config, audit: { ...config.audit, chain: "nochain" } }),
+      }),
+    ).to.throw(/^text_analysis\.audit\.chain nochain is not a configured chain.*ethereum/);
   });
 
   it("should refuse bad input with {error, detail} and store nothing", async function () {

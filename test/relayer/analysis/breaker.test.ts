@@ -86,6 +86,60 @@ describe("# text-analysis provider circuit and fail-closed redaction", function 
       expect(all).to.not.include(secret);
   });
 
+  it("should read the circuit ahead of its age limit so no request waits for the chain under steady traffic, one read for requests together", async function () {
+    let now = 1_000_000;
+    const analysis = analysisOn(world, { redactor: inlineRedactor, clock: () => now });
+    // The real contract read, behind a gate the test opens.
+    const isOpen = analysis.breaker.isOpen.bind(analysis.breaker);
+    let reads = 0;
+    let lastRead: Promise<boolean> = Promise.resolve(false);
+    let gate: Promise<void> = Promise.resolve();
+    let open = () => {};
+    const hold = () => (gate = new Promise<void>((r) => (open = r)));
+    analysis.breaker.isOpen = () => {
+      reads++;
+      const held = gate;
+      lastRead = held.then(isOpen);
+      return lastRead;
+    };
+    const analyze = (text: string) => analysis.analyze({ apiKeyId: world.key.id, text });
+    try {
+      // No reading yet: five requests wait for one read, and nothing is sent before it.
+      hold();
+      world.provider.hits.length = 0;
+      const first = Array.from({ length: 5 }, (_, i) => analyze(`First ${i}.`));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(world.provider.hits).to.deep.equal([]);
+      open();
+      await Promise.all(first);
+      expect(reads).to.equal(1);
+      // Younger than half the limit (500 ms): no read.
+      now += 400;
+      await analyze("Second.");
+      expect(reads).to.equal(1);
+      // Older than half: the request answers on the reading while the next read is held.
+      now += 300;
+      hold();
+      await analyze("Third.");
+      expect(reads).to.equal(2);
+      open();
+      await lastRead;
+      // Past the limit since the last reading: the request waits for a read again.
+      now += 1_100;
+      hold();
+      world.provider.hits.length = 0;
+      const late = analyze("Fourth.");
+      await new Promise((r) => setTimeout(r, 50));
+      expect(world.provider.hits).to.deep.equal([]);
+      expect(reads).to.equal(3);
+      open();
+      await late;
+    } finally {
+      open();
+      await analysis.close();
+    }
+  });
+
   it("should report each final provider failure to CircuitBreakerGateway and refuse without sending once the circuit is OPEN", async function () {
     const analysis = world.relayer.ctx.analysis!;
     world.provider.failModel(MODELS.general, 500);

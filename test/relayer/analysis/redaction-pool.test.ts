@@ -45,6 +45,21 @@ describe("# analysis redaction threads", function () {
     expect(second.text).to.equal("[EMAIL_2], [EMAIL_1]");
   });
 
+  it("should start every thread on warm(), before any text arrives, and answer through them after", async function () {
+    expect(pool.running).to.equal(0);
+    pool.warm();
+    expect(pool.running).to.equal(2);
+    pool.warm();
+    expect(pool.running).to.equal(2);
+    const texts = corpus.slice(0, 4).map((d) => d.text);
+    const answers = await Promise.all(texts.map((t) => pool.redact(t, DEFAULT_REDACTION)));
+    texts.forEach((t, i) => expect(answers[i]).to.deep.equal(redact(t)));
+    expect(pool.running).to.equal(2);
+    await pool.close();
+    pool.warm();
+    expect(pool.running).to.equal(0);
+  });
+
   it("should keep the event loop turning while a 256 KiB text is scanned", async function () {
     let text = "";
     for (let i = 0; text.length < 250_000; i++) text += `${corpus[i % corpus.length]!.text}\n`;
@@ -113,6 +128,7 @@ describe("# analysis redaction threads", function () {
         toThreads.push(text);
         return pool.findPii(text, options);
       },
+      warm: () => pool.warm(),
       close: () => pool.close(),
     };
     let idle = true;

@@ -44,6 +44,18 @@ describe("# analysis redaction", function () {
     expect(second.text).to.equal("[EMAIL_1] wrote to [EMAIL_2] and [EMAIL_1]");
   });
 
+  it("should number after the placeholders a text already carries, so a quoted one keeps its meaning", function () {
+    const r = redact(
+      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. John Smith, john@example.com.",
+    );
+    expect(r.text).to.equal(
+      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. [NAME_2], [EMAIL_3].",
+    );
+    expect(restore(r.text, r.placeholders)).to.equal(
+      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. John Smith, john@example.com.",
+    );
+  });
+
   it("should find names after honorifics and labels in several languages, and postal addresses of several locales", function () {
     const cases: Array<[string, string]> = [
       ["Sehr geehrter Herr Jürgen Müller-Lüdenscheidt,", "Jürgen Müller-Lüdenscheidt"],
@@ -84,6 +96,13 @@ describe("# analysis redaction of formats beyond the corpus", function () {
       ["Lives at 1600 Pennsylvania Avenue NW, Washington, DC 20500.", "Lives at [ADDRESS_1]."],
       ["Parties: Jean-Pierre Dupont and Anne-Marie O'Neill.", "Parties: [NAME_1] and [NAME_2]."],
       ["Copy to José Ñúñez.", "Copy to [NAME_1]."],
+      ["Ms. de la Fuente and Mr. van der Berg signed.", "Ms. [NAME_1] and Mr. [NAME_2] signed."],
+      ["Signed by: MARIA GARCIA-LÓPEZ", "Signed by: [NAME_1]"],
+      ["DNI 12.345.678-Z, NIE X1234567L", "DNI [SSN_1], NIE [SSN_2]"],
+      ["Codice fiscale RSSMRA85T10A562S", "Codice fiscale [SSN_1]"],
+      ["NIR 1 85 05 78 006 084 91", "NIR [SSN_1]"],
+      ["Steuer-ID: 86 095 742 719", "Steuer-ID: [SSN_1]"],
+      ["NINO AB 12 34 56 C", "NINO [SSN_1]"],
     ];
     for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
   });
@@ -93,7 +112,8 @@ describe("# analysis redaction of formats beyond the corpus", function () {
 1.1 "Fees" means USD 250,000.00 per annum, payable until 28 February 2028, unless terminated under Clause 14.2.1 or Clause 10.1.1.2.
 Invoices are payable within 30 days; interest at 8% per annum. Reference PO-2025-0042, invoice 2025/00817, payment ref 2024-11-24-001, tax id 12-3456789.
 Section 4.3.2.1 caps liability at 150% of the Fees, subject to Article 82 GDPR and Regulation (EU) 2016/679; version 2.1.0.3 of the notice schedule; release v2.10.3.1.
-See 28 U.S.C. § 1332 and Rule 12(b)(6); Amendment No. 3 dated 15.06.2025; ISO 27001:2022; the years 1999, 2000 and 2001; § 14 Abs. 2 BGB; Ziffer 3.1.2.`;
+See 28 U.S.C. § 1332 and Rule 12(b)(6); Amendment No. 3 dated 15.06.2025; ISO 27001:2022; the years 1999, 2000 and 2001; § 14 Abs. 2 BGB; Ziffer 3.1.2.
+Party: ACME HOLDINGS LTD. Attention: ACCOUNTS PAYABLE. By: AUTHORISED SIGNATORY. Name: THE BUYER. Order 12345678 Z-axis; look-alike ids 12345678A, RSSMRA85T10A562A, 1 85 05 78 006 084 00.`;
     expect(findPii(text)).to.deep.equal([]);
   });
 });

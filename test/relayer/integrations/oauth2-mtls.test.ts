@@ -4,7 +4,8 @@ import { Wallet } from "ethers";
 import { gatewayAddress } from "../../../relayer/integrations/breaker.ts";
 import { verifyInteractionOnChain } from "../../../relayer/integrations/index.ts";
 import { listInteractions } from "../../../relayer/integrations/anchor.ts";
-import { encodeMtlsCredential, httpsExchange } from "../../../relayer/integrations/mtls.ts";
+import { exchange } from "../../../relayer/integrations/exchange.ts";
+import { encodeMtlsCredential } from "../../../relayer/integrations/mtls.ts";
 import { enableIntegration } from "../../../relayer/integrations/health.ts";
 import { putCredential } from "../../../relayer/integrations/vault.ts";
 import {
@@ -239,7 +240,7 @@ describe("# oauth2_mtls integrations: client credentials over mutual TLS, certif
     const agent = new Agent({ ca: authority.ca.cert });
     try {
       const err = await rejection(
-        httpsExchange("crm", agent, new URL(crm.tokenUrl), {
+        exchange("crm", agent, new URL(crm.tokenUrl), {
           method: "POST",
           headers: {},
           body: "grant_type=client_credentials",

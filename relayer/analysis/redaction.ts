@@ -514,24 +514,42 @@ function phones(
   return out;
 }
 
-/** Every piece of personal data found, non-overlapping, in text order. */
+/** Characters that join or hyphenate unseen: zero-width space and joiners, word joiner, BOM, soft hyphen. */
+const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/;
+const INVISIBLES = new RegExp(INVISIBLE.source, "g");
+
 /**
- * The text the detectors read: the redaction's own placeholders blanked, and what word processors
- * and PDF copies put inside numbers read as what it stands for, one character for one so that
- * every offset stays the text's: no-break, figure, thin and narrow spaces as a space, the Unicode
- * dashes and the minus sign as `-`, a line break between two digits (a number wrapped across
- * lines) as a space.
+ * The text the detectors read: the redaction's own placeholders blanked, invisible characters
+ * left out (`offsets` maps each of the view's positions, and its end, back to the text's; null when
+ * there were none), and what word processors and PDF copies put inside numbers read as what it
+ * stands for: no-break, figure, thin and narrow spaces as a space, the Unicode dashes and the minus
+ * sign as `-`, a line break between two digits (a number wrapped across lines) as a space.
  */
-function detectionView(text: string): string {
-  return text
-    .replace(PLACEHOLDER, (p) => " ".repeat(p.length))
+function detectionView(text: string): { view: string; offsets: Int32Array | null } {
+  let view = text.replace(PLACEHOLDER, (p) => " ".repeat(p.length));
+  let offsets: Int32Array | null = null;
+  if (INVISIBLE.test(view)) {
+    const invisible = [...view.matchAll(INVISIBLES)].map((m) => m.index);
+    offsets = new Int32Array(view.length - invisible.length + 1);
+    let kept = 0;
+    let from = 0;
+    for (const at of [...invisible, view.length]) {
+      for (let i = from; i < at; i++) offsets[kept++] = i;
+      from = at + 1;
+    }
+    offsets[kept] = view.length;
+    view = view.replace(INVISIBLES, "");
+  }
+  view = view
     .replace(/[\u00a0\u2007\u2009\u200a\u202f]/g, " ")
     .replace(/[\u2010-\u2015\u2212]/g, "-")
     .replace(/(?<=\d)\n(?=\d)/g, " ");
+  return { view, offsets };
 }
 
+/** Every piece of personal data found, non-overlapping, in text order. */
 export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACTION): PiiSpan[] {
-  const masked = detectionView(text);
+  const { view: masked, offsets } = detectionView(text);
   const specific = [
     ...emails(masked),
     ...(options.cryptoAddresses ? cryptoAddresses(masked) : []),
@@ -554,8 +572,12 @@ export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACT
   );
   const taken = new Intervals();
   for (const c of candidates) if (!taken.overlaps(c.start, c.end)) taken.add(c);
-  // The values as written (restoring puts back exactly what the text held).
-  return taken.spans.map((s) => ({ ...s, value: text.slice(s.start, s.end) }));
+  // At the text's offsets, the values as written (restoring puts back exactly what it held).
+  return taken.spans.map((s) => {
+    const start = offsets ? offsets[s.start]! : s.start;
+    const end = offsets ? offsets[s.end - 1]! + 1 : s.end;
+    return { ...s, start, end, value: text.slice(start, end) };
+  });
 }
 
 /**

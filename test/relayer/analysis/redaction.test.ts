@@ -114,15 +114,20 @@ describe("# analysis redaction of formats beyond the corpus", function () {
         "IBAN: DE89 3704 0044\n0532 0130 00 and card 4111 1111\n1111 1111.",
         "IBAN: [IBAN_1] and card [CARD_1].",
       ],
+      // Soft hyphens and zero-width characters inside a value, as hyphenation and pasting leave.
+      [
+        "Signed by Jane Whit\u00adfield, jane\u200b.whitfield@example.com",
+        "Signed by [NAME_1], [EMAIL_1]",
+      ],
     ];
     for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
   });
 
-  it("should restore exactly what the text held, no-break spaces and dashes included", function () {
+  it("should restore exactly what the text held, no-break spaces, dashes and zero-width characters included", function () {
     const text =
-      "IBAN FR76\u00a03000\u00a06000\u00a00112\u00a03456\u00a07890\u00a0189, card 4111–1111–1111–1111";
+      "IBAN FR76\u00a03000\u00a06000\u00a00112\u00a03456\u00a07890\u00a0189, card 4111–1111–1111–1111, mail a\u200bb@example.com";
     const r = redact(text);
-    expect(r.text).to.equal("IBAN [IBAN_1], card [CARD_1]");
+    expect(r.text).to.equal("IBAN [IBAN_1], card [CARD_1], mail [EMAIL_1]");
     expect(restore(r.text, r.placeholders)).to.equal(text);
   });
 

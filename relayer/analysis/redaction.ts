@@ -290,12 +290,12 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // 12 rue de la Paix[, 75002 Paris] / 5 bis avenue Foch
   /\b\d{1,4}(?: bis| ter)?,? (?:rue|avenue|av\.|boulevard|bd|place|allée|impasse|chemin|quai|route|cours|passage|voie|square|sentier|faubourg|rond-point|esplanade|mail|parvis|villa|cité|hameau|porte) (?:(?:de la|de l'|du|des|de|d'|la|le|l')\s?)?[\p{L}'’ -]+?(?=,|\n|\.(?:\s|$)|$| \d{5})(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|et|und|y|e)\b))?/gimu,
   // Calle Mayor 5 / Avenida de la Constitución, 12 / Via Roma 10 / Gran Subida Hugo 2 [, 28013 Madrid]
-  /\b(?:(?:Calle|C\/|Avenida|Avda\.?|Paseo|Plaza|Camino|Carrera|Ronda|Travesía|Glorieta|Callejón|Cuesta|Carretera|Urbanización|Rambla|Gran (?:Vía|Subida|Calle|Avenida|Plaza|Paseo|Camino|Ronda|Travesía|Cuesta|Rambla)|Via|Viale|Piazza|Corso|Vicolo|Largo|Strada|Contrada|Borgo|Piazzale|Lungomare|Salita|Rotonda|Incrocio|Canale|Contrada|Vico|Traversa)\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\s)?[\p{Lu}][\p{L}'’ .-]*?,? \d{1,4}(?:[ ,]+(?:\d{1,2}[ºª°][A-Z]?|Piso \d+|Puerta \d+|Interno \d+|Appartamento \d+|Escalera \d+|Scala \d+))*)(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|y|e)\b))?/gu,
+  /\b(?:(?:Calle|C\/|Avenida|Avda\.?|Paseo|Plaza|Camino|Carrera|Ronda|Travesía|Glorieta|Callejón|Cuesta|Carretera|Urbanización|Rambla|Gran (?:Vía|Subida|Calle|Avenida|Plaza|Paseo|Camino|Ronda|Travesía|Cuesta|Rambla)|Via|Viale|Piazza|Corso|Vicolo|Largo|Strada|Contrada|Borgo|Piazzale|Lungomare|Salita|Rotonda|Incrocio|Canale|Contrada|Vico|Traversa)\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\s)?[\p{Lu}][\p{L}'’ .-]*?,? \d{1,4}(?:[/-][A-Za-z\d]{1,3}(?![\p{L}\p{N}]))?(?:[ ,]+(?:\d{1,2}[ºª°](?: ?[A-Z](?![\p{L}\p{N}]))?|Piso \d+|Puerta \d+|Interno \d+|Appartamento \d+|Escalera \d+|Scala \d+))*)(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|y|e)\b))?/gu,
   // Any street of one to six words (particles allowed) with a house number or s/n, then a
   // five-digit postcode and a city: German, Spanish, Italian, Dutch style (Kump 29a, 48312
   // Nürnberg; Edificio Maica, 9, 90972 Parla; Borgo Lentini 8, 30292 Adelchi nell'emilia).
   new RegExp(
-    `(?<![\\p{L}\\p{N}])(?:\\p{Lu}[\\p{L}'’.-]*(?: ${STREET_WORD}){0,6}),? (?:\\d{1,4}[a-zA-Z]?|s\\/n\\.?)(?:, ?\\d{1,2}[ºª°]?[A-Z]?)?, \\d{5} ${CITY}`,
+    `(?<![\\p{L}\\p{N}])(?:\\p{Lu}[\\p{L}'’.-]*(?: ${STREET_WORD}){0,6}),? (?:\\d{1,4}(?:[a-zA-Z]|[/-][A-Za-z\\d]{1,3})?|s\\/n\\.?)(?:, ?\\d{1,2}[ºª°]?(?: ?[A-Z])?)?, \\d{5} ${CITY}`,
     "gu",
   ),
   // French order: number first (9 Impasse Delesseux, 40071 Angers).
@@ -456,6 +456,8 @@ function looksLikePhone(text: string, start: number, value: string): boolean {
     // A year then a separator (`2025/00817`, `2024-11-24-001`): no national plan of the
     // configured regions starts a number so; an EIN (`12-3456789`) is a company's.
     !/^(?:19|20)\d{2}[/.-]/.test(value) &&
+    // A US ZIP+4 (62704-1234) ends an address: no plan writes a number 5-4.
+    !/^\d{5}-\d{4}$/.test(value) &&
     !/^\d{2}-\d{7}$/.test(value)
   );
 }

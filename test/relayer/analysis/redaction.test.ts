@@ -114,6 +114,9 @@ describe("# analysis redaction of formats beyond the corpus", function () {
         "IBAN: DE89 3704 0044\n0532 0130 00 and card 4111 1111\n1111 1111.",
         "IBAN: [IBAN_1] and card [CARD_1].",
       ],
+      ["C/ Gran Vía 28, 3º B, 28013 Madrid.", "[ADDRESS_1]."],
+      ["Via dei Condotti 8/A, 00187 Roma", "[ADDRESS_1]"],
+      ["Apartment 5, 100 Main St., Springfield, IL 62704-1234", "Apartment 5, [ADDRESS_1]"],
       // Soft hyphens and zero-width characters inside a value, as hyphenation and pasting leave.
       [
         "Signed by Jane Whit\u00adfield, jane\u200b.whitfield@example.com",

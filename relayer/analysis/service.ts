@@ -287,6 +287,7 @@ export class TextAnalysis {
         inputSha256,
         score,
         threshold: this.config.biasThreshold,
+        at: new Date(this.now()).toISOString(),
       });
       logger.warn(
         {

@@ -162,12 +162,14 @@ export async function storeAnalyses(
 /**
  * Retention (audit.ts `pruneAuditRecords`): the audit records older than `cutoff` up to the newest
  * anchored head among them, and the analyses they audit with them (an analysis is kept as long as
- * its audit). Returns how many records were removed.
+ * its audit), and the bias incidents older than `cutoff` (no chain holds them). Returns how many
+ * records were removed.
  */
 export async function pruneAnalyses(store: EngineStore, cutoff: Date): Promise<number> {
   return store.transaction(async (tx) => {
     const removed = await pruneAuditRecords(tx, cutoff);
     await tx.query("DELETE FROM analyses WHERE audit_id = ANY($1::text[])", [removed]);
+    await tx.query("DELETE FROM analysis_incidents WHERE created_at < $1", [cutoff.toISOString()]);
     return removed.length;
   });
 }
@@ -213,12 +215,21 @@ export async function recordIncident(
     inputSha256: string;
     score: number;
     threshold: number;
+    /** ISO 8601, on the service's clock (the one retention prunes by). */
+    at: string;
   },
 ): Promise<void> {
   await store.query(
-    `INSERT INTO analysis_incidents (api_key_id, kind, input_sha256, score, threshold)
-     VALUES ($1, $2, $3, $4, $5)`,
-    [incident.apiKeyId, incident.kind, incident.inputSha256, incident.score, incident.threshold],
+    `INSERT INTO analysis_incidents (api_key_id, kind, input_sha256, score, threshold, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [
+      incident.apiKeyId,
+      incident.kind,
+      incident.inputSha256,
+      incident.score,
+      incident.threshold,
+      incident.at,
+    ],
   );
 }
 

@@ -16,6 +16,7 @@ import {
 } from "../../fixtures/analysis.ts";
 import { startChildRelayer, type ChildRelayer } from "../../fixtures/child.ts";
 import {
+  BIASED_MARKER,
   startAnalysisProvider,
   type AnalysisProviderStandIn,
 } from "../../fixtures/standins/analysis-provider.ts";
@@ -220,7 +221,16 @@ describe("# text-analysis audit chain", function () {
   });
 
   it("should prune records past the retention up to an anchored head and keep the chain verifiable", async function () {
+    const incidents = async () =>
+      (
+        await world.relayer.ctx.store.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM analysis_incidents",
+        )
+      )[0]!.n;
+    expect((await world.post({ text: `${BIASED_MARKER} Old incident.` })).status).to.equal(422);
+    expect(await incidents()).to.equal(1);
     now += 2 * 3_600_000;
+    expect((await world.post({ text: `${BIASED_MARKER} Fresh incident.` })).status).to.equal(422);
     expect((await world.post({ text: "Fresh memo" })).status).to.equal(200);
     expect(await analysis.prune()).to.equal(4);
     const store = world.relayer.ctx.store;
@@ -238,6 +248,8 @@ describe("# text-analysis audit chain", function () {
       "SELECT seq FROM analysis_audit_checkpoint",
     );
     expect(Number(checkpoint!.seq)).to.equal(4);
+    // The bias incidents past the retention go too (the SHA-256 of a refused text, kept no longer).
+    expect(await incidents()).to.equal(1);
     // Nothing newer than the last anchor is pruned.
     now += 2 * 3_600_000;
     expect(await analysis.prune()).to.equal(0);

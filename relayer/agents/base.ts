@@ -11,6 +11,7 @@ import {
   type TxKind,
 } from "../routing/index.ts";
 import { paddedGasLimit, type SentTx, type TxJournal } from "../transactions/index.ts";
+import { isChainUnavailable } from "../chains/index.ts";
 import { z } from "zod";
 import {
   screenResultSchema,
@@ -283,6 +284,8 @@ export abstract class Agent<T extends TaskOf<string, unknown>, R extends AgentRe
     try {
       return await paddedGasLimit(chain, request);
     } catch (err) {
+      // No answer is no verdict on the call: the engine waits for the chain (orchestrator.ts).
+      if (isChainUnavailable(err)) throw err;
       const reason = describeRevert(err, decode);
       // The price already moved past the tolerance: report it without paying for a revert.
       if (/INSUFFICIENT_OUTPUT_AMOUNT/.test(reason)) {

@@ -27,7 +27,11 @@ import {
  * backoff; a 429 is retried after its `Retry-After` when that fits within `max_delay`.
  */
 const completionSchema = z.object({
-  model: z.string().optional(),
+  // Stored as the audit record's `model`: a name, not any text the provider may send.
+  model: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,128}$/, "must be a model name (1-128 printable ASCII characters)")
+    .optional(),
   choices: z
     .array(z.object({ message: z.object({ content: z.string() }) }))
     .min(1, "must hold at least one choice"),
@@ -166,13 +170,15 @@ export class AnalysisProvider {
   ): Promise<
     { ok: true; body: unknown } | { ok: false; failure: AttemptFailure; retryAfterSeconds?: number }
   > {
+    // Read before the exchange: a key the vault cannot give is no failure of the provider's.
+    const apiKey = await this.deps.apiKey();
     let answer;
     try {
       answer = await exchange("text_analysis", this.agent, new URL(this.endpoint + path), {
         method: "POST",
         headers: {
           "Content-Type": "application/json",
-          Authorization: `Bearer ${await this.deps.apiKey()}`,
+          Authorization: `Bearer ${apiKey}`,
         },
         body: JSON.stringify(payload),
         timeoutMs: this.timeoutMs,

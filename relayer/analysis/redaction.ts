@@ -123,14 +123,14 @@ function cards(text: string): PiiSpan[] {
 function ibans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   // Written in either case (a pasted `gb82 west …` is an IBAN too); the checksum decides.
-  const re = /\b[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){10,30}/g;
+  const re = /\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){10,30}/g;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const v = m[0];
     // The pattern may run into the following words, and so into the next IBAN: take the longest
     // valid prefix and look again right after it (after the start when none is valid).
     re.lastIndex = m.index + 1;
     for (let end = v.length; end >= 14; end--) {
-      const candidate = v.slice(0, end).trimEnd();
+      const candidate = v.slice(0, end).replace(/[ -]+$/, "");
       const electronic = electronicFormatIBAN(candidate.toUpperCase());
       if (electronic && isValidIBAN(electronic)) {
         out.push(span("IBAN", m.index, candidate));
@@ -290,12 +290,12 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // 12 rue de la Paix[, 75002 Paris] / 5 bis avenue Foch
   /\b\d{1,4}(?: bis| ter)?,? (?:rue|avenue|av\.|boulevard|bd|place|allée|impasse|chemin|quai|route|cours|passage|voie|square|sentier|faubourg|rond-point|esplanade|mail|parvis|villa|cité|hameau|porte) (?:(?:de la|de l'|du|des|de|d'|la|le|l')\s?)?[\p{L}'’ -]+?(?=,|\n|\.(?:\s|$)|$| \d{5})(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|et|und|y|e)\b))?/gimu,
   // Calle Mayor 5 / Avenida de la Constitución, 12 / Via Roma 10 / Gran Subida Hugo 2 [, 28013 Madrid]
-  /\b(?:(?:Calle|C\/|Avenida|Avda\.?|Paseo|Plaza|Camino|Carrera|Ronda|Travesía|Glorieta|Callejón|Cuesta|Carretera|Urbanización|Rambla|Gran (?:Vía|Subida|Calle|Avenida|Plaza|Paseo|Camino|Ronda|Travesía|Cuesta|Rambla)|Via|Viale|Piazza|Corso|Vicolo|Largo|Strada|Contrada|Borgo|Piazzale|Lungomare|Salita|Rotonda|Incrocio|Canale|Contrada|Vico|Traversa)\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\s)?[\p{Lu}][\p{L}'’ .-]*?,? \d{1,4}(?:[ ,]+(?:\d{1,2}[ºª°][A-Z]?|Piso \d+|Puerta \d+|Interno \d+|Appartamento \d+|Escalera \d+|Scala \d+))*)(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|y|e)\b))?/gu,
+  /\b(?:(?:Calle|C\/|Avenida|Avda\.?|Paseo|Plaza|Camino|Carrera|Ronda|Travesía|Glorieta|Callejón|Cuesta|Carretera|Urbanización|Rambla|Gran (?:Vía|Subida|Calle|Avenida|Plaza|Paseo|Camino|Ronda|Travesía|Cuesta|Rambla)|Via|Viale|Piazza|Corso|Vicolo|Largo|Strada|Contrada|Borgo|Piazzale|Lungomare|Salita|Rotonda|Incrocio|Canale|Contrada|Vico|Traversa)\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\s)?[\p{Lu}][\p{L}'’ .-]*?,? \d{1,4}(?:[/-][A-Za-z\d]{1,3}(?![\p{L}\p{N}]))?(?:[ ,]+(?:\d{1,2}[ºª°](?: ?[A-Z](?![\p{L}\p{N}]))?|Piso \d+|Puerta \d+|Interno \d+|Appartamento \d+|Escalera \d+|Scala \d+))*)(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|y|e)\b))?/gu,
   // Any street of one to six words (particles allowed) with a house number or s/n, then a
   // five-digit postcode and a city: German, Spanish, Italian, Dutch style (Kump 29a, 48312
   // Nürnberg; Edificio Maica, 9, 90972 Parla; Borgo Lentini 8, 30292 Adelchi nell'emilia).
   new RegExp(
-    `(?<![\\p{L}\\p{N}])(?:\\p{Lu}[\\p{L}'’.-]*(?: ${STREET_WORD}){0,6}),? (?:\\d{1,4}[a-zA-Z]?|s\\/n\\.?)(?:, ?\\d{1,2}[ºª°]?[A-Z]?)?, \\d{5} ${CITY}`,
+    `(?<![\\p{L}\\p{N}])(?:\\p{Lu}[\\p{L}'’.-]*(?: ${STREET_WORD}){0,6}),? (?:\\d{1,4}(?:[a-zA-Z]|[/-][A-Za-z\\d]{1,3})?|s\\/n\\.?)(?:, ?\\d{1,2}[ºª°]?(?: ?[A-Z])?)?, \\d{5} ${CITY}`,
     "gu",
   ),
   // French order: number first (9 Impasse Delesseux, 40071 Angers).
@@ -456,6 +456,8 @@ function looksLikePhone(text: string, start: number, value: string): boolean {
     // A year then a separator (`2025/00817`, `2024-11-24-001`): no national plan of the
     // configured regions starts a number so; an EIN (`12-3456789`) is a company's.
     !/^(?:19|20)\d{2}[/.-]/.test(value) &&
+    // A US ZIP+4 (62704-1234) ends an address: no plan writes a number 5-4.
+    !/^\d{5}-\d{4}$/.test(value) &&
     !/^\d{2}-\d{7}$/.test(value)
   );
 }
@@ -514,9 +516,42 @@ function phones(
   return out;
 }
 
+/** Characters that join or hyphenate unseen: zero-width space and joiners, word joiner, BOM, soft hyphen. */
+const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/;
+const INVISIBLES = new RegExp(INVISIBLE.source, "g");
+
+/**
+ * The text the detectors read: the redaction's own placeholders blanked, invisible characters
+ * left out (`offsets` maps each of the view's positions, and its end, back to the text's; null when
+ * there were none), and what word processors and PDF copies put inside numbers read as what it
+ * stands for: no-break, figure, thin and narrow spaces as a space, the Unicode dashes and the minus
+ * sign as `-`, a line break between two digits (a number wrapped across lines) as a space.
+ */
+function detectionView(text: string): { view: string; offsets: Int32Array | null } {
+  let view = text.replace(PLACEHOLDER, (p) => " ".repeat(p.length));
+  let offsets: Int32Array | null = null;
+  if (INVISIBLE.test(view)) {
+    const invisible = [...view.matchAll(INVISIBLES)].map((m) => m.index);
+    offsets = new Int32Array(view.length - invisible.length + 1);
+    let kept = 0;
+    let from = 0;
+    for (const at of [...invisible, view.length]) {
+      for (let i = from; i < at; i++) offsets[kept++] = i;
+      from = at + 1;
+    }
+    offsets[kept] = view.length;
+    view = view.replace(INVISIBLES, "");
+  }
+  view = view
+    .replace(/[\u00a0\u2007\u2009\u200a\u202f]/g, " ")
+    .replace(/[\u2010-\u2015\u2212]/g, "-")
+    .replace(/(?<=\d)\n(?=\d)/g, " ");
+  return { view, offsets };
+}
+
 /** Every piece of personal data found, non-overlapping, in text order. */
 export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACTION): PiiSpan[] {
-  const masked = text.replace(PLACEHOLDER, (p) => " ".repeat(p.length));
+  const { view: masked, offsets } = detectionView(text);
   const specific = [
     ...emails(masked),
     ...(options.cryptoAddresses ? cryptoAddresses(masked) : []),
@@ -539,7 +574,12 @@ export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACT
   );
   const taken = new Intervals();
   for (const c of candidates) if (!taken.overlaps(c.start, c.end)) taken.add(c);
-  return taken.spans;
+  // At the text's offsets, the values as written (restoring puts back exactly what it held).
+  return taken.spans.map((s) => {
+    const start = offsets ? offsets[s.start]! : s.start;
+    const end = offsets ? offsets[s.end - 1]! + 1 : s.end;
+    return { ...s, start, end, value: text.slice(start, end) };
+  });
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type TextAnalysisConfig,
   readCredential,
   checkRules,
+  IntegrationError,
 } from "../integrations/index.ts";
 import type { RoutingChain } from "../routing/index.ts";
 import { Batcher, type Store } from "../store/index.ts";
@@ -209,7 +210,18 @@ export class TextAnalysis {
     if (this.credential && now - this.credential.at < CREDENTIAL_CACHE_MS)
       return this.credential.value;
     const { store, masterKey, env } = this.deps;
-    const value = await readCredential(store, masterKey, "text_analysis", this.config.auth, env);
+    let value: string;
+    try {
+      value = await readCredential(store, masterKey, "text_analysis", this.config.auth, env);
+    } catch (err) {
+      // The relayer's configuration, not the provider: no retry, no fallback, no breaker report.
+      if (!(err instanceof IntegrationError)) throw err;
+      throw new ApiError(
+        503,
+        "ANALYSIS_NOT_CONFIGURED",
+        `the text-analysis provider's API key is unavailable: ${err.detail}; nothing was sent`,
+      );
+    }
     this.credential = { value, at: now };
     return value;
   }

@@ -5,7 +5,12 @@ import { masterKeyCipher } from "../auth/index.ts";
 import { oracleChains, complianceSource, type ComplianceSource } from "../compliance/index.ts";
 import type { Config } from "../config/index.ts";
 import { createContext, type AppContext, type CreateContextOptions } from "../context/index.ts";
-import { armCrashPoint, engineDeps, type EngineDeps } from "../execution/index.ts";
+import {
+  armCrashPoint,
+  DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS,
+  engineDeps,
+  type EngineDeps,
+} from "../execution/index.ts";
 import { Integrations, orderSources } from "../integrations/index.ts";
 import { Monitors } from "../monitors/index.ts";
 import { DEFAULT_REFERENCE_POLICY } from "../routing/index.ts";
@@ -111,6 +116,8 @@ export async function buildServices(
           analysis,
           artifacts,
           baseFeeCapGwei: config.engine.baseFeeCapGwei,
+          chainOutageWindowSeconds:
+            config.engine.chainOutageWindowSeconds ?? DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS,
           referencePolicy: { ...DEFAULT_REFERENCE_POLICY, ...config.engine.referencePolicy },
           locks: databaseLocks(ctx.store),
           prover: prover ?? undefined,

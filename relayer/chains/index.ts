@@ -108,15 +108,30 @@ export async function openChains(config: unknown = { mode: "embedded" }): Promis
  * outage): the spec's 503 congestion, answered with `fallback_chains`.
  */
 export function isChainUnavailable(err: unknown): boolean {
+  return chainUnavailableReason(err) !== null;
+}
+
+/** The message of the error (or of the error it wraps) that says the RPC is unreachable; null if none. */
+export function chainUnavailableReason(err: unknown): string | null {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
-    const candidate = e as { code?: unknown; message?: unknown; error?: unknown; cause?: unknown };
-    if (candidate.code === RPC_UNAVAILABLE_CODE) return true;
+    const candidate = e as {
+      code?: unknown;
+      message?: unknown;
+      error?: unknown;
+      cause?: unknown;
+      info?: { error?: unknown };
+    };
     const message = typeof candidate.message === "string" ? candidate.message : "";
-    if (/ECONNREFUSED|ECONNRESET|RPC unavailable|socket hang up|fetch failed/.test(message))
-      return true;
-    e = candidate.error ?? candidate.cause;
+    if (
+      candidate.code === RPC_UNAVAILABLE_CODE ||
+      /ECONNREFUSED|ECONNRESET|RPC unavailable|socket hang up|fetch failed/.test(message)
+    )
+      return message || `RPC unavailable (code ${String(candidate.code)})`;
+    // ethers reports a failed `eth_call` as CALL_EXCEPTION ("missing revert data") with the
+    // transport's error under `info.error`.
+    e = candidate.error ?? candidate.cause ?? candidate.info?.error;
   }
-  return false;
+  return null;
 }
 
 function makeHandle(args: {

@@ -160,6 +160,16 @@ const envSchema = z
         .max(5_000, "must be between 1 and 5000")
         .optional(),
     ),
+    /** How long an action waits for an unreachable chain with no fallback left, in seconds. */
+    VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number({ message: "must be a number" })
+        .int("must be an integer")
+        .min(0, "must be between 0 and 600")
+        .max(600, "must be between 0 and 600")
+        .optional(),
+    ),
     /** Base fee above which an action moves to its next fallback chain, in gwei. */
     VERIFLOW_BASE_FEE_CAP_GWEI: z.preprocess(
       emptyToUndefined,
@@ -284,6 +294,11 @@ export interface EngineSettings {
   proverThreads: number;
   baseFeeCapGwei?: number;
   /**
+   * How long an action waits for an unreachable chain with no fallback left before it fails with
+   * CHAIN_UNAVAILABLE (`VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS`); unset keeps the engine's default.
+   */
+  chainOutageWindowSeconds?: number;
+  /**
    * Swap quotes' reference price check (`VERIFLOW_REFERENCE_WINDOW_SECONDS`,
    * `VERIFLOW_MAX_REFERENCE_DEVIATION_BPS`); what is unset keeps the routing library's default.
    */
@@ -367,6 +382,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.VERIFLOW_ENGINE_CONCURRENCY,
       proverThreads: e.VERIFLOW_PROVER_THREADS,
       baseFeeCapGwei: e.VERIFLOW_BASE_FEE_CAP_GWEI,
+      chainOutageWindowSeconds: e.VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS,
       referencePolicy: {
         ...(e.VERIFLOW_REFERENCE_WINDOW_SECONDS !== undefined
           ? { windowSeconds: e.VERIFLOW_REFERENCE_WINDOW_SECONDS }

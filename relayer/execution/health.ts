@@ -12,6 +12,14 @@ export interface ChainHealth {
 
 /** Default base fee cap: above it a chain counts as congested (gwei). */
 export const DEFAULT_BASE_FEE_CAP_GWEI = 300;
+
+/**
+ * How long an action waits for a chain whose RPC does not answer (and that has no fallback
+ * left) before it fails with CHAIN_UNAVAILABLE, in seconds: a node restart or a dropped load
+ * balancer is over within seconds; an outage longer than this is answered with the error and its
+ * `retry_in`. Bounds of VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS: relayer/config/.
+ */
+export const DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS = 30;
 const RPC_TIMEOUT_MS = 3_000;
 
 async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

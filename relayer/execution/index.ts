@@ -20,6 +20,7 @@ import { groth16Prover } from "./proof.ts";
 
 export { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
 export { startEngineWorker, type EngineWorker } from "./worker.ts";
+export { DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS } from "./health.ts";
 export { armCrashPoint } from "../transactions/index.ts";
 
 /** What the engine is built from; the composition root passes its services. */
@@ -35,6 +36,7 @@ export interface EngineInputs {
   /** Where the final report is stored under its CID. */
   artifacts: ReportArtifacts;
   baseFeeCapGwei?: number | undefined;
+  chainOutageWindowSeconds?: number | undefined;
   /** The swap quotes' reference price check (default DEFAULT_REFERENCE_POLICY). */
   referencePolicy?: ReferencePolicy | undefined;
   /** Locks shared by every process on the database (the pool sequencer's). */
@@ -77,6 +79,7 @@ export function engineDeps(input: EngineInputs): EngineDeps {
     settle: integrations?.config.payments ? (input) => integrations.settle(input) : undefined,
     payouts: integrations ?? undefined,
     baseFeeCapGwei: input.baseFeeCapGwei,
+    chainOutageWindowSeconds: input.chainOutageWindowSeconds,
     referencePolicy: input.referencePolicy,
     poolLocks: input.locks,
   };

@@ -34,7 +34,12 @@ import { DEFAULT_REFERENCE_POLICY, type ReferencePolicy } from "../routing/index
 import { poolMoves } from "./pool-moves.ts";
 import type { Workflow, WorkflowAction, ExecutionState } from "../model/index.ts";
 import { crashPoint, TransactionDroppedError, TxJournal } from "../transactions/index.ts";
-import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";
+import { chainUnavailableReason } from "../chains/index.ts";
+import {
+  chainHealth,
+  DEFAULT_BASE_FEE_CAP_GWEI,
+  DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS,
+} from "./health.ts";
 import {
   evaluateRisk,
   RiskThresholdExceededError,
@@ -80,6 +85,11 @@ export interface EngineDeps extends FinalizeDeps {
   faucet?: DevnetFaucet | null;
   /** A chain whose next base fee is above this is congested: the action moves to a fallback. */
   baseFeeCapGwei?: number;
+  /**
+   * How long an action waits for an unreachable chain with no fallback left before it fails with
+   * CHAIN_UNAVAILABLE, in seconds (default DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS; 0: at once).
+   */
+  chainOutageWindowSeconds?: number;
   /** The integrations a `recipients_from` multisend fetches its orders from and settles with. */
   payouts?: PayoutSource;
   /** The pool sequencer's locks, shared by every worker on the database (relayer/store/locks.ts). */
@@ -168,7 +178,7 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
       );
     }
     try {
-      const { result, output } = await runAction(
+      const { result, output } = await runThroughOutages(
         deps,
         workflow,
         action,
@@ -178,6 +188,7 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
         journal,
         executionId,
         plan,
+        log,
       );
       const risk = evaluateRisk(result, workflow.riskThreshold);
       const stored: StepResult = { ...result, agent: agentName, output };
@@ -308,6 +319,86 @@ async function plannedChain(
     plan.unavailable.set(chain.name, health.reason ?? "unavailable");
     plan.actions = [];
   }
+}
+
+/** How often an action waiting out a chain outage tries again. */
+const OUTAGE_RETRY_MS = 500;
+
+/**
+ * Runs the action, riding out an RPC outage of its chain. Running an action again resumes it
+ * (its chain kept once started, its journalled transactions awaited and their stored bytes
+ * broadcast again, never re-signed), so trying again is safe at any point:
+ * - not committed (nothing signed that is not mined yet, nothing mined but approvals): it is
+ *   tried again every OUTAGE_RETRY_MS, re-planned from a fresh health check of every chain while
+ *   it has not started (a fallback chain is taken at once, as before), up to the outage window;
+ *   then it fails with CHAIN_UNAVAILABLE and nothing of it moved value;
+ * - committed (`TxJournal.committed`: a transaction that may still be mined, or a deposit or
+ *   payment already mined): it waits as long as the outage lasts, as the journal does for a
+ *   receipt; failing then would report as failed an action that paid, or may still pay.
+ */
+async function runThroughOutages(
+  deps: EngineDeps,
+  workflow: Workflow,
+  action: WorkflowAction,
+  previous: ActionFlow | null,
+  startedStep: StepRow | null,
+  wallet: Wallet,
+  journal: TxJournal,
+  executionId: string,
+  plan: RunPlan,
+  log: Logger,
+): ReturnType<typeof runAction> {
+  const windowMs = (deps.chainOutageWindowSeconds ?? DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS) * 1_000;
+  let step = startedStep;
+  let outageSince: number | null = null;
+  for (;;) {
+    try {
+      return await runAction(
+        deps,
+        workflow,
+        action,
+        previous,
+        step,
+        wallet,
+        journal,
+        executionId,
+        plan,
+      );
+    } catch (err) {
+      const reason = chainUnavailableReason(err);
+      if (reason === null) throw err;
+      const first = outageSince === null;
+      outageSince ??= Date.now();
+      step = (await loadSteps(deps.store, executionId)).get(action.index) ?? null;
+      const committed = await journal.committed(executionId, action.index);
+      const waitedMs = Date.now() - outageSince;
+      if (!committed && waitedMs >= windowMs)
+        throw outageFailure(err, reason, step?.chain, windowMs);
+      // Once per outage at warn: the tries every OUTAGE_RETRY_MS would flood the log.
+      log[first ? "warn" : "debug"](
+        { action: action.index, chain: step?.chain, committed, waitedMs, reason },
+        "chain unreachable, waiting for it",
+      );
+      await new Promise((resolve) => setTimeout(resolve, OUTAGE_RETRY_MS));
+      // Not started: planned again from scratch, so a chain that came back is a candidate again.
+      if (!step?.chain)
+        Object.assign(plan, { actions: [], unavailable: new Map(), checked: false });
+    }
+  }
+}
+
+/** The explicit failure of an outage that outlasted the window. */
+function outageFailure(
+  err: unknown,
+  reason: string,
+  chain: string | null | undefined,
+  windowMs: number,
+): ChainUnavailableError {
+  const waited = `still unreachable after the ${windowMs / 1_000} s outage window`;
+  if (err instanceof ChainUnavailableError)
+    return new ChainUnavailableError(err.chain, `${err.detail} (${waited})`);
+  const name = chain ?? "unknown";
+  return new ChainUnavailableError(name, `${name}: ${reason.slice(0, 200)} (${waited})`);
 }
 
 /**

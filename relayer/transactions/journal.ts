@@ -213,6 +213,22 @@ export class TxJournal {
     return row ?? null;
   }
 
+  /**
+   * Whether an action is committed to its chain: a transaction of it may still be mined (signed,
+   * maybe broadcast, not yet mined), or one that moves value was mined (anything but an approval).
+   * Such an action must be finished: reported failed, it could have paid, or be about to.
+   */
+  async committed(executionId: string, actionIndex: number): Promise<boolean> {
+    const rows = await this.store.query<{ id: string }>(
+      `SELECT id FROM engine_txs
+        WHERE execution_id = $1 AND action_index = $2
+          AND (state IN ('signed', 'sent') OR (state = 'confirmed' AND kind <> 'approve'))
+        LIMIT 1`,
+      [executionId, actionIndex],
+    );
+    return rows.length > 0;
+  }
+
   /** Every journalled transaction of an execution, in order (for the report). */
   async list(executionId: string): Promise<
     Array<{
@@ -337,6 +353,9 @@ export class TxJournal {
     try {
       await this.broadcastRepairing(chain, signer, sender, raw, hash);
     } catch (err) {
+      // A connection that failed mid-request may have delivered the bytes: the stored
+      // transaction is kept, and a resume broadcasts the same bytes once the node answers.
+      if (isChainUnavailable(err)) throw err;
       await this.afterFailedBroadcast(chain, sender, slot, nonce);
       // Its nonce went to another transaction between the read and the broadcast: sign again.
       if (nonceRefusal(err) === "low" && attempt < 3)

@@ -50,6 +50,9 @@ describe("# devnet faults (in process)", function () {
     const err = await rejection(chain.provider.getBlockNumber());
     expect(isChainUnavailable(err), String(err)).to.equal(true);
     expect(isChainUnavailable(await rejection(transfer()))).to.equal(true);
+    // A contract read: ethers reports it as a call exception wrapping the transport's error.
+    const read = await rejection(chain.contract("USDC").getFunction("balanceOf")(probe));
+    expect(isChainUnavailable(read), String(read)).to.equal(true);
     await chain.faults!.startRpc();
     expect(await chain.provider.getBalance(probe)).to.equal(parseEther("1"));
   });

@@ -443,6 +443,10 @@ describe("# text analysis API (stand-in provider)", function () {
       `{"choices":[{"message":{"content":5}}],${usage}}`,
       '{"choices":[{"message":{"content":"ok"}}]}',
       `{"choices":[{"message":{"content":"ok"}}],${usage},"cost_units":-1}`,
+      // The model that answered goes into the audit record: text PostgreSQL can hold, a name.
+      `{"model":"general\\u0000x","choices":[{"message":{"content":"ok"}}],${usage}}`,
+      `{"model":"${"m".repeat(300)}","choices":[{"message":{"content":"ok"}}],${usage}}`,
+      `{"model":"","choices":[{"message":{"content":"ok"}}],${usage}}`,
     ];
     for (const body of completions) {
       world.provider.failModel(MODELS.general, { body });
@@ -488,6 +492,27 @@ describe("# text analysis API (stand-in provider)", function () {
       .and.match(/rotated/);
     // Neither was retried nor sent on for completion.
     expect(world.provider.hits.filter((h) => h.path === "/v1/chat/completions")).to.have.length(0);
+  });
+
+  it("should answer 503 ANALYSIS_NOT_CONFIGURED when the provider's key is not in the vault, with no retry, fallback or breaker report", async function () {
+    const missing = analysisOn(world, {
+      configure: (config) => ({ ...config, auth: { ...config.auth, credentialId: "absent-key" } }),
+    });
+    // Earlier tests' reports may still be on their way to the chain.
+    await world.relayer.ctx.analysis!.settled();
+    const failures = await missing.breaker.failureCount();
+    let caught: unknown;
+    try {
+      await missing.analyze({ apiKeyId: world.key.id, text: "Hello." });
+    } catch (err) {
+      caught = err;
+    }
+    await missing.settled();
+    await missing.close();
+    expect(caught).to.include({ status: 503, code: "ANALYSIS_NOT_CONFIGURED" });
+    expect((caught as { detail: string }).detail).to.match(/absent-key is not in the local vault/);
+    expect(world.provider.hits).to.deep.equal([]);
+    expect(await missing.breaker.failureCount()).to.equal(failures);
   });
 
   it("should use a rotated provider credential within a second", async function () {

@@ -103,8 +103,35 @@ describe("# analysis redaction of formats beyond the corpus", function () {
       ["NIR 1 85 05 78 006 084 91", "NIR [SSN_1]"],
       ["Steuer-ID: 86 095 742 719", "Steuer-ID: [SSN_1]"],
       ["NINO AB 12 34 56 C", "NINO [SSN_1]"],
+      // As word processors and PDF copies write them: no-break spaces, Unicode dashes, wrapped.
+      ["IBAN FR76\u00a03000\u00a06000\u00a00112\u00a03456\u00a07890\u00a0189", "IBAN [IBAN_1]"],
+      ["Tél. +33\u202f6\u202f12\u202f34\u202f56\u202f78", "Tél. [PHONE_1]"],
+      [
+        "Card 4111–1111–1111–1111, IBAN DE89-3704-0044-0532-0130-00",
+        "Card [CARD_1], IBAN [IBAN_1]",
+      ],
+      [
+        "IBAN: DE89 3704 0044\n0532 0130 00 and card 4111 1111\n1111 1111.",
+        "IBAN: [IBAN_1] and card [CARD_1].",
+      ],
+      ["C/ Gran Vía 28, 3º B, 28013 Madrid.", "[ADDRESS_1]."],
+      ["Via dei Condotti 8/A, 00187 Roma", "[ADDRESS_1]"],
+      ["Apartment 5, 100 Main St., Springfield, IL 62704-1234", "Apartment 5, [ADDRESS_1]"],
+      // Soft hyphens and zero-width characters inside a value, as hyphenation and pasting leave.
+      [
+        "Signed by Jane Whit\u00adfield, jane\u200b.whitfield@example.com",
+        "Signed by [NAME_1], [EMAIL_1]",
+      ],
     ];
     for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
+  });
+
+  it("should restore exactly what the text held, no-break spaces, dashes and zero-width characters included", function () {
+    const text =
+      "IBAN FR76\u00a03000\u00a06000\u00a00112\u00a03456\u00a07890\u00a0189, card 4111–1111–1111–1111, mail a\u200bb@example.com";
+    const r = redact(text);
+    expect(r.text).to.equal("IBAN [IBAN_1], card [CARD_1], mail [EMAIL_1]");
+    expect(restore(r.text, r.placeholders)).to.equal(text);
   });
 
   it("should leave ordinary legal text as it is: clause and version numbers, amounts, dates, years, references", function () {

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { openChains } from "../../../relayer/chains/index.ts";
+import { DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS } from "../../../relayer/execution/index.ts";
 import { DEFAULT_REFERENCE_POLICY } from "../../../relayer/routing/index.ts";
 import { startInProcessRelayer } from "../../fixtures/relayer.ts";
 
@@ -22,6 +23,23 @@ describe("# the composition root's engine settings", function () {
       const relayer = await startInProcessRelayer({ label: "services", env, chains });
       try {
         expect(relayer.ctx.engine!.referencePolicy).to.deep.equal(policy);
+      } finally {
+        await relayer.close();
+        await chains.close();
+      }
+    }
+  });
+
+  it("should hand the engine the configured chain outage window, the engine's default when unset", async function () {
+    for (const [env, seconds] of [
+      [{}, DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS],
+      [{ VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS: "5" }, 5],
+      [{ VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS: "0" }, 0],
+    ] as const) {
+      const chains = await openChains({ mode: "embedded", chains: ["ethereum"] });
+      const relayer = await startInProcessRelayer({ label: "services", env, chains });
+      try {
+        expect(relayer.ctx.engine!.chainOutageWindowSeconds).to.equal(seconds);
       } finally {
         await relayer.close();
         await chains.close();

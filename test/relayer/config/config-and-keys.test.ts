@@ -87,6 +87,23 @@ describe("# configuration", () => {
     }
   });
 
+  it("should read the chain outage window and refuse values outside its bounds", () => {
+    expect(loadConfig({}).engine.chainOutageWindowSeconds).to.equal(undefined);
+    expect(
+      loadConfig({ VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS: "0" }).engine.chainOutageWindowSeconds,
+    ).to.equal(0);
+    expect(
+      loadConfig({ VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS: "600" }).engine.chainOutageWindowSeconds,
+    ).to.equal(600);
+    for (const bad of ["-1", "601", "2.5", "soon"]) {
+      const problems = configProblems({ VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS: bad });
+      expect(
+        problems.find((p) => p.startsWith("VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS")),
+        bad,
+      ).to.match(/between 0 and 600|integer|number/);
+    }
+  });
+
   it("should name each bad variable with a clear message", () => {
     const problems = configProblems({
       PORT: "eighty",

@@ -1,0 +1,305 @@
+import { expect } from "chai";
+import { Wallet } from "ethers";
+import { runExecution } from "../../../relayer/execution/orchestrator.ts";
+import type { RoutingChain } from "../../../relayer/routing/chain.ts";
+import { TxJournal } from "../../../relayer/transactions/journal.ts";
+import {
+  balanceOf,
+  normalise,
+  submitExecution,
+  units,
+  useEngineWorld,
+} from "../../fixtures/engine.ts";
+
+/**
+ * A chain's RPC that drops for a while (devnet fault: every request refused, chain state kept):
+ * the engine waits for it up to the outage window, with exactly one transaction per step; past the
+ * window the action fails with CHAIN_UNAVAILABLE and nothing of it was sent.
+ */
+/** The JSON-RPC `send` of a devnet chain's provider (an ethers BrowserProvider over EDR). */
+function jsonRpcOf(chain: RoutingChain): {
+  send(method: string, params: unknown[]): Promise<unknown>;
+} {
+  return chain.provider as unknown as { send(method: string, params: unknown[]): Promise<unknown> };
+}
+
+describe("# chain outages during an execution (embedded devnet)", function () {
+  this.timeout(300_000);
+  const apiKeyId = "key_outage";
+  const world = useEngineWorld(apiKeyId);
+
+  /** A multisend pinned to polygon with no fallback chain: only waiting can save it. */
+  function pinnedMultisend(name: string) {
+    const recipients = [Wallet.createRandom().address, Wallet.createRandom().address];
+    const workflow = normalise(world, {
+      name,
+      actions: [
+        {
+          type: "multisend",
+          chain: "polygon",
+          from: "USDC",
+          amount: "30",
+          recipients: recipients.map((address) => ({ address, amount: "15" })),
+        },
+      ],
+    });
+    return { workflow, recipients };
+  }
+
+  /** The execution's journalled transactions, and those its account sent on `chain`. */
+  async function journalled(executionId: string, chain = world.chains.byName("polygon")) {
+    const txs = await new TxJournal(world.store).list(executionId);
+    const [own] = await world.store.query<{ n: string }>(
+      "SELECT count(*) AS n FROM engine_txs WHERE execution_id = $1 AND chain_id = $2 AND sender = $3",
+      [executionId, chain.chainId, world.account],
+    );
+    const versions = await world.store.query<{ n: string }>(
+      "SELECT count(*) AS n FROM engine_tx_versions v JOIN engine_txs t ON t.id = v.tx_id WHERE t.execution_id = $1",
+      [executionId],
+    );
+    return { txs, own: Number(own!.n), versions: Number(versions[0]!.n) };
+  }
+
+  async function execution(id: string) {
+    const [row] = await world.store.query<{ state: string; error: Record<string, unknown> | null }>(
+      "SELECT state, error FROM workflow_executions WHERE id = $1",
+      [id],
+    );
+    return row!;
+  }
+
+  const nonceOf = (chain: RoutingChain) =>
+    chain.provider.getTransactionCount(world.account, "latest");
+
+  it("should wait out an outage shorter than the window and complete with one transaction per step", async function () {
+    const polygon = world.chains.byName("polygon");
+    const { workflow, recipients } = pinnedMultisend("short outage");
+    const id = await submitExecution(world, apiKeyId, workflow);
+    const nonceBefore = await nonceOf(polygon);
+    await polygon.faults!.stopRpc();
+    const restart = setTimeout(() => void polygon.faults!.startRpc(), 2_000);
+    let state: string;
+    try {
+      state = await runExecution({ ...world.deps, chainOutageWindowSeconds: 60 }, id);
+    } finally {
+      clearTimeout(restart);
+      await polygon.faults!.startRpc();
+    }
+    expect(state, JSON.stringify((await execution(id)).error)).to.equal("completed");
+    const { txs, own, versions } = await journalled(id);
+    const slots = txs.map((t) => t.slot);
+    expect(slots).to.include("multisend");
+    expect(new Set(slots).size).to.equal(slots.length);
+    expect(txs.every((t) => t.state === "confirmed")).to.equal(true);
+    expect(versions).to.equal(0);
+    // Every nonce the account used on polygon is one journalled transaction: nothing else was sent.
+    expect((await nonceOf(polygon)) - nonceBefore).to.equal(own);
+    for (const address of recipients)
+      expect(await balanceOf(polygon, "USDC", address)).to.equal(units(polygon, "USDC", "15"));
+  });
+
+  const drops = {
+    "the RPC goes down for 1.5 s": "down",
+    // In flight, the transaction may still be mined: waited for past the window, never failed.
+    "the RPC stays down for 3 s, past a 1 s window": "down past the window",
+    "the node stays up": "up",
+    "the lookup of its hash fails too while the node stays up": "lookup lost",
+  } as const;
+  for (const [how, drop] of Object.entries(drops)) {
+    it(`should wait for the same bytes when the connection drops with the broadcast and ${how}`, async function () {
+      const polygon = world.chains.byName("polygon");
+      const { workflow, recipients } = pinnedMultisend(`dropped broadcast, ${drop}`);
+      const id = await submitExecution(world, apiKeyId, workflow);
+      const nonceBefore = await nonceOf(polygon);
+      // The node takes the first transaction, then the connection drops before its answer: the
+      // sender cannot tell whether it was sent.
+      const rpc = jsonRpcOf(polygon);
+      const send = rpc.send.bind(rpc);
+      const connectionLost = () =>
+        Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+      let delivered: string | null = null;
+      let lookupLost = drop === "lookup lost";
+      let restart: NodeJS.Timeout | undefined;
+      rpc.send = async (method, params) => {
+        if (method === "eth_getTransactionByHash" && delivered && lookupLost) {
+          lookupLost = false;
+          throw connectionLost();
+        }
+        if (method !== "eth_sendRawTransaction" || delivered) return send(method, params);
+        delivered = (await send(method, params)) as string;
+        if (drop === "down" || drop === "down past the window") {
+          await polygon.faults!.stopRpc();
+          const outageMs = drop === "down" ? 1_500 : 3_000;
+          restart = setTimeout(() => void polygon.faults!.startRpc(), outageMs);
+        }
+        throw connectionLost();
+      };
+      let state: string;
+      try {
+        const chainOutageWindowSeconds = drop === "down past the window" ? 1 : 60;
+        state = await runExecution({ ...world.deps, chainOutageWindowSeconds }, id);
+      } finally {
+        rpc.send = send;
+        clearTimeout(restart);
+        await polygon.faults!.startRpc();
+      }
+      expect(state, JSON.stringify((await execution(id)).error)).to.equal("completed");
+      expect(delivered).to.be.a("string");
+      const { txs, own, versions } = await journalled(id);
+      expect(txs.map((t) => t.hash)).to.include(delivered);
+      expect(new Set(txs.map((t) => t.slot)).size).to.equal(txs.length);
+      expect(txs.every((t) => t.state === "confirmed")).to.equal(true);
+      expect(versions).to.equal(0);
+      expect((await nonceOf(polygon)) - nonceBefore).to.equal(own);
+      // Paid once: a second, different transaction for the step would have paid twice.
+      for (const address of recipients)
+        expect(await balanceOf(polygon, "USDC", address)).to.equal(units(polygon, "USDC", "15"));
+    });
+  }
+
+  it("should wait past the window for a bridge whose deposit is mined until its destination answers", async function () {
+    const polygon = world.chains.byName("polygon");
+    const workflow = normalise(world, {
+      name: "deposit then outage",
+      actions: [
+        {
+          type: "bridge",
+          chain: "arbitrum",
+          from: "USDC",
+          amount: "20",
+          destination: "polygon",
+          protocol: "lockmint",
+        },
+      ],
+    });
+    const id = await submitExecution(world, apiKeyId, workflow);
+    const before = await balanceOf(polygon, "USDC", world.account);
+    // Polygon goes down for 3 s (past a 1 s window) once the deposit is mined on arbitrum.
+    const rpc = jsonRpcOf(polygon);
+    const send = rpc.send.bind(rpc);
+    let restart: NodeJS.Timeout | undefined;
+    const depositMined = async () =>
+      (
+        await world.store.query(
+          "SELECT 1 FROM engine_txs WHERE execution_id = $1 AND kind = 'bridge-deposit' AND state = 'confirmed'",
+          [id],
+        )
+      ).length > 0;
+    rpc.send = async (method, params) => {
+      if (!restart && (await depositMined())) {
+        await polygon.faults!.stopRpc();
+        restart = setTimeout(() => void polygon.faults!.startRpc(), 3_000);
+      }
+      return send(method, params);
+    };
+    let state: string;
+    try {
+      state = await runExecution({ ...world.deps, chainOutageWindowSeconds: 1 }, id);
+    } finally {
+      rpc.send = send;
+      clearTimeout(restart);
+      await polygon.faults!.startRpc();
+    }
+    expect(restart, "the outage began after the deposit").to.not.equal(undefined);
+    expect(state, JSON.stringify((await execution(id)).error)).to.equal("completed");
+    const { txs } = await journalled(id);
+    const kinds = await world.store.query<{ kind: string; state: string }>(
+      "SELECT kind, state FROM engine_txs WHERE execution_id = $1 AND kind LIKE 'bridge-%' ORDER BY id",
+      [id],
+    );
+    expect(kinds).to.deep.equal([
+      { kind: "bridge-deposit", state: "confirmed" },
+      { kind: "bridge-release", state: "confirmed" },
+    ]);
+    expect(txs.every((t) => t.state === "confirmed")).to.equal(true);
+    expect(await balanceOf(polygon, "USDC", world.account)).to.be.greaterThan(before);
+  });
+
+  it("should fail with CHAIN_UNAVAILABLE once an outage outlasts the window, with nothing sent", async function () {
+    const polygon = world.chains.byName("polygon");
+    const { workflow, recipients } = pinnedMultisend("long outage");
+    const id = await submitExecution(world, apiKeyId, workflow);
+    const nonceBefore = await nonceOf(polygon);
+    await polygon.faults!.stopRpc();
+    let state: string;
+    const started = Date.now();
+    try {
+      state = await runExecution({ ...world.deps, chainOutageWindowSeconds: 2 }, id);
+    } finally {
+      await polygon.faults!.startRpc();
+    }
+    expect(state).to.equal("failed");
+    // Waited the window out before failing (not a speed target: a lower bound of the design).
+    expect(Date.now() - started).to.be.at.least(2_000);
+    const { error } = await execution(id);
+    expect(error!.error).to.equal("CHAIN_UNAVAILABLE");
+    expect(error!.retry_in).to.be.a("number").greaterThan(0);
+    expect(String(error!.detail)).to.match(
+      /polygon.*still unreachable after the 2 s outage window/,
+    );
+    expect((await journalled(id)).txs).to.deep.equal([]);
+    expect(await nonceOf(polygon)).to.equal(nonceBefore);
+    for (const address of recipients)
+      expect(await balanceOf(polygon, "USDC", address)).to.equal(0n);
+  });
+
+  it("should fail with CHAIN_UNAVAILABLE, not a revert, when the chain drops at the gas estimate past the window", async function () {
+    const polygon = world.chains.byName("polygon");
+    const { workflow, recipients } = pinnedMultisend("dropped at the estimate");
+    const id = await submitExecution(world, apiKeyId, workflow);
+    const nonceBefore = await nonceOf(polygon);
+    // The RPC goes down at the agent's gas estimate: the action has started on polygon (its step
+    // records the chain), nothing is signed yet.
+    const rpc = jsonRpcOf(polygon);
+    const send = rpc.send.bind(rpc);
+    const started = async () =>
+      (
+        await world.store.query(
+          "SELECT 1 FROM engine_steps WHERE execution_id = $1 AND action_index = 0",
+          [id],
+        )
+      ).length > 0;
+    rpc.send = async (method, params) => {
+      if (method === "eth_estimateGas" && (await started())) await polygon.faults!.stopRpc();
+      return send(method, params);
+    };
+    let state: string;
+    try {
+      state = await runExecution({ ...world.deps, chainOutageWindowSeconds: 1 }, id);
+    } finally {
+      rpc.send = send;
+      await polygon.faults!.startRpc();
+    }
+    expect(state).to.equal("failed");
+    const { error } = await execution(id);
+    expect(error!.error).to.equal("CHAIN_UNAVAILABLE");
+    expect(String(error!.detail)).to.match(
+      /^polygon: .*RPC unavailable.* \(still unreachable after the 1 s outage window\)$/,
+    );
+    const [step] = await world.store.query<{ chain: string; state: string }>(
+      "SELECT chain, state FROM engine_steps WHERE execution_id = $1 AND action_index = 0",
+      [id],
+    );
+    expect(step).to.deep.equal({ chain: "polygon", state: "failed" });
+    expect((await journalled(id)).txs).to.deep.equal([]);
+    expect(await nonceOf(polygon)).to.equal(nonceBefore);
+    for (const address of recipients)
+      expect(await balanceOf(polygon, "USDC", address)).to.equal(0n);
+  });
+
+  it("should fail at once with a window of 0", async function () {
+    const polygon = world.chains.byName("polygon");
+    const { workflow } = pinnedMultisend("no window");
+    const id = await submitExecution(world, apiKeyId, workflow);
+    await polygon.faults!.stopRpc();
+    let state: string;
+    try {
+      state = await runExecution({ ...world.deps, chainOutageWindowSeconds: 0 }, id);
+    } finally {
+      await polygon.faults!.startRpc();
+    }
+    expect(state).to.equal("failed");
+    expect((await execution(id)).error!.error).to.equal("CHAIN_UNAVAILABLE");
+    expect((await journalled(id)).txs).to.deep.equal([]);
+  });
+});

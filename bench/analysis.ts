@@ -12,7 +12,8 @@
  *    `POST /v1/analysis` over real HTTP against the same three provider
  *    calls made directly to the stand-in, p50/p99 of each and of the difference, in two shapes of
  *    600 requests per minute: paced (one request every 100 ms) and bursts of 50 at once every 5 s
- *    (the configured burst). The relayer process's CPU per request is read from /proc.
+ *    (the configured burst), after a warm-up of sequential requests and one burst that is not
+ *    measured. The relayer process's CPU per request is read from /proc.
  *
  * Writes bench/results/analysis.json (the latency under `by_database`, one database per run; the
  * other's last figures are kept). Run: `npm run bench:analysis [-- --database postgres]`
@@ -206,14 +207,22 @@ const relayerCpu = () => ({
 const cpuMsPer = (before: number | null, after: number | null, count: number) =>
   before === null || after === null ? null : Math.round(((after - before) * 100_000) / count) / 100;
 
-async function measure(name: string, count: number, at: (i: number) => number) {
+async function measure(
+  name: string,
+  count: number,
+  at: (i: number) => number,
+  burst?: (i: number) => number,
+) {
   const statuses: Record<string, number> = {};
   const cpuBefore = relayerCpu();
   const relayerMs: number[] = [];
-  for (const r of await drive(count, at, (i) => viaRelayer(texts[i % texts.length]!))) {
+  const byBurst: number[][] = [];
+  (await drive(count, at, (i) => viaRelayer(texts[i % texts.length]!))).forEach((r, i) => {
     statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-    if (r.status === 200) relayerMs.push(r.ms);
-  }
+    if (r.status !== 200) return;
+    relayerMs.push(r.ms);
+    if (burst) (byBurst[burst(i)] ??= []).push(r.ms);
+  });
   const cpuAfter = relayerCpu();
   await sleep(1_000);
   const directMs = await drive(count, at, (i) => direct(texts[i % texts.length]!));
@@ -231,12 +240,25 @@ async function measure(name: string, count: number, at: (i: number) => number) {
     },
     relayer_process_cpu_ms_per_request: cpuMsPer(cpuBefore.process, cpuAfter.process, count),
     relayer_event_loop_cpu_ms_per_request: cpuMsPer(cpuBefore.main, cpuAfter.main, count),
+    ...(burst
+      ? {
+          relayer_by_burst: byBurst.map((ms) => {
+            const q = quantiles(ms);
+            return { p50_ms: q.p50_ms, max_ms: q.max_ms };
+          }),
+        }
+      : {}),
   };
 }
 
-// Warm-up (JIT, connections, prepared statements, the redaction threads), then the two shapes,
-// each starting with a full bucket.
+// Warm-up, not measured: sequential requests and one burst (JIT of both paths, connections,
+// prepared statements), then the two shapes, each starting with a full bucket.
 for (let i = 0; i < 10; i++) await viaRelayer(texts[i]!);
+await drive(
+  BURST,
+  () => 0,
+  (i) => viaRelayer(texts[i % texts.length]!),
+);
 // At rest: the relayer's background work (job queue polling, scheduled jobs) on its event loop,
 // which every shape's CPU per request includes at its rate.
 const restBefore = relayerCpu();
@@ -256,6 +278,7 @@ const bursts = await measure(
   `bursts: ${BURST} at once every ${BURST_EVERY_MS / 1000} s`,
   BURSTS * BURST,
   (i) => Math.floor(i / BURST) * BURST_EVERY_MS,
+  (i) => Math.floor(i / BURST),
 );
 relayerProcess.process.kill("SIGTERM");
 await relayerProcess.exited;

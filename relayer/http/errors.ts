@@ -62,6 +62,17 @@ export function renderError(fallbackLogger: Logger) {
       return c.json(err.toBody(), httpStatusOf(err), err instanceof ApiError ? err.headers : {});
     }
     if (err instanceof HTTPException) {
+      if (err.status === 415) {
+        // A route's own media-type gate (its request body declares fewer types than the platform reads).
+        const type = c.req.header("content-type")?.split(";")[0]?.trim();
+        return c.json(
+          {
+            error: "UNSUPPORTED_MEDIA_TYPE",
+            detail: `Content-Type ${type ? `"${type}"` : "(none)"} is not accepted by ${c.req.method} ${c.req.path}: send a media type its request body declares in /openapi.json`,
+          },
+          415,
+        );
+      }
       const code = err.status === 400 ? "MALFORMED_BODY" : `HTTP_${err.status}`;
       return c.json({ error: code, detail: err.message || "request refused" }, err.status);
     }

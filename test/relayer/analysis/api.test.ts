@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { expect } from "chai";
 import { decryptSecret } from "../../../relayer/auth/secrets.ts";
 import { putCredential } from "../../../relayer/integrations/vault.ts";
-import { newApiKey } from "../../fixtures/relayer.ts";
+import { newApiKey, signedRequest } from "../../fixtures/relayer.ts";
 import {
   ANALYSIS_PROVIDER_KEY,
   FALLBACK_MODEL,
@@ -620,6 +620,20 @@ describe("# text analysis API (stand-in provider)", function () {
       const answer = (await res.json()) as { error: string; detail: string };
       expect(answer.error).to.equal(error);
       expect(answer.detail).to.be.a("string");
+    }
+    // YAML, which the platform reads for workflows, is not this route's; nor is plain text.
+    for (const [contentType, body] of [
+      ["application/yaml", "text: Pay Jane Whitfield\n"],
+      ["text/plain", "Pay Jane Whitfield"],
+    ] as const) {
+      const res = await signedRequest(world.relayer.app, world.key, "POST", "/v1/analysis", body, {
+        contentType,
+        timestamp: String(world.relayer.ctx.clock()),
+      });
+      expect(res.status, contentType).to.equal(415);
+      const answer = (await res.json()) as { error: string; detail: string };
+      expect(answer.error).to.equal("UNSUPPORTED_MEDIA_TYPE");
+      expect(answer.detail).to.include(`"${contentType}"`);
     }
     const unknown = await world.get("/v1/analysis/an_01JA0000000000000000000000");
     expect(unknown.status).to.equal(404);

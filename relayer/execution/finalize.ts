@@ -95,7 +95,7 @@ export interface FinalizeDeps {
 }
 
 /** The finalisation's own step row (proof memo, attestation transaction slot). */
-const FINAL_STEP = -1;
+export const FINAL_STEP = -1;
 
 interface FinalizeInput {
   id: string;
@@ -118,7 +118,7 @@ interface ProofSection {
 }
 
 /** The chain that holds the attestation and whose operator signs the report. */
-function homeChain(chains: readonly RoutingChain[]): RoutingChain {
+export function homeChain(chains: readonly RoutingChain[]): RoutingChain {
   return chains.find((c) => c.deployment.contracts[ATTESTOR_CONTRACT]) ?? chains[0]!;
 }
 

@@ -34,12 +34,8 @@ import { DEFAULT_REFERENCE_POLICY, type ReferencePolicy } from "../routing/index
 import { poolMoves } from "./pool-moves.ts";
 import type { Workflow, WorkflowAction, ExecutionState } from "../model/index.ts";
 import { crashPoint, TransactionDroppedError, TxJournal } from "../transactions/index.ts";
-import { chainUnavailableReason } from "../chains/index.ts";
-import {
-  chainHealth,
-  DEFAULT_BASE_FEE_CAP_GWEI,
-  DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS,
-} from "./health.ts";
+import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";
+import { outageFailure, outageWindowMs, rideOutOutage } from "./outage.ts";
 import {
   evaluateRisk,
   RiskThresholdExceededError,
@@ -60,7 +56,7 @@ import {
   stepMemo,
   type EngineExecutionRow,
 } from "../executions/index.ts";
-import { finalizeExecution, type FinalizeDeps } from "./finalize.ts";
+import { FINAL_STEP, finalizeExecution, homeChain, type FinalizeDeps } from "./finalize.ts";
 import { payoutOrders, PayoutOrdersError, settlePayouts, type PayoutSource } from "./payouts.ts";
 
 /**
@@ -246,11 +242,59 @@ async function finish(
     { executionId: row.id, workflow, steps: await loadSteps(deps.store, row.id) },
     { onAnswered: () => crashPoint("settlement.answered") },
   );
-  await finalizeExecution(
-    deps,
-    { id: row.id, apiKeyId: row.apiKeyId, name: row.name, workflow, state, error, orders },
-    log,
-  );
+  const windowMs = outageWindowMs(deps);
+  const journal = new TxJournal(deps.store);
+  const finalize = (final: typeof state, body: ErrorBody | undefined) =>
+    // Finalising again resumes it (a stored report ends it, the proof is memoised, the
+    // attestation journalled), so an outage of a chain it reads or attests on is ridden out.
+    rideOutOutage(
+      () =>
+        finalizeExecution(
+          deps,
+          {
+            id: row.id,
+            apiKeyId: row.apiKeyId,
+            name: row.name,
+            workflow,
+            state: final,
+            error: body,
+            orders,
+          },
+          log,
+        ),
+      {
+        windowMs,
+        log,
+        context: () => ({ stage: "finalize", state: final }),
+        // The attestation signed or mined: the report must carry it, however long that takes.
+        committed: () => journal.committed(row.id, FINAL_STEP),
+        failure: (err, reason) =>
+          outageFailure(
+            err,
+            reason,
+            `finalisation (attestation on ${homeChain(deps.chains.list()).name})`,
+            windowMs,
+          ),
+      },
+    );
+  try {
+    await finalize(state, error);
+  } catch (err) {
+    if (!(err instanceof ChainUnavailableError) || state !== "completed") throw err;
+    // The actions are done and stay done: the execution fails for its attestation alone, and
+    // its report says so with every completed action and its transactions.
+    const steps = await loadSteps(deps.store, row.id);
+    const done = workflow.actions.filter((a) => steps.get(a.index)?.state === "completed");
+    const body = {
+      ...err.toBody(),
+      detail: `${err.detail}; not attested, and its completed actions stay completed (their transactions are in the report): ${done.map((a) => a.index + 1).join(", ") || "none"} of ${workflow.actions.length}`,
+    };
+    await finishStep(deps.store, row.id, FINAL_STEP, "failed", { error: body }).catch(() => {});
+    log.warn({ error: body.error, detail: body.detail }, "execution not attested");
+    state = "failed";
+    error = body;
+    await finalize(state, error);
+  }
   await setExecution(deps.store, row.id, { state, stage: "report", ...(error ? { error } : {}) });
   return state;
 }
@@ -321,17 +365,14 @@ async function plannedChain(
   }
 }
 
-/** How often an action waiting out a chain outage tries again. */
-const OUTAGE_RETRY_MS = 500;
-
 /**
- * Runs the action, riding out an RPC outage of its chain. Running an action again resumes it
- * (its chain kept once started, its journalled transactions awaited and their stored bytes
- * broadcast again, never re-signed), so trying again is safe at any point:
+ * Runs the action, riding out an RPC outage of its chain (outage.ts). Running an action again
+ * resumes it (its chain kept once started, its journalled transactions awaited and their stored
+ * bytes broadcast again, never re-signed), so trying again is safe at any point:
  * - not committed (nothing signed that is not mined yet, nothing mined but approvals): it is
- *   tried again every OUTAGE_RETRY_MS, re-planned from a fresh health check of every chain while
- *   it has not started (a fallback chain is taken at once, as before), up to the outage window;
- *   then it fails with CHAIN_UNAVAILABLE and nothing of it moved value;
+ *   tried again, re-planned from a fresh health check of every chain while it has not started (a
+ *   fallback chain is taken at once, as before), up to the outage window; then it fails with
+ *   CHAIN_UNAVAILABLE and nothing of it moved value;
  * - committed (`TxJournal.committed`: a transaction that may still be mined, or a deposit or
  *   payment already mined): it waits as long as the outage lasts, as the journal does for a
  *   receipt; failing then would report as failed an action that paid, or may still pay.
@@ -348,57 +389,24 @@ async function runThroughOutages(
   plan: RunPlan,
   log: Logger,
 ): ReturnType<typeof runAction> {
-  const windowMs = (deps.chainOutageWindowSeconds ?? DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS) * 1_000;
+  const windowMs = outageWindowMs(deps);
   let step = startedStep;
-  let outageSince: number | null = null;
-  for (;;) {
-    try {
-      return await runAction(
-        deps,
-        workflow,
-        action,
-        previous,
-        step,
-        wallet,
-        journal,
-        executionId,
-        plan,
-      );
-    } catch (err) {
-      const reason = chainUnavailableReason(err);
-      if (reason === null) throw err;
-      const first = outageSince === null;
-      outageSince ??= Date.now();
-      step = (await loadSteps(deps.store, executionId)).get(action.index) ?? null;
-      const committed = await journal.committed(executionId, action.index);
-      const waitedMs = Date.now() - outageSince;
-      if (!committed && waitedMs >= windowMs)
-        throw outageFailure(err, reason, step?.chain, windowMs);
-      // Once per outage at warn: the tries every OUTAGE_RETRY_MS would flood the log.
-      log[first ? "warn" : "debug"](
-        { action: action.index, chain: step?.chain, committed, waitedMs, reason },
-        "chain unreachable, waiting for it",
-      );
-      await new Promise((resolve) => setTimeout(resolve, OUTAGE_RETRY_MS));
-      // Not started: planned again from scratch, so a chain that came back is a candidate again.
-      if (!step?.chain)
-        Object.assign(plan, { actions: [], unavailable: new Map(), checked: false });
-    }
-  }
-}
-
-/** The explicit failure of an outage that outlasted the window. */
-function outageFailure(
-  err: unknown,
-  reason: string,
-  chain: string | null | undefined,
-  windowMs: number,
-): ChainUnavailableError {
-  const waited = `still unreachable after the ${windowMs / 1_000} s outage window`;
-  if (err instanceof ChainUnavailableError)
-    return new ChainUnavailableError(err.chain, `${err.detail} (${waited})`);
-  const name = chain ?? "unknown";
-  return new ChainUnavailableError(name, `${name}: ${reason.slice(0, 200)} (${waited})`);
+  return rideOutOutage(
+    () => runAction(deps, workflow, action, previous, step, wallet, journal, executionId, plan),
+    {
+      windowMs,
+      log,
+      context: () => ({ action: action.index, chain: step?.chain }),
+      committed: () => journal.committed(executionId, action.index),
+      onOutage: async () => {
+        step = (await loadSteps(deps.store, executionId)).get(action.index) ?? null;
+        // Not started: planned again from scratch, so a chain that came back is a candidate again.
+        if (!step?.chain)
+          Object.assign(plan, { actions: [], unavailable: new Map(), checked: false });
+      },
+      failure: (err, reason) => outageFailure(err, reason, step?.chain, windowMs),
+    },
+  );
 }
 
 /**

@@ -1,5 +1,7 @@
 import { expect } from "chai";
 import { Wallet } from "ethers";
+import { findReport } from "../../../relayer/executions/index.ts";
+import { homeChain } from "../../../relayer/execution/finalize.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
 import type { RoutingChain } from "../../../relayer/routing/chain.ts";
 import { TxJournal } from "../../../relayer/transactions/journal.ts";
@@ -301,5 +303,103 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     expect(state).to.equal("failed");
     expect((await execution(id)).error!.error).to.equal("CHAIN_UNAVAILABLE");
     expect((await journalled(id)).txs).to.deep.equal([]);
+  });
+  /**
+   * The attestation chain's RPC drops once the execution is proved (its actions done on polygon),
+   * and comes back after `outageMs` (or only after the run). What the execution attested on it.
+   */
+  async function outageAtAttestation(name: string, outageMs: number | null, windowSeconds: number) {
+    const home = world.chains.byName(homeChain(world.chains.list()).name);
+    expect(home.name, "the attestation chain is not the actions' chain").to.not.equal("polygon");
+    const { workflow, recipients } = pinnedMultisend(name);
+    const id = await submitExecution(world, apiKeyId, workflow);
+    const operator = await home.operator!.getAddress();
+    const operatorNonce = await home.provider.getTransactionCount(operator, "latest");
+    const rpc = jsonRpcOf(home);
+    const send = rpc.send.bind(rpc);
+    let stopped = false;
+    let restart: NodeJS.Timeout | undefined;
+    const proving = async () =>
+      (
+        await world.store.query(
+          "SELECT 1 FROM workflow_executions WHERE id = $1 AND stage = 'prove'",
+          [id],
+        )
+      ).length > 0;
+    rpc.send = async (method, params) => {
+      if (!stopped && (await proving())) {
+        stopped = true;
+        await home.faults!.stopRpc();
+        if (outageMs !== null) restart = setTimeout(() => void home.faults!.startRpc(), outageMs);
+      }
+      return send(method, params);
+    };
+    let state: string;
+    try {
+      state = await runExecution({ ...world.deps, chainOutageWindowSeconds: windowSeconds }, id);
+    } finally {
+      rpc.send = send;
+      clearTimeout(restart);
+      await home.faults!.startRpc();
+    }
+    expect(stopped, "the outage began at the proof").to.equal(true);
+    const attests = await world.store.query<{ hash: string; state: string }>(
+      "SELECT hash, state FROM engine_txs WHERE execution_id = $1 AND kind = 'attest'",
+      [id],
+    );
+    const sentByOperator =
+      (await home.provider.getTransactionCount(operator, "latest")) - operatorNonce;
+    for (const address of recipients)
+      expect(await balanceOf(world.chains.byName("polygon"), "USDC", address)).to.equal(
+        units(world.chains.byName("polygon"), "USDC", "15"),
+      );
+    const stored = await findReport(world.store, id);
+    return { id, home, state, attests, sentByOperator, report: stored!.report };
+  }
+
+  it("should complete with one attestation when the attestation chain drops for less than the window", async function () {
+    const { id, state, attests, sentByOperator, report } = await outageAtAttestation(
+      "attestation chain down 2 s",
+      2_000,
+      60,
+    );
+    expect(state, JSON.stringify((await execution(id)).error)).to.equal("completed");
+    expect(attests).to.have.length(1);
+    expect(attests[0]!.state).to.equal("confirmed");
+    expect(sentByOperator).to.equal(1);
+    expect(report.state).to.equal("completed");
+    expect(report.attestation?.tx_hash).to.equal(attests[0]!.hash);
+  });
+
+  it("should fail CHAIN_UNAVAILABLE naming the completed actions when the attestation chain outlasts the window", async function () {
+    const started = Date.now();
+    const { id, home, state, attests, sentByOperator, report } = await outageAtAttestation(
+      "attestation chain down past the window",
+      null,
+      1,
+    );
+    expect(state).to.equal("failed");
+    expect(Date.now() - started).to.be.at.least(1_000);
+    const { error } = await execution(id);
+    expect(error!.error).to.equal("CHAIN_UNAVAILABLE");
+    expect(error!.retry_in).to.be.a("number").greaterThan(0);
+    expect(String(error!.detail)).to.match(
+      new RegExp(
+        `^finalisation \\(attestation on ${home.name}\\): .* \\(still unreachable after the 1 s outage window\\); not attested, and its completed actions stay completed \\(their transactions are in the report\\): 1 of 1$`,
+      ),
+    );
+    // Nothing signed for the attestation; the action stays completed, its payment in the report.
+    expect(attests).to.deep.equal([]);
+    expect(sentByOperator).to.equal(0);
+    const [step] = await world.store.query<{ state: string }>(
+      "SELECT state FROM engine_steps WHERE execution_id = $1 AND action_index = 0",
+      [id],
+    );
+    expect(step!.state).to.equal("completed");
+    expect(report.state).to.equal("failed");
+    expect(report.error).to.deep.equal(error);
+    expect(report.completed_actions).to.deep.equal([0]);
+    expect(report.attestation).to.equal(null);
+    expect(report.actions[0]!.tx_hashes.length).to.be.greaterThan(0);
   });
 });

@@ -5,7 +5,7 @@ import path from "node:path";
 import { expect } from "chai";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import type { TextAnalysis } from "../../../relayer/analysis/index.ts";
-import { entryHash, type AuditRecord } from "../../../relayer/analysis/audit.ts";
+import { entryHash, type AuditEntry } from "../../../relayer/analysis/audit.ts";
 import { anchorIfDue } from "../../../relayer/analysis/worker.ts";
 import { createTestDatabase, type TestDatabase } from "../../fixtures/postgres.ts";
 import {
@@ -115,15 +115,8 @@ describe("# text-analysis audit chain", function () {
 
   it("should detect from the registry's anchors what the database's own anchor rows no longer show", async function () {
     const store = world.relayer.ctx.store;
-    type Row = {
-      seq: string;
-      id: string;
-      api_key_id: string;
-      analysis_id: string;
-      record: AuditRecord;
-      prev_hash: string;
-      hash: string;
-    };
+    // As stored: seq is a bigint, which the driver reads as a string.
+    type Row = Omit<AuditEntry, "seq"> & { seq: string };
     const rows = await store.query<Row>("SELECT * FROM analysis_audit ORDER BY seq");
     const anchors = await store.query<Record<string, unknown>>(
       "SELECT * FROM analysis_audit_anchors",

@@ -353,7 +353,7 @@ describe("# text_analysis configuration", function () {
     }
   });
 
-  it("should refuse a rules file that is missing or holds a bad pattern", function () {
+  it("should refuse a rules file that is missing, holds a bad pattern or one that backtracks exponentially", function () {
     expect(() =>
       parseIntegrations({
         text_analysis: {
@@ -372,6 +372,14 @@ describe("# text_analysis configuration", function () {
           dir,
         ),
       ).to.throw(/kinds\.nda\.detect\.0 must be a valid regular expression/);
+      writeFileSync(path.join(dir, "rules.yaml"), "kinds:\n  nda:\n    detect: ['(a+)+$']\n");
+      expect(() =>
+        parseIntegrations(
+          { text_analysis: { ...textAnalysisEntry("https://x.example"), rules: "rules.yaml" } },
+          "test",
+          dir,
+        ),
+      ).to.throw(/kinds\.nda\.detect\.0 pattern '\(a\+\)\+\$' repeats a group/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

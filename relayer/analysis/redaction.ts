@@ -475,45 +475,99 @@ const PHONE_CANDIDATE =
   /\+?\(?\d(?:[ \t()./-]{0,3}\d){7,16}(?:[ \t]*(?:ext\.?|x|#)[ \t]*\d{1,5})?/g;
 
 /**
+ * What one text's phone scan may cost. A read is one call of libphonenumber on a candidate's window
+ * for one region; it gives up after `PHONE_TRIES` numbers that fail to parse (each inner split of
+ * the window is one: `1 1 1 …` split on every space cost 18 per read). Each `PHONE_WINDOW` of text
+ * gets `PHONE_READS_PER_WINDOW` reads (an ordinary text needs at most about half, a page of
+ * numbers of the last configured region more); the candidates of a window past its reads are
+ * redacted whole as PHONE without reading them (fail closed: digit-heavy text loses precision,
+ * never recall).
+ */
+export const PHONE_TRIES = 4;
+export const PHONE_WINDOW = 1024;
+export const PHONE_READS_PER_WINDOW = 64;
+
+export interface PhoneScan {
+  spans: PiiSpan[];
+  /** libphonenumber reads made (the work the budget bounds). */
+  reads: number;
+}
+
+/**
  * A candidate covered by a more specific span found before (a card, an IBAN, an account number)
  * is not read: a phone number there would lose the overlap anyway. An international candidate is
  * read once; a national one per configured region, up to the first region that reads it whole.
  */
-function phones(
+export function scanPhones(
   text: string,
   regions: readonly CountryCode[],
-  specific: readonly PiiSpan[],
-): PiiSpan[] {
+  specific: readonly PiiSpan[] = [],
+): PhoneScan {
   const out: PiiSpan[] = [];
   const seen = new Set<string>();
+  const readsIn = new Map<number, number>();
+  let reads = 0;
   // Candidates come in text order: walk the specific spans by start, keeping the furthest end.
   const byStart = [...specific].sort((a, b) => a.start - b.start);
   let next = 0;
   let furthestEnd = -1;
-  for (const candidate of text.matchAll(PHONE_CANDIDATE)) {
-    const cStart = candidate.index;
-    const cEnd = cStart + candidate[0].length;
-    while (next < byStart.length && byStart[next]!.start <= cStart)
-      furthestEnd = Math.max(furthestEnd, byStart[next++]!.end);
-    if (furthestEnd >= cEnd) continue;
-    const from = Math.max(0, cStart - 2);
-    const window = text.slice(from, cEnd + 1);
-    // `+` reads without a region; `00` is an international prefix only in a region that dials it.
-    const international = candidate[0].startsWith("+");
-    for (const region of international || !regions.length ? [undefined] : regions) {
-      const found = findPhoneNumbersInText(window, region ? { defaultCountry: region } : {})
-        .map((f) => ({ start: from + f.startsAt, end: from + f.endsAt, valid: f.number.isValid() }))
-        .filter((f) => f.valid && looksLikePhone(text, f.start, text.slice(f.start, f.end)));
-      for (const f of found) {
-        if (seen.has(`${f.start}:${f.end}`)) continue;
-        seen.add(`${f.start}:${f.end}`);
-        out.push(span("PHONE", f.start, text.slice(f.start, f.end)));
+  // libphonenumber throws and catches an error per number that fails to parse: capturing their
+  // stacks, never read, was most of its time on digit-heavy text.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    for (const candidate of text.matchAll(PHONE_CANDIDATE)) {
+      const cStart = candidate.index;
+      const cEnd = cStart + candidate[0].length;
+      while (next < byStart.length && byStart[next]!.start <= cStart)
+        furthestEnd = Math.max(furthestEnd, byStart[next++]!.end);
+      if (furthestEnd >= cEnd) continue;
+      const windowReads = readsIn.get(Math.floor(cStart / PHONE_WINDOW)) ?? 0;
+      if (windowReads >= PHONE_READS_PER_WINDOW) {
+        // A date holds no longer number that could be a phone's.
+        if (!DATE_SHAPED.test(candidate[0])) out.push(span("PHONE", cStart, candidate[0]));
+        continue;
       }
-      // Another region cannot do better than a number spanning the whole candidate.
-      if (found.some((f) => f.start <= cStart + 1 && f.end >= cEnd)) break;
+      const from = Math.max(0, cStart - 2);
+      const window = text.slice(from, cEnd + 1);
+      // `+` reads without a region; `00` is an international prefix only in a region that dials it.
+      const international = candidate[0].startsWith("+");
+      const readAs = international || !regions.length ? [undefined] : regions;
+      let made = 0;
+      for (const region of readAs) {
+        made++;
+        const found = findPhoneNumbersInText(window, readOptions(region))
+          .map((f) => ({
+            start: from + f.startsAt,
+            end: from + f.endsAt,
+            valid: f.number.isValid(),
+          }))
+          .filter((f) => f.valid && looksLikePhone(text, f.start, text.slice(f.start, f.end)));
+        for (const f of found) {
+          if (seen.has(`${f.start}:${f.end}`)) continue;
+          seen.add(`${f.start}:${f.end}`);
+          out.push(span("PHONE", f.start, text.slice(f.start, f.end)));
+        }
+        // Another region cannot do better than a number spanning the whole candidate.
+        if (found.some((f) => f.start <= cStart + 1 && f.end >= cEnd)) break;
+      }
+      readsIn.set(Math.floor(cStart / PHONE_WINDOW), windowReads + made);
+      reads += made;
     }
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
   }
-  return out;
+  return { spans: out, reads };
+}
+
+/**
+ * `maxTries` is the matcher's own bound for degenerate text (PhoneNumberMatcher's options), which
+ * the package's typings of findPhoneNumbersInText leave out.
+ */
+function readOptions(region: CountryCode | undefined): { defaultCountry?: CountryCode } {
+  const options: { defaultCountry?: CountryCode; maxTries: number } = { maxTries: PHONE_TRIES };
+  if (region) options.defaultCountry = region;
+  return options;
 }
 
 /** Characters that join or hyphenate unseen: zero-width space and joiners, word joiner, BOM, soft hyphen. */
@@ -565,7 +619,7 @@ export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACT
   ];
   const candidates = [
     ...specific,
-    ...phones(masked, options.phoneRegions, specific),
+    ...scanPhones(masked, options.phoneRegions, specific).spans,
     ...addresses(masked),
     ...names(masked),
   ].filter((s) => s.value.trim().length > 0);

@@ -18,18 +18,81 @@ import { z } from "zod";
  *
  * Patterns are regular expressions, case-insensitive. A text matching no kind is of kind `general`
  * when the file defines it. Every kind's rules apply when several match.
+ *
+ * They run on the event loop against the client's text (up to 256 KiB): a pattern whose repeated
+ * group holds an unbounded quantifier (`(a+)+$`, `(\w*\s?)*`, `(x+y){2,}`) backtracks
+ * exponentially on a text that almost matches, and is refused at start (by shape: `((ab)*c)+`,
+ * which cannot, is refused too). Not detected: overlapping alternatives under a quantifier
+ * (`(a|aa)+`), bounded quantifiers that split a run several ways (`(a{1,3})+`), adjacent
+ * quantifiers over the same characters (`\d+\d+$`).
  */
-const pattern = z.string().refine(
-  (p) => {
-    try {
-      new RegExp(p, "iu");
-      return true;
-    } catch {
-      return false;
+const pattern = z.string().superRefine((p, ctx) => {
+  try {
+    new RegExp(p, "iu");
+  } catch {
+    ctx.addIssue({ code: "custom", message: "must be a valid regular expression" });
+    return;
+  }
+  const nested = nestedQuantifier(p);
+  if (nested)
+    ctx.addIssue({
+      code: "custom",
+      message:
+        `pattern '${p}' repeats a group that holds an unbounded quantifier (${nested}): it can ` +
+        "backtrack exponentially on the client's text; write it without the nesting",
+    });
+});
+
+/** A quantifier's bounds; `max` is Infinity for `*`, `+` and `{n,}`. */
+function quantifierAt(source: string, at: number): { max: number; length: number } | null {
+  const c = source[at];
+  if (c === "*" || c === "+") return { max: Infinity, length: 1 };
+  if (c === "?") return { max: 1, length: 1 };
+  const braces = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(at));
+  if (!braces) return null;
+  const max =
+    braces[2] === undefined ? Number(braces[1]) : braces[3] ? Number(braces[3]) : Infinity;
+  return { max, length: braces[0].length };
+}
+
+/**
+ * The first group of a valid pattern (`u` syntax) that is repeated (more than once) and holds an
+ * unbounded quantifier, as written, or null.
+ */
+export function nestedQuantifier(source: string): string | null {
+  // Per open group: where it starts, and whether an unbounded quantifier is inside.
+  const groups: Array<{ start: number; unbounded: boolean }> = [{ start: 0, unbounded: false }];
+  let i = 0;
+  while (i < source.length) {
+    const c = source[i]!;
+    let atomEnd = i + 1;
+    let closed: { start: number; unbounded: boolean } | null = null;
+    if (c === "\\") {
+      // `\p{L}`, `\u{1F600}`, `\k<name>` run to their closing bracket.
+      const long = /^\\(?:[pPu]\{[^}]*\}|k<[^>]*>)/.exec(source.slice(i));
+      atomEnd = long ? i + long[0].length : i + 2;
+    } else if (c === "[") {
+      let j = i + 1;
+      while (j < source.length && source[j] !== "]") j += source[j] === "\\" ? 2 : 1;
+      atomEnd = j + 1;
+    } else if (c === "(") {
+      groups.push({ start: i, unbounded: false });
+      i++;
+      continue;
+    } else if (c === ")") {
+      closed = groups.pop()!;
     }
-  },
-  { message: "must be a valid regular expression" },
-);
+    const quantifier = quantifierAt(source, atomEnd);
+    const end = quantifier ? atomEnd + quantifier.length : atomEnd;
+    if (closed && quantifier && quantifier.max > 1 && closed.unbounded)
+      return source.slice(closed.start, end);
+    const inner = groups.at(-1)!;
+    if (closed?.unbounded || quantifier?.max === Infinity) inner.unbounded = true;
+    // A lazy quantifier's `?` is part of it.
+    i = quantifier && source[end] === "?" ? end + 1 : end;
+  }
+  return null;
+}
 
 const rulesSchema = z
   .object({

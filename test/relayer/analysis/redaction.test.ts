@@ -1,10 +1,19 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
-import { findPii, redact, restore } from "../../../relayer/analysis/redaction.ts";
+import {
+  DEFAULT_REDACTION,
+  findPii,
+  PHONE_READS_PER_WINDOW,
+  PHONE_WINDOW,
+  redact,
+  restore,
+  scanPhones,
+} from "../../../relayer/analysis/redaction.ts";
 import { GENERAL_MAX_CHARS, routeText } from "../../../relayer/analysis/routing.ts";
 import { parseIntegrations } from "../../../relayer/config/integrations.ts";
+import { CORPUS_FILE, type CorpusText } from "../../../scripts/analysis-corpus.ts";
 import { FALLBACK_MODEL, MODELS, textAnalysisEntry } from "../../fixtures/analysis.ts";
 import { newApiKey, signedRequest, startInProcessRelayer } from "../../fixtures/relayer.ts";
 
@@ -145,6 +154,69 @@ Party: ACME HOLDINGS LTD. Attention: ACCOUNTS PAYABLE. By: AUTHORISED SIGNATORY.
   });
 });
 
+describe("# analysis phone scan on digit-heavy text", function () {
+  const SIZE = 256 * 1024;
+  const regions = DEFAULT_REDACTION.phoneRegions;
+  const repeated = (piece: string, size = SIZE) =>
+    piece.repeat(Math.ceil(size / piece.length)).slice(0, size);
+  /** The labelled corpus's texts one after another, as the benchmark's largest text. */
+  const ordinary = (() => {
+    const texts = (JSON.parse(readFileSync(CORPUS_FILE, "utf8")) as CorpusText[]).map(
+      (d) => d.text,
+    );
+    let text = "";
+    for (let i = 0; text.length < SIZE - 2_000; i++) text += `${texts[i % texts.length]}\n`;
+    return text;
+  })();
+  const DIGIT_HEAVY = ["1 ", "1-", "1. ", "(1) ", "1/", "12345678 ", "12345678901234567890 "];
+
+  it("should read a 256 KiB digit-heavy text at most a few times as often as an ordinary one", function () {
+    const base = scanPhones(ordinary, regions).reads;
+    expect(base).to.be.greaterThan(1_000);
+    const ceiling = Math.ceil(SIZE / PHONE_WINDOW) * (PHONE_READS_PER_WINDOW + regions.length);
+    for (const piece of DIGIT_HEAVY) {
+      const { reads } = scanPhones(repeated(piece), regions);
+      expect(reads, piece)
+        .to.be.at.most(ceiling)
+        .and.at.most(4 * base);
+    }
+  });
+
+  it("should still redact every phone number among the digits, read or past the window's reads", function () {
+    const phones = ["+49 30 901820", "(212) 555-0198", "030 901820 55", "+44 20 7946 0958"];
+    for (const piece of DIGIT_HEAVY) {
+      const planted: number[] = [];
+      let text = "";
+      while (text.length < SIZE) {
+        text += repeated(piece, 1_500);
+        planted.push(text.length + 6);
+        text += ` call ${phones[planted.length % phones.length]} now `;
+      }
+      const spans = findPii(text).filter((s) => s.type === "PHONE");
+      for (const at of planted)
+        expect(
+          spans.some((s) => s.start <= at && s.end > at + 12),
+          `${piece} at ${at}`,
+        ).to.equal(true);
+    }
+  });
+
+  it("should read text after a digit-heavy stretch as usual: its dates and references stay", function () {
+    const tail =
+      "Amendment No. 3 dated 15.06.2025, reference 2025/00817, payment ref 2024-11-24-001, company number 01234567.";
+    const text = `${repeated("12345678 ", 16 * PHONE_WINDOW)}${repeated("lorem ", 2 * PHONE_WINDOW)}${tail}`;
+    const tailAt = text.length - tail.length;
+    expect(findPii(text).filter((s) => s.end > tailAt)).to.deep.equal([]);
+    expect(findPii(tail)).to.deep.equal([]);
+  });
+
+  it("should leave the process's stack trace limit as it was", function () {
+    const limit = Error.stackTraceLimit;
+    findPii(repeated("1 ", 4 * PHONE_WINDOW));
+    expect(Error.stackTraceLimit).to.equal(limit);
+  });
+});
+
 describe("# analysis routing", function () {
   it("should send the NDA acronym as a word to ultra, not inside words or in lower case", function () {
     for (const t of ["NDA", "Sign the NDA.", "(NDA)", "NDAs attached", "NDA-based terms"])
@@ -281,7 +353,7 @@ describe("# text_analysis configuration", function () {
     }
   });
 
-  it("should refuse a rules file that is missing or holds a bad pattern", function () {
+  it("should refuse a rules file that is missing, holds a bad pattern or one that backtracks exponentially", function () {
     expect(() =>
       parseIntegrations({
         text_analysis: {
@@ -300,6 +372,14 @@ describe("# text_analysis configuration", function () {
           dir,
         ),
       ).to.throw(/kinds\.nda\.detect\.0 must be a valid regular expression/);
+      writeFileSync(path.join(dir, "rules.yaml"), "kinds:\n  nda:\n    detect: ['(a+)+$']\n");
+      expect(() =>
+        parseIntegrations(
+          { text_analysis: { ...textAnalysisEntry("https://x.example"), rules: "rules.yaml" } },
+          "test",
+          dir,
+        ),
+      ).to.throw(/kinds\.nda\.detect\.0 pattern '\(a\+\)\+\$' repeats a group/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

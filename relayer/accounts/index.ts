@@ -208,7 +208,16 @@ export async function ensureFundedAccount(
     [apiKeyId],
   );
   if (claimed[0]) {
-    for (const chain of chains) await grantOnChain(chain, faucet, account.address);
+    try {
+      for (const chain of chains) await grantOnChain(chain, faucet, account.address);
+    } catch (err) {
+      // Not funded (a chain's RPC down): the claim is given back so that the next try funds it,
+      // granting again a chain granted before the failure (devnet test funds, not journalled).
+      await store.query("UPDATE engine_accounts SET funded_at = NULL WHERE api_key_id = $1", [
+        apiKeyId,
+      ]);
+      throw err;
+    }
     return toAccount(claimed[0]);
   }
   return (await findAccount(store, apiKeyId))!;

@@ -160,7 +160,7 @@ const envSchema = z
         .max(5_000, "must be between 1 and 5000")
         .optional(),
     ),
-    /** How long an action waits for an unreachable chain with no fallback left, in seconds. */
+    /** How long a stage of an execution waits for an unreachable chain, in seconds. */
     VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS: z.preprocess(
       emptyToUndefined,
       z.coerce
@@ -294,8 +294,9 @@ export interface EngineSettings {
   proverThreads: number;
   baseFeeCapGwei?: number;
   /**
-   * How long an action waits for an unreachable chain with no fallback left before it fails with
-   * CHAIN_UNAVAILABLE (`VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS`); unset keeps the engine's default.
+   * How long a stage of an execution (an action with no fallback left, the funding, the proof,
+   * attestation and report) waits for an unreachable chain before it fails with CHAIN_UNAVAILABLE
+   * (`VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS`); unset keeps the engine's default.
    */
   chainOutageWindowSeconds?: number;
   /**

@@ -82,8 +82,9 @@ export interface EngineDeps extends FinalizeDeps {
   /** A chain whose next base fee is above this is congested: the action moves to a fallback. */
   baseFeeCapGwei?: number;
   /**
-   * How long an action waits for an unreachable chain with no fallback left before it fails with
-   * CHAIN_UNAVAILABLE, in seconds (default DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS; 0: at once).
+   * How long a stage (an action with no fallback left, the funding, the proof, attestation and
+   * report) waits for an unreachable chain before it fails with CHAIN_UNAVAILABLE, in seconds
+   * (default DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS; 0: at once; outage.ts).
    */
   chainOutageWindowSeconds?: number;
   /** The integrations a `recipients_from` multisend fetches its orders from and settles with. */
@@ -110,9 +111,10 @@ export function isFinalError(err: unknown): err is VeriflowError {
 }
 
 /**
- * Runs (or resumes) one execution to a final state. Returns the final state. Throws only on
- * transient failures (an RPC outage with no fallback left, the database): the job is retried and
- * resumes where it stopped.
+ * Runs (or resumes) one execution to a final state. Returns the final state. A chain outage is
+ * ridden out up to the outage window by every stage, then ends the execution CHAIN_UNAVAILABLE.
+ * Throws only on transient failures (the database; a failed execution's report whose chains stay
+ * unreachable past the window): the job is retried and resumes where it stopped.
  */
 export async function runExecution(deps: EngineDeps, executionId: string): Promise<ExecutionState> {
   const { store } = deps;
@@ -131,13 +133,33 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
     return now ?? "cancelled";
   }
 
-  await ensureFundedAccount(
-    store,
-    deps.cipher,
-    row.apiKeyId,
-    deps.chains.list(),
-    deps.faucet ?? null,
-  );
+  // Devnet: the first run funds the account on every chain; nothing of the workflow ran yet.
+  const windowMs = outageWindowMs(deps);
+  try {
+    await rideOutOutage(
+      () =>
+        ensureFundedAccount(
+          store,
+          deps.cipher,
+          row.apiKeyId,
+          deps.chains.list(),
+          deps.faucet ?? null,
+        ),
+      {
+        windowMs,
+        log,
+        context: () => ({ stage: "funding" }),
+        // Faucet grants are not journalled: funding again grants again, nothing waits on them.
+        committed: async () => false,
+        failure: (err, reason) => outageFailure(err, reason, "account funding", windowMs),
+      },
+    );
+  } catch (err) {
+    if (!(err instanceof ChainUnavailableError)) throw err;
+    const body = { ...err.toBody(), detail: `${err.detail}; no action ran` };
+    log.warn({ error: body.error, detail: body.detail }, "account not funded");
+    return finish(deps, row, workflow, "failed", body, log);
+  }
   const wallet = await accountWallet(store, deps.cipher, row.apiKeyId);
   const journal = new TxJournal(store);
   const steps = await loadSteps(store, executionId);

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { Wallet } from "ethers";
+import { ensureAccount } from "../../../relayer/accounts/index.ts";
 import { findReport } from "../../../relayer/executions/index.ts";
 import { homeChain } from "../../../relayer/execution/finalize.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
@@ -7,6 +8,7 @@ import type { RoutingChain } from "../../../relayer/routing/chain.ts";
 import { TxJournal } from "../../../relayer/transactions/journal.ts";
 import {
   balanceOf,
+  devnetFunder,
   normalise,
   submitExecution,
   units,
@@ -401,5 +403,75 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     expect(report.completed_actions).to.deep.equal([0]);
     expect(report.attestation).to.equal(null);
     expect(report.actions[0]!.tx_hashes.length).to.be.greaterThan(0);
+  });
+  /**
+   * A new key's first execution, which funds its account on every chain (the devnet faucet) with
+   * polygon's RPC down from the start, back after `outageMs` (or only after the run).
+   */
+  async function outageAtFunding(key: string, outageMs: number | null, windowSeconds: number) {
+    const polygon = world.chains.byName("polygon");
+    const { workflow, recipients } = pinnedMultisend(`funding, ${key}`);
+    const id = await submitExecution(world, key, workflow);
+    const deps = {
+      ...world.deps,
+      faucet: { funder: devnetFunder },
+      chainOutageWindowSeconds: windowSeconds,
+    };
+    await polygon.faults!.stopRpc();
+    const restart =
+      outageMs === null ? undefined : setTimeout(() => void polygon.faults!.startRpc(), outageMs);
+    let state: string;
+    try {
+      state = await runExecution(deps, id);
+    } finally {
+      clearTimeout(restart);
+      await polygon.faults!.startRpc();
+    }
+    const { account } = await ensureAccount(world.store, world.cipher, key);
+    return { id, deps, state, account, recipients, workflow };
+  }
+
+  it("should fund the account and complete when a chain drops for less than the window at the funding", async function () {
+    const polygon = world.chains.byName("polygon");
+    const { id, state, account, recipients } = await outageAtFunding(
+      "key_funding_short",
+      2_000,
+      60,
+    );
+    expect(state, JSON.stringify((await execution(id)).error)).to.equal("completed");
+    expect(account.fundedAt).to.be.an.instanceOf(Date);
+    // Granted once on polygon (nothing reached it while down), the multisend's 30 USDC paid from it.
+    expect(await balanceOf(polygon, "USDC", account.address)).to.equal(
+      units(polygon, "USDC", "99970"),
+    );
+    for (const address of recipients)
+      expect(await balanceOf(polygon, "USDC", address)).to.equal(units(polygon, "USDC", "15"));
+  });
+
+  it("should fail CHAIN_UNAVAILABLE with no action run when the funding outlasts the window, and fund on the next run", async function () {
+    const polygon = world.chains.byName("polygon");
+    const key = "key_funding_long";
+    const { id, deps, state, account, recipients, workflow } = await outageAtFunding(key, null, 1);
+    expect(state).to.equal("failed");
+    const { error } = await execution(id);
+    expect(error!.error).to.equal("CHAIN_UNAVAILABLE");
+    expect(String(error!.detail)).to.match(
+      /^account funding: .* \(still unreachable after the 1 s outage window\); no action ran$/,
+    );
+    // Not marked funded: the next run funds it.
+    expect(account.fundedAt).to.equal(null);
+    expect((await journalled(id)).txs).to.deep.equal([]);
+    const report = (await findReport(world.store, id))!.report;
+    expect(report.state).to.equal("failed");
+    expect(report.not_run).to.deep.equal([0]);
+    for (const address of recipients)
+      expect(await balanceOf(polygon, "USDC", address)).to.equal(0n);
+
+    const next = await submitExecution(world, key, workflow);
+    expect(await runExecution(deps, next), JSON.stringify((await execution(next)).error)).to.equal(
+      "completed",
+    );
+    for (const address of recipients)
+      expect(await balanceOf(polygon, "USDC", address)).to.equal(units(polygon, "USDC", "15"));
   });
 });

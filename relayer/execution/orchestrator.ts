@@ -288,8 +288,11 @@ async function finish(
         windowMs,
         log,
         context: () => ({ stage: "finalize", state: final }),
-        // The attestation signed or mined: the report must carry it, however long that takes.
-        committed: () => journal.committed(row.id, FINAL_STEP),
+        // The attestation signed or mined, or a completed execution's report begun (its fee
+        // may be settled): it must end completed, however long that takes.
+        committed: async () =>
+          (await journal.committed(row.id, FINAL_STEP)) ||
+          (final === "completed" && (await loadExecution(deps.store, row.id))?.stage === "report"),
         failure: (err, reason) =>
           outageFailure(
             err,

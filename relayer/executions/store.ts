@@ -403,6 +403,7 @@ export interface EngineExecutionRow {
   apiKeyId: string;
   name: string;
   state: ExecutionState;
+  stage: ExecutionStage;
   workflow: Workflow;
   cancelRequested: boolean;
 }
@@ -416,10 +417,11 @@ export async function loadExecution(
     api_key_id: string;
     name: string;
     state: ExecutionState;
+    stage: ExecutionStage;
     workflow: unknown;
     cancel_requested_at: unknown;
   }>(
-    "SELECT id, api_key_id, name, state, workflow, cancel_requested_at FROM workflow_executions WHERE id = $1",
+    "SELECT id, api_key_id, name, state, stage, workflow, cancel_requested_at FROM workflow_executions WHERE id = $1",
     [id],
   );
   if (!row) return null;
@@ -428,6 +430,7 @@ export async function loadExecution(
     apiKeyId: row.api_key_id,
     name: row.name,
     state: row.state,
+    stage: row.stage,
     workflow: parse<Workflow>(row.workflow),
     cancelRequested: Boolean(row.cancel_requested_at),
   };

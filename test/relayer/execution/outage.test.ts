@@ -474,4 +474,43 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     for (const address of recipients)
       expect(await balanceOf(polygon, "USDC", address)).to.equal(units(polygon, "USDC", "15"));
   });
+  it("should wait past the window for a completed execution's report once it has begun (its fee may be settled)", async function () {
+    const polygon = world.chains.byName("polygon");
+    const { workflow } = pinnedMultisend("report stage outage");
+    const id = await submitExecution(world, apiKeyId, workflow);
+    // No prover: the report stage follows the actions, and its evidence reads polygon's receipts.
+    const rpc = jsonRpcOf(polygon);
+    const send = rpc.send.bind(rpc);
+    let restart: NodeJS.Timeout | undefined;
+    const reporting = async () =>
+      (
+        await world.store.query(
+          "SELECT 1 FROM workflow_executions WHERE id = $1 AND stage = 'report'",
+          [id],
+        )
+      ).length > 0;
+    rpc.send = async (method, params) => {
+      if (!restart && (await reporting())) {
+        await polygon.faults!.stopRpc();
+        restart = setTimeout(() => void polygon.faults!.startRpc(), 2_500);
+      }
+      return send(method, params);
+    };
+    let state: string;
+    try {
+      state = await runExecution(
+        { ...world.deps, prover: undefined, chainOutageWindowSeconds: 1 },
+        id,
+      );
+    } finally {
+      rpc.send = send;
+      clearTimeout(restart);
+      await polygon.faults!.startRpc();
+    }
+    expect(restart, "the outage began at the report").to.not.equal(undefined);
+    expect(state, JSON.stringify((await execution(id)).error)).to.equal("completed");
+    const report = (await findReport(world.store, id))!.report;
+    expect(report.state).to.equal("completed");
+    expect(report.evidence!.transactions.length).to.be.greaterThan(0);
+  });
 });

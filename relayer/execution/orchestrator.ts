@@ -156,7 +156,9 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
     );
   } catch (err) {
     if (!(err instanceof ChainUnavailableError)) throw err;
-    const body = { ...err.toBody(), detail: `${err.detail}; no action ran` };
+    // Said, not assumed: a resumed run may have actions done (the funding claim given back).
+    const done = (await completedActions(deps, row.id, workflow)) ?? "none";
+    const body = { ...err.toBody(), detail: `${err.detail}; actions completed before it: ${done}` };
     log.warn({ error: body.error, detail: body.detail }, "account not funded");
     return finish(deps, row, workflow, "failed", body, log);
   }
@@ -308,11 +310,10 @@ async function finish(
     if (!(err instanceof ChainUnavailableError) || state !== "completed") throw err;
     // The actions are done and stay done: the execution fails for its attestation alone, and
     // its report says so with every completed action and its transactions.
-    const steps = await loadSteps(deps.store, row.id);
-    const done = workflow.actions.filter((a) => steps.get(a.index)?.state === "completed");
+    const done = (await completedActions(deps, row.id, workflow)) ?? "none";
     const body = {
       ...err.toBody(),
-      detail: `${err.detail}; not attested, and its completed actions stay completed (their transactions are in the report): ${done.map((a) => a.index + 1).join(", ") || "none"} of ${workflow.actions.length}`,
+      detail: `${err.detail}; not attested, and its completed actions stay completed (their transactions are in the report): ${done}`,
     };
     await finishStep(deps.store, row.id, FINAL_STEP, "failed", { error: body }).catch(() => {});
     log.warn({ error: body.error, detail: body.detail }, "execution not attested");
@@ -322,6 +323,18 @@ async function finish(
   }
   await setExecution(deps.store, row.id, { state, stage: "report", ...(error ? { error } : {}) });
   return state;
+}
+
+/** The completed actions, numbered from 1, "of" their count (`1, 2 of 4`); null when none. */
+async function completedActions(
+  deps: EngineDeps,
+  executionId: string,
+  workflow: Workflow,
+): Promise<string | null> {
+  const steps = await loadSteps(deps.store, executionId);
+  const done = workflow.actions.filter((a) => steps.get(a.index)?.state === "completed");
+  if (!done.length) return null;
+  return `${done.map((a) => a.index + 1).join(", ")} of ${workflow.actions.length}`;
 }
 
 /**

@@ -456,7 +456,7 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     const { error } = await execution(id);
     expect(error!.error).to.equal("CHAIN_UNAVAILABLE");
     expect(String(error!.detail)).to.match(
-      /^account funding: .* \(still unreachable after the 1 s outage window\); no action ran$/,
+      /^account funding: .* \(still unreachable after the 1 s outage window\); actions completed before it: none$/,
     );
     // Not marked funded: the next run funds it.
     expect(account.fundedAt).to.equal(null);

@@ -3,6 +3,7 @@ import { Wallet } from "ethers";
 import { ensureAccount } from "../../../relayer/accounts/index.ts";
 import { findReport } from "../../../relayer/executions/index.ts";
 import { homeChain } from "../../../relayer/execution/finalize.ts";
+import type { ChainHandle } from "../../../relayer/chains/index.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
 import type { RoutingChain } from "../../../relayer/routing/chain.ts";
 import { TxJournal } from "../../../relayer/transactions/journal.ts";
@@ -63,6 +64,43 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     );
     return { txs, own: Number(own!.n), versions: Number(versions[0]!.n) };
   }
+
+  /**
+   * Runs execution `id` with `chain`'s RPC stopped at its first request once `when()` holds, back
+   * after `outageMs` (or only after the run). Whether the outage began, and the execution's state.
+   */
+  async function runWithOutage(
+    chain: ChainHandle,
+    when: () => Promise<boolean>,
+    outageMs: number | null,
+    deps: Parameters<typeof runExecution>[0],
+    id: string,
+  ): Promise<{ began: boolean; state: string }> {
+    const rpc = jsonRpcOf(chain);
+    const send = rpc.send.bind(rpc);
+    let began = false;
+    let restart: NodeJS.Timeout | undefined;
+    rpc.send = async (method, params) => {
+      if (!began && (await when())) {
+        began = true;
+        await chain.faults!.stopRpc();
+        if (outageMs !== null) restart = setTimeout(() => void chain.faults!.startRpc(), outageMs);
+      }
+      return send(method, params);
+    };
+    try {
+      const state = await runExecution(deps, id);
+      return { began, state };
+    } finally {
+      rpc.send = send;
+      clearTimeout(restart);
+      await chain.faults!.startRpc();
+    }
+  }
+
+  /** Whether `sql` (with the execution id as $1) finds a row: a moment to start an outage at. */
+  const holds = (sql: string, id: string) => async () =>
+    (await world.store.query(sql, [id])).length > 0;
 
   async function execution(id: string) {
     const [row] = await world.store.query<{ state: string; error: Record<string, unknown> | null }>(
@@ -179,32 +217,17 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     const id = await submitExecution(world, apiKeyId, workflow);
     const before = await balanceOf(polygon, "USDC", world.account);
     // Polygon goes down for 3 s (past a 1 s window) once the deposit is mined on arbitrum.
-    const rpc = jsonRpcOf(polygon);
-    const send = rpc.send.bind(rpc);
-    let restart: NodeJS.Timeout | undefined;
-    const depositMined = async () =>
-      (
-        await world.store.query(
-          "SELECT 1 FROM engine_txs WHERE execution_id = $1 AND kind = 'bridge-deposit' AND state = 'confirmed'",
-          [id],
-        )
-      ).length > 0;
-    rpc.send = async (method, params) => {
-      if (!restart && (await depositMined())) {
-        await polygon.faults!.stopRpc();
-        restart = setTimeout(() => void polygon.faults!.startRpc(), 3_000);
-      }
-      return send(method, params);
-    };
-    let state: string;
-    try {
-      state = await runExecution({ ...world.deps, chainOutageWindowSeconds: 1 }, id);
-    } finally {
-      rpc.send = send;
-      clearTimeout(restart);
-      await polygon.faults!.startRpc();
-    }
-    expect(restart, "the outage began after the deposit").to.not.equal(undefined);
+    const { began, state } = await runWithOutage(
+      polygon,
+      holds(
+        "SELECT 1 FROM engine_txs WHERE execution_id = $1 AND kind = 'bridge-deposit' AND state = 'confirmed'",
+        id,
+      ),
+      3_000,
+      { ...world.deps, chainOutageWindowSeconds: 1 },
+      id,
+    );
+    expect(began, "the outage began after the deposit").to.equal(true);
     expect(state, JSON.stringify((await execution(id)).error)).to.equal("completed");
     const { txs } = await journalled(id);
     const kinds = await world.store.query<{ kind: string; state: string }>(
@@ -317,34 +340,14 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     const id = await submitExecution(world, apiKeyId, workflow);
     const operator = await home.operator!.getAddress();
     const operatorNonce = await home.provider.getTransactionCount(operator, "latest");
-    const rpc = jsonRpcOf(home);
-    const send = rpc.send.bind(rpc);
-    let stopped = false;
-    let restart: NodeJS.Timeout | undefined;
-    const proving = async () =>
-      (
-        await world.store.query(
-          "SELECT 1 FROM workflow_executions WHERE id = $1 AND stage = 'prove'",
-          [id],
-        )
-      ).length > 0;
-    rpc.send = async (method, params) => {
-      if (!stopped && (await proving())) {
-        stopped = true;
-        await home.faults!.stopRpc();
-        if (outageMs !== null) restart = setTimeout(() => void home.faults!.startRpc(), outageMs);
-      }
-      return send(method, params);
-    };
-    let state: string;
-    try {
-      state = await runExecution({ ...world.deps, chainOutageWindowSeconds: windowSeconds }, id);
-    } finally {
-      rpc.send = send;
-      clearTimeout(restart);
-      await home.faults!.startRpc();
-    }
-    expect(stopped, "the outage began at the proof").to.equal(true);
+    const { began, state } = await runWithOutage(
+      home,
+      holds("SELECT 1 FROM workflow_executions WHERE id = $1 AND stage = 'prove'", id),
+      outageMs,
+      { ...world.deps, chainOutageWindowSeconds: windowSeconds },
+      id,
+    );
+    expect(began, "the outage began at the proof").to.equal(true);
     const attests = await world.store.query<{ hash: string; state: string }>(
       "SELECT hash, state FROM engine_txs WHERE execution_id = $1 AND kind = 'attest'",
       [id],
@@ -479,35 +482,14 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     const { workflow } = pinnedMultisend("report stage outage");
     const id = await submitExecution(world, apiKeyId, workflow);
     // No prover: the report stage follows the actions, and its evidence reads polygon's receipts.
-    const rpc = jsonRpcOf(polygon);
-    const send = rpc.send.bind(rpc);
-    let restart: NodeJS.Timeout | undefined;
-    const reporting = async () =>
-      (
-        await world.store.query(
-          "SELECT 1 FROM workflow_executions WHERE id = $1 AND stage = 'report'",
-          [id],
-        )
-      ).length > 0;
-    rpc.send = async (method, params) => {
-      if (!restart && (await reporting())) {
-        await polygon.faults!.stopRpc();
-        restart = setTimeout(() => void polygon.faults!.startRpc(), 2_500);
-      }
-      return send(method, params);
-    };
-    let state: string;
-    try {
-      state = await runExecution(
-        { ...world.deps, prover: undefined, chainOutageWindowSeconds: 1 },
-        id,
-      );
-    } finally {
-      rpc.send = send;
-      clearTimeout(restart);
-      await polygon.faults!.startRpc();
-    }
-    expect(restart, "the outage began at the report").to.not.equal(undefined);
+    const { began, state } = await runWithOutage(
+      polygon,
+      holds("SELECT 1 FROM workflow_executions WHERE id = $1 AND stage = 'report'", id),
+      2_500,
+      { ...world.deps, prover: undefined, chainOutageWindowSeconds: 1 },
+      id,
+    );
+    expect(began, "the outage began at the report").to.equal(true);
     expect(state, JSON.stringify((await execution(id)).error)).to.equal("completed");
     const report = (await findReport(world.store, id))!.report;
     expect(report.state).to.equal("completed");

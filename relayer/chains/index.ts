@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { environmentVariable } from "../config/index.ts";
+import { VeriflowError } from "../errors/index.ts";
 import {
   Contract,
   Interface,
@@ -114,6 +115,9 @@ export function isChainUnavailable(err: unknown): boolean {
 /** The message of the error (or of the error it wraps) that says the RPC is unreachable; null if none. */
 export function chainUnavailableReason(err: unknown): string | null {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    // A domain error is its layer's decision, even when its text quotes a transport failure: no
+    // sanctions source answering is ORACLE_UNAVAILABLE, not an outage to wait out.
+    if (e instanceof VeriflowError) return null;
     const candidate = e as {
       code?: unknown;
       message?: unknown;

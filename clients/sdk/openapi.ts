@@ -3832,7 +3832,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ANALYSIS_PROVIDER_UNAVAILABLE after retries and the fallback model (retry_in seconds), ANALYSIS_NOT_CONFIGURED */
+      /** @description ANALYSIS_PROVIDER_UNAVAILABLE after retries and the fallback model (retry_in seconds), ANALYSIS_NOT_CONFIGURED, ANALYSIS_RULES_TIMEOUT (a legal-rule pattern ran past text_analysis.rules_timeout; nothing stored), ANALYSIS_RULES_FAILED */
       503: {
         headers: {
           [name: string]: unknown;

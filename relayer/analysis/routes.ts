@@ -152,7 +152,7 @@ export function analysisRoutes(analysis: TextAnalysis | null) {
           422: "BIAS_REJECTED (the input's bias score is above the threshold; nothing was sent for analysis), REDACTION_FAILED",
           429: "RATE_LIMITED (600 rpm, burst 50 across the relayer) or ANALYSIS_PROVIDER_RATE_LIMITED; Retry-After",
           502: "ANALYSIS_PROVIDER_UNAUTHORIZED (rotate the credential), ANALYSIS_PROVIDER_FORBIDDEN (source address not whitelisted, or key to rotate), ANALYSIS_PROVIDER_BAD_RESPONSE",
-          503: "ANALYSIS_PROVIDER_UNAVAILABLE after retries and the fallback model (retry_in seconds), ANALYSIS_NOT_CONFIGURED",
+          503: "ANALYSIS_PROVIDER_UNAVAILABLE after retries and the fallback model (retry_in seconds), ANALYSIS_NOT_CONFIGURED, ANALYSIS_RULES_TIMEOUT (a legal-rule pattern ran past text_analysis.rules_timeout; nothing stored), ANALYSIS_RULES_FAILED",
         }),
       },
     }),

@@ -12,7 +12,6 @@ import {
   OnChainBreaker,
   type TextAnalysisConfig,
   readCredential,
-  checkRules,
   IntegrationError,
 } from "../integrations/index.ts";
 import type { RoutingChain } from "../routing/index.ts";
@@ -41,6 +40,7 @@ import {
   type Redactor,
 } from "./redaction-pool.ts";
 import { routeText, type RouteDecision } from "./routing.ts";
+import { describeRule, RulesError } from "./rules.ts";
 import {
   analysesOfWorkflow,
   findAnalysis,
@@ -118,6 +118,7 @@ export class TextAnalysis {
   private readonly redaction: RedactionOptions;
   private readonly redactor: Redactor;
   private readonly clmViolations: Counter<"kind">;
+  private readonly ruleTimeouts: Counter<"kind">;
   /** The circuit's state as last read from the chain, and the read under way. */
   private breakerState: { open: boolean; at: number } | null = null;
   private breakerRead: Promise<boolean> | null = null;
@@ -162,24 +163,35 @@ export class TextAnalysis {
       deps.redactor ??
       (config.redactionThreads > 0
         ? new SmallTextsInline(
-            new RedactionPool(config.redactionThreads),
+            new RedactionPool(
+              config.redactionThreads,
+              config.rules ? { rules: config.rules, timeoutMs: config.rulesTimeoutMs } : undefined,
+            ),
             INLINE_SCAN_CHARS,
             () => this.inFlight <= 1,
           )
         : inlineRedactor);
+    // The configuration refuses rules without threads; a redactor given without them would skip
+    // every rule silently.
+    if (config.rules && !this.redactor.checksRules)
+      throw new Error(
+        "text_analysis.rules needs a redactor that checks them (text_analysis.redaction_threads of 1 or more)",
+      );
     this.redaction = {
       cryptoAddresses: config.security.redactCryptoAddresses,
       phoneRegions: ["US", "GB", "DE", "FR", "ES", "IT"],
     };
-    const name = "veriflow_analysis_clm_violations_total";
-    this.clmViolations =
+    const counter = (name: string, help: string) =>
       (deps.registry.getSingleMetric(name) as Counter<"kind"> | undefined) ??
-      new Counter({
-        name,
-        help: "CLM rule violations found in text-analysis outputs, by document kind",
-        labelNames: ["kind"],
-        registers: [deps.registry],
-      });
+      new Counter({ name, help, labelNames: ["kind"], registers: [deps.registry] });
+    this.clmViolations = counter(
+      "veriflow_analysis_clm_violations_total",
+      "CLM rule violations found in text-analysis outputs, by document kind",
+    );
+    this.ruleTimeouts = counter(
+      "veriflow_analysis_rule_timeouts_total",
+      "Legal-rule checks stopped at text_analysis.rules_timeout, by the rule set running",
+    );
     this.tokens = new Batcher(async (items) => {
       const taken = await takeTokens(
         deps.store,
@@ -327,26 +339,24 @@ export class TextAnalysis {
       completion = await this.guard(() => this.provider.complete(model, messages));
     }
 
-    // Output checks: personal data the model wrote (not a placeholder), the legal rules, UBEN.
-    // The leak scan (a worker thread) and the bias score of the answer (the provider) run at the
-    // same time: the score is asked for the provider's own answer, which holds nothing it did not
-    // write (a leak fails UBEN whatever the score, so the redacted output needs no score).
+    // Output checks: personal data the model wrote (not a placeholder), the legal rules (both in
+    // one job of a worker thread), UBEN. The thread's job and the bias score of the answer (the
+    // provider) run at the same time: the score is asked for the provider's own answer, which
+    // holds nothing it did not write (a leak fails UBEN whatever the score, so the redacted output
+    // needs no score).
     const [scanned, answerScore] = await Promise.allSettled([
-      this.scan(() => this.redactor.findPii(completion.content, this.redaction)),
+      this.scan(() => this.redactor.checkOutput(completion.content, request.text, this.redaction)),
       this.guard(() => this.provider.biasScore(completion.content)),
     ]);
     if (scanned.status === "rejected") throw scanned.reason;
     if (answerScore.status === "rejected") throw answerScore.reason;
-    const leaks = scanned.value;
+    const { leaks, violations } = scanned.value;
     const leakage = leaks.length > 0;
     const output = leakage
       ? await this.scan(() =>
           this.redactor.redact(completion.content, this.redaction, placeholders),
         )
       : { text: completion.content, placeholders };
-    const violations = this.config.rules
-      ? checkRules(this.config.rules, request.text, completion.content)
-      : [];
     const checks: AuditRecord["compliance_checks"] = {
       clm_violations: violations.length,
       uben_compliance:
@@ -482,12 +492,14 @@ export class TextAnalysis {
 
   /**
    * Fail closed: a scan that fails stops the analysis, and nothing of the client's text is sent
-   * (an input scan) or returned and stored (an output scan).
+   * (an input scan) or returned and stored (an output scan); so does a legal-rule check that does
+   * not finish (the output scan's job).
    */
   private async scan<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (err) {
+      if (err instanceof RulesError) throw this.rulesRefusal(err);
       if (!(err instanceof RedactionError)) throw err;
       this.deps.logger.error(
         { err: err.cause ?? err.message },
@@ -495,6 +507,29 @@ export class TextAnalysis {
       );
       throw new ApiError(422, "REDACTION_FAILED", err.message);
     }
+  }
+
+  /** The operator's rules, not the client's text, are at fault: 503, named for the operator. */
+  private rulesRefusal(err: RulesError): ApiError {
+    const at = err.at ? describeRule(err.at) : null;
+    if (err.reason === "timeout") {
+      this.ruleTimeouts.inc({ kind: err.at?.kind ?? "unknown" });
+      this.deps.logger.error(
+        { rule: err.at, timeout_ms: this.config.rulesTimeoutMs },
+        "legal-rule check stopped at text_analysis.rules_timeout",
+      );
+      return new ApiError(
+        503,
+        "ANALYSIS_RULES_TIMEOUT",
+        `the legal rules did not finish within text_analysis.rules_timeout (${this.config.rulesTimeoutMs} ms)${at ? `, at ${at}` : ""}; nothing was stored: the operator should simplify the pattern`,
+      );
+    }
+    this.deps.logger.error({ rule: err.at, err: err.message }, "legal-rule check failed");
+    return new ApiError(
+      503,
+      "ANALYSIS_RULES_FAILED",
+      `the legal-rule check did not finish: ${err.message}; nothing was stored`,
+    );
   }
 
   prune(): Promise<number> {

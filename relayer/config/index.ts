@@ -31,14 +31,7 @@ export {
   type RetryPolicy,
   type TextAnalysisConfig,
 } from "./integrations.ts";
-export {
-  checkRules,
-  documentKinds,
-  loadRulesFile,
-  type ClmViolation,
-  type LegalRules,
-  type RuleKind,
-} from "./legal-rules.ts";
+export { loadRulesFile, type ClmViolation, type LegalRules, type RuleKind } from "./legal-rules.ts";
 export { PEM_CERTIFICATE, pemCertificates } from "./pem.ts";
 export {
   MONITORED_COLLECTIONS,

@@ -376,6 +376,10 @@ const textAnalysisSchema = z
       .default(30_000),
     /** The legal rule sets (relayer/config/legal-rules.ts): a YAML or JSON file. */
     rules: z.string().min(1).optional(),
+    /** How long the rules may run on one analysis before their thread is stopped. */
+    rules_timeout: duration("rules_timeout")
+      .refine((ms) => ms > 0, { message: "must be more than 0 (every check would time out)" })
+      .default(1_000),
     /** Worker threads that scan for personal data; 0 scans on the event loop. */
     redaction_threads: z
       .number()
@@ -399,6 +403,7 @@ export interface TextAnalysisConfig {
   retry: RetryPolicy;
   timeoutMs: number;
   rules: LegalRules | null;
+  rulesTimeoutMs: number;
   redactionThreads: number;
   gateway?: string;
 }
@@ -685,6 +690,10 @@ function toTextAnalysis(
     if ("problems" in loaded)
       problems.push(...loaded.problems.map((p) => `text_analysis.rules ${p}`));
     else rules = loaded;
+    if (raw.redaction_threads === 0)
+      problems.push(
+        "text_analysis.rules needs text_analysis.redaction_threads of 1 or more (it is 0): the rules run in the redaction threads, where a check that runs past text_analysis.rules_timeout is stopped",
+      );
   }
   return {
     apiEndpoint: raw.api_endpoint.replace(/\/+$/, ""),
@@ -705,6 +714,7 @@ function toTextAnalysis(
     retry: retryPolicy(raw.retry, false),
     timeoutMs: raw.timeout,
     rules,
+    rulesTimeoutMs: raw.rules_timeout,
     redactionThreads: raw.redaction_threads,
     ...(raw.circuit_breaker?.gateway ? { gateway: raw.circuit_breaker.gateway } : {}),
   };

@@ -19,12 +19,14 @@ import { z } from "zod";
  * Patterns are regular expressions, case-insensitive. A text matching no kind is of kind `general`
  * when the file defines it. Every kind's rules apply when several match.
  *
- * They run on the event loop against the client's text (up to 256 KiB): a pattern whose repeated
- * group holds an unbounded quantifier (`(a+)+$`, `(\w*\s?)*`, `(x+y){2,}`) backtracks
- * exponentially on a text that almost matches, and is refused at start (by shape: `((ab)*c)+`,
- * which cannot, is refused too). Not detected: overlapping alternatives under a quantifier
- * (`(a|aa)+`), bounded quantifiers that split a run several ways (`(a{1,3})+`), adjacent
- * quantifiers over the same characters (`\d+\d+$`).
+ * They run against the client's text (up to 256 KiB) and the model's output, in a redaction thread
+ * under `text_analysis.rules_timeout` (relayer/analysis/rules.ts). A pattern whose repeated group
+ * holds an unbounded quantifier (`(a+)+$`, `(\w*\s?)*`, `(x+y){2,}`) backtracks exponentially on a
+ * text that almost matches, and is refused at start (by shape: `((ab)*c)+`, which cannot, is
+ * refused too), so the operator hears of it before a client does. Not detected, stopped by the time
+ * limit only: overlapping alternatives under a quantifier (`(a|aa)+`), bounded quantifiers that
+ * split a run several ways (`(a{1,3})+`), adjacent quantifiers over the same characters
+ * (`\d+\d+$`).
  */
 const pattern = z.string().superRefine((p, ctx) => {
   try {
@@ -154,25 +156,4 @@ export function loadRulesFile(file: string): LegalRules | { problems: string[] }
       mustNotInclude: k.must_not_include.map(re),
     })),
   };
-}
-
-/** The kinds of a document: those whose `detect` matches, else `general` if defined. */
-export function documentKinds(rules: LegalRules, text: string): RuleKind[] {
-  const matched = rules.kinds.filter((k) => k.detect.some((d) => d.test(text)));
-  if (matched.length) return matched;
-  return rules.kinds.filter((k) => k.name === "general");
-}
-
-/** The output's violations of the rules of the input's kinds. */
-export function checkRules(rules: LegalRules, input: string, output: string): ClmViolation[] {
-  const violations: ClmViolation[] = [];
-  for (const kind of documentKinds(rules, input)) {
-    for (const p of kind.mustInclude)
-      if (!p.test(output))
-        violations.push({ kind: kind.name, rule: "must_include", pattern: p.source });
-    for (const p of kind.mustNotInclude)
-      if (p.test(output))
-        violations.push({ kind: kind.name, rule: "must_not_include", pattern: p.source });
-  }
-  return violations;
 }

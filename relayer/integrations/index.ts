@@ -255,7 +255,6 @@ export type { AnchorTarget } from "./anchor.ts";
 export { CIRCUIT_BREAKER, OnChainBreaker, gatewayAddress } from "./breaker.ts";
 export type { MonitorConfig, RetryPolicy, TextAnalysisConfig } from "../config/index.ts";
 export { interactionSchema } from "./interaction-schema.ts";
-export { checkRules } from "../config/index.ts";
 export { AttemptFailure, isRetryable, parseRetryAfter, retryDelays } from "./retry.ts";
 export { exchange, type Exchange } from "./exchange.ts";
 export { MONITORED_COLLECTIONS } from "../config/index.ts";

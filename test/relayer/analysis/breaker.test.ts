@@ -52,7 +52,7 @@ describe("# text-analysis provider circuit and fail-closed redaction", function 
     const failing = analysisOn(world, {
       redactor: {
         ...inlineRedactor,
-        findPii: () => Promise.reject(new RedactionError("a personal-data detector failed")),
+        checkOutput: () => Promise.reject(new RedactionError("a personal-data detector failed")),
       },
     });
     const count = async () =>

@@ -30,10 +30,10 @@ describe("# analysis redaction threads", function () {
   it("should answer exactly what the event loop's redaction answers, text by text", async function () {
     const texts = corpus.slice(0, 60).map((d) => d.text);
     const inPool = await Promise.all(texts.map((t) => pool.redact(t, DEFAULT_REDACTION)));
-    const spans = await Promise.all(texts.map((t) => pool.findPii(t, DEFAULT_REDACTION)));
+    const checked = await Promise.all(texts.map((t) => pool.checkOutput(t, "", DEFAULT_REDACTION)));
     texts.forEach((t, i) => {
       expect(inPool[i]).to.deep.equal(redact(t));
-      expect(spans[i]).to.deep.equal(findPii(t));
+      expect(checked[i]).to.deep.equal({ leaks: findPii(t), violations: [] });
     });
     // Numbering continues from the caller's placeholders, as on the event loop.
     const first = redact("Mail a@example.com.");
@@ -112,9 +112,9 @@ describe("# analysis redaction threads", function () {
       ...DEFAULT_REDACTION,
       phoneRegions: [() => "US"] as unknown as CountryCode[],
     };
-    expect(await pool.findPii("a@example.com", options).catch((e: unknown) => e)).to.be.instanceOf(
-      RedactionError,
-    );
+    expect(
+      await pool.checkOutput("a@example.com", "", options).catch((e: unknown) => e),
+    ).to.be.instanceOf(RedactionError);
   });
 
   it("should scan a small text on the event loop only while it is idle, and every other text in the threads", async function () {
@@ -124,10 +124,11 @@ describe("# analysis redaction threads", function () {
         toThreads.push(text);
         return pool.redact(text, options, start);
       },
-      findPii: (text, options) => {
-        toThreads.push(text);
-        return pool.findPii(text, options);
+      checkOutput: (output, input, options) => {
+        toThreads.push(output);
+        return pool.checkOutput(output, input, options);
       },
+      checksRules: false,
       warm: () => pool.warm(),
       close: () => pool.close(),
     };
@@ -136,11 +137,12 @@ describe("# analysis redaction threads", function () {
     const small = "Mail a@example.com.";
     const large = `${small} ${"x".repeat(100)}`;
     expect(await adaptive.redact(small, DEFAULT_REDACTION)).to.deep.equal(redact(small));
-    expect(await adaptive.findPii(small, DEFAULT_REDACTION)).to.deep.equal(findPii(small));
+    const clean = { leaks: findPii(small), violations: [] };
+    expect(await adaptive.checkOutput(small, "", DEFAULT_REDACTION)).to.deep.equal(clean);
     expect(toThreads).to.deep.equal([]);
     expect(await adaptive.redact(large, DEFAULT_REDACTION)).to.deep.equal(redact(large));
     idle = false;
-    expect(await adaptive.findPii(small, DEFAULT_REDACTION)).to.deep.equal(findPii(small));
+    expect(await adaptive.checkOutput(small, "", DEFAULT_REDACTION)).to.deep.equal(clean);
     expect(toThreads).to.deep.equal([large, small]);
     // Fail closed on the event loop too: regions that are not a list make the phone detector throw.
     idle = true;
@@ -150,7 +152,7 @@ describe("# analysis redaction threads", function () {
     };
     for (const scan of [
       () => adaptive.redact("call 030 7243296834", broken),
-      () => adaptive.findPii("call 030 7243296834", broken),
+      () => adaptive.checkOutput("call 030 7243296834", "", broken),
     ])
       expect(await scan().catch((e: unknown) => e)).to.be.instanceOf(RedactionError);
     expect(toThreads).to.have.length(2);

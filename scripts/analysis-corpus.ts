@@ -6,7 +6,9 @@
  * locale; phone numbers are drawn until libphonenumber-js accepts them and written in the
  * locale's national or the international format; IBANs and cards carry valid checksums. Each text
  * also holds look-alikes that are not personal data (invoice numbers, amounts, version dates,
- * order ids, company names) so precision is measured too.
+ * order ids, company names, customer-since years) so precision is measured too. A third of the NDAs
+ * and KYC forms give the year of birth alone (`born in 1985`, `Geburtsjahr: 1985`), and half of the
+ * crypto addresses carry an upper-case `0X` prefix.
  *
  *   node scripts/analysis-corpus.ts          # writes the corpus
  *   node scripts/analysis-corpus.ts --check  # exits 1 when the committed corpus differs
@@ -25,7 +27,7 @@ import {
 } from "@faker-js/faker";
 import { electronicFormatIBAN, isValidIBAN } from "ibantools";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
-import type { PiiType } from "../relayer/analysis/redaction.ts";
+import { findPii, PII_TYPES, type PiiType } from "../relayer/analysis/redaction.ts";
 
 export interface CorpusLabel {
   type: PiiType;
@@ -179,6 +181,13 @@ function build(pieces: Piece[]): { text: string; labels: CorpusLabel[] } {
   return { text, labels };
 }
 
+/**
+ * The date of birth, or (in a third of the NDAs and KYC forms) the year alone after a label that
+ * says it is the year of birth; `full` and `year` are the words before each.
+ */
+const birth = (v: Values, full: string, year: string): Piece[] =>
+  v.yearOnly === "1" ? [year, v.dobYear!] : [full, v.dob!];
+
 const english = (us: boolean): Locale["templates"] => [
   {
     kind: "payment_instruction",
@@ -211,8 +220,7 @@ const english = (us: boolean): Locale["templates"] => [
       v.name!,
       ' (the "Receiving Party"), residing at ',
       v.address!,
-      ". The Receiving Party, born on ",
-      v.dob!,
+      ...birth(v, ". The Receiving Party, born on ", ". The Receiving Party, born in "),
       ", shall keep the Confidential Information secret. Notices: ",
       v.email!,
       ".\nSigned by ",
@@ -229,8 +237,7 @@ const english = (us: boolean): Locale["templates"] => [
       v.version!,
       ")\nFull name: ",
       v.name!,
-      "\nDate of birth: ",
-      v.dob!,
+      ...birth(v, "\nDate of birth: ", "\nYear of birth: "),
       "\n",
       ...(us ? ["SSN: ", v.ssn!, "\n"] : []),
       "Phone: ",
@@ -247,6 +254,8 @@ const english = (us: boolean): Locale["templates"] => [
       ...(v.account as unknown as Piece[]),
       "\nReference ",
       v.order!,
+      ". Customer since ",
+      v.since!,
       ".",
     ],
   },
@@ -384,8 +393,7 @@ const LOCALES: Locale[] = [
           v.company!,
           " und ",
           v.hname!,
-          ", geboren am ",
-          v.dob!,
+          ...birth(v, ", geboren am ", ", geboren "),
           ", wohnhaft ",
           v.address!,
           ". Mitteilungen an ",
@@ -401,8 +409,7 @@ const LOCALES: Locale[] = [
           v.version!,
           ")\nName: ",
           v.name!,
-          "\nGeburtsdatum: ",
-          v.dob!,
+          ...birth(v, "\nGeburtsdatum: ", "\nGeburtsjahr: "),
           "\nTelefon: ",
           v.phone!,
           "\nE-Mail: ",
@@ -417,6 +424,8 @@ const LOCALES: Locale[] = [
           ...(v.account as unknown as Piece[]),
           "\nBestellung ",
           v.order!,
+          ". Kunde seit ",
+          v.since!,
           ".",
         ],
       },
@@ -522,8 +531,7 @@ const LOCALES: Locale[] = [
           v.company!,
           " et ",
           v.hname!,
-          ", né le ",
-          v.dob!,
+          ...birth(v, ", né le ", ", né en "),
           ", demeurant au ",
           v.address!,
           ". Notifications : ",
@@ -539,8 +547,7 @@ const LOCALES: Locale[] = [
           v.version!,
           ")\nNom : ",
           v.name!,
-          "\nDate de naissance : ",
-          v.dob!,
+          ...birth(v, "\nDate de naissance : ", "\nAnnée de naissance : "),
           "\nTéléphone : ",
           v.phone!,
           "\nCourriel : ",
@@ -555,6 +562,8 @@ const LOCALES: Locale[] = [
           ...(v.account as unknown as Piece[]),
           "\nCommande ",
           v.order!,
+          ". Client depuis ",
+          v.since!,
           ".",
         ],
       },
@@ -658,8 +667,7 @@ const LOCALES: Locale[] = [
           v.company!,
           " y ",
           v.hname!,
-          ", nacido el ",
-          v.dob!,
+          ...birth(v, ", nacido el ", ", nacido en "),
           ", domiciliado en ",
           v.address!,
           ". Notificaciones: ",
@@ -675,8 +683,7 @@ const LOCALES: Locale[] = [
           v.version!,
           ")\nNombre: ",
           v.name!,
-          "\nFecha de nacimiento: ",
-          v.dob!,
+          ...birth(v, "\nFecha de nacimiento: ", "\nAño de nacimiento: "),
           "\nTeléfono: ",
           v.phone!,
           "\nCorreo: ",
@@ -691,6 +698,8 @@ const LOCALES: Locale[] = [
           ...(v.account as unknown as Piece[]),
           "\nPedido ",
           v.order!,
+          ". Cliente desde ",
+          v.since!,
           ".",
         ],
       },
@@ -794,8 +803,7 @@ const LOCALES: Locale[] = [
           v.company!,
           " e ",
           v.hname!,
-          ", nato il ",
-          v.dob!,
+          ...birth(v, ", nato il ", ", nato nel "),
           ", residente in ",
           v.address!,
           ". Comunicazioni: ",
@@ -811,8 +819,7 @@ const LOCALES: Locale[] = [
           v.version!,
           ")\nNome: ",
           v.name!,
-          "\nData di nascita: ",
-          v.dob!,
+          ...birth(v, "\nData di nascita: ", "\nAnno di nascita: "),
           "\nTelefono: ",
           v.phone!,
           "\nEmail: ",
@@ -827,6 +834,8 @@ const LOCALES: Locale[] = [
           ...(v.account as unknown as Piece[]),
           "\nOrdine ",
           v.order!,
+          ". Cliente dal ",
+          v.since!,
           ".",
         ],
       },
@@ -934,9 +943,17 @@ export function generateCorpus(seed = 14_000): CorpusText[] {
           "IP",
           f.datatype.boolean({ probability: 0.8 }) ? f.internet.ipv4() : f.internet.ipv6(),
         ),
-        crypto: L("CRYPTO", f.finance.ethereumAddress()),
+        // Every other text of a template writes the address with an upper-case `0X` prefix.
+        crypto: L(
+          "CRYPTO",
+          f.finance.ethereumAddress().replace(/^0x/, Math.floor(i / 6) % 2 ? "0X" : "0x"),
+        ),
         ssn: L("SSN", ssn(f)),
         dob: L("DOB", locale.dob(born)),
+        dobYear: L("DOB", String(born.getUTCFullYear())),
+        yearOnly: Math.floor(i / 6) % 3 === 2 ? "1" : "0",
+        // A year that is not a birth year (precision); from the index, so no value drawn moves.
+        since: String(2000 + (i % 26)),
         address: L("ADDRESS", locale.address(f)),
         account: locale.account(digits) as unknown as Piece,
       };
@@ -961,6 +978,48 @@ export function generateCorpus(seed = 14_000): CorpusText[] {
     }
   }
   return out;
+}
+
+export interface TypeScore {
+  labelled: number;
+  /** Labels a span of their type covers, over labels; null without labels. */
+  recall: number | null;
+  /** Spans that overlap a label of their type, over spans; null without spans. */
+  precision: number | null;
+}
+
+/** The redaction's recall and precision per type on a corpus, rounded to 4 decimals. */
+export function scoreCorpus(corpus: CorpusText[]): Record<PiiType, TypeScore> {
+  const byType = Object.fromEntries(
+    PII_TYPES.map((t) => [t, { labelled: 0, found: 0, detected: 0, correct: 0 }]),
+  ) as Record<PiiType, { labelled: number; found: number; detected: number; correct: number }>;
+  for (const doc of corpus) {
+    const found = findPii(doc.text);
+    for (const l of doc.labels) {
+      byType[l.type].labelled++;
+      if (found.some((f) => f.type === l.type && f.start <= l.start && f.end >= l.end))
+        byType[l.type].found++;
+    }
+    for (const f of found) {
+      byType[f.type].detected++;
+      if (doc.labels.some((l) => l.type === f.type && f.start < l.end && l.start < f.end))
+        byType[f.type].correct++;
+    }
+  }
+  const round = (x: number) => Math.round(x * 10_000) / 10_000;
+  return Object.fromEntries(
+    PII_TYPES.map((t) => {
+      const c = byType[t];
+      return [
+        t,
+        {
+          labelled: c.labelled,
+          recall: c.labelled ? round(c.found / c.labelled) : null,
+          precision: c.detected ? round(c.correct / c.detected) : null,
+        },
+      ];
+    }),
+  ) as Record<PiiType, TypeScore>;
 }
 
 export function corpusJson(corpus: CorpusText[]): string {

@@ -269,8 +269,19 @@ const DOB_RE = new RegExp(
   "giu",
 );
 
+/**
+ * A year alone is a date of birth only after a label that says so, in the six languages (`born in
+ * 1985`, `Geburtsjahr: 1985`, `née en 1985`, `año de nacimiento: 1985`, `nato nel 1985`); any
+ * other year (`founded in 1985`, `since 2015`) is not personal data. A full date after `born`
+ * (`born 1985-03-12`) is DOB_RE's.
+ */
+const BIRTH_YEAR_RE =
+  /\b(?:born(?: in)?|year of birth|birth year|geboren(?: im Jahr(?:e)?)?|geb\.|Geburtsjahr|Jahrgang|n[ée]e? en|ann[ée]e de naissance|nacid[oa] en(?: el año)?|año de nacimiento|nat[oa] nel|anno di nascita)[:\s–—-]*((?:19|20)\d{2})(?![\p{L}\p{N}]|[./-]\d)/giu;
+
 function datesOfBirth(text: string): PiiSpan[] {
-  return [...matches(DOB_RE, text, 1)].map(([i, v]) => span("DOB", i, v));
+  return [...matches(DOB_RE, text, 1), ...matches(BIRTH_YEAR_RE, text, 1)].map(([i, v]) =>
+    span("DOB", i, v),
+  );
 }
 
 const STREET_TYPES_EN =
@@ -433,7 +444,9 @@ function unlabelledNames(text: string): PiiSpan[] {
 
 function cryptoAddresses(text: string): PiiSpan[] {
   return [
-    ...matches(/\b0x[0-9a-fA-F]{40}\b/g, text),
+    // `0X…` too: the prefix is case-insensitive where addresses are parsed (EIP-55 checksums only
+    // the hex digits' case).
+    ...matches(/\b0[xX][0-9a-fA-F]{40}\b/g, text),
     ...matches(/\b(?:bc1[02-9ac-hj-np-z]{25,59}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b/g, text),
   ].map(([i, v]) => span("CRYPTO", i, v));
 }

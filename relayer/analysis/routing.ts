@@ -8,15 +8,22 @@ import type { TextAnalysisConfig } from "../integrations/index.ts";
  * - NDA: the upper-case acronym as a whole word, plural `NDAs` included (`NDA`, `(NDA)`,
  *   `NDA-based`, `NDAs`), also dotted (`N.D.A.`), or the term in words, in any case
  *   (`non-disclosure agreement`, `Nondisclosure Agreements`); not inside other words (`AGENDA`,
- *   `NDAX`, `SNDA`) and not lower-case (`nda` is not the acronym). Checked on the text as submitted
- *   (no personal data looks like it).
+ *   `NDAX`, `SNDA`) and not lower-case (`nda` is not the acronym). The same agreement named in the
+ *   other languages the redaction reads, in any case, singular or plural, accents optional:
+ *   `Geheimhaltungsvereinbarung`, `Vertraulichkeitsvereinbarung`, `Verschwiegenheitsvereinbarung`
+ *   (also hyphenated: `Vertraulichkeits-Vereinbarung`), `accord de confidentialité`, `accord de
+ *   non-divulgation`, `acuerdo de confidencialidad`, `acuerdo de no divulgación`, `accordo di
+ *   riservatezza`, `accordo di non divulgazione`; as whole words, not inside a compound
+ *   (`Geheimhaltungsvereinbarungsentwurf`, `Nichtgeheimhaltungsvereinbarung`). Checked on the text
+ *   as submitted (no personal data looks like it).
  * - Length: Unicode code points of the text as submitted, before redaction (placeholders change the
  *   length; the client knows what it sent). Under 2000 (at most 1999) → general; 2000 and more →
  *   in-house.
  */
 export const GENERAL_MAX_CHARS = 1999;
 const NDA_ACRONYM = /(?<![\p{L}\p{N}])(?:NDAs?|N\.D\.A\.?)(?![\p{L}\p{N}])/u;
-const NDA_IN_WORDS = /(?<![\p{L}\p{N}])non[- ]?disclosure agreements?(?![\p{L}\p{N}])/iu;
+const NDA_IN_WORDS =
+  /(?<![\p{L}\p{N}])(?:non[- ]?disclosure agreements?|(?:Geheimhaltungs|Vertraulichkeits|Verschwiegenheits)-?vereinbarung(?:en)?|accords? de (?:confidentialit[ée]|non[- ]divulgation)|acuerdos? de (?:confidencialidad|no divulgaci[óo]n)|accord[oi] di (?:riservatezza|non divulgazione))(?![\p{L}\p{N}])/iu;
 
 export type ModelTier = "ultra" | "general" | "in_house";
 

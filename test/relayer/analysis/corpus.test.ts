@@ -1,13 +1,21 @@
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
-import { PII_TYPES } from "../../../relayer/analysis/redaction.ts";
+import { findPii, PII_TYPES } from "../../../relayer/analysis/redaction.ts";
 import {
   CORPUS_FILE,
   corpusJson,
   generateCorpus,
+  scoreCorpus,
   type CorpusText,
 } from "../../../scripts/analysis-corpus.ts";
 import { openAnalysisWorld, type AnalysisWorld } from "../../fixtures/analysis.ts";
+
+/** Whether `needle` occurs in `text` with no digit right before or after it. */
+function standsAlone(text: string, needle: string): boolean {
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1))
+    if (!/\d/.test(text[at - 1] ?? "") && !/\d/.test(text[at + needle.length] ?? "")) return true;
+  return false;
+}
 
 /**
  * The labelled corpus (scripts/analysis-corpus.ts) sent through the relayer: the provider
@@ -27,6 +35,34 @@ describe("# text-analysis labelled corpus", function () {
       for (const l of doc.labels) expect(doc.text.slice(l.start, l.end)).to.equal(l.value);
   });
 
+  it("should meet the recall targets on the shipped and a held-out corpus: 0.9 for names and addresses, 0.98 for the other types", function () {
+    for (const [name, docs] of [
+      ["shipped", corpus],
+      ["held-out (seed 15000)", generateCorpus(15_000)],
+    ] as const) {
+      for (const [type, s] of Object.entries(scoreCorpus(docs))) {
+        expect(s.labelled, `${name} ${type}`).to.be.greaterThan(0);
+        const target = type === "NAME" || type === "ADDRESS" ? 0.9 : 0.98;
+        expect(s.recall, `${name} ${type} recall`).to.be.at.least(target);
+      }
+    }
+    // The detectors' edges the generator writes are in the corpus, and each is found.
+    const edges = corpus.flatMap((d) =>
+      d.labels
+        .filter((l) => l.value.startsWith("0X") || (l.type === "DOB" && /^\d{4}$/.test(l.value)))
+        .map((l) => ({ doc: d, label: l })),
+    );
+    expect(edges.filter((e) => e.label.type === "CRYPTO").length).to.be.at.least(20);
+    expect(edges.filter((e) => e.label.type === "DOB").length).to.be.at.least(30);
+    const missed = edges.filter(
+      ({ doc, label }) =>
+        !findPii(doc.text).some(
+          (f) => f.type === label.type && f.start <= label.start && f.end >= label.end,
+        ),
+    );
+    expect(missed.map((e) => `${e.doc.id} ${e.label.value}`)).to.deep.equal([]);
+  });
+
   describe("through the relayer", function () {
     let world: AnalysisWorld;
     before(async function () {
@@ -40,23 +76,25 @@ describe("# text-analysis labelled corpus", function () {
     });
 
     it("should never send the provider a labelled piece of personal data", async function () {
+      const leaked: string[] = [];
       for (const doc of corpus) {
+        const from = world.provider.hits.length;
         const res = await world.post({
           text: doc.text,
           instructions: `Review document ${doc.id}.`,
         });
         expect(res.status, doc.id).to.equal(200);
-      }
-      const sent = world.provider.hits.map((h) => h.body);
-      expect(sent.length).to.be.at.least(corpus.length * 3);
-      const leaked: string[] = [];
-      for (const doc of corpus)
+        // The requests of this document: the input's score, the completion, the answer's score.
+        const sent = world.provider.hits.slice(from).map((h) => h.body);
+        expect(sent.length, doc.id).to.equal(3);
         for (const l of doc.labels) {
-          // JSON-escaped as it travels in the request body.
+          // JSON-escaped as it travels in the request body, and not part of a longer number (a
+          // year of birth is four digits that an amount or an order number may hold).
           const needle = JSON.stringify(l.value).slice(1, -1);
-          if (sent.some((body) => body.includes(needle)))
+          if (sent.some((body) => standsAlone(body, needle)))
             leaked.push(`${doc.id} ${l.type} ${l.value}`);
         }
+      }
       expect(leaked).to.deep.equal([]);
     });
   });

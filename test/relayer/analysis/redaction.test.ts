@@ -38,6 +38,52 @@ describe("# analysis redaction", function () {
     expect(findPii(text)).to.deep.equal([]);
   });
 
+  it("should redact an EVM address written with an upper-case 0X prefix", function () {
+    for (const address of [
+      "0X52908400098527886E0F7030069857D2E4169EE7",
+      "0Xde709f2102306220921060314715629080e2fb77",
+    ])
+      expect(redact(`Wallet: ${address}.`).text, address).to.equal("Wallet: [CRYPTO_1].");
+    // Not 40 hex digits, or inside a longer run: not an address.
+    expect(findPii("ref 0X52908400098527886E0F7030069857D2E4169EE")).to.deep.equal([]);
+    expect(findPii("ref 0X52908400098527886E0F7030069857D2E4169EE7A")).to.deep.equal([]);
+  });
+
+  it("should redact a year of birth after a birth label in the six languages, and leave other years", function () {
+    const cases: Array<[string, string]> = [
+      ["The tenant, born in 1985, agrees.", "The tenant, born in [DOB_1], agrees."],
+      ["Born 1972; employee since 2015.", "Born [DOB_1]; employee since 2015."],
+      ["Year of birth: 1985", "Year of birth: [DOB_1]"],
+      ["birth year 2001", "birth year [DOB_1]"],
+      ["Der Mieter (geboren 1964) wohnt in Köln", "Der Mieter (geboren [DOB_1]) wohnt in Köln"],
+      ["geboren im Jahr 1990", "geboren im Jahr [DOB_1]"],
+      ["Geburtsjahr: 1977", "Geburtsjahr: [DOB_1]"],
+      ["Jahrgang 1958", "Jahrgang [DOB_1]"],
+      ["La locataire, née en 1980", "La locataire, née en [DOB_1]"],
+      ["Année de naissance : 1969", "Année de naissance : [DOB_1]"],
+      ["nacida en 1993 en Sevilla", "nacida en [DOB_1] en Sevilla"],
+      ["nacido en el año 1988", "nacido en el año [DOB_1]"],
+      ["Año de nacimiento: 1975", "Año de nacimiento: [DOB_1]"],
+      ["Il conduttore, nato nel 1962", "Il conduttore, nato nel [DOB_1]"],
+      ["Anno di nascita: 1999", "Anno di nascita: [DOB_1]"],
+      // A full date after the label stays one date of birth.
+      ["born 1985-03-12", "born [DOB_1]"],
+    ];
+    for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
+    for (const text of [
+      "Founded in 1985, the company moved in 2001.",
+      "fiscal year 2024; the year 1985; since 1999",
+      "gegründet 1985, seit 2015 im Handelsregister",
+      "en 1985 la société; depuis 2015",
+      "fundada en 1985; en el año 2000",
+      "nel 1985 la società; dal 2015",
+      "born in 12345 ways",
+      "born in 1885 trees",
+      "Geburtsjahrgang 1985x",
+    ])
+      expect(findPii(text), text).to.deep.equal([]);
+  });
+
   it("should keep crypto addresses when configured not to redact them", function () {
     const text = "Send to 0x52908400098527886E0F7030069857D2E4169EE7.";
     expect(redact(text, { cryptoAddresses: false, phoneRegions: ["US"] }).text).to.equal(text);
@@ -240,6 +286,39 @@ describe("# analysis routing", function () {
       "disclosure agreement",
       "SN.D.A.",
       "non-disclosure agreementary",
+    ])
+      expect(routeText(t, models).tier, t).to.equal("general");
+  });
+
+  it("should send the agreement named in German, French, Spanish or Italian to ultra, as whole words only", function () {
+    for (const t of [
+      "Diese Geheimhaltungsvereinbarung gilt ab heute.",
+      "Die Vertraulichkeitsvereinbarungen der Parteien",
+      "VERTRAULICHKEITS-VEREINBARUNG",
+      "laut Verschwiegenheitsvereinbarung",
+      "Accord de confidentialité entre les parties",
+      "les accords de confidentialite signés",
+      "un accord de non-divulgation",
+      "Acuerdo de confidencialidad entre",
+      "los acuerdos de no divulgación",
+      "acuerdo de no divulgacion",
+      "Accordo di riservatezza tra le parti",
+      "gli accordi di non divulgazione",
+    ])
+      expect(routeText(t, models).tier, t).to.equal("ultra");
+    for (const t of [
+      "der Geheimhaltungsvereinbarungsentwurf",
+      "eine Nichtgeheimhaltungsvereinbarung",
+      "Vertraulichkeit und Vereinbarung",
+      "Geheimhaltung",
+      "accord de confidentialités",
+      "raccord de confidentialité",
+      "un accord de principe",
+      "desacuerdo de confidencialidad",
+      "acuerdo de confidencialidades",
+      "accordo di riservatezzaX",
+      "raccordo di riservatezza",
+      "la riservatezza",
     ])
       expect(routeText(t, models).tier, t).to.equal("general");
   });

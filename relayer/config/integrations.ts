@@ -39,6 +39,7 @@ import { MONITORED_COLLECTIONS, RESPONSE_SCHEMAS } from "./response-schemas.ts";
  *   audit: { model_interactions: true, data_retention: 7y, anchor_interval: 1h }
  *   bias_threshold: 0.7
  *   rules: ./legal-rules.yaml
+ *   rules_timeout: 1s             # per analysis; the rules run in the redaction threads
  * ```
  */
 

@@ -40,7 +40,7 @@ import {
   type Redactor,
 } from "./redaction-pool.ts";
 import { routeText, type RouteDecision } from "./routing.ts";
-import { describeRule, RulesError } from "./rules.ts";
+import { RulesError } from "./rules.ts";
 import {
   analysesOfWorkflow,
   findAnalysis,
@@ -92,9 +92,10 @@ export interface TextAnalysisDeps {
   sleep?: (ms: number) => Promise<void>;
   env?: Record<string, string | undefined>;
   /**
-   * Where personal data is found (default: a pool of `redaction_threads` worker threads, small
-   * texts on the event loop while no other analysis is in flight, or the event loop when 0; tests
-   * replace it to prove that a failing one sends nothing).
+   * Where personal data is found and the legal rules run (default: a pool of `redaction_threads`
+   * worker threads, small texts on the event loop while no other analysis is in flight but the
+   * rules always in a thread, or the event loop when 0 and no rules; tests replace it to prove
+   * that a failing one sends nothing).
    */
   redactor?: Redactor;
 }
@@ -509,27 +510,21 @@ export class TextAnalysis {
     }
   }
 
-  /** The operator's rules, not the client's text, are at fault: 503, named for the operator. */
+  /**
+   * The operator's rules, not the client's text, are at fault: 503, with the pool's account of the
+   * pattern that was running (never the text).
+   */
   private rulesRefusal(err: RulesError): ApiError {
-    const at = err.at ? describeRule(err.at) : null;
     if (err.reason === "timeout") {
       this.ruleTimeouts.inc({ kind: err.at?.kind ?? "unknown" });
       this.deps.logger.error(
         { rule: err.at, timeout_ms: this.config.rulesTimeoutMs },
         "legal-rule check stopped at text_analysis.rules_timeout",
       );
-      return new ApiError(
-        503,
-        "ANALYSIS_RULES_TIMEOUT",
-        `the legal rules did not finish within text_analysis.rules_timeout (${this.config.rulesTimeoutMs} ms)${at ? `, at ${at}` : ""}; nothing was stored: the operator should simplify the pattern`,
-      );
+      return new ApiError(503, "ANALYSIS_RULES_TIMEOUT", `${err.message}; nothing was stored`);
     }
     this.deps.logger.error({ rule: err.at, err: err.message }, "legal-rule check failed");
-    return new ApiError(
-      503,
-      "ANALYSIS_RULES_FAILED",
-      `the legal-rule check did not finish: ${err.message}; nothing was stored`,
-    );
+    return new ApiError(503, "ANALYSIS_RULES_FAILED", `${err.message}; nothing was stored`);
   }
 
   prune(): Promise<number> {

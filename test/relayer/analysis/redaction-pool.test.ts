@@ -158,6 +158,27 @@ describe("# analysis redaction threads", function () {
     expect(toThreads).to.have.length(2);
   });
 
+  it("should check an output in the threads, small or not, when they check legal rules", async function () {
+    const toThreads: string[] = [];
+    const threads: Redactor = {
+      redact: (text, options, start) => pool.redact(text, options, start),
+      checkOutput: (output, input, options) => {
+        toThreads.push(output);
+        return pool.checkOutput(output, input, options);
+      },
+      checksRules: true,
+      warm: () => pool.warm(),
+      close: () => pool.close(),
+    };
+    const adaptive = new SmallTextsInline(threads, 100, () => true);
+    expect(adaptive.checksRules).to.equal(true);
+    expect(await adaptive.checkOutput("Fine.", "Fine.", DEFAULT_REDACTION)).to.deep.equal({
+      leaks: [],
+      violations: [],
+    });
+    expect(toThreads).to.deep.equal(["Fine."]);
+  });
+
   it("should read redaction_threads from the configuration and name a bad value", function () {
     const parse = (extra: Record<string, unknown>) =>
       parseIntegrations({ text_analysis: textAnalysisEntry("http://127.0.0.1:9/v1", extra) });

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, createSecretKey, type KeyObject } from "node:crypto";
 import type { Logger } from "pino";
 import { Counter, type Registry } from "prom-client";
 import { decryptSecret, encryptSecret } from "../auth/index.ts";
@@ -133,10 +133,13 @@ export class TextAnalysis {
   private auditHead: AuditHead | null = null;
   /** Analyses being handled by this process now (scans go to the threads when more than one). */
   private inFlight = 0;
+  /** The master key imported once: each analysis encrypts two blobs under it. */
+  private readonly blobKey: KeyObject;
 
   constructor(config: TextAnalysisConfig, deps: TextAnalysisDeps) {
     this.config = config;
     this.deps = deps;
+    this.blobKey = createSecretKey(deps.masterKey);
     try {
       this.target = anchorTarget(deps.chains, {
         contract: CONTRACT_NAMES.proofRegistry,
@@ -253,7 +256,7 @@ export class TextAnalysis {
   }
 
   private async analyzeCounted(request: AnalysisRequest): Promise<AnalysisView> {
-    const { store, masterKey, logger } = this.deps;
+    const { store, logger } = this.deps;
     if (request.workflowId) {
       const [wf] = await store.query(
         "SELECT 1 FROM workflow_executions WHERE id = $1 AND api_key_id = $2",
@@ -407,8 +410,8 @@ export class TextAnalysis {
         redactions: redacted.counts,
         compliance_checks: checks,
         alerts,
-        output_blob: encryptSecret(masterKey, returned, `${id}:output`),
-        input_blob: encryptSecret(masterKey, redacted.text, `${id}:input`),
+        output_blob: encryptSecret(this.blobKey, returned, `${id}:output`),
+        input_blob: encryptSecret(this.blobKey, redacted.text, `${id}:input`),
         created_at: record.timestamp,
       },
     });
@@ -418,7 +421,7 @@ export class TextAnalysis {
   async get(id: string, apiKeyId: string): Promise<AnalysisView> {
     const row = await findAnalysis(this.deps.store, id, apiKeyId);
     if (!row) throw new ApiError(404, "ANALYSIS_NOT_FOUND", `no analysis ${id} for this API key`);
-    return this.view(row, decryptSecret(this.deps.masterKey, row.output_blob, `${id}:output`));
+    return this.view(row, decryptSecret(this.blobKey, row.output_blob, `${id}:output`));
   }
 
   private view(row: AnalysisRow, output: string): AnalysisView {

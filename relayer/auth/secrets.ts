@@ -1,4 +1,10 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  randomBytes,
+  type KeyObject,
+} from "node:crypto";
 
 /**
  * Secrets at rest: AES-256-GCM under the master key. A blob is
@@ -13,11 +19,18 @@ const VERSION = "v1";
  */
 const TAG_BYTES = 16;
 
-function assertMasterKey(masterKey: Buffer): void {
-  if (masterKey.length !== 32) throw new Error("the master key must be 32 bytes");
+/**
+ * The master key as bytes, or as a KeyObject made once (createSecretKey) by a caller that encrypts
+ * on a hot path: Node otherwise imports the raw key again for every cipher.
+ */
+export type MasterKey = Buffer | KeyObject;
+
+function assertMasterKey(masterKey: MasterKey): void {
+  const bytes = Buffer.isBuffer(masterKey) ? masterKey.length : masterKey.symmetricKeySize;
+  if (bytes !== 32) throw new Error("the master key must be 32 bytes");
 }
 
-export function encryptSecret(masterKey: Buffer, plaintext: string, context = ""): string {
+export function encryptSecret(masterKey: MasterKey, plaintext: string, context = ""): string {
   assertMasterKey(masterKey);
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", masterKey, iv, { authTagLength: TAG_BYTES });
@@ -29,7 +42,7 @@ export function encryptSecret(masterKey: Buffer, plaintext: string, context = ""
     .join(".");
 }
 
-export function decryptSecret(masterKey: Buffer, blob: string, context = ""): string {
+export function decryptSecret(masterKey: MasterKey, blob: string, context = ""): string {
   assertMasterKey(masterKey);
   const parts = blob.split(".");
   if (parts.length !== 4 || parts[0] !== VERSION) throw new Error("unknown secret blob format");

@@ -185,11 +185,25 @@ function postgresListener(databaseUrl: string): Store["listen"] {
   };
 }
 
+/**
+ * How long a pooled connection may sit idle before it is closed. pg-pool's default of 10 s closes
+ * the connections a burst opened before the next burst after a quiet spell: that burst then pays a
+ * connection's setup (a server process forked, startup, authentication) for each one, on the
+ * server's cores and the event loop, in its requests' latency.
+ */
+const IDLE_CONNECTION_MS = 5 * 60_000;
+
 async function openPostgres(databaseUrl: string, max: number): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max, application_name: "veriflow" });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max,
+    idleTimeoutMillis: IDLE_CONNECTION_MS,
+    application_name: "veriflow",
+  });
   const asyncCommitPool = new pg.Pool({
     connectionString: databaseUrl,
     max: Math.max(2, Math.ceil(max / 4)),
+    idleTimeoutMillis: IDLE_CONNECTION_MS,
     application_name: "veriflow-bookkeeping",
     options: "-c synchronous_commit=off",
   });

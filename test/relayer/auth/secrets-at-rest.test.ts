@@ -1,3 +1,4 @@
+import { createSecretKey } from "node:crypto";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -32,6 +33,18 @@ describe("# secrets and files at rest", function () {
     ).to.throw(/16 bytes/);
     // A full tag over other data still fails (the context is bound as associated data).
     expect(() => decryptSecret(MASTER, blob, "key-2")).to.throw();
+  });
+
+  it("should read the same blobs with the master key imported once as a KeyObject, and refuse a short one", () => {
+    const imported = createSecretKey(MASTER);
+    const fromBytes = encryptSecret(MASTER, "output", "an_1:output");
+    const fromKey = encryptSecret(imported, "output", "an_1:output");
+    expect(decryptSecret(imported, fromBytes, "an_1:output")).to.equal("output");
+    expect(decryptSecret(MASTER, fromKey, "an_1:output")).to.equal("output");
+    expect(() => decryptSecret(imported, fromBytes, "an_2:output")).to.throw();
+    const short = createSecretKey(MASTER.subarray(0, 16));
+    expect(() => encryptSecret(short, "output")).to.throw(/32 bytes/);
+    expect(() => decryptSecret(short, fromBytes, "an_1:output")).to.throw(/32 bytes/);
   });
 
   it("should keep the PGlite data directory 0700 and its files 0600, whatever the umask", async () => {

@@ -28,8 +28,8 @@ import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { signedHeaders } from "../relayer/auth/hmac.ts";
-import { findPii, PII_TYPES, redact } from "../relayer/analysis/redaction.ts";
-import { generateCorpus, type CorpusText } from "../scripts/analysis-corpus.ts";
+import { redact } from "../relayer/analysis/redaction.ts";
+import { generateCorpus, scoreCorpus, type CorpusText } from "../scripts/analysis-corpus.ts";
 import { ANALYSIS_PROVIDER_KEY, MODELS, textAnalysisEntry } from "../test/fixtures/analysis.ts";
 import { startChildRelayer } from "../test/fixtures/child.ts";
 import { createTestDatabase, type TestDatabase } from "../test/fixtures/postgres.ts";
@@ -51,36 +51,6 @@ if (!Number.isInteger(PROCESSES) || PROCESSES < 1 || (PROCESSES > 1 && DATABASE 
   throw new Error("--processes N: a positive integer, more than 1 only with --database postgres");
 /** A directory for the relayer process's V8 CPU profile (`--cpu-prof`), when set. */
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
-
-function score(corpus: CorpusText[]) {
-  const byType = Object.fromEntries(
-    PII_TYPES.map((t) => [t, { labelled: 0, found: 0, detected: 0, correct: 0 }]),
-  );
-  for (const doc of corpus) {
-    const found = findPii(doc.text);
-    for (const l of doc.labels) {
-      byType[l.type]!.labelled++;
-      if (found.some((f) => f.type === l.type && f.start <= l.start && f.end >= l.end))
-        byType[l.type]!.found++;
-    }
-    for (const f of found) {
-      byType[f.type]!.detected++;
-      if (doc.labels.some((l) => l.type === f.type && f.start < l.end && l.start < f.end))
-        byType[f.type]!.correct++;
-    }
-  }
-  const round = (x: number) => Math.round(x * 10_000) / 10_000;
-  return Object.fromEntries(
-    Object.entries(byType).map(([type, c]) => [
-      type,
-      {
-        labelled: c.labelled,
-        recall: c.labelled ? round(c.found / c.labelled) : null,
-        precision: c.detected ? round(c.correct / c.detected) : null,
-      },
-    ]),
-  );
-}
 
 const quantiles = (samples: number[]) => {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -357,9 +327,9 @@ const result = {
     shipped: {
       texts: shipped.length,
       locales: [...new Set(shipped.map((d) => d.locale))],
-      per_type: score(shipped),
+      per_type: scoreCorpus(shipped),
     },
-    held_out_seed_15000: { texts: heldOut.length, per_type: score(heldOut) },
+    held_out_seed_15000: { texts: heldOut.length, per_type: scoreCorpus(heldOut) },
     redaction_cpu_ms_per_text: Math.round(redactionCpuMsPerText * 1000) / 1000,
     redaction_cpu_ms_256kib_text: Math.round(largestCpuMs),
   },

@@ -33,7 +33,12 @@ import type { NamedLocks } from "../store/index.ts";
 import { DEFAULT_REFERENCE_POLICY, type ReferencePolicy } from "../routing/index.ts";
 import { poolMoves } from "./pool-moves.ts";
 import type { Workflow, WorkflowAction, ExecutionState } from "../model/index.ts";
-import { crashPoint, TransactionDroppedError, TxJournal } from "../transactions/index.ts";
+import {
+  crashPoint,
+  TransactionDroppedError,
+  TxJournal,
+  type VerifyProgress,
+} from "../transactions/index.ts";
 import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";
 import { outageFailure, outageWindowMs, rideOutOutage } from "./outage.ts";
 import {
@@ -82,8 +87,8 @@ export interface EngineDeps extends FinalizeDeps {
   /** A chain whose next base fee is above this is congested: the action moves to a fallback. */
   baseFeeCapGwei?: number;
   /**
-   * How long a stage (an action with no fallback left, the funding, the proof, attestation and
-   * report) waits for an unreachable chain before it fails with CHAIN_UNAVAILABLE, in seconds
+   * How long a stage (an action with no fallback left, the funding, the re-check before the
+   * proof, the proof, attestation and report) waits for an unreachable chain before it fails with CHAIN_UNAVAILABLE, in seconds
    * (default DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS; 0: at once; outage.ts).
    */
   chainOutageWindowSeconds?: number;
@@ -237,9 +242,27 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
     }
   }
   // Proof and report only over transactions still final on their chains (reorgs since the steps).
+  const progress: VerifyProgress = { chain: null, resent: new Set() };
   try {
-    await journal.verifyFinal(executionId, deps.chains.list());
+    await rideOutOutage(() => journal.verifyFinal(executionId, deps.chains.list(), progress), {
+      windowMs,
+      log,
+      context: () => ({ stage: "re-check", chain: progress.chain }),
+      // Every transaction it reads was final at its depth when its step completed: nothing of
+      // them is in flight, and past the window the actions stay completed (below). One it broadcast
+      // again (a reorg dropped it) may still be mined, and its completed step stands on it: that
+      // one is waited for however long the outage lasts, as the journal waits for a receipt.
+      committed: async () => progress.resent.size > 0,
+      failure: (err, reason) =>
+        outageFailure(err, reason, `re-check before the proof (${progress.chain})`, windowMs),
+    });
   } catch (err) {
+    if (err instanceof ChainUnavailableError) {
+      // As for an attestation past the window: the execution fails unattested, its actions done.
+      const body = await unattested(deps, row.id, workflow, err);
+      log.warn({ error: body.error, detail: body.detail }, "transactions not re-checked");
+      return finish(deps, row, workflow, "failed", body, log);
+    }
     if (!(err instanceof TransactionDroppedError)) throw err;
     const body = err.toBody();
     const index = Number(err.extra.action_index);
@@ -310,11 +333,7 @@ async function finish(
     if (!(err instanceof ChainUnavailableError) || state !== "completed") throw err;
     // The actions are done and stay done: the execution fails for its attestation alone, and
     // its report says so with every completed action and its transactions.
-    const done = (await completedActions(deps, row.id, workflow)) ?? "none";
-    const body = {
-      ...err.toBody(),
-      detail: `${err.detail}; not attested, and its completed actions stay completed (their transactions are in the report): ${done}`,
-    };
+    const body = await unattested(deps, row.id, workflow, err);
     await finishStep(deps.store, row.id, FINAL_STEP, "failed", { error: body }).catch(() => {});
     log.warn({ error: body.error, detail: body.detail }, "execution not attested");
     state = "failed";
@@ -323,6 +342,20 @@ async function finish(
   }
   await setExecution(deps.store, row.id, { state, stage: "report", ...(error ? { error } : {}) });
   return state;
+}
+
+/** The failure of a stage after the actions past the window: not attested, its actions done. */
+async function unattested(
+  deps: EngineDeps,
+  executionId: string,
+  workflow: Workflow,
+  err: ChainUnavailableError,
+): Promise<ErrorBody> {
+  const done = (await completedActions(deps, executionId, workflow)) ?? "none";
+  return {
+    ...err.toBody(),
+    detail: `${err.detail}; not attested, and its completed actions stay completed (their transactions are in the report): ${done}`,
+  };
 }
 
 /** The completed actions, numbered from 1, "of" their count (`1, 2 of 4`); null when none. */

@@ -329,6 +329,98 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     expect((await execution(id)).error!.error).to.equal("CHAIN_UNAVAILABLE");
     expect((await journalled(id)).txs).to.deep.equal([]);
   });
+  /** Once the multisend's step is stored completed: the moment before the re-check before the proof. */
+  const stepCompleted = (id: string) =>
+    holds(
+      "SELECT 1 FROM engine_steps WHERE execution_id = $1 AND action_index = 0 AND state = 'completed'",
+      id,
+    );
+
+  it("should fail CHAIN_UNAVAILABLE, unattested with its action completed, when the re-check before the proof outlasts the window", async function () {
+    // Without a bound the re-check waited for the chain however long: this would time out.
+    this.timeout(60_000);
+    const polygon = world.chains.byName("polygon");
+    const { workflow, recipients } = pinnedMultisend("re-check past the window");
+    const id = await submitExecution(world, apiKeyId, workflow);
+    const started = Date.now();
+    // No evidence reads: the failed execution's report reads no chain (its outage is another case).
+    const { began, state } = await runWithOutage(
+      polygon,
+      stepCompleted(id),
+      null,
+      { ...world.deps, evidence: undefined, chainOutageWindowSeconds: 1 },
+      id,
+    );
+    expect(began, "the outage began after the step").to.equal(true);
+    expect(state).to.equal("failed");
+    expect(Date.now() - started).to.be.at.least(1_000);
+    const { error } = await execution(id);
+    expect(error!.error).to.equal("CHAIN_UNAVAILABLE");
+    expect(error!.retry_in).to.be.a("number").greaterThan(0);
+    expect(String(error!.detail)).to.match(
+      /^re-check before the proof \(polygon\): .* \(still unreachable after the 1 s outage window\); not attested, and its completed actions stay completed \(their transactions are in the report\): 1 of 1$/,
+    );
+    const [step] = await world.store.query<{ state: string }>(
+      "SELECT state FROM engine_steps WHERE execution_id = $1 AND action_index = 0",
+      [id],
+    );
+    expect(step!.state).to.equal("completed");
+    const { txs } = await journalled(id);
+    expect(txs.length).to.be.greaterThan(0);
+    expect(txs.every((t) => t.state === "confirmed")).to.equal(true);
+    const report = (await findReport(world.store, id))!.report;
+    expect(report.state).to.equal("failed");
+    expect(report.error).to.deep.equal(error);
+    expect(report.completed_actions).to.deep.equal([0]);
+    expect(report.attestation).to.equal(null);
+    for (const address of recipients)
+      expect(await balanceOf(polygon, "USDC", address)).to.equal(units(polygon, "USDC", "15"));
+  });
+
+  it("should wait past the window at the re-check for a transaction it broadcast again after a reorg", async function () {
+    const polygon = world.chains.byName("polygon");
+    const { workflow, recipients } = pinnedMultisend("re-check resent, then outage");
+    const id = await submitExecution(world, apiKeyId, workflow);
+    const mark = await polygon.faults!.markFork();
+    // Once the step is completed, a reorg drops its block; the re-check broadcasts the same bytes
+    // again, and the RPC goes down right after that broadcast for 3 s (past a 1 s window).
+    const rpc = jsonRpcOf(polygon);
+    const send = rpc.send.bind(rpc);
+    const completed = stepCompleted(id);
+    let reorged = false;
+    let resent: string | null = null;
+    let restart: NodeJS.Timeout | undefined;
+    rpc.send = async (method, params) => {
+      if (!reorged && (await completed())) {
+        reorged = true;
+        await polygon.faults!.reorg(mark, 3);
+      }
+      if (!reorged || resent || method !== "eth_sendRawTransaction") return send(method, params);
+      resent = (await send(method, params)) as string;
+      await polygon.faults!.stopRpc();
+      restart = setTimeout(() => void polygon.faults!.startRpc(), 3_000);
+      return resent;
+    };
+    const started = Date.now();
+    let state: string;
+    try {
+      state = await runExecution({ ...world.deps, chainOutageWindowSeconds: 1 }, id);
+    } finally {
+      rpc.send = send;
+      clearTimeout(restart);
+      await polygon.faults!.startRpc();
+    }
+    expect(resent, "the re-check broadcast the dropped transaction again").to.be.a("string");
+    expect(state, JSON.stringify((await execution(id)).error)).to.equal("completed");
+    expect(Date.now() - started).to.be.at.least(3_000);
+    const { txs, versions } = await journalled(id);
+    expect(txs.map((t) => t.hash)).to.include(resent);
+    expect(txs.every((t) => t.state === "confirmed")).to.equal(true);
+    expect(versions).to.equal(0);
+    for (const address of recipients)
+      expect(await balanceOf(polygon, "USDC", address)).to.equal(units(polygon, "USDC", "15"));
+  });
+
   /**
    * The attestation chain's RPC drops once the execution is proved (its actions done on polygon),
    * and comes back after `outageMs` (or only after the run). What the execution attested on it.

@@ -1,7 +1,12 @@
 import type { Logger } from "pino";
 import { JOB_NAMES, type JobPayloads } from "../queue/index.ts";
 import { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
-import { loadExecution, orphanedExecutions, setExecution } from "../executions/index.ts";
+import {
+  loadExecution,
+  orphanedExecutions,
+  setExecution,
+  waitingReports,
+} from "../executions/index.ts";
 import { finalizeExecution } from "./finalize.ts";
 import { DEFAULT_LEASE_SECONDS, withLease } from "./lease.ts";
 
@@ -27,7 +32,10 @@ export interface WorkerOptions {
 }
 
 export interface EngineWorker {
-  /** Resumes the executions dead workers left running (also runs periodically). */
+  /**
+   * Resumes the executions dead workers left running, and delivers the reports that waited for
+   * a chain (also runs periodically).
+   */
   recover(): Promise<number>;
   stop(): void;
 }
@@ -82,6 +90,10 @@ export async function startEngineWorker(
           { executionId: id },
           "resuming an execution a stopped worker left running",
         );
+      }
+      // Failed or cancelled, their reports waiting for a chain that did not answer (orchestrator).
+      const reports = await waitingReports(deps.store);
+      for (const id of [...orphans, ...reports]) {
         void run(id).catch((err: unknown) =>
           deps.logger.error(
             { executionId: id, err: (err as Error).message },
@@ -89,7 +101,7 @@ export async function startEngineWorker(
           ),
         );
       }
-      return orphans.length;
+      return orphans.length + reports.length;
     } finally {
       sweeping = false;
     }

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Wallet } from "ethers";
 import { ensureAccount } from "../../../relayer/accounts/index.ts";
-import { findReport } from "../../../relayer/executions/index.ts";
+import { findReport, requestCancel, waitingReports } from "../../../relayer/executions/index.ts";
 import { homeChain } from "../../../relayer/execution/finalize.ts";
 import type { ChainHandle } from "../../../relayer/chains/index.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
@@ -420,6 +420,77 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     for (const address of recipients)
       expect(await balanceOf(polygon, "USDC", address)).to.equal(units(polygon, "USDC", "15"));
   });
+
+  const endings = {
+    // The second action, pinned to the stopped chain, fails once the window is over.
+    failed: {
+      error: "CHAIN_UNAVAILABLE",
+      detail: /polygon.*still unreachable after the 1 s outage window/,
+    },
+    // Cancelled while the first action's transaction was being sent: stops before the second.
+    cancelled: { error: "CANCELLED", detail: /^cancelled before action 2$/ },
+  } as const;
+  for (const [ending, expected] of Object.entries(endings)) {
+    it(`should keep a ${ending} execution's outcome when its report's chain stays down past the window, and report once it answers`, async function () {
+      const polygon = world.chains.byName("polygon");
+      const recipients = [Wallet.createRandom().address, Wallet.createRandom().address];
+      const workflow = normalise(world, {
+        name: `report waits, ${ending}`,
+        actions: recipients.map((address) => ({
+          type: "multisend",
+          chain: "polygon",
+          from: "USDC",
+          amount: "10",
+          recipients: [{ address, amount: "10" }],
+        })),
+      });
+      const id = await submitExecution(world, apiKeyId, workflow);
+      const sending = holds("SELECT 1 FROM engine_txs WHERE execution_id = $1", id);
+      let cancelled = false;
+      // Polygon stops once the first action is completed and stays down for the whole run: the
+      // report's evidence of that action's transactions cannot be read.
+      const { began, state } = await runWithOutage(
+        polygon,
+        async () => {
+          if (ending === "cancelled" && !cancelled && (await sending())) {
+            cancelled = true;
+            await requestCancel(world.store, apiKeyId, id);
+          }
+          return stepCompleted(id)();
+        },
+        null,
+        { ...world.deps, chainOutageWindowSeconds: 1 },
+        id,
+      );
+      expect(began, "the outage began after the first action").to.equal(true);
+      expect(state).to.equal(ending);
+      const { error } = await execution(id);
+      expect(error!.error).to.equal(expected.error);
+      expect(String(error!.detail)).to.match(expected.detail);
+      // Its outcome stands, its report waits for polygon.
+      expect(await findReport(world.store, id)).to.equal(null);
+      expect(await waitingReports(world.store)).to.include(id);
+      expect(await balanceOf(polygon, "USDC", recipients[0]!)).to.equal(
+        units(polygon, "USDC", "10"),
+      );
+      expect(await balanceOf(polygon, "USDC", recipients[1]!)).to.equal(0n);
+
+      // Polygon answers again: run again (as the recovery sweep does), the report is delivered.
+      expect(await runExecution({ ...world.deps, chainOutageWindowSeconds: 1 }, id)).to.equal(
+        ending,
+      );
+      const after = await execution(id);
+      expect(after.state).to.equal(ending);
+      expect(after.error).to.deep.equal(error);
+      const report = (await findReport(world.store, id))!.report;
+      expect(report.state).to.equal(ending);
+      expect(report.error).to.deep.equal(error);
+      expect(report.completed_actions).to.deep.equal([0]);
+      expect(report.evidence!.transactions.length).to.be.greaterThan(0);
+      expect(await waitingReports(world.store)).to.not.include(id);
+      expect(await balanceOf(polygon, "USDC", recipients[1]!)).to.equal(0n);
+    });
+  }
 
   /**
    * The attestation chain's RPC drops once the execution is proved (its actions done on polygon),

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { JOB_NAMES, type JobPayloads } from "../queue/index.ts";
+import type { Store } from "../store/index.ts";
 import { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
 import {
   loadExecution,
@@ -20,12 +21,26 @@ export interface EngineQueue {
     ) => Promise<unknown>,
     options?: Record<string, unknown>,
   ): Promise<string>;
+  /** Tells an idle worker of this process for queue `name` to fetch now. */
+  wake(name: string): void;
 }
+
+/**
+ * Notified at the commit of every execution inserted `queued`, with its job (migration
+ * 203_engine_job_wakeup.sql): by every process on PostgreSQL, by this one on PGlite.
+ */
+export const EXECUTE_JOB_CHANNEL = "engine_jobs";
+
+/**
+ * The idle poll of the engine's queue, seconds: the safety net under the notifications, for what
+ * they cannot announce (a retry coming due, a notification lost with its connection).
+ */
+export const ENGINE_SLOW_POLL_SECONDS = 10;
 
 export interface WorkerOptions {
   /** Executions run at once in this process (pg-boss localConcurrency). */
   concurrency?: number;
-  /** Idle poll interval, seconds. */
+  /** Idle poll interval, seconds (default ENGINE_SLOW_POLL_SECONDS). */
   pollingIntervalSeconds?: number;
   /** Execution lease: how long a dead worker blocks its executions before another resumes them. */
   leaseSeconds?: number;
@@ -37,7 +52,7 @@ export interface EngineWorker {
    * a chain (also runs periodically).
    */
   recover(): Promise<number>;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 /**
@@ -45,11 +60,13 @@ export interface EngineWorker {
  * the execution inside `runExecution`; a transient one (RPC outage without fallback, database)
  * throws so pg-boss retries and the retry resumes; on the last attempt the execution is marked
  * failed with a partial report. Executions a killed worker left behind are resumed by the
- * recovery sweep once their lease expired.
+ * recovery sweep once their lease expired. A job is fetched when its notification arrives on
+ * EXECUTE_JOB_CHANNEL (`notifications`), else at the slow poll.
  */
 export async function startEngineWorker(
   queue: EngineQueue,
   deps: EngineDeps,
+  notifications: Pick<Store, "listen">,
   options: WorkerOptions = {},
 ): Promise<EngineWorker> {
   const leaseSeconds = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
@@ -74,9 +91,12 @@ export async function startEngineWorker(
     },
     {
       localConcurrency: options.concurrency ?? 8,
-      pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5,
+      pollingIntervalSeconds: options.pollingIntervalSeconds ?? ENGINE_SLOW_POLL_SECONDS,
       includeMetadata: true,
     },
+  );
+  const unlisten = await notifications.listen(EXECUTE_JOB_CHANNEL, () =>
+    queue.wake(JOB_NAMES.workflowExecute),
   );
 
   let sweeping = false;
@@ -109,7 +129,13 @@ export async function startEngineWorker(
   await recover();
   const timer = setInterval(() => void recover().catch(() => {}), (leaseSeconds * 1000) / 2);
   timer.unref();
-  return { recover, stop: () => clearInterval(timer) };
+  return {
+    recover,
+    stop: async () => {
+      clearInterval(timer);
+      await unlisten();
+    },
+  };
 }
 
 async function failExecution(

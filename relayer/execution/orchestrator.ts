@@ -90,8 +90,9 @@ export interface EngineDeps extends FinalizeDeps {
   baseFeeCapGwei?: number;
   /**
    * How long a stage (an action with no fallback left, the funding, the re-check before the
-   * proof, the proof, attestation and report) waits for an unreachable chain before it fails with CHAIN_UNAVAILABLE, in seconds
-   * (default DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS; 0: at once; outage.ts).
+   * proof, the proof, attestation and report) waits for an unreachable chain before it fails with
+   * CHAIN_UNAVAILABLE, in seconds (default DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS; 0: at once;
+   * outage.ts).
    */
   chainOutageWindowSeconds?: number;
   /** The integrations a `recipients_from` multisend fetches its orders from and settles with. */

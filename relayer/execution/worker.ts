@@ -17,7 +17,14 @@ export interface EngineQueue {
     name: string,
     handler: (
       data: T,
-      job: { id: string; retryCount?: number; retryLimit?: number },
+      job: {
+        id: string;
+        retryCount?: number;
+        retryLimit?: number;
+        retryDelay?: number;
+        retryBackoff?: boolean;
+        retryDelayMax?: number | null;
+      },
     ) => Promise<unknown>,
     options?: Record<string, unknown>,
   ): Promise<string>;
@@ -32,8 +39,9 @@ export interface EngineQueue {
 export const EXECUTE_JOB_CHANNEL = "engine_jobs";
 
 /**
- * The idle poll of the engine's queue, seconds: the safety net under the notifications, for what
- * they cannot announce (a retry coming due, a notification lost with its connection).
+ * The idle poll of the engine's queue, seconds: the safety net under the notifications and the
+ * retries' wake-ups, for what they miss (a notification lost with its connection, a retry whose
+ * process stopped).
  */
 export const ENGINE_SLOW_POLL_SECONDS = 10;
 
@@ -86,6 +94,13 @@ export async function startEngineWorker(
           "execution attempt failed",
         );
         if (last) await failExecution(deps, data.executionId, err, deps.logger);
+        else {
+          // No notification announces a retry coming due: woken at its latest due time rather
+          // than at the slow poll, so the queue's backoff holds.
+          // (A tenth of a second later: this timer and the database's clock need not agree.)
+          const dueMs = retryDueMs(job) + 100;
+          setTimeout(() => queue.wake(JOB_NAMES.workflowExecute), dueMs).unref();
+        }
         throw err;
       }
     },
@@ -136,6 +151,24 @@ export async function startEngineWorker(
       await unlisten();
     },
   };
+}
+
+/**
+ * The latest a failed attempt's retry comes due, ms: pg-boss starts it after `retryDelay` seconds,
+ * or with backoff after a random delay up to `retryDelay` · 2^(attempts) seconds, at most
+ * `retryDelayMax`.
+ */
+export function retryDueMs(job: {
+  retryCount?: number;
+  retryDelay?: number;
+  retryBackoff?: boolean;
+  retryDelayMax?: number | null;
+}): number {
+  const delay = Math.max(job.retryDelay ?? 0, 1);
+  const seconds = job.retryBackoff
+    ? Math.min(job.retryDelayMax ?? Infinity, delay * 2 ** Math.min(16, (job.retryCount ?? 0) + 1))
+    : (job.retryDelay ?? 0);
+  return seconds * 1_000;
 }
 
 async function failExecution(

@@ -3,8 +3,8 @@
 -- channel `engine_jobs` at commit, once the job is visible: the engine workers of every process
 -- LISTEN on it (relayer/execution/worker.ts, EXECUTE_JOB_CHANNEL) and fetch at once instead of
 -- polling the queue every half second. NOTIFY collapses identical notifications of a transaction:
--- a batch of submissions notifies once. Retries and anything a notification missed are found by
--- the workers' slow poll.
+-- a batch of submissions notifies once. A retry wakes its worker at its due time; anything a
+-- notification missed is found by the workers' slow poll.
 
 CREATE FUNCTION engine_job_notify() RETURNS trigger
 LANGUAGE plpgsql AS $$

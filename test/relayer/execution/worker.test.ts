@@ -104,6 +104,20 @@ for (const backend of BACKENDS) {
       await eventually(() => worked(queue, jobId!), "the notified worker");
     });
 
+    it("should try a failed attempt again at its backoff, not at the slow poll", async function () {
+      // A poll far beyond this test's timeout: only the wake-ups at the retries' due times can
+      // get the three attempts made.
+      this.timeout(20_000);
+      const { queue } = await relayerProcess(120);
+      // No such execution: each attempt fails, the last one gives up.
+      const jobId = await queue.send(JOB_NAMES.workflowExecute, { executionId: newExecutionId() });
+      const job = await eventually(async () => {
+        const found = await queue.boss.getJobById(JOB_NAMES.workflowExecute, jobId!);
+        return found?.state === "failed" ? found : undefined;
+      }, "the third attempt");
+      expect(job.retryCount).to.equal(2);
+    });
+
     it("should still fetch a job no notification announced, at its slow poll", async function () {
       const { store, queue } = await relayerProcess(1);
       const executionId = await cancelledExecution(store, false);

@@ -65,7 +65,8 @@ export async function startWorkers(
     );
   }
   if (kinds.includes("engine") && services.engine && services.config.engine.worker) {
-    const worker = await startEngineWorker(queue, services.engine, {
+    // Woken by the database's notifications of new jobs, with a slow poll.
+    const worker = await startEngineWorker(queue, services.engine, store, {
       concurrency: services.config.engine.concurrency,
     });
     services.closers.push(() => worker.stop());

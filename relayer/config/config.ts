@@ -294,8 +294,8 @@ export interface EngineSettings {
   proverThreads: number;
   baseFeeCapGwei?: number;
   /**
-   * How long a stage of an execution (an action with no fallback left, the funding, the proof,
-   * attestation and report) waits for an unreachable chain before it fails with CHAIN_UNAVAILABLE
+   * How long a stage of an execution (an action with no fallback left, the funding, the re-check
+   * before the proof, the proof, attestation and report) waits for an unreachable chain before it fails with CHAIN_UNAVAILABLE
    * (`VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS`); unset keeps the engine's default.
    */
   chainOutageWindowSeconds?: number;

@@ -33,7 +33,12 @@ import type { NamedLocks } from "../store/index.ts";
 import { DEFAULT_REFERENCE_POLICY, type ReferencePolicy } from "../routing/index.ts";
 import { poolMoves } from "./pool-moves.ts";
 import type { Workflow, WorkflowAction, ExecutionState } from "../model/index.ts";
-import { crashPoint, TransactionDroppedError, TxJournal } from "../transactions/index.ts";
+import {
+  crashPoint,
+  TransactionDroppedError,
+  TxJournal,
+  type VerifyProgress,
+} from "../transactions/index.ts";
 import { chainHealth, DEFAULT_BASE_FEE_CAP_GWEI } from "./health.ts";
 import { outageFailure, outageWindowMs, rideOutOutage } from "./outage.ts";
 import {
@@ -44,6 +49,7 @@ import {
   type StepRow,
 } from "../report/index.ts";
 import {
+  awaitReport,
   cancelRequested,
   executionState,
   finishStep,
@@ -51,6 +57,7 @@ import {
   loadSteps,
   markRunning,
   recordAlert,
+  reportWaits,
   setExecution,
   startStep,
   stepMemo,
@@ -82,9 +89,10 @@ export interface EngineDeps extends FinalizeDeps {
   /** A chain whose next base fee is above this is congested: the action moves to a fallback. */
   baseFeeCapGwei?: number;
   /**
-   * How long a stage (an action with no fallback left, the funding, the proof, attestation and
-   * report) waits for an unreachable chain before it fails with CHAIN_UNAVAILABLE, in seconds
-   * (default DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS; 0: at once; outage.ts).
+   * How long a stage (an action with no fallback left, the funding, the re-check before the
+   * proof, the proof, attestation and report) waits for an unreachable chain before it fails with
+   * CHAIN_UNAVAILABLE, in seconds (default DEFAULT_CHAIN_OUTAGE_WINDOW_SECONDS; 0: at once;
+   * outage.ts).
    */
   chainOutageWindowSeconds?: number;
   /** The integrations a `recipients_from` multisend fetches its orders from and settles with. */
@@ -112,18 +120,24 @@ export function isFinalError(err: unknown): err is VeriflowError {
 
 /**
  * Runs (or resumes) one execution to a final state. Returns the final state. A chain outage is
- * ridden out up to the outage window by every stage, then ends the execution CHAIN_UNAVAILABLE.
- * Throws only on transient failures (the database; a failed execution's report whose chains stay
- * unreachable past the window): the job is retried and resumes where it stopped.
+ * ridden out up to the outage window by every stage, then ends the execution CHAIN_UNAVAILABLE;
+ * a failed or cancelled execution whose report's chains stay unreachable past it keeps its
+ * outcome and its report waits for them (run again, it delivers that report). Throws only on
+ * transient failures (the database): the job is retried and resumes where it stopped.
  */
 export async function runExecution(deps: EngineDeps, executionId: string): Promise<ExecutionState> {
   const { store } = deps;
   const row = await loadExecution(store, executionId);
   if (!row) throw new Error(`execution ${executionId} does not exist`);
-  if (row.state === "completed" || row.state === "failed" || row.state === "cancelled")
-    return row.state;
   const { workflow } = row;
   const log = deps.logger.child({ executionId });
+  if (row.state === "completed") return row.state;
+  if (row.state === "failed" || row.state === "cancelled") {
+    // Its outcome is recorded; its report waited for a chain (`finish`): delivered once it answers.
+    if (await reportWaits(store, executionId))
+      await report(deps, row, workflow, row.state, row.error ?? undefined, log);
+    return row.state;
+  }
 
   // queued → running only if it is still queued (or running: a resumed job). A cancel that landed
   // after the read above made it `cancelled`; overwriting that would run a cancelled workflow.
@@ -237,9 +251,27 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
     }
   }
   // Proof and report only over transactions still final on their chains (reorgs since the steps).
+  const progress: VerifyProgress = { chain: null, resent: new Set() };
   try {
-    await journal.verifyFinal(executionId, deps.chains.list());
+    await rideOutOutage(() => journal.verifyFinal(executionId, deps.chains.list(), progress), {
+      windowMs,
+      log,
+      context: () => ({ stage: "re-check", chain: progress.chain }),
+      // Every transaction it reads was final at its depth when its step completed: nothing of
+      // them is in flight, and past the window the actions stay completed (below). One it broadcast
+      // again (a reorg dropped it) may still be mined, and its completed step stands on it: that
+      // one is waited for however long the outage lasts, as the journal waits for a receipt.
+      committed: async () => progress.resent.size > 0,
+      failure: (err, reason) =>
+        outageFailure(err, reason, `re-check before the proof (${progress.chain})`, windowMs),
+    });
   } catch (err) {
+    if (err instanceof ChainUnavailableError) {
+      // As for an attestation past the window: the execution fails unattested, its actions done.
+      const body = await unattested(deps, row.id, workflow, err);
+      log.warn({ error: body.error, detail: body.detail }, "transactions not re-checked");
+      return finish(deps, row, workflow, "failed", body, log);
+    }
     if (!(err instanceof TransactionDroppedError)) throw err;
     const body = err.toBody();
     const index = Number(err.extra.action_index);
@@ -251,6 +283,7 @@ export async function runExecution(deps: EngineDeps, executionId: string): Promi
   return finish(deps, row, workflow, "completed", undefined, log);
 }
 
+/** Reports the execution and records its final state. */
 async function finish(
   deps: EngineDeps,
   row: EngineExecutionRow,
@@ -259,6 +292,27 @@ async function finish(
   error: ErrorBody | undefined,
   log: Logger,
 ): Promise<ExecutionState> {
+  const outcome = await report(deps, row, workflow, state, error, log);
+  await setExecution(deps.store, row.id, {
+    state: outcome.state,
+    stage: "report",
+    ...(outcome.error ? { error: outcome.error } : {}),
+  });
+  return outcome.state;
+}
+
+/**
+ * Settles the payouts, then proves, attests and reports the execution (or resumes that); its
+ * outcome, which an attestation that outlasted the outage window turns from completed to failed.
+ */
+async function report(
+  deps: EngineDeps,
+  row: EngineExecutionRow,
+  workflow: Workflow,
+  state: "completed" | "failed" | "cancelled",
+  error: ErrorBody | undefined,
+  log: Logger,
+): Promise<{ state: "completed" | "failed" | "cancelled"; error: ErrorBody | undefined }> {
   // Every order paid on chain is settled before the report, whatever the final state. A crash
   // here resumes the settlement: each order's state and idempotency key are in the database.
   const orders = await settlePayouts(
@@ -304,25 +358,50 @@ async function finish(
           ),
       },
     );
+  // A failed or cancelled execution's outcome does not depend on the chains its report reads
+  // (the evidence of its transactions): past the window it stands as it is and its report waits
+  // for them, finalised again by the recovery sweep (worker.ts). Throwing instead would fail the
+  // job until the queue's last attempt overwrote the outcome with EXECUTION_FAILED.
+  const finalizeOrWait = async (final: "failed" | "cancelled", body: ErrorBody | undefined) => {
+    try {
+      await finalize(final, body);
+    } catch (err) {
+      if (!(err instanceof ChainUnavailableError)) throw err;
+      await awaitReport(deps.store, row.id);
+      log.warn({ state: final, detail: err.detail }, "report waits for its chain");
+    }
+  };
+  if (state !== "completed") {
+    await finalizeOrWait(state, error);
+    return { state, error };
+  }
   try {
     await finalize(state, error);
+    return { state, error };
   } catch (err) {
-    if (!(err instanceof ChainUnavailableError) || state !== "completed") throw err;
+    if (!(err instanceof ChainUnavailableError)) throw err;
     // The actions are done and stay done: the execution fails for its attestation alone, and
     // its report says so with every completed action and its transactions.
-    const done = (await completedActions(deps, row.id, workflow)) ?? "none";
-    const body = {
-      ...err.toBody(),
-      detail: `${err.detail}; not attested, and its completed actions stay completed (their transactions are in the report): ${done}`,
-    };
+    const body = await unattested(deps, row.id, workflow, err);
     await finishStep(deps.store, row.id, FINAL_STEP, "failed", { error: body }).catch(() => {});
     log.warn({ error: body.error, detail: body.detail }, "execution not attested");
-    state = "failed";
-    error = body;
-    await finalize(state, error);
+    await finalizeOrWait("failed", body);
+    return { state: "failed", error: body };
   }
-  await setExecution(deps.store, row.id, { state, stage: "report", ...(error ? { error } : {}) });
-  return state;
+}
+
+/** The failure of a stage after the actions past the window: not attested, its actions done. */
+async function unattested(
+  deps: EngineDeps,
+  executionId: string,
+  workflow: Workflow,
+  err: ChainUnavailableError,
+): Promise<ErrorBody> {
+  const done = (await completedActions(deps, executionId, workflow)) ?? "none";
+  return {
+    ...err.toBody(),
+    detail: `${err.detail}; not attested, and its completed actions stay completed (their transactions are in the report): ${done}`,
+  };
 }
 
 /** The completed actions, numbered from 1, "of" their count (`1, 2 of 4`); null when none. */

@@ -1,7 +1,13 @@
 import type { Logger } from "pino";
 import { JOB_NAMES, type JobPayloads } from "../queue/index.ts";
+import type { Store } from "../store/index.ts";
 import { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
-import { loadExecution, orphanedExecutions, setExecution } from "../executions/index.ts";
+import {
+  loadExecution,
+  orphanedExecutions,
+  setExecution,
+  waitingReports,
+} from "../executions/index.ts";
 import { finalizeExecution } from "./finalize.ts";
 import { DEFAULT_LEASE_SECONDS, withLease } from "./lease.ts";
 
@@ -11,25 +17,50 @@ export interface EngineQueue {
     name: string,
     handler: (
       data: T,
-      job: { id: string; retryCount?: number; retryLimit?: number },
+      job: {
+        id: string;
+        retryCount?: number;
+        retryLimit?: number;
+        retryDelay?: number;
+        retryBackoff?: boolean;
+        retryDelayMax?: number | null;
+      },
     ) => Promise<unknown>,
     options?: Record<string, unknown>,
   ): Promise<string>;
+  /** Tells an idle worker of this process for queue `name` to fetch now. */
+  wake(name: string): void;
 }
+
+/**
+ * Notified at the commit of every execution inserted `queued`, with its job (migration
+ * 203_engine_job_wakeup.sql): by every process on PostgreSQL, by this one on PGlite.
+ */
+export const EXECUTE_JOB_CHANNEL = "engine_jobs";
+
+/**
+ * The idle poll of the engine's queue, seconds: the safety net under the notifications and the
+ * retries' wake-ups, for what they miss (a notification lost with its connection, a retry whose
+ * process stopped).
+ */
+export const ENGINE_SLOW_POLL_SECONDS = 10;
 
 export interface WorkerOptions {
   /** Executions run at once in this process (pg-boss localConcurrency). */
   concurrency?: number;
-  /** Idle poll interval, seconds. */
+  /** Idle poll interval, seconds (default ENGINE_SLOW_POLL_SECONDS). */
   pollingIntervalSeconds?: number;
   /** Execution lease: how long a dead worker blocks its executions before another resumes them. */
   leaseSeconds?: number;
 }
 
 export interface EngineWorker {
-  /** Resumes the executions dead workers left running (also runs periodically). */
+  /**
+   * Resumes the executions dead workers left running, and delivers the reports that waited for
+   * a chain (also runs periodically).
+   */
   recover(): Promise<number>;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 /**
@@ -37,11 +68,13 @@ export interface EngineWorker {
  * the execution inside `runExecution`; a transient one (RPC outage without fallback, database)
  * throws so pg-boss retries and the retry resumes; on the last attempt the execution is marked
  * failed with a partial report. Executions a killed worker left behind are resumed by the
- * recovery sweep once their lease expired.
+ * recovery sweep once their lease expired. A job is fetched when its notification arrives on
+ * EXECUTE_JOB_CHANNEL (`notifications`), else at the slow poll.
  */
 export async function startEngineWorker(
   queue: EngineQueue,
   deps: EngineDeps,
+  notifications: Pick<Store, "listen">,
   options: WorkerOptions = {},
 ): Promise<EngineWorker> {
   const leaseSeconds = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
@@ -61,14 +94,24 @@ export async function startEngineWorker(
           "execution attempt failed",
         );
         if (last) await failExecution(deps, data.executionId, err, deps.logger);
+        else {
+          // No notification announces a retry coming due: woken at its latest due time rather
+          // than at the slow poll, so the queue's backoff holds.
+          // (A tenth of a second later: this timer and the database's clock need not agree.)
+          const dueMs = retryDueMs(job) + 100;
+          setTimeout(() => queue.wake(JOB_NAMES.workflowExecute), dueMs).unref();
+        }
         throw err;
       }
     },
     {
       localConcurrency: options.concurrency ?? 8,
-      pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5,
+      pollingIntervalSeconds: options.pollingIntervalSeconds ?? ENGINE_SLOW_POLL_SECONDS,
       includeMetadata: true,
     },
+  );
+  const unlisten = await notifications.listen(EXECUTE_JOB_CHANNEL, () =>
+    queue.wake(JOB_NAMES.workflowExecute),
   );
 
   let sweeping = false;
@@ -82,6 +125,10 @@ export async function startEngineWorker(
           { executionId: id },
           "resuming an execution a stopped worker left running",
         );
+      }
+      // Failed or cancelled, their reports waiting for a chain that did not answer (orchestrator).
+      const reports = await waitingReports(deps.store);
+      for (const id of [...orphans, ...reports]) {
         void run(id).catch((err: unknown) =>
           deps.logger.error(
             { executionId: id, err: (err as Error).message },
@@ -89,7 +136,7 @@ export async function startEngineWorker(
           ),
         );
       }
-      return orphans.length;
+      return orphans.length + reports.length;
     } finally {
       sweeping = false;
     }
@@ -97,7 +144,31 @@ export async function startEngineWorker(
   await recover();
   const timer = setInterval(() => void recover().catch(() => {}), (leaseSeconds * 1000) / 2);
   timer.unref();
-  return { recover, stop: () => clearInterval(timer) };
+  return {
+    recover,
+    stop: async () => {
+      clearInterval(timer);
+      await unlisten();
+    },
+  };
+}
+
+/**
+ * The latest a failed attempt's retry comes due, ms: pg-boss starts it after `retryDelay` seconds,
+ * or with backoff after a random delay up to `retryDelay` · 2^(attempts) seconds, at most
+ * `retryDelayMax`.
+ */
+export function retryDueMs(job: {
+  retryCount?: number;
+  retryDelay?: number;
+  retryBackoff?: boolean;
+  retryDelayMax?: number | null;
+}): number {
+  const delay = Math.max(job.retryDelay ?? 0, 1);
+  const seconds = job.retryBackoff
+    ? Math.min(job.retryDelayMax ?? Infinity, delay * 2 ** Math.min(16, (job.retryCount ?? 0) + 1))
+    : (job.retryDelay ?? 0);
+  return seconds * 1_000;
 }
 
 async function failExecution(

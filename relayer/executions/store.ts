@@ -406,6 +406,8 @@ export interface EngineExecutionRow {
   stage: ExecutionStage;
   workflow: Workflow;
   cancelRequested: boolean;
+  /** The recorded error of a failed or cancelled execution. */
+  error: ErrorBody | null;
 }
 
 export async function loadExecution(
@@ -420,8 +422,9 @@ export async function loadExecution(
     stage: ExecutionStage;
     workflow: unknown;
     cancel_requested_at: unknown;
+    error: unknown;
   }>(
-    "SELECT id, api_key_id, name, state, stage, workflow, cancel_requested_at FROM workflow_executions WHERE id = $1",
+    "SELECT id, api_key_id, name, state, stage, workflow, cancel_requested_at, error FROM workflow_executions WHERE id = $1",
     [id],
   );
   if (!row) return null;
@@ -433,6 +436,7 @@ export async function loadExecution(
     stage: row.stage,
     workflow: parse<Workflow>(row.workflow),
     cancelRequested: Boolean(row.cancel_requested_at),
+    error: read(errorBodySchema, row.error, `workflow_executions ${id} error`),
   };
 }
 
@@ -514,6 +518,42 @@ export async function orphanedExecutions(store: EngineStore): Promise<string[]> 
       ORDER BY e.id LIMIT 100`,
   );
   return rows.map((r) => r.id);
+}
+
+/**
+ * Records that a failed or cancelled execution's report waits for a chain that does not answer
+ * (its outcome is recorded: the report alone is missing).
+ */
+export async function awaitReport(store: EngineStore, executionId: string): Promise<void> {
+  await store.query(
+    "INSERT INTO engine_report_waits (execution_id) VALUES ($1) ON CONFLICT DO NOTHING",
+    [executionId],
+  );
+}
+
+/**
+ * Executions whose report waits for a chain, none held by a live worker (the recovery sweep). A
+ * wait whose report was stored meanwhile (a concurrent finalisation) is over.
+ */
+export async function waitingReports(store: EngineStore): Promise<string[]> {
+  const rows = await store.query<{ id: string }>(
+    `SELECT w.execution_id AS id FROM engine_report_waits w
+       LEFT JOIN engine_leases l ON l.execution_id = w.execution_id
+      WHERE (l.execution_id IS NULL OR l.expires_at < now())
+        AND NOT EXISTS (SELECT 1 FROM engine_reports r WHERE r.execution_id = w.execution_id)
+      ORDER BY w.since LIMIT 100`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Whether the execution's report waits for a chain (and is still not stored). */
+export async function reportWaits(store: EngineStore, executionId: string): Promise<boolean> {
+  const rows = await store.query(
+    `SELECT 1 FROM engine_report_waits w WHERE w.execution_id = $1
+        AND NOT EXISTS (SELECT 1 FROM engine_reports r WHERE r.execution_id = w.execution_id)`,
+    [executionId],
+  );
+  return rows.length > 0;
 }
 
 // ------------------------------------------------------------------------------- engine_leases
@@ -757,8 +797,10 @@ export async function insertReport(
   report: SignedReport,
   signedCid: string,
 ): Promise<void> {
+  // The report ends a wait for its chain, if it had one (one statement: both or neither).
   await store.query(
-    `INSERT INTO engine_reports (execution_id, cid, report, signer, signature, signed_cid)
+    `WITH waited AS (DELETE FROM engine_report_waits WHERE execution_id = $1)
+     INSERT INTO engine_reports (execution_id, cid, report, signer, signature, signed_cid)
      VALUES ($1, $2, $3::jsonb, $4, $5, $6)
      ON CONFLICT (execution_id) DO NOTHING`,
     [

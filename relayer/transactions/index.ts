@@ -6,4 +6,4 @@ export {
   TxJournal,
   paddedGasLimit,
 } from "./journal.ts";
-export type { SentTx, TxSlot } from "./journal.ts";
+export type { SentTx, TxSlot, VerifyProgress } from "./journal.ts";

@@ -137,6 +137,12 @@ async function insertTx(
   return String(row!.id);
 }
 
+/** Where `verifyFinal` is: the chain it reads, the transactions it broadcast again. */
+export interface VerifyProgress {
+  chain: string | null;
+  resent: Set<string>;
+}
+
 export interface TxSlot {
   executionId: string;
   actionIndex: number;
@@ -599,11 +605,14 @@ export class TxJournal {
    * Waits until one version of `tx` is final (canonical at the chain's confirmation depth),
    * broadcasting it again when the node lost it and replacing it when stuck (see the class
    * comment). `signer` null: no replacement and no fillers (the re-check before proving).
+   * An RPC outage is waited through (the transaction is where it was), unless `outages` is
+   * "throw": then the caller bounds the wait (the re-check before proving, through outage.ts).
    */
   async awaitFinal(
     chain: RoutingChain,
     tx: Waiting,
     signer: Signer | null,
+    options: { outages?: "wait" | "throw"; onResent?: (hash: string) => void } = {},
   ): Promise<{ hash: string; receipt: TransactionReceipt }> {
     const reliability = reliabilityOf(chain);
     const poll = pollMs(chain);
@@ -641,6 +650,7 @@ export class TxJournal {
           }
           try {
             await this.broadcastRepairing(chain, signer, tx.sender, current.raw, current.hash);
+            options.onResent?.(current.hash);
           } catch (err) {
             if (feeRefusal(err) && signer && canSignRaw(signer)) {
               // Its fee is below what the chain takes now: replaced at once (up to the cap).
@@ -679,7 +689,7 @@ export class TxJournal {
         await sleep(poll);
       } catch (err) {
         // An RPC outage: the transaction is where it was; ask again once the node answers.
-        if (!isChainUnavailable(err)) throw err;
+        if (!isChainUnavailable(err) || options.outages === "throw") throw err;
         await sleep(Math.max(poll * 10, 250));
       }
     }
@@ -797,8 +807,15 @@ export class TxJournal {
    * canonical block at its chain's depth, with the status its step recorded. One dropped by a reorg
    * is broadcast again (same bytes: the step is resumed as it was); one that cannot be (its nonce
    * went to another transaction) or that now ends differently throws TransactionDroppedError.
+   * An RPC outage is thrown as it is: the caller decides how long to wait for the chain, and
+   * `progress` tells it which chain was being read and which transactions were broadcast again
+   * (those may still be mined).
    */
-  async verifyFinal(executionId: string, chains: readonly RoutingChain[]): Promise<void> {
+  async verifyFinal(
+    executionId: string,
+    chains: readonly RoutingChain[],
+    progress: VerifyProgress = { chain: null, resent: new Set() },
+  ): Promise<void> {
     const rows = await this.store.query<{
       id: string;
       action_index: number;
@@ -818,7 +835,11 @@ export class TxJournal {
       const chain = chains.find((c) => c.chainId === Number(row.chain_id));
       if (!chain) continue;
       const waiting = waitingOf(row);
-      const { hash, receipt } = await this.awaitFinal(chain, waiting, null);
+      progress.chain = chain.name;
+      const { hash, receipt } = await this.awaitFinal(chain, waiting, null, {
+        outages: "throw",
+        onResent: (sent) => progress.resent.add(sent),
+      });
       const status = receipt.status === 1 ? "confirmed" : "reverted";
       if (hash !== row.hash || status !== row.state) {
         await this.markDropped(waiting.id);

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Wallet } from "ethers";
 import { ensureAccount } from "../../../relayer/accounts/index.ts";
-import { findReport } from "../../../relayer/executions/index.ts";
+import { findReport, requestCancel, waitingReports } from "../../../relayer/executions/index.ts";
 import { homeChain } from "../../../relayer/execution/finalize.ts";
 import type { ChainHandle } from "../../../relayer/chains/index.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
@@ -329,6 +329,169 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     expect((await execution(id)).error!.error).to.equal("CHAIN_UNAVAILABLE");
     expect((await journalled(id)).txs).to.deep.equal([]);
   });
+  /** Once the multisend's step is stored completed: the moment before the re-check before the proof. */
+  const stepCompleted = (id: string) =>
+    holds(
+      "SELECT 1 FROM engine_steps WHERE execution_id = $1 AND action_index = 0 AND state = 'completed'",
+      id,
+    );
+
+  it("should fail CHAIN_UNAVAILABLE, unattested with its action completed, when the re-check before the proof outlasts the window", async function () {
+    // Without a bound the re-check waited for the chain however long: this would time out.
+    this.timeout(60_000);
+    const polygon = world.chains.byName("polygon");
+    const { workflow, recipients } = pinnedMultisend("re-check past the window");
+    const id = await submitExecution(world, apiKeyId, workflow);
+    const started = Date.now();
+    // No evidence reads: the failed execution's report reads no chain (its outage is another case).
+    const { began, state } = await runWithOutage(
+      polygon,
+      stepCompleted(id),
+      null,
+      { ...world.deps, evidence: undefined, chainOutageWindowSeconds: 1 },
+      id,
+    );
+    expect(began, "the outage began after the step").to.equal(true);
+    expect(state).to.equal("failed");
+    expect(Date.now() - started).to.be.at.least(1_000);
+    const { error } = await execution(id);
+    expect(error!.error).to.equal("CHAIN_UNAVAILABLE");
+    expect(error!.retry_in).to.be.a("number").greaterThan(0);
+    expect(String(error!.detail)).to.match(
+      /^re-check before the proof \(polygon\): .* \(still unreachable after the 1 s outage window\); not attested, and its completed actions stay completed \(their transactions are in the report\): 1 of 1$/,
+    );
+    const [step] = await world.store.query<{ state: string }>(
+      "SELECT state FROM engine_steps WHERE execution_id = $1 AND action_index = 0",
+      [id],
+    );
+    expect(step!.state).to.equal("completed");
+    const { txs } = await journalled(id);
+    expect(txs.length).to.be.greaterThan(0);
+    expect(txs.every((t) => t.state === "confirmed")).to.equal(true);
+    const report = (await findReport(world.store, id))!.report;
+    expect(report.state).to.equal("failed");
+    expect(report.error).to.deep.equal(error);
+    expect(report.completed_actions).to.deep.equal([0]);
+    expect(report.attestation).to.equal(null);
+    for (const address of recipients)
+      expect(await balanceOf(polygon, "USDC", address)).to.equal(units(polygon, "USDC", "15"));
+  });
+
+  it("should wait past the window at the re-check for a transaction it broadcast again after a reorg", async function () {
+    const polygon = world.chains.byName("polygon");
+    const { workflow, recipients } = pinnedMultisend("re-check resent, then outage");
+    const id = await submitExecution(world, apiKeyId, workflow);
+    const mark = await polygon.faults!.markFork();
+    // Once the step is completed, a reorg drops its block; the re-check broadcasts the same bytes
+    // again, and the RPC goes down right after that broadcast for 3 s (past a 1 s window).
+    const rpc = jsonRpcOf(polygon);
+    const send = rpc.send.bind(rpc);
+    const completed = stepCompleted(id);
+    let reorged = false;
+    let resent: string | null = null;
+    let restart: NodeJS.Timeout | undefined;
+    rpc.send = async (method, params) => {
+      if (!reorged && (await completed())) {
+        reorged = true;
+        await polygon.faults!.reorg(mark, 3);
+      }
+      if (!reorged || resent || method !== "eth_sendRawTransaction") return send(method, params);
+      resent = (await send(method, params)) as string;
+      await polygon.faults!.stopRpc();
+      restart = setTimeout(() => void polygon.faults!.startRpc(), 3_000);
+      return resent;
+    };
+    const started = Date.now();
+    let state: string;
+    try {
+      state = await runExecution({ ...world.deps, chainOutageWindowSeconds: 1 }, id);
+    } finally {
+      rpc.send = send;
+      clearTimeout(restart);
+      await polygon.faults!.startRpc();
+    }
+    expect(resent, "the re-check broadcast the dropped transaction again").to.be.a("string");
+    expect(state, JSON.stringify((await execution(id)).error)).to.equal("completed");
+    expect(Date.now() - started).to.be.at.least(3_000);
+    const { txs, versions } = await journalled(id);
+    expect(txs.map((t) => t.hash)).to.include(resent);
+    expect(txs.every((t) => t.state === "confirmed")).to.equal(true);
+    expect(versions).to.equal(0);
+    for (const address of recipients)
+      expect(await balanceOf(polygon, "USDC", address)).to.equal(units(polygon, "USDC", "15"));
+  });
+
+  const endings = {
+    // The second action, pinned to the stopped chain, fails once the window is over.
+    failed: {
+      error: "CHAIN_UNAVAILABLE",
+      detail: /polygon.*still unreachable after the 1 s outage window/,
+    },
+    // Cancelled while the first action's transaction was being sent: stops before the second.
+    cancelled: { error: "CANCELLED", detail: /^cancelled before action 2$/ },
+  } as const;
+  for (const [ending, expected] of Object.entries(endings)) {
+    it(`should keep a ${ending} execution's outcome when its report's chain stays down past the window, and report once it answers`, async function () {
+      const polygon = world.chains.byName("polygon");
+      const recipients = [Wallet.createRandom().address, Wallet.createRandom().address];
+      const workflow = normalise(world, {
+        name: `report waits, ${ending}`,
+        actions: recipients.map((address) => ({
+          type: "multisend",
+          chain: "polygon",
+          from: "USDC",
+          amount: "10",
+          recipients: [{ address, amount: "10" }],
+        })),
+      });
+      const id = await submitExecution(world, apiKeyId, workflow);
+      const sending = holds("SELECT 1 FROM engine_txs WHERE execution_id = $1", id);
+      let cancelled = false;
+      // Polygon stops once the first action is completed and stays down for the whole run: the
+      // report's evidence of that action's transactions cannot be read.
+      const { began, state } = await runWithOutage(
+        polygon,
+        async () => {
+          if (ending === "cancelled" && !cancelled && (await sending())) {
+            cancelled = true;
+            await requestCancel(world.store, apiKeyId, id);
+          }
+          return stepCompleted(id)();
+        },
+        null,
+        { ...world.deps, chainOutageWindowSeconds: 1 },
+        id,
+      );
+      expect(began, "the outage began after the first action").to.equal(true);
+      expect(state).to.equal(ending);
+      const { error } = await execution(id);
+      expect(error!.error).to.equal(expected.error);
+      expect(String(error!.detail)).to.match(expected.detail);
+      // Its outcome stands, its report waits for polygon.
+      expect(await findReport(world.store, id)).to.equal(null);
+      expect(await waitingReports(world.store)).to.include(id);
+      expect(await balanceOf(polygon, "USDC", recipients[0]!)).to.equal(
+        units(polygon, "USDC", "10"),
+      );
+      expect(await balanceOf(polygon, "USDC", recipients[1]!)).to.equal(0n);
+
+      // Polygon answers again: run again (as the recovery sweep does), the report is delivered.
+      expect(await runExecution({ ...world.deps, chainOutageWindowSeconds: 1 }, id)).to.equal(
+        ending,
+      );
+      const after = await execution(id);
+      expect(after.state).to.equal(ending);
+      expect(after.error).to.deep.equal(error);
+      const report = (await findReport(world.store, id))!.report;
+      expect(report.state).to.equal(ending);
+      expect(report.error).to.deep.equal(error);
+      expect(report.completed_actions).to.deep.equal([0]);
+      expect(report.evidence!.transactions.length).to.be.greaterThan(0);
+      expect(await waitingReports(world.store)).to.not.include(id);
+      expect(await balanceOf(polygon, "USDC", recipients[1]!)).to.equal(0n);
+    });
+  }
+
   /**
    * The attestation chain's RPC drops once the execution is proved (its actions done on polygon),
    * and comes back after `outageMs` (or only after the run). What the execution attested on it.

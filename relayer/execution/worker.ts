@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { JOB_NAMES, type JobPayloads } from "../queue/index.ts";
+import { JOB_NAMES, retryDueMs, type JobPayloads } from "../queue/index.ts";
 import type { Store } from "../store/index.ts";
 import { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
 import {
@@ -151,24 +151,6 @@ export async function startEngineWorker(
       await unlisten();
     },
   };
-}
-
-/**
- * The latest a failed attempt's retry comes due, ms: pg-boss starts it after `retryDelay` seconds,
- * or with backoff after a random delay up to `retryDelay` · 2^(attempts) seconds, at most
- * `retryDelayMax`.
- */
-export function retryDueMs(job: {
-  retryCount?: number;
-  retryDelay?: number;
-  retryBackoff?: boolean;
-  retryDelayMax?: number | null;
-}): number {
-  const delay = Math.max(job.retryDelay ?? 0, 1);
-  const seconds = job.retryBackoff
-    ? Math.min(job.retryDelayMax ?? Infinity, delay * 2 ** Math.min(16, (job.retryCount ?? 0) + 1))
-    : (job.retryDelay ?? 0);
-  return seconds * 1_000;
 }
 
 async function failExecution(

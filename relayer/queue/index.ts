@@ -105,6 +105,24 @@ const DEFAULT_QUEUE_OPTIONS = {
 } as const;
 
 /**
+ * The latest a failed attempt's retry comes due, ms: pg-boss starts it after `retryDelay` seconds,
+ * or with backoff after a random delay up to `retryDelay` · 2^(attempts) seconds, at most
+ * `retryDelayMax`.
+ */
+export function retryDueMs(job: {
+  retryCount?: number;
+  retryDelay?: number;
+  retryBackoff?: boolean;
+  retryDelayMax?: number | null;
+}): number {
+  const delay = Math.max(job.retryDelay ?? 0, 1);
+  const seconds = job.retryBackoff
+    ? Math.min(job.retryDelayMax ?? Infinity, delay * 2 ** Math.min(16, (job.retryCount ?? 0) + 1))
+    : (job.retryDelay ?? 0);
+  return seconds * 1_000;
+}
+
+/**
  * How often the workers of a `work` call beyond its first poll when idle (seconds): woken by the
  * jobs this process sends and finds, they poll only for what another process sent while the first
  * worker is busy, and for retries coming due.

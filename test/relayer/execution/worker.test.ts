@@ -9,19 +9,9 @@ import { JOB_NAMES, openQueue, type Queue } from "../../../relayer/queue/index.t
 import { openStore, type Store } from "../../../relayer/store/index.ts";
 import { migrate } from "../../../relayer/store/migrate.ts";
 import { newExecutionId } from "../../../relayer/model/index.ts";
-import { createTestDatabase } from "../../fixtures/platform.ts";
+import { createTestDatabase, eventually } from "../../fixtures/platform.ts";
 
 const BACKENDS = ["pglite", "postgres"] as const;
-
-/** Resolves once `check` holds, polling the database (no fixed sleeps, no timing assertions). */
-async function eventually<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 /**
  * The engine worker fetches a `workflow.execute` job when the database notifies its execution

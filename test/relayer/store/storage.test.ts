@@ -8,19 +8,9 @@ import { openStore, preparedName, type Store } from "../../../relayer/store/inde
 import { MIGRATIONS_DIR, migrate, readMigrations } from "../../../relayer/store/migrate.ts";
 import { purgeExpiredSignatures, recordSignature } from "../../../relayer/auth/replay.ts";
 import { consumeRateLimit, purgeRateLimitWindows } from "../../../relayer/limits/rate-limit.ts";
-import { createTestDatabase } from "../../fixtures/platform.ts";
+import { createTestDatabase, eventually } from "../../fixtures/platform.ts";
 
 const BACKENDS = ["pglite", "postgres"] as const;
-
-/** Resolves once `check` holds, polling the database (no fixed sleeps, no timing assertions). */
-async function eventually<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 for (const backend of BACKENDS) {
   describe(`# storage and queue (${backend})`, function () {

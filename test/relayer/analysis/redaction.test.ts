@@ -503,7 +503,7 @@ describe("# text_analysis configuration", function () {
           "test",
           dir,
         ),
-      ).to.throw(/kinds\.nda\.detect\.0 pattern '\(a\+\)\+\$' repeats a group/);
+      ).to.throw(/kinds\.nda\.detect\.0 pattern '\(a\+\)\+\$' repeats a\+ inside \(a\+\)\+/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

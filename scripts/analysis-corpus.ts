@@ -8,7 +8,9 @@
  * also holds look-alikes that are not personal data (invoice numbers, amounts, version dates,
  * order ids, company names, customer-since years) so precision is measured too. A third of the NDAs
  * and KYC forms give the year of birth alone (`born in 1985`, `Geburtsjahr: 1985`), and half of the
- * crypto addresses carry an upper-case `0X` prefix.
+ * crypto addresses carry an upper-case `0X` prefix. The NDAs also name a party by its role before
+ * a birth label (`The Guarantor, born on`, `Der Mieter, geboren`, `La Garante, née le`: no name,
+ * a date of birth), the English ones a witness by name (`John Carter, born in 1964`).
  *
  *   node scripts/analysis-corpus.ts          # writes the corpus
  *   node scripts/analysis-corpus.ts --check  # exits 1 when the committed corpus differs
@@ -188,6 +190,19 @@ function build(pieces: Piece[]): { text: string; labels: CorpusLabel[] } {
 const birth = (v: Values, full: string, year: string): Piece[] =>
   v.yearOnly === "1" ? [year, v.dobYear!] : [full, v.dob!];
 
+/** A party's role (as a contract writes it, defined term or not) and its birth labels. */
+type Role = [role: string, full: string, year: string];
+
+/**
+ * A line naming a party by its role before a birth label ("The Tenant, born on", "Der Mieter,
+ * geb."): the role is not a name, the date after it (every other text the year alone) is a date
+ * of birth. The role turns with the text.
+ */
+const roleBorn = (v: Values, roles: Role[], after: string): Piece[] => {
+  const [role, full, year] = roles[Number(v.party) % roles.length]!;
+  return ["\n", role, ...(v.partyYear === "1" ? [year, v.dob2Year!] : [full, v.dob2!]), after];
+};
+
 const english = (us: boolean): Locale["templates"] => [
   {
     kind: "payment_instruction",
@@ -223,7 +238,28 @@ const english = (us: boolean): Locale["templates"] => [
       ...birth(v, ". The Receiving Party, born on ", ". The Receiving Party, born in "),
       ", shall keep the Confidential Information secret. Notices: ",
       v.email!,
-      ".\nSigned by ",
+      ".",
+      ...roleBorn(
+        v,
+        us
+          ? [
+              ["The Guarantor", ", born on ", ", born in "],
+              ["The guarantor", ", born ", ", born "],
+              ["Our Client", ", born on ", ", born "],
+              ["The Buyer", ", born ", ", born in "],
+            ]
+          : [
+              ["The Guarantor", ", born on ", ", born in "],
+              ["The Lessee", ", born ", ", born "],
+              ["The tenant", ", born on ", ", born "],
+              ["The Purchaser", ", born ", ", born in "],
+            ],
+        ", guarantees these obligations.",
+      ),
+      "\n",
+      v.name2!,
+      ...(v.partyYear === "1" ? [", born in ", v.dob3Year!] : [", born on ", v.dob3!]),
+      ", witnessed the signature.\nSigned by ",
       v.name2!,
       ", for ",
       v.company!,
@@ -398,7 +434,18 @@ const LOCALES: Locale[] = [
           v.address!,
           ". Mitteilungen an ",
           v.email!,
-          ".\nGezeichnet: ",
+          ".",
+          ...roleBorn(
+            v,
+            [
+              ["Der Mieter", ", geboren am ", ", geboren "],
+              ["Die Bürgin", ", geb. ", ", geb. "],
+              ["Der Käufer", ", geb. ", ", geboren "],
+              ["Die Darlehensnehmerin", ", geboren am ", ", geboren "],
+            ],
+            ", haftet gesamtschuldnerisch.",
+          ),
+          "\nGezeichnet: ",
           v.name2!,
         ],
       },
@@ -536,7 +583,18 @@ const LOCALES: Locale[] = [
           v.address!,
           ". Notifications : ",
           v.email!,
-          ".\nSigné par ",
+          ".",
+          ...roleBorn(
+            v,
+            [
+              ["Le locataire", ", né le ", ", né en "],
+              ["La Garante", ", née le ", ", née en "],
+              ["L'acquéreur", ", né le ", ", né en "],
+              ["La bailleresse", ", née le ", ", née en "],
+            ],
+            ", est solidairement responsable.",
+          ),
+          "\nSigné par ",
           v.name2!,
         ],
       },
@@ -672,7 +730,18 @@ const LOCALES: Locale[] = [
           v.address!,
           ". Notificaciones: ",
           v.email!,
-          ".\nFirmado por ",
+          ".",
+          ...roleBorn(
+            v,
+            [
+              ["El arrendatario", ", nacido el ", ", nacido en "],
+              ["La Fiadora", ", nacida el ", ", nacida en "],
+              ["El Comprador", ", nacido el ", ", nacido en "],
+              ["La prestataria", ", nacida el ", ", nacida en "],
+            ],
+            ", responde solidariamente.",
+          ),
+          "\nFirmado por ",
           v.name2!,
         ],
       },
@@ -808,7 +877,18 @@ const LOCALES: Locale[] = [
           v.address!,
           ". Comunicazioni: ",
           v.email!,
-          ".\nFirmato da ",
+          ".",
+          ...roleBorn(
+            v,
+            [
+              ["Il conduttore", ", nato il ", ", nato nel "],
+              ["La Garante", ", nata il ", ", nata nel "],
+              ["Il Venditore", ", nato il ", ", nato nel "],
+              ["La mutuataria", ", nata il ", ", nata nel "],
+            ],
+            ", risponde in solido.",
+          ),
+          "\nFirmato da ",
           v.name2!,
         ],
       },
@@ -903,6 +983,10 @@ const LOCALES: Locale[] = [
   },
 ];
 
+/** A birth date between 1940 and 2004 that turns with the text's index and `which` party. */
+const otherBirth = (i: number, which: number): Date =>
+  new Date(Date.UTC(1940 + ((i * 7 + which * 23) % 65), (i * 5 + which) % 12, 1 + ((i * 11) % 28)));
+
 /** `seed` 14000 is the shipped corpus; another seed gives a held-out one of the same shape. */
 export function generateCorpus(seed = 14_000): CorpusText[] {
   const out: CorpusText[] = [];
@@ -952,6 +1036,13 @@ export function generateCorpus(seed = 14_000): CorpusText[] {
         dob: L("DOB", locale.dob(born)),
         dobYear: L("DOB", String(born.getUTCFullYear())),
         yearOnly: Math.floor(i / 6) % 3 === 2 ? "1" : "0",
+        // The NDAs' other parties, born on dates from the index (no value drawn moves).
+        party: String(Math.floor(i / 6)),
+        partyYear: Math.floor(i / 6) % 2 === 1 ? "1" : "0",
+        dob2: L("DOB", locale.dob(otherBirth(i, 0))),
+        dob2Year: L("DOB", String(otherBirth(i, 0).getUTCFullYear())),
+        dob3: L("DOB", locale.dob(otherBirth(i, 1))),
+        dob3Year: L("DOB", String(otherBirth(i, 1).getUTCFullYear())),
         // A year that is not a birth year (precision); from the index, so no value drawn moves.
         since: String(2000 + (i % 26)),
         address: L("ADDRESS", locale.address(f)),

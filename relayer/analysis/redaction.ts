@@ -344,11 +344,70 @@ const NAME_CONTEXTS: RegExp[] = [
     `\\b(?:between|and|by|from|to|with|entre|et|y|e|zwischen|und|tra|con|mit|avec)\\s+(${FULL_NAME}),? \\(`,
     "gu",
   ),
-  new RegExp(
-    `\\b(${FULL_NAME}),? (?:\\((?:the )?["“]?(?:Disclosing|Receiving|Employee|Employer|Tenant|Landlord|Buyer|Seller|Client|Consultant|Contractor|Borrower|Lender|Guarantor|Beneficiary)|born|geboren|né|née|nacid[oa]|nat[oa]|residing at|wohnhaft|demeurant|domiciliad[oa]|residente)`,
-    "gu",
-  ),
 ];
+/**
+ * A name then what describes its bearer: a party clause, a birth or residence label ("Anna Schmidt,
+ * geboren 1964"). Contracts put a role there as often ("Der Mieter, geboren 1964", "The Tenant,
+ * born 1964"): `describedName` keeps only a name.
+ */
+const DESCRIBED_NAME = new RegExp(
+  `\\b(${FULL_NAME}),? (?:\\((?:the )?["“]?(?:Disclosing|Receiving|Employee|Employer|Tenant|Landlord|Buyer|Seller|Client|Consultant|Contractor|Borrower|Lender|Guarantor|Beneficiary)|born|geboren|geb\\.|né|née|nacid[oa]|nat[oa]|residing at|wohnhaft|demeurant|domiciliad[oa]|residente)`,
+  "gu",
+);
+
+/** Articles, demonstratives and possessives that open a noun phrase, in the six languages. */
+const DETERMINERS = new Set(
+  "the a an this that said our my your his her their der die das den dem des ein eine einer einem eines unser unsere mein meine dieser diese le la les un une ce cet cette ledit ladite notre mon ma son sa el los las una este esta dicho dicha nuestro nuestra su il lo gli i uno questo questa detto detta nostro nostra suo sua".split(
+    " ",
+  ),
+);
+
+/** Parties of contracts and forms named by their role, in the six languages (lower case). */
+const ROLE_NOUNS = new Set(
+  (
+    "tenant landlord lessor lessee licensee licensor buyer seller purchaser vendor borrower lender guarantor surety employee employer client customer patient applicant claimant defendant plaintiff debtor creditor owner contractor consultant beneficiary heir testator spouse husband wife party signatory witness insured policyholder member partner director shareholder agent principal subscriber holder undersigned assignor assignee donor trustee settlor " +
+    "mieter vermieter käufer verkäufer bürge bürgin arbeitnehmer arbeitgeber kunde kundin patient antragsteller kläger beklagte beklagter schuldner gläubiger eigentümer erblasser erbe erbin ehemann ehefrau ehegatte ehegattin pächter verpächter gesellschafter geschäftsführer inhaber unterzeichner unterzeichnete unterzeichneter zeuge zeugin vertragspartner bevollmächtigte bevollmächtigter " +
+    "locataire bailleur bailleresse acheteur acheteuse acquéreur acquéreuse vendeur vendeuse emprunteur emprunteuse prêteur prêteuse garant garante caution salarié salariée employeur employeuse cliente patiente demandeur demanderesse défendeur défenderesse débiteur débitrice créancier créancière propriétaire bénéficiaire héritier héritière époux épouse preneur preneuse souscripteur souscriptrice assuré assurée associé associée gérant gérante titulaire signataire témoin mandant mandante mandataire cédant cédante cessionnaire soussigné soussignée " +
+    "arrendatario arrendataria arrendador arrendadora inquilino inquilina comprador compradora vendedor vendedora prestatario prestataria prestamista fiador fiadora avalista trabajador trabajadora empleado empleada empleador empleadora cliente paciente solicitante demandante demandado demandada deudor deudora acreedor acreedora propietario propietaria beneficiario beneficiaria heredero heredera cónyuge esposo esposa titular firmante testigo asegurado asegurada tomador tomadora socio socia administrador administradora otorgante compareciente interesado interesada " +
+    "conduttore conduttrice locatore locatrice inquilino inquilina acquirente compratore compratrice venditore venditrice mutuatario mutuataria mutuante garante fideiussore lavoratore lavoratrice dipendente datore cliente paziente richiedente attore attrice convenuto convenuta debitore debitrice creditore creditrice proprietario proprietaria beneficiario beneficiaria erede coniuge marito moglie titolare firmatario firmataria testimone assicurato assicurata contraente socio socia amministratore amministratrice comparente sottoscritto sottoscritta"
+  ).split(" "),
+);
+
+/** German roles are often compounds (Darlehensnehmer, Versicherungsnehmerin, Antragstellerin). */
+const GERMAN_ROLE_ENDING =
+  /(?:nehmer|geber|mieter|pächter|käufer|steller|führer|inhaber|berechtigter?|beteiligter?)(?:in)?$/u;
+
+/** A role noun, also after an elided article (L'acquéreur), as a possessive (Landlord's) or a German feminine. */
+function isRole(word: string): boolean {
+  const lower = word
+    .toLowerCase()
+    .replace(/^[ld]['’]/u, "")
+    .replace(/['’]s$/u, "");
+  return (
+    ROLE_NOUNS.has(lower) ||
+    (lower.endsWith("in") && ROLE_NOUNS.has(lower.slice(0, -2))) ||
+    GERMAN_ROLE_ENDING.test(lower)
+  );
+}
+
+/**
+ * The name in the words before a description, without the article and role phrase that lead it
+ * ("Der Vermieter Hans Müller" gives "Hans Müller", "Der Mieter" nothing). After an article alone
+ * the words are a name only from a first name of the lexicon on ("Die Antragsgegnerin", a role
+ * the list lacks, is not; so a surname written with its article, "Le Pen, né", is missed).
+ */
+function describedName(words: readonly string[]): string[] {
+  let i = 0;
+  let role = false;
+  for (; i < words.length; i++) {
+    const lower = words[i]!.toLowerCase();
+    if (isRole(words[i]!)) role = true;
+    else if (!DETERMINERS.has(lower)) break;
+  }
+  const rest = words.slice(i);
+  if (i > 0 && !role && !rest[0]?.split("-").some(isFirstName)) return [];
+  return rest;
+}
 /** Words a name pattern may start on that are not names. */
 const NOT_NAMES = new Set(
   "Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland".split(
@@ -373,9 +432,9 @@ function notName(word: string): boolean {
 
 function names(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const re of NAME_CONTEXTS) {
+  for (const re of [...NAME_CONTEXTS, DESCRIBED_NAME]) {
     for (const [i, v] of matches(re, text, 1)) {
-      const words = v.split(" ");
+      const words = re === DESCRIBED_NAME ? describedName(v.split(" ")) : v.split(" ");
       if (v === v.toUpperCase() && words.some((w) => COMPANY_WORDS.has(w.replace(/\.$/, ""))))
         continue;
       while (words.length && notName(words[0]!)) words.shift();

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { RegExpParser, visitRegExpAST, type AST } from "@eslint-community/regexpp";
+import { analyse, type Report } from "scslre";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 
@@ -20,13 +22,9 @@ import { z } from "zod";
  * when the file defines it. Every kind's rules apply when several match.
  *
  * They run against the client's text (up to 256 KiB) and the model's output, in a redaction thread
- * under `text_analysis.rules_timeout` (relayer/analysis/rules.ts). A pattern whose repeated group
- * holds an unbounded quantifier (`(a+)+$`, `(\w*\s?)*`, `(x+y){2,}`) backtracks exponentially on a
- * text that almost matches, and is refused at start (by shape: `((ab)*c)+`, which cannot, is
- * refused too), so the operator hears of it before a client does. Not detected, stopped by the time
- * limit only: overlapping alternatives under a quantifier (`(a|aa)+`), bounded quantifiers that
- * split a run several ways (`(a{1,3})+`), adjacent quantifiers over the same characters
- * (`\d+\d+$`).
+ * under `text_analysis.rules_timeout` (relayer/analysis/rules.ts). A pattern that backtracks
+ * super-linearly on some text is refused at start (`superLinear`), so the operator hears of it
+ * before a client does; the time limit stays for what the analysis misses.
  */
 const pattern = z.string().superRefine((p, ctx) => {
   try {
@@ -35,65 +33,78 @@ const pattern = z.string().superRefine((p, ctx) => {
     ctx.addIssue({ code: "custom", message: "must be a valid regular expression" });
     return;
   }
-  const nested = nestedQuantifier(p);
-  if (nested)
+  const reason = superLinear(p);
+  if (reason)
     ctx.addIssue({
       code: "custom",
-      message:
-        `pattern '${p}' repeats a group that holds an unbounded quantifier (${nested}): it can ` +
-        "backtrack exponentially on the client's text; write it without the nesting",
+      message: `pattern '${p}' ${reason}; write it without the ambiguity`,
     });
 });
 
-/** A quantifier's bounds; `max` is Infinity for `*`, `+` and `{n,}`. */
-function quantifierAt(source: string, at: number): { max: number; length: number } | null {
-  const c = source[at];
-  if (c === "*" || c === "+") return { max: Infinity, length: 1 };
-  if (c === "?") return { max: 1, length: 1 };
-  const braces = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(at));
-  if (!braces) return null;
-  const max =
-    braces[2] === undefined ? Number(braces[1]) : braces[3] ? Number(braces[3]) : Infinity;
-  return { max, length: braces[0].length };
+/**
+ * Why a valid pattern (`iu`) can take super-linear time on some text, or null. scslre (chosen in
+ * docs/analysis.md, "Legal rules file") finds the ambiguities an attack string repeating one
+ * character exploits: a quantifier nested in another (`(a+)+$`), overlapping alternatives under a
+ * quantifier (`(a|aa)+$`), adjacent quantifiers over the same characters (`\d+\d+$`), a quantifier
+ * a failed match retries from each start (`(?:a|b)*$`, `\s+$`). Nested and adjacent ones are
+ * refused even where nothing after them can fail yet (`(a*)*`, `(?:\w+\s?)*`); so is a repeated
+ * group that is only a range (`(a{1,3})+`), which splits a run in many ways and which scslre
+ * reports only once something follows it.
+ */
+export function superLinear(source: string): string | null {
+  const parser = new RegExpParser();
+  const parsed = {
+    pattern: parser.parsePattern(source, 0, source.length, { unicode: true }),
+    flags: parser.parseFlags("iu"),
+  };
+  const split = splitRun(parsed.pattern);
+  if (split)
+    return (
+      `repeats a group that is only a range (${split}), which splits a run of characters in ` +
+      "many ways: it can backtrack exponentially on the client's text"
+    );
+  const reports = [
+    ...analyse(parsed).reports,
+    ...analyse(parsed, { assumeRejectingSuffix: true }).reports.filter((r) => r.type !== "Move"),
+  ];
+  const worst = reports.find((r) => r.exponential) ?? reports[0];
+  return worst ? describeReport(worst) : null;
 }
 
-/**
- * The first group of a valid pattern (`u` syntax) that is repeated (more than once) and holds an
- * unbounded quantifier, as written, or null.
- */
-export function nestedQuantifier(source: string): string | null {
-  // Per open group: where it starts, and whether an unbounded quantifier is inside.
-  const groups: Array<{ start: number; unbounded: boolean }> = [{ start: 0, unbounded: false }];
-  let i = 0;
-  while (i < source.length) {
-    const c = source[i]!;
-    let atomEnd = i + 1;
-    let closed: { start: number; unbounded: boolean } | null = null;
-    if (c === "\\") {
-      // `\p{L}`, `\u{1F600}`, `\k<name>` run to their closing bracket.
-      const long = /^\\(?:[pPu]\{[^}]*\}|k<[^>]*>)/.exec(source.slice(i));
-      atomEnd = long ? i + long[0].length : i + 2;
-    } else if (c === "[") {
-      let j = i + 1;
-      while (j < source.length && source[j] !== "]") j += source[j] === "\\" ? 2 : 1;
-      atomEnd = j + 1;
-    } else if (c === "(") {
-      groups.push({ start: i, unbounded: false });
-      i++;
-      continue;
-    } else if (c === ")") {
-      closed = groups.pop()!;
-    }
-    const quantifier = quantifierAt(source, atomEnd);
-    const end = quantifier ? atomEnd + quantifier.length : atomEnd;
-    if (closed && quantifier && quantifier.max > 1 && closed.unbounded)
-      return source.slice(closed.start, end);
-    const inner = groups.at(-1)!;
-    if (closed?.unbounded || quantifier?.max === Infinity) inner.unbounded = true;
-    // A lazy quantifier's `?` is part of it.
-    i = quantifier && source[end] === "?" ? end + 1 : end;
-  }
-  return null;
+function describeReport(report: Report): string {
+  const run = `a run of '${report.character.pick}'`;
+  const how = report.exponential
+    ? "exponentially"
+    : "polynomially (quadratic or worse in the text's length)";
+  const what =
+    report.type === "Self"
+      ? `repeats ${report.quant.raw} inside ${report.parentQuant.raw}, which can share out ${run} in many ways`
+      : report.type === "Trade"
+        ? `has ${report.startQuant.raw} and ${report.endQuant.raw} next to each other, which can share out ${run} in many ways`
+        : `retries ${report.quant.raw} from each character of ${run} after a failed match`;
+  return `${what}: it can backtrack ${how} on the client's text`;
+}
+
+/** The first group repeated more than once that holds only a bounded range (`(a{1,3})+`), as written. */
+function splitRun(pattern: AST.Pattern): string | null {
+  let found: string | null = null;
+  visitRegExpAST(pattern, {
+    onQuantifierEnter(q) {
+      if (found || q.max <= 1) return;
+      const group = q.element;
+      if (group.type !== "Group" && group.type !== "CapturingGroup") return;
+      const [only, ...more] = group.alternatives;
+      const inner = only?.elements.length === 1 ? only.elements[0] : undefined;
+      if (
+        !more.length &&
+        inner?.type === "Quantifier" &&
+        inner.min < inner.max &&
+        inner.max < Infinity
+      )
+        found = q.raw;
+    },
+  });
+  return found;
 }
 
 const rulesSchema = z

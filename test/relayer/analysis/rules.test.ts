@@ -24,6 +24,12 @@ import {
 /** `(a|aa)+$` against 48 `a`s and a `b`: about 3^24 paths (30 `a`s take ~0.5 s here). */
 const STUCK_PATTERN = "(a|aa)+$";
 const STUCK_TEXT = `${"a".repeat(48)}b`;
+/**
+ * Quadratic on a text full of "waiver" (259 KB take ~3.5 s here), and not refused at start: the
+ * start-up check misses it (docs/analysis.md), so only the time limit stops it.
+ */
+const SLIPPED_PATTERN = "\\bwaiver\\b.*\\bvoid\\b";
+const SLIPPED_TEXT = "waiver ".repeat(37_000);
 
 const rules = (kinds: LegalRules["kinds"]): LegalRules => ({ kinds });
 const kind = (
@@ -197,7 +203,7 @@ describe("# legal rules past their time limit (relayer and stand-in)", function 
         "rules.yaml": [
           "kinds:",
           "  claims:",
-          `    detect: ['\\bclaim\\b', '${STUCK_PATTERN}']`,
+          `    detect: ['\\bclaim\\b', '${SLIPPED_PATTERN}']`,
           "    must_include: ['claim']",
         ].join("\n"),
       },
@@ -209,17 +215,17 @@ describe("# legal rules past their time limit (relayer and stand-in)", function 
 
   it("should answer 503 ANALYSIS_RULES_TIMEOUT naming the pattern, store nothing, log and count it, and answer the next request", async function () {
     const before = { analyses: await count("analyses"), audit: await count("analysis_audit") };
-    const res = await world.post({ text: STUCK_TEXT });
+    const res = await world.post({ text: SLIPPED_TEXT });
     const body = (await res.json()) as { error: string; detail: string };
     expect(res.status, JSON.stringify(body)).to.equal(503);
     expect(body.error).to.equal("ANALYSIS_RULES_TIMEOUT");
     expect(body.detail).to.include("text_analysis.rules_timeout (300 ms)");
-    expect(body.detail).to.include("rule set 'claims', detect pattern /(a|aa)+$/");
+    expect(body.detail).to.include(`rule set 'claims', detect pattern /${SLIPPED_PATTERN}/`);
     expect(await count("analyses")).to.equal(before.analyses);
     expect(await count("analysis_audit")).to.equal(before.audit);
     const line = logLines.find((l) => l.includes("text_analysis.rules_timeout"));
-    expect(line).to.include('"pattern":"(a|aa)+$"');
-    expect(logLines.join("\n")).to.not.include(STUCK_TEXT);
+    expect(line).to.include(`"pattern":${JSON.stringify(SLIPPED_PATTERN)}`);
+    expect(logLines.join("\n")).to.not.include(SLIPPED_TEXT);
     const metric = await world.relayer.ctx.metrics.registry.getSingleMetricAsString(
       "veriflow_analysis_rule_timeouts_total",
     );
@@ -241,7 +247,7 @@ describe("# legal rules past their time limit (relayer and stand-in)", function 
     try {
       const before = await count("analyses");
       const pending = analysis
-        .analyze({ apiKeyId: world.key.id, text: STUCK_TEXT })
+        .analyze({ apiKeyId: world.key.id, text: SLIPPED_TEXT })
         .catch((e: unknown) => e);
       await until(() => pool.checking === 1, "the check to start");
       await pool.close();

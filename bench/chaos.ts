@@ -49,6 +49,7 @@ import { newExecutionId } from "../relayer/model/ids.ts";
 import { normaliseJsonWorkflow } from "../relayer/workflows/normalise.ts";
 import { freePort } from "../test/fixtures/net.ts";
 import { createTestDatabase } from "../test/fixtures/postgres.ts";
+import { SERVICE_NODE_FLAGS } from "../test/fixtures/service-flags.ts";
 
 const env = process.env;
 const WORKFLOWS = Number(env.CHAOS_WORKFLOWS ?? 50);
@@ -354,21 +355,25 @@ async function main(): Promise<void> {
     let workerReady: Promise<void> = Promise.resolve();
     const startWorker = () => {
       workerStarts++;
-      const proc = spawn(process.execPath, [path.join(PROJECT_ROOT, "relayer/worker-main.ts")], {
-        cwd: PROJECT_ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: db!.url,
-          DATA_DIR: root,
-          VERIFLOW_MASTER_KEY: masterKey,
-          VERIFLOW_CHAINS: chainsFile,
-          VERIFLOW_ENGINE_LEASE_SECONDS: "2",
-          VERIFLOW_CRASH_AT: "",
-          LOG_LEVEL: "warn",
-          NODE_ENV: "test",
+      const proc = spawn(
+        process.execPath,
+        [...SERVICE_NODE_FLAGS, path.join(PROJECT_ROOT, "relayer/worker-main.ts")],
+        {
+          cwd: PROJECT_ROOT,
+          env: {
+            ...process.env,
+            DATABASE_URL: db!.url,
+            DATA_DIR: root,
+            VERIFLOW_MASTER_KEY: masterKey,
+            VERIFLOW_CHAINS: chainsFile,
+            VERIFLOW_ENGINE_LEASE_SECONDS: "2",
+            VERIFLOW_CRASH_AT: "",
+            LOG_LEVEL: "warn",
+            NODE_ENV: "test",
+          },
+          stdio: ["ignore", "pipe", "pipe"],
         },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      );
       workerReady = new Promise<void>((resolve) => {
         proc.stdout?.on("data", (c: Buffer) => {
           if (c.toString().includes("worker ready")) resolve();

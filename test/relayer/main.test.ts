@@ -1,8 +1,16 @@
+import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
 import { expect } from "chai";
 import { signedHeaders } from "../../relayer/auth/hmac.ts";
 import { VeriflowClient } from "../../clients/sdk/index.ts";
 import { startNpmStart, type StartedRelayer } from "../fixtures/npm-start.ts";
 import { SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "../fixtures/catalogue.ts";
+import { SERVICE_NODE_FLAGS } from "../fixtures/service-flags.ts";
+
+const REPO = path.resolve(import.meta.dirname, "../..");
+const execFileAsync = promisify(execFile);
 
 /**
  * A new user's first run: `npm start` with nothing configured, then the spec's two examples
@@ -66,5 +74,39 @@ describe("# npm start (first run)", function () {
       // Screening ran against the shipped list: the report names it.
       expect(JSON.stringify(done.report?.report)).to.contain("ofac-sdn");
     }
+  });
+});
+
+/**
+ * The relayer's processes run with package.json's `config.node_flags` (docs/platform.md, "Runtime
+ * flags"): a young generation that stays large across quiet spells, and no idle memory reducer.
+ */
+describe("# runtime flags", function () {
+  this.timeout(60_000);
+
+  it("should pass config.node_flags to Node in npm start and npm run worker", async function () {
+    const { scripts } = JSON.parse(await readFile(path.join(REPO, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    expect(scripts.start).to.equal("node $npm_package_config_node_flags relayer/main.ts");
+    expect(scripts.worker).to.equal("node $npm_package_config_node_flags relayer/worker-main.ts");
+  });
+
+  it("should be flags this Node accepts, keeping the new space at 16 MiB from the start", async function () {
+    const newSpace = (flags: readonly string[]) =>
+      execFileAsync(process.execPath, [
+        ...flags,
+        "-e",
+        'process.stdout.write(String(require("node:v8").getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size))',
+      ]);
+    const tuned = await newSpace(SERVICE_NODE_FLAGS);
+    expect(tuned.stderr).to.equal("");
+    expect(Number(tuned.stdout)).to.equal(16 * 1024 * 1024);
+    // Without them V8 starts the new space at 1 MiB and shrinks it back there when idle.
+    expect(Number((await newSpace([])).stdout)).to.be.lessThan(16 * 1024 * 1024);
+    // A misspelt flag stops Node from starting at all, rather than being ignored.
+    const misspelt = await newSpace(["--no-memory-reduce"]).catch((e: Error) => e);
+    expect(misspelt).to.be.instanceOf(Error);
+    expect((misspelt as Error).message).to.match(/bad option: --no-memory-reduce/);
   });
 });

@@ -26,6 +26,7 @@ import { newExecutionId } from "../../../relayer/model/ids.ts";
 import { settlementKey } from "../../../relayer/integrations/index.ts";
 import type { ReportOrders } from "../../../relayer/report/report.ts";
 import { freePort } from "../../fixtures/net.ts";
+import { SERVICE_NODE_FLAGS } from "../../fixtures/service-flags.ts";
 import { startCrm, startPaymentGateway } from "../../fixtures/standins/index.ts";
 import { RECIPIENTS_FROM_JSON } from "../../fixtures/workflows.ts";
 import {
@@ -117,22 +118,26 @@ describe("# crash safety (SIGKILL a worker process, restart, exactly once)", fun
     crashAt?: string,
     env: Record<string, string> = {},
   ): { exited: Promise<NodeJS.Signals | number | null> } {
-    const proc = spawn(process.execPath, [path.join(PROJECT_ROOT, "relayer/worker-main.ts")], {
-      cwd: PROJECT_ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: db.url,
-        DATA_DIR: root,
-        VERIFLOW_MASTER_KEY: masterKey,
-        VERIFLOW_CHAINS: chainsFile,
-        VERIFLOW_ENGINE_LEASE_SECONDS: "2",
-        LOG_LEVEL: "warn",
-        NODE_ENV: "test",
-        ...env,
-        ...(crashAt ? { VERIFLOW_CRASH_AT: crashAt } : { VERIFLOW_CRASH_AT: "" }),
+    const proc = spawn(
+      process.execPath,
+      [...SERVICE_NODE_FLAGS, path.join(PROJECT_ROOT, "relayer/worker-main.ts")],
+      {
+        cwd: PROJECT_ROOT,
+        env: {
+          ...process.env,
+          DATABASE_URL: db.url,
+          DATA_DIR: root,
+          VERIFLOW_MASTER_KEY: masterKey,
+          VERIFLOW_CHAINS: chainsFile,
+          VERIFLOW_ENGINE_LEASE_SECONDS: "2",
+          LOG_LEVEL: "warn",
+          NODE_ENV: "test",
+          ...env,
+          ...(crashAt ? { VERIFLOW_CRASH_AT: crashAt } : { VERIFLOW_CRASH_AT: "" }),
+        },
+        stdio: ["ignore", "pipe", "pipe"],
       },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    );
     child = proc;
     let output = "";
     proc.stdout?.on("data", (c: Buffer) => (output = (output + c.toString()).slice(-4000)));

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { JOB_NAMES, retryDueMs, type JobPayloads } from "../queue/index.ts";
+import { JOB_NAMES, type JobPayloads } from "../queue/index.ts";
 import type { Store } from "../store/index.ts";
 import { runExecution, type EngineDeps, type ExecutionState } from "./orchestrator.ts";
 import {
@@ -17,14 +17,7 @@ export interface EngineQueue {
     name: string,
     handler: (
       data: T,
-      job: {
-        id: string;
-        retryCount?: number;
-        retryLimit?: number;
-        retryDelay?: number;
-        retryBackoff?: boolean;
-        retryDelayMax?: number | null;
-      },
+      job: { id: string; retryCount: number; retryLimit: number },
     ) => Promise<unknown>,
     options?: Record<string, unknown>,
   ): Promise<string>;
@@ -40,8 +33,8 @@ export const EXECUTE_JOB_CHANNEL = "engine_jobs";
 
 /**
  * The idle poll of the engine's queue, seconds: the safety net under the notifications and the
- * retries' wake-ups, for what they miss (a notification lost with its connection, a retry whose
- * process stopped).
+ * queue's wake-ups at retries' due times, for what they miss (a notification lost with its
+ * connection, a retry whose process stopped).
  */
 export const ENGINE_SLOW_POLL_SECONDS = 10;
 
@@ -88,26 +81,18 @@ export async function startEngineWorker(
         // Null: another live worker holds the execution; it finishes it.
         return { state: await run(data.executionId) };
       } catch (err) {
-        const last = job.retryLimit !== undefined && (job.retryCount ?? 0) >= job.retryLimit;
+        const last = job.retryCount >= job.retryLimit;
         deps.logger.error(
           { executionId: data.executionId, err: (err as Error).message, last },
           "execution attempt failed",
         );
         if (last) await failExecution(deps, data.executionId, err, deps.logger);
-        else {
-          // No notification announces a retry coming due: woken at its latest due time rather
-          // than at the slow poll, so the queue's backoff holds.
-          // (A tenth of a second later: this timer and the database's clock need not agree.)
-          const dueMs = retryDueMs(job) + 100;
-          setTimeout(() => queue.wake(JOB_NAMES.workflowExecute), dueMs).unref();
-        }
         throw err;
       }
     },
     {
       localConcurrency: options.concurrency ?? 8,
       pollingIntervalSeconds: options.pollingIntervalSeconds ?? ENGINE_SLOW_POLL_SECONDS,
-      includeMetadata: true,
     },
   );
   const unlisten = await notifications.listen(EXECUTE_JOB_CHANNEL, () =>

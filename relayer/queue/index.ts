@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import {
   PgBoss,
-  type Job,
+  type JobWithMetadata,
   type ScheduleOptions,
   type SendOptions,
   type WorkOptions,
@@ -76,11 +76,13 @@ export interface Queue {
   /**
    * Works jobs one at a time per worker; a throw fails the job, which pg-boss retries. With
    * `localConcurrency` workers, the first polls at `pollingIntervalSeconds` and the others every
-   * IDLE_SIBLING_POLLING_SECONDS, woken as jobs are found, sent and finished.
+   * IDLE_SIBLING_POLLING_SECONDS, woken as jobs are found, sent and finished; a failed job's
+   * retry wakes one at its due time when that comes before the first one's poll. The handler gets
+   * the job's metadata (its retries among them).
    */
   work<T extends object>(
     name: string,
-    handler: (data: T, job: Job<T>) => Promise<unknown>,
+    handler: (data: T, job: JobWithMetadata<T>) => Promise<unknown>,
     options?: WorkOptions,
   ): Promise<string>;
   /**
@@ -104,28 +106,34 @@ const DEFAULT_QUEUE_OPTIONS = {
   retryDelayMax: 10,
 } as const;
 
+/** pg-boss's idle poll of a worker whose `pollingIntervalSeconds` is not given. */
+const PGBOSS_POLLING_SECONDS = 2;
+
 /**
  * The latest a failed attempt's retry comes due, ms: pg-boss starts it after `retryDelay` seconds,
  * or with backoff after a random delay up to `retryDelay` · 2^(attempts) seconds, at most
  * `retryDelayMax`.
  */
-export function retryDueMs(job: {
-  retryCount?: number;
-  retryDelay?: number;
-  retryBackoff?: boolean;
-  retryDelayMax?: number | null;
-}): number {
-  const delay = Math.max(job.retryDelay ?? 0, 1);
+function retryDueMs(job: JobWithMetadata<object>): number {
   const seconds = job.retryBackoff
-    ? Math.min(job.retryDelayMax ?? Infinity, delay * 2 ** Math.min(16, (job.retryCount ?? 0) + 1))
-    : (job.retryDelay ?? 0);
+    ? Math.min(
+        job.retryDelayMax ?? Infinity,
+        Math.max(job.retryDelay, 1) * 2 ** Math.min(16, job.retryCount + 1),
+      )
+    : job.retryDelay;
   return seconds * 1_000;
 }
 
 /**
+ * How much later than its computed due time a retry's wake-up fires, ms: the failure is recorded
+ * (and its due time taken from the database's clock) after the handler's throw that arms the timer.
+ */
+const RETRY_WAKE_MARGIN_MS = 100;
+
+/**
  * How often the workers of a `work` call beyond its first poll when idle (seconds): woken by the
- * jobs this process sends and finds, they poll only for what another process sent while the first
- * worker is busy, and for retries coming due.
+ * jobs this process sends and finds and by the retries coming due before the first one's poll, they
+ * poll only for what another process sent while the first worker is busy.
  */
 const IDLE_SIBLING_POLLING_SECONDS = 10;
 
@@ -219,6 +227,25 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
       .find((w) => w.name === name && w.state === "active" && w.count === 0);
     if (idle) boss.notifyWorker(idle.id);
   };
+  const retryWakes = new Set<NodeJS.Timeout>();
+  let stopping = false;
+  /**
+   * The handler threw for `jobs` (pg-boss fails them all): nothing announces their retries coming
+   * due, so a worker polling less often than a retry's backoff is woken at its latest due time
+   * instead of stretching the backoff to its poll.
+   */
+  const wakeAtRetry = (name: string, jobs: JobWithMetadata<object>[], pollMs: number) => {
+    const retried = jobs.filter((job) => job.retryCount < job.retryLimit);
+    if (stopping || retried.length === 0) return;
+    const dueMs = Math.max(...retried.map(retryDueMs));
+    if (dueMs >= pollMs) return;
+    const timer = setTimeout(() => {
+      retryWakes.delete(timer);
+      wake(name);
+    }, dueMs + RETRY_WAKE_MARGIN_MS);
+    timer.unref();
+    retryWakes.add(timer);
+  };
 
   return {
     boss,
@@ -273,7 +300,8 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
     async work(name, handler, workOptions = {}) {
       await ensureQueue(name);
       const { localConcurrency = 1, ...options } = workOptions;
-      const run = async (jobs: Job<object>[]) => {
+      const pollMs = (options.pollingIntervalSeconds ?? PGBOSS_POLLING_SECONDS) * 1_000;
+      const run = async (jobs: JobWithMetadata<object>[]) => {
         // While this worker works, an idle one looks for the next job, and every busy one (this
         // one among them) fetches again as soon as its job is done instead of sleeping out its
         // poll: a backlog keeps all the workers busy. (Finding one's own worker would need
@@ -283,27 +311,29 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
         const idle = workers.find((w) => w.count === 0);
         if (idle) boss.notifyWorker(idle.id);
         const results: unknown[] = [];
-        for (const job of jobs) {
-          const typed = job as unknown as Job<never>;
-          results.push(await handler(typed.data, typed));
+        try {
+          for (const job of jobs) {
+            const typed = job as unknown as JobWithMetadata<never>;
+            results.push(await handler(typed.data, typed));
+          }
+        } catch (err) {
+          wakeAtRetry(name, jobs, pollMs);
+          throw err;
         }
         return results.length === 1 ? results[0] : results;
       };
       // One worker polls at the requested interval; the others of the same call poll rarely,
       // because every job found, sent from this process or finished wakes them (each poll of an
       // idle worker is a query: on PGlite, on the event loop).
-      const id = await boss.work<object>(name, { batchSize: 1, ...options }, run);
+      const workerOptions = { batchSize: 1, ...options, includeMetadata: true as const };
+      const id = await boss.work(name, workerOptions, run);
       if (localConcurrency > 1)
-        await boss.work<object>(
+        await boss.work(
           name,
           {
-            batchSize: 1,
-            ...options,
+            ...workerOptions,
             localConcurrency: localConcurrency - 1,
-            pollingIntervalSeconds: Math.max(
-              options.pollingIntervalSeconds ?? 2,
-              IDLE_SIBLING_POLLING_SECONDS,
-            ),
+            pollingIntervalSeconds: Math.max(pollMs / 1_000, IDLE_SIBLING_POLLING_SECONDS),
           },
           run,
         );
@@ -315,7 +345,12 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
       await boss.schedule(name, cron, data, scheduleOptions);
     },
     unschedule: (name, key) => boss.unschedule(name, key),
-    stop: (timeoutMs = 15_000) => boss.stop({ graceful: true, timeout: timeoutMs, close: true }),
+    async stop(timeoutMs = 15_000) {
+      stopping = true;
+      for (const timer of retryWakes) clearTimeout(timer);
+      retryWakes.clear();
+      await boss.stop({ graceful: true, timeout: timeoutMs, close: true });
+    },
   };
 }
 

@@ -74,7 +74,7 @@ export async function fireSchedule(
     refusal,
   );
 
-  const fired = await ctx.store.transaction(async (tx: Store): Promise<FiringResult> => {
+  return ctx.store.transaction(async (tx: Store): Promise<FiringResult> => {
     const active = await lockActiveCounts(tx, [row.api_key_id]);
     let refused = listsMissing ?? unprovable;
     try {
@@ -100,6 +100,4 @@ export async function fireSchedule(
     await ctx.queue.send(JOB_NAMES.workflowExecute, { executionId }, { tx });
     return { outcome: "queued", executionId };
   });
-  if (fired.outcome === "queued") ctx.queue.wake(JOB_NAMES.workflowExecute);
-  return fired;
 }

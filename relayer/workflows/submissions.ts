@@ -37,6 +37,8 @@ export function createWorkflowIntake(
  * see Queue.insertStatement) and fails as a whole unless every admitted execution got its job.
  * Exactly what the single-submission transaction guarantees, for many at the cost of one round
  * trip. Where pg-boss's insert cannot be embedded, the same in a transaction (storeSubmissions).
+ * The commit wakes the engine workers of every process, this one's included: the database notifies
+ * them (migration 203_engine_job_wakeup.sql), so nothing here wakes them a second time.
  */
 function submissionBatcher(ctx: IntakePlatform): Batcher<PendingSubmission, Accepted> {
   const inTransaction = new GroupCommit<PendingSubmission, Accepted>(ctx.store, (tx, items) =>
@@ -44,12 +46,9 @@ function submissionBatcher(ctx: IntakePlatform): Batcher<PendingSubmission, Acce
   );
   return new Batcher(async (items) => {
     const insertJobs = await ctx.queue.insertStatement(JOB_NAMES.workflowExecute);
-    const outcomes = insertJobs
-      ? await storeSubmissionsAtOnce(ctx, insertJobs, items)
-      : await Promise.all(items.map((i) => settle(inTransaction.submit(i))));
-    // Committed: this process's engine worker (if any) starts them now, not at its next poll.
-    if (outcomes.some((o) => o.ok)) ctx.queue.wake(JOB_NAMES.workflowExecute);
-    return outcomes;
+    return insertJobs
+      ? storeSubmissionsAtOnce(ctx, insertJobs, items)
+      : Promise.all(items.map((i) => settle(inTransaction.submit(i))));
   });
 }
 

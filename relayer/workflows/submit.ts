@@ -91,7 +91,6 @@ export async function submitWorkflow(
       await recordIdempotentResponse(tx, caller.id, request.idempotencyKey, stored);
     return stored;
   });
-  ctx.queue.wake(JOB_NAMES.workflowExecute);
   if (schedule) await registerScheduleLogged(ctx, schedule);
   return response as StoredResponse & { body: SubmissionResult };
 }

@@ -1,20 +1,25 @@
 import { expect } from "chai";
 import { Wallet } from "ethers";
 import { ensureAccount } from "../../../relayer/accounts/index.ts";
+import type { EngineStore } from "../../../relayer/accounts/store.ts";
 import { findReport, requestCancel, waitingReports } from "../../../relayer/executions/index.ts";
 import { homeChain } from "../../../relayer/execution/finalize.ts";
 import type { ChainHandle } from "../../../relayer/chains/index.ts";
 import { runExecution } from "../../../relayer/execution/orchestrator.ts";
 import type { RoutingChain } from "../../../relayer/routing/chain.ts";
+import { JOB_NAMES } from "../../../relayer/queue/index.ts";
 import { TxJournal } from "../../../relayer/transactions/journal.ts";
 import {
   balanceOf,
   devnetFunder,
   normalise,
+  startEngineService,
   submitExecution,
   units,
   useEngineWorld,
+  type EngineService,
 } from "../../fixtures/engine.ts";
+import { eventually } from "../../fixtures/platform.ts";
 
 /**
  * A chain's RPC that drops for a while (devnet fault: every request refused, chain state kept):
@@ -26,6 +31,65 @@ function jsonRpcOf(chain: RoutingChain): {
   send(method: string, params: unknown[]): Promise<unknown>;
 } {
   return chain.provider as unknown as { send(method: string, params: unknown[]): Promise<unknown> };
+}
+
+/**
+ * Stops `chain`'s RPC at its first request once `when()` holds, back after `outageMs` (or only at
+ * `end()`, which also stops watching).
+ */
+function outageOnce(
+  chain: ChainHandle,
+  when: () => Promise<boolean>,
+  outageMs: number | null,
+): { began(): boolean; end(): Promise<void> } {
+  const rpc = jsonRpcOf(chain);
+  const send = rpc.send.bind(rpc);
+  let began = false;
+  let restart: NodeJS.Timeout | undefined;
+  rpc.send = async (method, params) => {
+    if (!began && (await when())) {
+      began = true;
+      await chain.faults!.stopRpc();
+      if (outageMs !== null) restart = setTimeout(() => void chain.faults!.startRpc(), outageMs);
+    }
+    return send(method, params);
+  };
+  return {
+    began: () => began,
+    async end() {
+      rpc.send = send;
+      clearTimeout(restart);
+      await chain.faults!.startRpc();
+    },
+  };
+}
+
+/** Whether `sql` (with the execution id as $1) finds a row: a moment to start an outage at. */
+const rowFound = (store: Pick<EngineStore, "query">, sql: string, id: string) => async () =>
+  (await store.query(sql, [id])).length > 0;
+
+/** Once the first action's step is stored completed. */
+const firstStepCompleted = (store: Pick<EngineStore, "query">, id: string) =>
+  rowFound(
+    store,
+    "SELECT 1 FROM engine_steps WHERE execution_id = $1 AND action_index = 0 AND state = 'completed'",
+    id,
+  );
+
+/** Two multisends of 10 USDC pinned to polygon, one recipient each. */
+function twoPolygonMultisends(name: string) {
+  const recipients = [Wallet.createRandom().address, Wallet.createRandom().address];
+  const document = {
+    name,
+    actions: recipients.map((address) => ({
+      type: "multisend",
+      chain: "polygon",
+      from: "USDC",
+      amount: "10",
+      recipients: [{ address, amount: "10" }],
+    })),
+  };
+  return { document, recipients };
 }
 
 describe("# chain outages during an execution (embedded devnet)", function () {
@@ -76,31 +140,16 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     deps: Parameters<typeof runExecution>[0],
     id: string,
   ): Promise<{ began: boolean; state: string }> {
-    const rpc = jsonRpcOf(chain);
-    const send = rpc.send.bind(rpc);
-    let began = false;
-    let restart: NodeJS.Timeout | undefined;
-    rpc.send = async (method, params) => {
-      if (!began && (await when())) {
-        began = true;
-        await chain.faults!.stopRpc();
-        if (outageMs !== null) restart = setTimeout(() => void chain.faults!.startRpc(), outageMs);
-      }
-      return send(method, params);
-    };
+    const outage = outageOnce(chain, when, outageMs);
     try {
       const state = await runExecution(deps, id);
-      return { began, state };
+      return { began: outage.began(), state };
     } finally {
-      rpc.send = send;
-      clearTimeout(restart);
-      await chain.faults!.startRpc();
+      await outage.end();
     }
   }
 
-  /** Whether `sql` (with the execution id as $1) finds a row: a moment to start an outage at. */
-  const holds = (sql: string, id: string) => async () =>
-    (await world.store.query(sql, [id])).length > 0;
+  const holds = (sql: string, id: string) => rowFound(world.store, sql, id);
 
   async function execution(id: string) {
     const [row] = await world.store.query<{ state: string; error: Record<string, unknown> | null }>(
@@ -330,11 +379,7 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     expect((await journalled(id)).txs).to.deep.equal([]);
   });
   /** Once the multisend's step is stored completed: the moment before the re-check before the proof. */
-  const stepCompleted = (id: string) =>
-    holds(
-      "SELECT 1 FROM engine_steps WHERE execution_id = $1 AND action_index = 0 AND state = 'completed'",
-      id,
-    );
+  const stepCompleted = (id: string) => firstStepCompleted(world.store, id);
 
   it("should fail CHAIN_UNAVAILABLE, unattested with its action completed, when the re-check before the proof outlasts the window", async function () {
     // Without a bound the re-check waited for the chain however long: this would time out.
@@ -433,17 +478,8 @@ describe("# chain outages during an execution (embedded devnet)", function () {
   for (const [ending, expected] of Object.entries(endings)) {
     it(`should keep a ${ending} execution's outcome when its report's chain stays down past the window, and report once it answers`, async function () {
       const polygon = world.chains.byName("polygon");
-      const recipients = [Wallet.createRandom().address, Wallet.createRandom().address];
-      const workflow = normalise(world, {
-        name: `report waits, ${ending}`,
-        actions: recipients.map((address) => ({
-          type: "multisend",
-          chain: "polygon",
-          from: "USDC",
-          amount: "10",
-          recipients: [{ address, amount: "10" }],
-        })),
-      });
+      const { document, recipients } = twoPolygonMultisends(`report waits, ${ending}`);
+      const workflow = normalise(world, document);
       const id = await submitExecution(world, apiKeyId, workflow);
       const sending = holds("SELECT 1 FROM engine_txs WHERE execution_id = $1", id);
       let cancelled = false;
@@ -657,5 +693,93 @@ describe("# chain outages during an execution (embedded devnet)", function () {
     const report = (await findReport(world.store, id))!.report;
     expect(report.state).to.equal("completed");
     expect(report.evidence!.transactions.length).to.be.greaterThan(0);
+  });
+});
+
+/**
+ * The same wait in the whole relayer: the execution submitted over HTTP and run by the engine
+ * worker the composition root starts, its report delivered by that worker's scheduled recovery
+ * sweep (every half lease, 15 s) once the chain answers, with nothing run by hand.
+ */
+describe("# a report waiting for its chain, delivered by the recovery sweep (real app, engine worker on)", function () {
+  this.timeout(180_000);
+  let service: EngineService;
+
+  before(async () => {
+    service = await startEngineService({ env: { VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS: "1" } });
+  });
+  after(async () => {
+    await service?.close();
+  });
+
+  it("should deliver a failed execution's report, with its state and error, once its chain answers again", async function () {
+    const { store } = service.ctx;
+    const polygon = service.chains.byName("polygon");
+    const credentials = await service.newKey();
+    const { document, recipients } = twoPolygonMultisends("report waits for the sweep");
+    // Polygon stops once the first action is completed and stays down until this test restarts
+    // it: the second action fails past the window, the report's evidence cannot be read.
+    let id: string | undefined;
+    const outage = outageOnce(
+      polygon,
+      async () => id !== undefined && (await firstStepCompleted(store, id)()),
+      null,
+    );
+    let failed: { state: string; error: Record<string, unknown> };
+    try {
+      const response = await service.request(
+        credentials,
+        "POST",
+        "/v1/workflows",
+        JSON.stringify(document),
+      );
+      expect(response.status).to.equal(202);
+      id = ((await response.json()) as { execution_id: string }).execution_id;
+      // Ended, no worker holding it, its report waiting.
+      await eventually(
+        async () => ((await waitingReports(store)).includes(id!) ? true : undefined),
+        "the report to wait for polygon",
+      );
+      expect(outage.began(), "the outage began after the first action").to.equal(true);
+      const [row] = await store.query<typeof failed>(
+        "SELECT state, error FROM workflow_executions WHERE id = $1",
+        [id],
+      );
+      failed = row!;
+      expect(failed.state).to.equal("failed");
+      expect(failed.error.error).to.equal("CHAIN_UNAVAILABLE");
+      expect(await findReport(store, id)).to.equal(null);
+    } finally {
+      await outage.end();
+    }
+
+    // Polygon answers again; nothing here runs the execution: the sweep's next turn does.
+    const report = await eventually(
+      async () => (await findReport(store, id))?.report,
+      "the sweep to deliver the report",
+    );
+    expect(report.state).to.equal("failed");
+    expect(report.error).to.deep.equal(failed.error);
+    expect(report.completed_actions).to.deep.equal([0]);
+    expect(report.evidence!.transactions.length).to.be.greaterThan(0);
+    expect(await waitingReports(store)).to.not.include(id);
+    const view = (await (
+      await service.request(credentials, "GET", `/v1/workflows/${id}`)
+    ).json()) as {
+      state: string;
+      error: unknown;
+      report: { report: { state: string } } | null;
+    };
+    expect(view.state).to.equal("failed");
+    expect(view.error).to.deep.equal(failed.error);
+    expect(view.report?.report.state).to.equal("failed");
+    // Its job ran once and completed: the report came from the sweep, not from a retry.
+    const [job] = await store.query<{ state: string; retry_count: number }>(
+      "SELECT state, retry_count FROM pgboss.job WHERE name = $1 AND data->>'executionId' = $2",
+      [JOB_NAMES.workflowExecute, id],
+    );
+    expect(job).to.deep.equal({ state: "completed", retry_count: 0 });
+    expect(await balanceOf(polygon, "USDC", recipients[0]!)).to.equal(units(polygon, "USDC", "10"));
+    expect(await balanceOf(polygon, "USDC", recipients[1]!)).to.equal(0n);
   });
 });

@@ -373,6 +373,101 @@ for (const backend of BACKENDS) {
       expect(job.output).to.deep.equal({ doubled: 42 });
     });
 
+    /**
+     * Counts the wake-ups of each queue's idle workers (a worker told to fetch with no job in
+     * hand; a worker that found a job telling itself to fetch again once done is not one).
+     */
+    function countWakeUps(): { readonly counts: Map<string, number>; restore(): void } {
+      const { boss } = queue;
+      const notify = boss.notifyWorker.bind(boss);
+      const counts = new Map<string, number>();
+      boss.notifyWorker = (id: string) => {
+        const worker = boss.getWipData().find((w) => w.id === id);
+        if (worker?.count === 0) counts.set(worker.name, (counts.get(worker.name) ?? 0) + 1);
+        notify(id);
+      };
+      return {
+        counts,
+        restore: () => {
+          boss.notifyWorker = notify;
+        },
+      };
+    }
+
+    /** Runs a worker of queue `name` whose every attempt fails; the attempts' start times. */
+    async function failingWorker(name: string, pollingIntervalSeconds: number): Promise<number[]> {
+      const attempts: number[] = [];
+      await queue.work(
+        name,
+        async () => {
+          attempts.push(Date.now());
+          throw new Error("fails every time");
+        },
+        { pollingIntervalSeconds },
+      );
+      return attempts;
+    }
+
+    const failedJob = (name: string, id: string) =>
+      eventually(async () => {
+        const job = await queue.boss.getJobById(name, id);
+        return job?.state === "failed" ? job : undefined;
+      }, `job ${id} to fail for good`);
+
+    it("should try a failed job of a slowly polling worker again at its backoff's due time, not at its poll", async function () {
+      // A poll far beyond this test's timeout: only the wake-ups at the retries' due times can
+      // get the three attempts made.
+      this.timeout(20_000);
+      const name = "test.retry-wake";
+      await queue.ensureQueue(name); // the default policy: 3 attempts, backoff from 1 s
+      const attempts = await failingWorker(name, 120);
+      const wakeUps = countWakeUps();
+      try {
+        const id = (await queue.boss.send(name, {}))!;
+        queue.wake(name);
+        const job = await failedJob(name, id);
+        expect(job.retryCount).to.equal(2);
+        expect(attempts).to.have.length(3);
+        // Each retry by its latest due time (2 s, then 4 s after the failure) and a fetch.
+        expect(attempts[1]! - attempts[0]!).to.be.below(2_000 + 1_500);
+        expect(attempts[2]! - attempts[1]!).to.be.below(4_000 + 1_500);
+        // The first wake-up is this test's; then one per retry.
+        expect(wakeUps.counts.get(name)).to.equal(3);
+      } finally {
+        wakeUps.restore();
+      }
+    });
+
+    it("should leave to the poll a retry due no sooner than it, and wake nothing after a job's last attempt", async function () {
+      this.timeout(20_000);
+      const options = { retryLimit: 1, retryDelay: 1, retryBackoff: false };
+      // Due 1 s after the failure, polled every second: the poll finds it.
+      const polled = "test.retry-polled";
+      await queue.ensureQueue(polled, options);
+      const polledAttempts = await failingWorker(polled, 1);
+      // Polled every 120 s: woken once for its retry, not after its last attempt.
+      const woken = "test.retry-last";
+      await queue.ensureQueue(woken, options);
+      const wokenAttempts = await failingWorker(woken, 120);
+      const wakeUps = countWakeUps();
+      try {
+        const polledId = (await queue.boss.send(polled, {}))!;
+        const wokenId = (await queue.boss.send(woken, {}))!;
+        queue.wake(woken);
+        await failedJob(polled, polledId);
+        await failedJob(woken, wokenId);
+        expect(polledAttempts).to.have.length(2);
+        expect(wokenAttempts).to.have.length(2);
+        // Past the due time a wake-up armed by the last attempt would have had.
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        expect(wakeUps.counts.get(polled) ?? 0).to.equal(0);
+        // This test's, then the retry's.
+        expect(wakeUps.counts.get(woken)).to.equal(2);
+      } finally {
+        wakeUps.restore();
+      }
+    });
+
     it("should purge replay records past their window and rate windows older than the last", async () => {
       const now = Date.UTC(2030, 0, 1, 12, 0, 30);
       expect(await recordSignature(store, "key_purge", "a".repeat(64), now - 400_000)).to.equal(

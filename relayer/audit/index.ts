@@ -26,3 +26,22 @@ export {
   type AuditSource,
   type SourcedInput,
 } from "./sources.ts";
+export {
+  ANALYSIS_ANCHOR_URI,
+  auditId,
+  legacyEntryHash,
+  linkHash,
+  readAnchoredHeads,
+  recordDigest,
+  seqOfAuditId,
+  verifyKeyAudit,
+  type AnchoredHead,
+  type AuditedContent,
+  type AuditLink,
+  type KeptAudit,
+  type KeyAuditCheck,
+  type KeyAuditInput,
+  type KeyAuditResult,
+  type KeyAuditStatus,
+  type ListedAuditRecord,
+} from "./analysis-chain.ts";

@@ -102,6 +102,7 @@ export interface ListedAuditRecord {
   api_key_id: string;
   seq: number;
   prev_hash: string;
+  digest: string | null;
   hash: string;
   timestamp: string;
   model: string;
@@ -265,8 +266,12 @@ export function verifyKeyAudit(input: KeyAuditInput): KeyAuditResult {
       return fail(`listed at ${record.seq}, before the checkpoint at ${checkpoint.seq}: pruned records are not listed`);
     const link = linkAt.get(record.seq);
     if (!link) return fail(`no link at ${record.seq} (the links end at ${lastSeq})`);
-    if (link.hash !== record.hash || hashAt.get(record.seq - 1) !== record.prev_hash)
-      return fail(`the record's hash or prev_hash differs from the links at ${record.seq}`);
+    if (
+      link.hash !== record.hash ||
+      link.digest !== record.digest ||
+      hashAt.get(record.seq - 1) !== record.prev_hash
+    )
+      return fail(`the record's digest, hash or prev_hash differs from the links at ${record.seq}`);
     const content = contentOf(record);
     if (link.digest === null) {
       if (legacyEntryHash(record.prev_hash, content) !== record.hash)

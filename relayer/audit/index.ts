@@ -10,6 +10,8 @@ export {
   type AuditOptions,
   type AuditVerdict,
   type CheckFamily,
+  type CheckStatus,
+  type VerdictOutcome,
 } from "./audit.ts";
 export {
   AuditInputError,
@@ -45,3 +47,4 @@ export {
   type KeyAuditStatus,
   type ListedAuditRecord,
 } from "./analysis-chain.ts";
+export { anchoredHeadsOn, type AnalysisAuditEvidence } from "./analyses.ts";

@@ -250,7 +250,7 @@ export class VeriflowClient {
     checkpoint: Schemas["AnalysisAuditLinks"]["checkpoint"];
   }> {
     const records: Schemas["AnalysisAuditRecord"][] = [];
-    for (let cursor: string | null | undefined; ; ) {
+    for (let cursor: string | null | undefined; ;) {
       const page = await this.unwrap(
         this.api.GET("/v1/analysis/audit", {
           params: { query: { limit: 500, ...(cursor ? { cursor } : {}) } },
@@ -262,7 +262,7 @@ export class VeriflowClient {
     }
     const first = await this.unwrap(this.api.GET("/v1/analysis/audit/links", {}));
     const links = [...first.links];
-    for (let from = first.next_from_seq; from !== null; ) {
+    for (let from = first.next_from_seq; from !== null;) {
       const page = await this.unwrap(
         this.api.GET("/v1/analysis/audit/links", { params: { query: { from_seq: from } } }),
       );

@@ -114,8 +114,7 @@ const linksQuerySchema = z
     path: ["to_seq"],
   })
   .refine(
-    (q) =>
-      q.from_seq === undefined || q.to_seq === undefined || q.to_seq - q.from_seq < MAX_LINKS,
+    (q) => q.from_seq === undefined || q.to_seq === undefined || q.to_seq - q.from_seq < MAX_LINKS,
     { message: `at most ${MAX_LINKS} links per page`, path: ["to_seq"] },
   );
 

@@ -217,7 +217,10 @@ export function verifyKeyAudit(input: KeyAuditInput): KeyAuditResult {
 
   // The anchors: the checkpoint is one; each of the operator's is the link hash at its seq.
   const anchorProblems: string[] = [];
-  if (checkpoint.seq > 0 && !anchors.some((a) => a.seq === checkpoint.seq && a.hash === checkpoint.hash))
+  if (
+    checkpoint.seq > 0 &&
+    !anchors.some((a) => a.seq === checkpoint.seq && a.hash === checkpoint.hash)
+  )
     anchorProblems.push(`the checkpoint at ${checkpoint.seq} is not a head the operator anchored`);
   for (const a of anchors) {
     if (a.seq > lastSeq)
@@ -233,7 +236,9 @@ export function verifyKeyAudit(input: KeyAuditInput): KeyAuditResult {
       ? {
           id: "anchors",
           status: "fail",
-          reason: broken ? `not checked: the links do not chain (${broken})` : anchorProblems.join("; "),
+          reason: broken
+            ? `not checked: the links do not chain (${broken})`
+            : anchorProblems.join("; "),
         }
       : {
           id: "anchors",
@@ -263,7 +268,9 @@ export function verifyKeyAudit(input: KeyAuditInput): KeyAuditResult {
     if (record.audit_id !== auditId(record.seq))
       return fail(`the record's id ${record.audit_id} is not the id of seq ${record.seq}`);
     if (record.seq <= checkpoint.seq)
-      return fail(`listed at ${record.seq}, before the checkpoint at ${checkpoint.seq}: pruned records are not listed`);
+      return fail(
+        `listed at ${record.seq}, before the checkpoint at ${checkpoint.seq}: pruned records are not listed`,
+      );
     const link = linkAt.get(record.seq);
     if (!link) return fail(`no link at ${record.seq} (the links end at ${lastSeq})`);
     if (
@@ -277,8 +284,11 @@ export function verifyKeyAudit(input: KeyAuditInput): KeyAuditResult {
       if (legacyEntryHash(record.prev_hash, content) !== record.hash)
         return fail(`the record's content does not hash to its v1 hash: it was altered`);
     } else if (recordDigest(content) !== link.digest)
-      return fail(`the record's content does not hash to the digest of link ${record.seq}: it was altered`);
-    if (!chainOk) return fail("the record matches its link, but the links do not hold (see links, anchors)");
+      return fail(
+        `the record's content does not hash to the digest of link ${record.seq}: it was altered`,
+      );
+    if (!chainOk)
+      return fail("the record matches its link, but the links do not hold (see links, anchors)");
     const anchor = coveringAnchor(record.seq);
     if (anchor)
       return {
@@ -288,7 +298,8 @@ export function verifyKeyAudit(input: KeyAuditInput): KeyAuditResult {
     if (link.digest === null)
       return {
         status: "unverifiable",
-        reason: "a v1 record (written before links carried digests): its key alone cannot tie it to an anchored head; the operator's verifyAuditChain does",
+        reason:
+          "a v1 record (written before links carried digests): its key alone cannot tie it to an anchored head; the operator's verifyAuditChain does",
       };
     return {
       status: "not-anchored",
@@ -309,7 +320,11 @@ export function verifyKeyAudit(input: KeyAuditInput): KeyAuditResult {
       continue;
     }
     if (!record) {
-      checks.push({ id, status: "fail", reason: `${kept.audit_id} is not among the key's records` });
+      checks.push({
+        id,
+        status: "fail",
+        reason: `${kept.audit_id} is not among the key's records`,
+      });
       continue;
     }
     if (record.analysis_id !== kept.analysis_id) {

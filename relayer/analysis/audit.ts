@@ -164,6 +164,20 @@ function toEntry(row: Record<string, unknown>): AuditEntry {
   };
 }
 
+/** A record as `GET /v1/analysis/audit` lists it to its key (relayer/audit's ListedAuditRecord). */
+export function listedRecord(e: AuditEntry) {
+  return {
+    audit_id: e.id,
+    analysis_id: e.analysis_id,
+    api_key_id: e.api_key_id,
+    ...e.record,
+    seq: e.seq,
+    prev_hash: e.prev_hash,
+    digest: e.digest,
+    hash: e.hash,
+  };
+}
+
 /** A key's records between two instants (ISO 8601), oldest first, after `cursor` (a seq). */
 export async function listAudit(
   store: EngineStore,

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { HMAC_SECURITY, ApiError, errorSchema, createRouter } from "../http/index.ts";
+import { listedRecord } from "./audit.ts";
 import type { TextAnalysis } from "./service.ts";
 
 /**
@@ -266,16 +267,7 @@ export function analysisRoutes(analysis: TextAnalysis | null) {
       const page = entries.slice(0, q.limit);
       return c.json(
         {
-          records: page.map((e) => ({
-            audit_id: e.id,
-            analysis_id: e.analysis_id,
-            api_key_id: e.api_key_id,
-            ...e.record,
-            seq: e.seq,
-            prev_hash: e.prev_hash,
-            digest: e.digest,
-            hash: e.hash,
-          })),
+          records: page.map(listedRecord),
           next_cursor: entries.length > q.limit ? page.at(-1)!.id : null,
         },
         200,

@@ -5,10 +5,10 @@ import { expect } from "chai";
 import { Wallet } from "ethers";
 import {
   listAudit,
+  listedRecord,
   listLinks,
   pruneAuditRecords,
   verifyAuditChain,
-  type AuditEntry,
   type AuditRecord,
 } from "../../../relayer/analysis/audit.ts";
 import { storeAnalyses, type FinishedAnalysis } from "../../../relayer/analysis/store.ts";
@@ -16,7 +16,6 @@ import {
   legacyEntryHash,
   verifyKeyAudit,
   type AnchoredHead,
-  type ListedAuditRecord,
 } from "../../../relayer/audit/index.ts";
 import { migrate, openStore, type Store } from "../../../relayer/store/index.ts";
 import { MIGRATIONS_DIR } from "../../../relayer/store/migrate.ts";
@@ -52,18 +51,6 @@ function finished(apiKeyId: string, id: string, at: number): FinishedAnalysis {
     },
   };
 }
-
-/** A record as `GET /v1/analysis/audit` lists it. */
-const listed = (e: AuditEntry): ListedAuditRecord => ({
-  audit_id: e.id,
-  analysis_id: e.analysis_id,
-  api_key_id: e.api_key_id,
-  ...e.record,
-  seq: e.seq,
-  prev_hash: e.prev_hash,
-  digest: e.digest,
-  hash: e.hash,
-});
 
 /**
  * A database whose audit chain began before migration 402: its records keep their v1 hashes
@@ -152,7 +139,7 @@ describe("# text-analysis audit records written before the digest (v1)", functio
 
   it("should tell a key's auditor what the links show of v1 records, and what they cannot", async function () {
     const { links, checkpoint } = await listLinks(store, { max: 1000 });
-    const records = (await listAudit(store, { apiKeyId: "key_a", limit: 100 })).map(listed);
+    const records = (await listAudit(store, { apiKeyId: "key_a", limit: 100 })).map(listedRecord);
     const result = verifyKeyAudit({
       records,
       links,
@@ -254,7 +241,7 @@ describe("# text-analysis audit records written before the digest (v1)", functio
     const { links, checkpoint } = await listLinks(store, { max: 1000 });
     expect(checkpoint).to.deep.equal({ seq: 3, hash: legacyHashes[2] });
     expect(links.map((l) => l.seq)).to.deep.equal([4, 5]);
-    const records = (await listAudit(store, { apiKeyId: "key_a", limit: 100 })).map(listed);
+    const records = (await listAudit(store, { apiKeyId: "key_a", limit: 100 })).map(listedRecord);
     const result = verifyKeyAudit({
       records,
       links,

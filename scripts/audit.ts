@@ -88,14 +88,15 @@ const EXIT: Record<AuditVerdict["outcome"], number> = { pass: 0, fail: 1, incomp
 type CredentialFlags = { url?: string; key?: string; profile?: string };
 
 /**
- * The owner's audit records and the chain's links, when the report lists analyses and the owner's
- * credentials are at hand (flags, environment or saved profile). Flags given but incomplete are a
- * usage error; no credentials at all leave the analyses unchecked (`not-performed`).
+ * Reads the owner's audit records and the chain's links, when the report lists analyses and the
+ * owner's credentials are at hand (flags, environment or saved profile). Flags given but
+ * incomplete are a usage error; no credentials at all leave the analyses unchecked
+ * (`not-performed`).
  */
 async function analysisEvidence(
   input: unknown,
   flags: CredentialFlags,
-): Promise<AnalysisAuditEvidence | undefined> {
+): Promise<(() => Promise<AnalysisAuditEvidence>) | undefined> {
   if (!parseAuditInput(input).report.analyses?.length) return undefined;
   let profile;
   try {
@@ -112,13 +113,12 @@ async function analysisEvidence(
     signingSecret: profile.signingSecret,
     retry: { maxRetries: 2 },
   });
-  try {
-    return await client.analysisAuditTrail();
-  } catch (err) {
-    throw new AuditInputError(
-      `cannot read the analyses' audit trail from ${profile.url}: ${(err as Error).message}`,
-    );
-  }
+  return () =>
+    client.analysisAuditTrail().catch((err: Error) => {
+      throw new AuditInputError(
+        `cannot read the analyses' audit trail from ${profile.url}: ${err.message}`,
+      );
+    });
 }
 
 async function exists(file: string): Promise<boolean> {

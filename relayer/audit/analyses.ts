@@ -51,11 +51,12 @@ export async function anchoredHeadsOn(chains: readonly EvidenceChain[]): Promise
 
 export async function analysisChecks(
   listed: readonly KeptAudit[],
-  evidence: AnalysisAuditEvidence | undefined,
+  /** Called once the anchors are read, so that the links read then reach every anchor seen. */
+  fetchEvidence: (() => Promise<AnalysisAuditEvidence>) | undefined,
   chains: readonly EvidenceChain[],
   operator: string,
 ): Promise<AnalysisCheck[]> {
-  if (!evidence)
+  if (!fetchEvidence)
     return [
       {
         id: "analyses",
@@ -79,6 +80,7 @@ export async function analysisChecks(
       },
     ];
   }
+  const evidence = await fetchEvidence();
   const result = verifyKeyAudit({ ...evidence, anchors, operator, kept: listed });
   const chain = result.checks.filter((c) => c.id === "links" || c.id === "anchors");
   const chainOk = chain.every((c) => c.status === "pass");

@@ -132,10 +132,11 @@ export interface AuditOptions {
   /** Where the report was read by CID (artifact store or CAR file): its bytes must be the CID's. */
   source?: AuditSource;
   /**
-   * The owner's audit records and the chain's links (relayer/audit/analyses.ts), to check the
-   * analyses the report lists; without them those checks are `not-performed`.
+   * Fetches the owner's audit records and the chain's links (relayer/audit/analyses.ts), to check
+   * the analyses the report lists; called after the anchors are read (an anchor landing between
+   * the two reads is then within the links). Without it those checks are `not-performed`.
    */
-  analyses?: AnalysisAuditEvidence;
+  analyses?: () => Promise<AnalysisAuditEvidence>;
 }
 
 /** Audits `input` (the GET /v1/workflows/{id} `report` envelope or a signed report). */

@@ -8,6 +8,7 @@ import { Wallet } from "ethers";
 import { putCredential } from "../../../relayer/integrations/vault.ts";
 import { ANALYSIS_PROVIDER_KEY, textAnalysisEntry } from "../../fixtures/analysis.ts";
 import { plainEnv, runAudit } from "../../fixtures/cli.ts";
+import { freePort } from "../../fixtures/net.ts";
 import { serveChainsFile } from "../../fixtures/rpc-bridge.ts";
 import {
   startAnalysisProvider,
@@ -174,6 +175,26 @@ describe("# final report lists the text analyses of a workflow", function () {
       };
       expect(verdict).to.include({ ok: false, outcome: "incomplete" });
       expect(verdict.checks.find((c) => c.id === "analyses")!.status).to.equal("not-performed");
+
+      // Credentials given but incomplete, or a relayer that does not answer: usage or I/O (2).
+      const partial = await runAudit(
+        [file, "--chains", chains.file, "--url", url, "--key", key.key],
+        plainEnv(bare),
+      );
+      expect(partial.code, partial.stdout).to.equal(2);
+      expect(partial.stderr).to.match(/to check the report's analyses: missing the signing secret/);
+      const gone = await audit(
+        plainEnv({
+          ...bare,
+          VERIFLOW_URL: `http://127.0.0.1:${await freePort()}`,
+          VERIFLOW_API_KEY: key.key,
+          VERIFLOW_SIGNING_SECRET: key.secret,
+        }),
+      );
+      expect(gone.code, gone.stdout).to.equal(2);
+      expect(gone.stderr).to.match(
+        /cannot read the analyses' audit trail from http:\/\/127\.0\.0\.1:\d+/,
+      );
 
       // Another key's credentials: its records do not hold the report's analysis.
       const stranger = await service.newKey();

@@ -151,6 +151,10 @@ export interface KeyAuditResult {
   checks: KeyAuditCheck[];
 }
 
+/** 64 lower-case hex characters, as every hash and digest of the chain is written. */
+const isHash = (value: unknown): value is string =>
+  typeof value === "string" && /^[0-9a-f]{64}$/.test(value);
+
 /** The seq an audit id names, or null when it is not one. */
 export function seqOfAuditId(id: string): number | null {
   const match = /^aud_([1-9]\d{0,14})$/.exec(id);
@@ -182,6 +186,10 @@ export function verifyKeyAudit(input: KeyAuditInput): KeyAuditResult {
   let sawDigest = false;
   let legacy = 0;
   for (const link of input.links) {
+    if (!isHash(prev) || !isHash(link.hash) || (link.digest !== null && !isHash(link.digest))) {
+      broken = `link ${link.seq} or its predecessor is not a 32-byte hex hash`;
+      break;
+    }
     if (link.seq !== expected) {
       broken = `the links skip from ${expected - 1} to ${link.seq}: link ${expected} is missing`;
       break;

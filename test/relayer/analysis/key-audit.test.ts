@@ -231,6 +231,13 @@ describe("# a key's auditor verifies its analysis audit records from the chain",
     expect(statusOf(result, "anchors")).to.equal("fail");
     expect(statusOf(result, "record[aud_1]"), "nothing passes on a broken chain").to.equal("fail");
 
+    // Not a hash at all: a failure, not an exception out of the verifier.
+    const garbled = structuredClone(genuine) as Trail & { links: AuditLink[] };
+    garbled.links[3]!.digest = "zz";
+    expect(reasonOf(await verify(garbled, kept.a), "links")).to.equal(
+      "link 4 or its predecessor is not a 32-byte hex hash",
+    );
+
     const removed = structuredClone(genuine) as Trail & { links: AuditLink[] };
     removed.links.splice(3, 1);
     const gap = await verify(removed, kept.a);

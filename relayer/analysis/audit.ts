@@ -55,11 +55,13 @@ export interface AuditEntry {
   hash: string;
 }
 
-/** The hash an entry's link must carry, under the formula it was written with. */
-function expectedHash(prevHash: string, entry: AuditEntry): string {
-  return entry.digest === null
-    ? legacyEntryHash(prevHash, entry)
-    : linkHash(prevHash, recordDigest(entry));
+/**
+ * Whether an entry's stored digest (when it has one) is its content's, and its hash the link from
+ * `prevHash`, under the formula it was written with.
+ */
+function entryHolds(prevHash: string, entry: AuditEntry): boolean {
+  if (entry.digest === null) return legacyEntryHash(prevHash, entry) === entry.hash;
+  return recordDigest(entry) === entry.digest && linkHash(prevHash, entry.digest) === entry.hash;
 }
 
 /**
@@ -310,7 +312,7 @@ export async function verifyAuditChain(
     if (e.digest === null && sawDigest)
       return fail(e.seq, `record ${e.seq} has no digest after records that have one`, i);
     sawDigest ||= e.digest !== null;
-    if (expectedHash(prev, e) !== e.hash) return fail(e.seq, `record ${e.seq} was altered`, i);
+    if (!entryHolds(prev, e)) return fail(e.seq, `record ${e.seq} was altered`, i);
     prev = e.hash;
     hashes.set(e.seq, e.hash);
     expectedSeq++;

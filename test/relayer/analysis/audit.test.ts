@@ -88,6 +88,14 @@ describe("# text-analysis audit chain", function () {
         JSON.stringify(original!.record),
       ]);
       expect((await analysis.verify()).ok).to.equal(true);
+      // The digest the links list, changed alone: the content and the hashes no longer agree.
+      const [{ digest } = { digest: "" }] = await store.query<{ digest: string }>(
+        "SELECT digest FROM analysis_audit WHERE seq = 2",
+      );
+      await store.query("UPDATE analysis_audit SET digest = $1 WHERE seq = 2", ["ab".repeat(32)]);
+      expect(await analysis.verify()).to.include({ ok: false, brokenAt: 2 });
+      await store.query("UPDATE analysis_audit SET digest = $1 WHERE seq = 2", [digest]);
+      expect((await analysis.verify()).ok).to.equal(true);
       const [row] = await store.query<Record<string, unknown>>(
         "SELECT * FROM analysis_audit WHERE seq = 3",
       );

@@ -2,6 +2,8 @@
  * The auditor library: checks a signed final report from the chains alone (relayer/audit/audit.ts),
  * reading the on-chain evidence as the engine lists it in its reports (relayer/report/evidence.ts).
  * `node.ts` opens the environment in Node (`npm run audit`); see README "Auditing an execution".
+ * The text analysis's audit chain as a key's auditor checks it, and the report's analyses against
+ * it: analysis-chain.ts, analyses.ts (docs/analysis.md "A key's auditor").
  */
 export {
   auditReport,

@@ -9,17 +9,23 @@
  * the `source` check); the chains are read over JSON-RPC from a chains file in the relayer's
  * format (its operator keys are never read) or, by default, the devnet of `npm run devnet` with
  * the repository's `deployments/`. `--receipt` takes the 202 the client kept (or its `receipt`)
- * and compares it with the report's. One line per check; exit 0 when every check passes, 1 when
- * any fails, 2 on usage or I/O errors.
+ * and compares it with the report's. When the report lists text analyses, the owner's credentials
+ * (as for a CID) fetch the key's audit records and the chain's links, checked against the anchors
+ * on chain; without credentials those checks are "not performed". One line per check; exit 0
+ * when every check passes, 1 when any fails, 2 on usage or I/O errors, 3 when nothing failed but
+ * some check was not performed or is not provable yet (docs/audit.md).
  */
 import { readFile, stat } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { signatureHeaders } from "../clients/sdk/index.ts";
+import { signatureHeaders, VeriflowClient } from "../clients/sdk/index.ts";
 import { ProfileError, resolveProfile } from "../clients/cli/profiles.ts";
 import {
   auditReport,
   AuditInputError,
   isCid,
+  parseAuditInput,
+  type AnalysisAuditEvidence,
+  type CheckStatus,
   reportFromArtifactStore,
   reportFromCar,
   type AuditVerdict,
@@ -34,19 +40,33 @@ const USAGE = `usage: npm run audit -- <report.json | report.car | CID> [--recei
                the block when the CAR has several roots
   CID          the signed report's CID (signed_cid), read from the relayer's artifact store with
                the owner's credentials: --url, --key, --profile or VERIFLOW_URL, VERIFLOW_API_KEY,
-               VERIFLOW_SIGNING_SECRET, or the profile of \`veriflow login\``;
+               VERIFLOW_SIGNING_SECRET, or the profile of \`veriflow login\`
+The analyses a report lists are checked with the same owner's credentials; without them their
+check is NOT PERFORMED and the verdict INCOMPLETE (exit 3).`;
+
+const LABELS: Record<CheckStatus, string> = {
+  pass: "PASS",
+  fail: "FAIL",
+  "not-performed": "NOT PERFORMED",
+  "not-anchored": "NOT ANCHORED",
+  unverifiable: "UNVERIFIABLE",
+};
 
 /** The verdict as the command prints it: one line per check, then the verdict. */
 export function formatVerdict(verdict: AuditVerdict): string {
   const width = Math.max(...verdict.checks.map((c) => c.id.length));
+  const labelWidth = Math.max(...verdict.checks.map((c) => LABELS[c.status].length));
   const lines = verdict.checks.map(
-    (c) => `${c.ok ? "PASS" : "FAIL"}  ${c.id.padEnd(width)}  ${c.reason}`,
+    (c) => `${LABELS[c.status].padEnd(labelWidth)}  ${c.id.padEnd(width)}  ${c.reason}`,
   );
-  const failed = verdict.checks.filter((c) => !c.ok).length;
+  const failed = verdict.checks.filter((c) => c.status === "fail").length;
+  const open = verdict.checks.filter((c) => c.status !== "fail" && c.status !== "pass");
   lines.push(
-    failed === 0
+    verdict.outcome === "pass"
       ? `verdict: PASS: ${verdict.execution_id} (${verdict.cid}), ${verdict.checks.length} checks`
-      : `verdict: FAIL: ${failed} of ${verdict.checks.length} checks failed for ${verdict.execution_id}`,
+      : verdict.outcome === "fail"
+        ? `verdict: FAIL: ${failed} of ${verdict.checks.length} checks failed for ${verdict.execution_id}`
+        : `verdict: INCOMPLETE: nothing failed, but ${open.map((c) => `${c.id} is ${LABELS[c.status]}`).join(", ")} for ${verdict.execution_id}`,
   );
   return lines.join("\n");
 }
@@ -60,6 +80,45 @@ async function readJsonFile(file: string): Promise<unknown> {
   } catch {
     throw new AuditInputError(`${file} is not JSON`);
   }
+}
+
+/** Exit status per outcome (docs/audit.md). */
+const EXIT: Record<AuditVerdict["outcome"], number> = { pass: 0, fail: 1, incomplete: 3 };
+
+type CredentialFlags = { url?: string; key?: string; profile?: string };
+
+/**
+ * Reads the owner's audit records and the chain's links, when the report lists analyses and the
+ * owner's credentials are at hand (flags, environment or saved profile). Flags given but
+ * incomplete are a usage error; no credentials at all leave the analyses unchecked
+ * (`not-performed`).
+ */
+async function analysisEvidence(
+  input: unknown,
+  flags: CredentialFlags,
+): Promise<(() => Promise<AnalysisAuditEvidence>) | undefined> {
+  if (!parseAuditInput(input).report.analyses?.length) return undefined;
+  let profile;
+  try {
+    profile = await resolveProfile(flags, process.env);
+  } catch (err) {
+    if (!(err instanceof ProfileError)) throw err;
+    if (flags.url || flags.key || flags.profile)
+      throw new AuditInputError(`to check the report's analyses: ${err.message}`);
+    return undefined;
+  }
+  const client = new VeriflowClient({
+    baseUrl: profile.url,
+    apiKey: profile.apiKey,
+    signingSecret: profile.signingSecret,
+    retry: { maxRetries: 2 },
+  });
+  return () =>
+    client.analysisAuditTrail().catch((err: Error) => {
+      throw new AuditInputError(
+        `cannot read the analyses' audit trail from ${profile.url}: ${err.message}`,
+      );
+    });
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -129,12 +188,13 @@ async function main(argv: string[]): Promise<number> {
   try {
     const { input, source } = await readReport(args.positionals[0]!, args.values);
     const receipt = args.values.receipt ? await readJsonFile(args.values.receipt) : undefined;
+    const analyses = await analysisEvidence(input, args.values);
     env = await openAuditEnvironment({ chainsFile: args.values.chains });
-    const verdict = await auditReport(input, env, { receipt, source });
+    const verdict = await auditReport(input, env, { receipt, source, analyses });
     process.stdout.write(
       (args.values.json ? JSON.stringify(verdict, null, 2) : formatVerdict(verdict)) + "\n",
     );
-    return verdict.ok ? 0 : 1;
+    return EXIT[verdict.outcome];
   } catch (err) {
     if (!(err instanceof AuditInputError)) throw err;
     process.stderr.write(`veriflow-audit: ${err.message}\n`);

@@ -34,11 +34,15 @@ import {
   type AnalysisProviderStandIn,
 } from "../test/fixtures/standins/analysis-provider.ts";
 
-/** Runs the audit command (scripts/audit.ts) as its own process, its output on this terminal. */
-function runAudit(args: string[]): Promise<number | null> {
+/**
+ * Runs the audit command (scripts/audit.ts) as its own process, its output on this terminal;
+ * `env` adds to the demo's environment (the owner's credentials).
+ */
+function runAudit(args: string[], env: Record<string, string>): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(import.meta.dirname, "audit.ts"), ...args], {
       stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, ...env },
     });
     child.on("error", reject);
     child.on("close", resolve);
@@ -239,13 +243,22 @@ async function main(): Promise<void> {
     say(`  api_interactions: ${interactions.length}`);
     if (unconsulted.length > 0 || (standIn && interactions.length === 0)) process.exitCode = 1;
 
-    // The auditor's view: the report envelope and JSON-RPC access to the chains, nothing else.
+    // The text-analysis audit chain's head anchored now (not on its interval), so that the audit
+    // below finds the report's analysis covered by an anchor.
+    const anchored = analysis && service.ctx.analysis ? await service.ctx.analysis.anchor() : null;
+
+    // The auditor's view: the report envelope and JSON-RPC access to the chains, and the owner's
+    // key for the text analysis the report lists (its audit records are listed to that key only).
     const reportFile = path.join(dataDir, "report.json");
     await writeFile(reportFile, JSON.stringify(view.report, null, 2));
     const served = await serveChainsFile(service.ctx.chains!.list(), dataDir);
     try {
-      say(`\nnpm run audit -- ${reportFile} --chains ${served.file}`);
-      const code = await runAudit([reportFile, "--chains", served.file]);
+      say(`\nnpm run audit -- ${reportFile} --chains ${served.file}   # with the owner's key`);
+      const code = await runAudit([reportFile, "--chains", served.file], {
+        VERIFLOW_URL: base,
+        VERIFLOW_API_KEY: apiKey,
+        VERIFLOW_SIGNING_SECRET: secret,
+      });
       if (code !== 0) process.exitCode = 1;
     } finally {
       await served.close();
@@ -257,7 +270,6 @@ async function main(): Promise<void> {
         (a) => a.analysis_id === analysis.analysis_id && a.audit_id === analysis.audit_id,
       );
       say(`  analyses: ${listed.map((a) => `${a.analysis_id} (audit ${a.audit_id})`).join(", ")}`);
-      const anchored = await service.ctx.analysis.anchor();
       const chainCheck = await service.ctx.analysis.verify();
       analysesOk &&= chainCheck.ok && chainCheck.anchorsVerified > 0;
       say(

@@ -197,7 +197,8 @@ async function main(argv: string[]): Promise<number> {
   }
 
   if (command === "audit") {
-    // The auditor reads the chains; only a CID input is read from the relayer (the profile).
+    // The auditor reads the chains; only a CID input and the report's text analyses are read
+    // from the relayer (the profile).
     return runAuditor(need(args[0], "REPORT"), flags);
   }
 
@@ -507,7 +508,7 @@ function runAuditor(report: string, flags: Flags): Promise<number> {
     ...(flags.chains ? ["--chains", flags.chains] : []),
     ...(flags.receipt ? ["--receipt", flags.receipt] : []),
     ...(flags.cid ? ["--cid", flags.cid] : []),
-    // A CID is read from the relayer with the profile's credentials.
+    // A CID and the report's text analyses are read from the relayer with the profile's credentials.
     ...(flags.profile ? ["--profile", flags.profile] : []),
     ...(flags.url ? ["--url", flags.url] : []),
     ...(flags.key ? ["--key", flags.key] : []),

@@ -238,6 +238,40 @@ export class VeriflowClient {
     return this.unwrap(this.api.POST("/v1/analysis", { body }));
   }
 
+  /**
+   * Every text-analysis audit record of this key (`GET /v1/analysis/audit`, page after page), and
+   * then every link of the audit chain from its checkpoint (`GET /v1/analysis/audit/links`): what
+   * the key's auditor checks against the registry's anchors (docs/analysis.md "Audit records").
+   * Records first: a record appended meanwhile is then covered by the links read after it.
+   */
+  async analysisAuditTrail(): Promise<{
+    records: Schemas["AnalysisAuditRecord"][];
+    links: Schemas["AnalysisAuditLinks"]["links"];
+    checkpoint: Schemas["AnalysisAuditLinks"]["checkpoint"];
+  }> {
+    const records: Schemas["AnalysisAuditRecord"][] = [];
+    for (let cursor: string | null | undefined; ;) {
+      const page = await this.unwrap(
+        this.api.GET("/v1/analysis/audit", {
+          params: { query: { limit: 500, ...(cursor ? { cursor } : {}) } },
+        }),
+      );
+      records.push(...page.records);
+      cursor = page.next_cursor;
+      if (!cursor) break;
+    }
+    const first = await this.unwrap(this.api.GET("/v1/analysis/audit/links", {}));
+    const links = [...first.links];
+    for (let from = first.next_from_seq; from !== null;) {
+      const page = await this.unwrap(
+        this.api.GET("/v1/analysis/audit/links", { params: { query: { from_seq: from } } }),
+      );
+      links.push(...page.links);
+      from = page.next_from_seq;
+    }
+    return { records, links, checkpoint: first.checkpoint };
+  }
+
   account() {
     return this.unwrap(this.api.GET("/v1/account"));
   }

@@ -530,6 +530,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/analysis/audit/links": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The audit chain's links {seq, digest, hash} (every key's, with no key, analysis or content), from the checkpoint
+     * @description What a key's auditor chains its own records through to the heads anchored in ProofRegistry (docs/analysis.md "Audit records"). It reveals how many analyses were audited and, with the anchors, roughly when: what the gaps in a key's own seq values already show.
+     */
+    get: operations["get_v1_analysis_audit_links"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/analysis/{id}": {
     parameters: {
       query?: never;
@@ -1642,6 +1662,8 @@ export interface components {
     AnalysisAuditRecord: {
       audit_id: string;
       analysis_id: string;
+      /** @description the key's id, which the record's digest covers */
+      api_key_id: string;
       timestamp: string;
       model: string;
       input_sha256: string;
@@ -1658,7 +1680,28 @@ export interface components {
       };
       seq: number;
       prev_hash: string;
+      /** @description sha256 of the JCS of {seq, id, api_key_id, analysis_id, record}; null for a record written under the v1 formula */
+      digest: string | null;
       hash: string;
+    };
+    AnalysisAuditLinks: {
+      /** @description the chain's start after pruning: the first remaining link follows this seq and hash (0 and 64 zeros before any pruning) */
+      checkpoint: {
+        seq: number;
+        hash: string;
+      };
+      /** @description the chain's last link when listed */
+      head: {
+        seq: number;
+        hash: string;
+      };
+      links: {
+        seq: number;
+        digest: string | null;
+        hash: string;
+      }[];
+      /** @description the from_seq of the next page, null after the head */
+      next_from_seq: number | null;
     };
     WebhookCreated: components["schemas"]["Webhook"] & {
       /** @description Signing secret (Standard Webhooks `whsec_…`), shown only in this response; verify deliveries with it. */
@@ -3870,6 +3913,60 @@ export interface operations {
         };
       };
       /** @description VALIDATION_FAILED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description AUTH_MISSING_KEY, AUTH_MISSING_SIGNATURE, AUTH_MISSING_TIMESTAMP, AUTH_MALFORMED_KEY, AUTH_MALFORMED_SIGNATURE, AUTH_MALFORMED_TIMESTAMP, AUTH_UNKNOWN_KEY, AUTH_KEY_REVOKED, AUTH_BAD_SIGNATURE, AUTH_TIMESTAMP_EXPIRED, AUTH_TIMESTAMP_IN_FUTURE, AUTH_REPLAYED_SIGNATURE */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the key's requests per minute; wait Retry-After seconds */
+      429: {
+        headers: {
+          /** @description seconds */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PlatformError"];
+        };
+      };
+    };
+  };
+  get_v1_analysis_audit_links: {
+    parameters: {
+      query?: {
+        /** @description the first seq listed (default: the one after the checkpoint) */
+        from_seq?: number;
+        /** @description the last seq listed (default: from_seq + 999) */
+        to_seq?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description At most 1000 links, oldest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AnalysisAuditLinks"];
+        };
+      };
+      /** @description VALIDATION_FAILED (a bad range) */
       400: {
         headers: {
           [name: string]: unknown;

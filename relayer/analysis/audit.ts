@@ -1,7 +1,14 @@
-import { createHash } from "node:crypto";
-import canonicalize from "canonicalize";
-import type { Contract, EventLog, Log } from "ethers";
+import type { Contract, Log } from "ethers";
 import type { EngineStore } from "../accounts/index.ts";
+import {
+  ANALYSIS_ANCHOR_URI,
+  auditId,
+  legacyEntryHash,
+  linkHash,
+  readAnchoredHeads,
+  recordDigest,
+  type AuditLink,
+} from "../audit/index.ts";
 import { TxJournal } from "../transactions/index.ts";
 import type { AnchorTarget } from "../integrations/index.ts";
 import type { Store } from "../store/index.ts";
@@ -9,8 +16,12 @@ import type { Store } from "../store/index.ts";
 /**
  * The audit records of the text analysis (spec "Audit log record"), exactly the spec's fields
  * and no text. Records are append-only (a database trigger refuses UPDATE and any DELETE outside
- * retention pruning) and hash-chained in one sequence shared by every process:
- * `hash = sha256(prev_hash || canonical JSON of {seq, id, api_key_id, analysis_id, record})`.
+ * retention pruning) and hash-chained in one sequence shared by every process and key, through a
+ * digest of each record (relayer/audit/analysis-chain.ts has the formula):
+ * `digest = sha256(JCS({seq, id, api_key_id, analysis_id, record}))`,
+ * `hash = sha256(prev_hash || digest)`, so a key's auditor checks the links without the other
+ * keys' records. Records written before the digest (migration 402) keep their v1 hash, over the
+ * content directly (`digest` null); they only precede the others.
  *
  * The head is anchored in ProofRegistry on an interval as `anchorBatch(root = head hash, count =
  * seq, uri = "veriflow:analysis-audit:<seq>")`, so an auditor holding the records recomputes the
@@ -39,28 +50,18 @@ export interface AuditEntry {
   analysis_id: string;
   record: AuditRecord;
   prev_hash: string;
+  /** Null for a record written under the v1 formula (before migration 402). */
+  digest: string | null;
   hash: string;
 }
 
-export const GENESIS_HASH = "0".repeat(64);
-const ANCHOR_URI = "veriflow:analysis-audit:";
-
-export function auditId(seq: number): string {
-  return `aud_${seq}`;
-}
-
-export function entryHash(
-  prevHash: string,
-  entry: Pick<AuditEntry, "seq" | "id" | "api_key_id" | "analysis_id" | "record">,
-): string {
-  const body = canonicalize({
-    seq: entry.seq,
-    id: entry.id,
-    api_key_id: entry.api_key_id,
-    analysis_id: entry.analysis_id,
-    record: entry.record,
-  })!;
-  return createHash("sha256").update(prevHash).update(body).digest("hex");
+/**
+ * Whether an entry's stored digest (when it has one) is its content's, and its hash the link from
+ * `prevHash`, under the formula it was written with.
+ */
+function entryHolds(prevHash: string, entry: AuditEntry): boolean {
+  if (entry.digest === null) return legacyEntryHash(prevHash, entry) === entry.hash;
+  return recordDigest(entry) === entry.digest && linkHash(prevHash, entry.digest) === entry.hash;
 }
 
 /**
@@ -103,16 +104,17 @@ export function chainAfter(
   let prevHash = head.hash;
   return inputs.map((input): AuditEntry => {
     seq += 1;
-    const entry = {
+    const content = {
       seq,
       id: auditId(seq),
       api_key_id: input.apiKeyId,
       analysis_id: input.analysisId,
       record: input.record,
-      prev_hash: prevHash,
     };
-    prevHash = entryHash(prevHash, entry);
-    return { ...entry, hash: prevHash };
+    const digest = recordDigest(content);
+    const entry = { ...content, prev_hash: prevHash, digest, hash: linkHash(prevHash, digest) };
+    prevHash = entry.hash;
+    return entry;
   });
 }
 
@@ -121,8 +123,8 @@ export function chainAfter(
  * embed (it ends in a SELECT, which the caller may restrict with a WHERE).
  */
 export function insertAuditsStatement(first: number): string {
-  const types = ["bigint", "text", "text", "text", "jsonb", "text", "text", "timestamptz"];
-  return `INSERT INTO analysis_audit (seq, id, api_key_id, analysis_id, record, prev_hash, hash, recorded_at)
+  const types = ["bigint", "text", "text", "text", "jsonb", "text", "text", "text", "timestamptz"];
+  return `INSERT INTO analysis_audit (seq, id, api_key_id, analysis_id, record, prev_hash, digest, hash, recorded_at)
      SELECT * FROM unnest(${types.map((t, i) => `$${first + i}::${t}[]`).join(", ")})`;
 }
 const INSERT_AUDITS = insertAuditsStatement(1);
@@ -145,6 +147,7 @@ export function auditParams(entries: readonly AuditEntry[]): unknown[] {
     entries.map((e) => e.analysis_id),
     entries.map((e) => JSON.stringify(e.record)),
     entries.map((e) => e.prev_hash),
+    entries.map((e) => e.digest),
     entries.map((e) => e.hash),
     entries.map((e) => e.record.timestamp),
   ];
@@ -158,7 +161,22 @@ function toEntry(row: Record<string, unknown>): AuditEntry {
     analysis_id: String(row.analysis_id),
     record: (typeof row.record === "string" ? JSON.parse(row.record) : row.record) as AuditRecord,
     prev_hash: String(row.prev_hash),
+    digest: row.digest == null ? null : String(row.digest),
     hash: String(row.hash),
+  };
+}
+
+/** A record as `GET /v1/analysis/audit` lists it to its key (relayer/audit's ListedAuditRecord). */
+export function listedRecord(e: AuditEntry) {
+  return {
+    audit_id: e.id,
+    analysis_id: e.analysis_id,
+    api_key_id: e.api_key_id,
+    ...e.record,
+    seq: e.seq,
+    prev_hash: e.prev_hash,
+    digest: e.digest,
+    hash: e.hash,
   };
 }
 
@@ -168,13 +186,65 @@ export async function listAudit(
   query: { apiKeyId: string; from?: string; to?: string; afterSeq?: number; limit: number },
 ): Promise<AuditEntry[]> {
   const rows = await store.query(
-    `SELECT seq, id, api_key_id, analysis_id, record, prev_hash, hash FROM analysis_audit
+    `SELECT seq, id, api_key_id, analysis_id, record, prev_hash, digest, hash FROM analysis_audit
      WHERE api_key_id = $1 AND ($2::timestamptz IS NULL OR recorded_at >= $2)
        AND ($3::timestamptz IS NULL OR recorded_at < $3) AND seq > $4
      ORDER BY seq LIMIT $5`,
     [query.apiKeyId, query.from ?? null, query.to ?? null, query.afterSeq ?? 0, query.limit],
   );
   return rows.map(toEntry);
+}
+
+/** The chain's start after pruning: the seq and hash the first remaining link follows. */
+export interface AuditCheckpoint {
+  seq: number;
+  hash: string;
+}
+
+/**
+ * The links `{seq, digest, hash}` from `fromSeq` (the checkpoint's next by default) to `toSeq`
+ * (inclusive; `max` links by default), oldest first, with the checkpoint and the head: no key,
+ * no analysis id, no content.
+ */
+export async function listLinks(
+  store: EngineStore,
+  range: { fromSeq?: number; toSeq?: number; max: number },
+): Promise<{
+  checkpoint: AuditCheckpoint;
+  head: AuditHead;
+  fromSeq: number;
+  toSeq: number;
+  links: AuditLink[];
+}> {
+  // One statement, one snapshot: a pruning in between cannot move the checkpoint past the links.
+  const [row] = await store.query<{
+    checkpoint_seq: string;
+    checkpoint_hash: string;
+    head_seq: string;
+    head_hash: string;
+    links: Array<{ seq: number | string; digest: string | null; hash: string }> | string;
+  }>(
+    `SELECT c.seq AS checkpoint_seq, c.hash AS checkpoint_hash, h.seq AS head_seq, h.hash AS head_hash,
+       (SELECT coalesce(json_agg(json_build_object('seq', a.seq, 'digest', a.digest, 'hash', a.hash)
+                                 ORDER BY a.seq), '[]')
+          FROM analysis_audit a
+         WHERE a.seq >= coalesce($1::bigint, c.seq + 1)
+           AND a.seq <= coalesce($2::bigint, coalesce($1::bigint, c.seq + 1) + $3 - 1)) AS links
+     FROM analysis_audit_checkpoint c, analysis_audit_head h`,
+    [range.fromSeq ?? null, range.toSeq ?? null, range.max],
+  );
+  const links = typeof row!.links === "string" ? JSON.parse(row!.links) : row!.links;
+  const checkpointSeq = Number(row!.checkpoint_seq);
+  const fromSeq = range.fromSeq ?? checkpointSeq + 1;
+  return {
+    fromSeq,
+    toSeq: range.toSeq ?? fromSeq + range.max - 1,
+    checkpoint: { seq: checkpointSeq, hash: row!.checkpoint_hash },
+    head: { seq: Number(row!.head_seq), hash: row!.head_hash },
+    links: (links as Array<{ seq: number | string; digest: string | null; hash: string }>).map(
+      (l) => ({ seq: Number(l.seq), digest: l.digest, hash: l.hash }),
+    ),
+  };
 }
 
 export interface ChainVerification {
@@ -198,20 +268,6 @@ export interface AuditAnchorSource {
   anchoredBy?: string;
 }
 
-/** The chain's heads anchored in the registry, read from the chain and not from the database. */
-async function anchoredHeads(source: AuditAnchorSource): Promise<AuditHead[]> {
-  const logs = (await source.registry.queryFilter(
-    source.registry.filters.BatchAnchored!(null, null, null, null, source.anchoredBy ?? null),
-    source.fromBlock,
-  )) as EventLog[];
-  return logs
-    .filter((l) => String(l.args.getValue("uri")).startsWith(ANCHOR_URI))
-    .map((l) => ({
-      seq: Number(l.args.getValue("count")),
-      hash: String(l.args.getValue("root")).slice(2).toLowerCase(),
-    }));
-}
-
 /**
  * Recomputes the chain from the retention checkpoint to the head and checks every stored anchor
  * against it. With the registry (`source`), the chain itself is the reference, so that rows
@@ -233,7 +289,7 @@ export async function verifyAuditChain(
   );
   const rows = (
     await store.query(
-      "SELECT seq, id, api_key_id, analysis_id, record, prev_hash, hash FROM analysis_audit ORDER BY seq",
+      "SELECT seq, id, api_key_id, analysis_id, record, prev_hash, digest, hash FROM analysis_audit ORDER BY seq",
     )
   ).map(toEntry);
   const headOut = { seq: Number(head!.seq), hash: head!.hash };
@@ -247,12 +303,16 @@ export async function verifyAuditChain(
   });
   let expectedSeq = Number(checkpoint!.seq) + 1;
   let prev = checkpoint!.hash;
+  let sawDigest = false;
   const hashes = new Map<number, string>([[Number(checkpoint!.seq), prev]]);
   for (const [i, e] of rows.entries()) {
     if (e.seq !== expectedSeq) return fail(expectedSeq, `record ${expectedSeq} is missing`, i);
     if (e.prev_hash !== prev)
       return fail(e.seq, `record ${e.seq} does not link to its predecessor`, i);
-    if (entryHash(prev, e) !== e.hash) return fail(e.seq, `record ${e.seq} was altered`, i);
+    if (e.digest === null && sawDigest)
+      return fail(e.seq, `record ${e.seq} has no digest after records that have one`, i);
+    sawDigest ||= e.digest !== null;
+    if (!entryHolds(prev, e)) return fail(e.seq, `record ${e.seq} was altered`, i);
     prev = e.hash;
     hashes.set(e.seq, e.hash);
     expectedSeq++;
@@ -291,7 +351,7 @@ export async function verifyAuditChain(
     verified.add(seq);
   }
   if (source) {
-    const onChain = (await anchoredHeads(source))
+    const onChain = (await readAnchoredHeads(source.registry, source.fromBlock, source.anchoredBy))
       .filter((a) => a.seq >= start)
       .sort((a, b) => a.seq - b.seq);
     for (const a of onChain) {
@@ -342,7 +402,7 @@ export async function anchorAuditHead(
   const data = registry.interface.encodeFunctionData("anchorBatch", [
     `0x${head!.hash}`,
     seq,
-    `${ANCHOR_URI}${seq}`,
+    `${ANALYSIS_ANCHOR_URI}${seq}`,
   ]);
   const sent = await new TxJournal(store).sendCall(
     chain,

@@ -1,9 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { HMAC_SECURITY, ApiError, errorSchema, createRouter } from "../http/index.ts";
+import { listedRecord } from "./audit.ts";
 import type { TextAnalysis } from "./service.ts";
 
 /**
- * `POST /v1/analysis`, `GET /v1/analysis/audit`, `GET /v1/analysis/{id}` (docs/analysis.md). The
+ * `POST /v1/analysis`, `GET /v1/analysis/audit`, `GET /v1/analysis/audit/links`,
+ * `GET /v1/analysis/{id}` (docs/analysis.md). The
  * router only composes: the use cases are TextAnalysis's. Without a `text_analysis:` configuration
  * (or without chains for its circuit and anchors) every route answers 503 ANALYSIS_NOT_CONFIGURED.
  */
@@ -66,6 +68,9 @@ const auditRecordSchema = z
   .object({
     audit_id: z.string(),
     analysis_id: z.string(),
+    api_key_id: z
+      .string()
+      .openapi({ description: "the key's id, which the record's digest covers" }),
     timestamp: z.string(),
     model: z.string(),
     input_sha256: z.string(),
@@ -74,9 +79,68 @@ const auditRecordSchema = z
     cost_breakdown: z.object({ provider_tokens: z.number().int(), platform_units: z.number() }),
     seq: z.number().int(),
     prev_hash: z.string(),
+    digest: z.string().nullable().openapi({
+      description:
+        "sha256 of the JCS of {seq, id, api_key_id, analysis_id, record}; null for a record written under the v1 formula",
+    }),
     hash: z.string(),
   })
   .openapi("AnalysisAuditRecord");
+
+/** The most links one page lists. */
+export const MAX_LINKS = 1000;
+
+const seqParam = (what: string) =>
+  z.coerce
+    .number()
+    .int(`${what} must be an integer`)
+    .min(1, `${what} must be at least 1`)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional();
+const linksQuerySchema = z
+  .object({
+    from_seq: seqParam("from_seq").openapi({
+      description: "the first seq listed (default: the one after the checkpoint)",
+    }),
+    to_seq: seqParam("to_seq").openapi({
+      description: `the last seq listed (default: from_seq + ${MAX_LINKS - 1})`,
+    }),
+  })
+  .refine((q) => q.to_seq === undefined || q.from_seq !== undefined, {
+    message: "to_seq needs from_seq",
+    path: ["to_seq"],
+  })
+  .refine((q) => q.from_seq === undefined || q.to_seq === undefined || q.to_seq >= q.from_seq, {
+    message: "to_seq must not be below from_seq",
+    path: ["to_seq"],
+  })
+  .refine(
+    (q) => q.from_seq === undefined || q.to_seq === undefined || q.to_seq - q.from_seq < MAX_LINKS,
+    { message: `at most ${MAX_LINKS} links per page`, path: ["to_seq"] },
+  );
+
+const headSchema = z.object({ seq: z.number().int(), hash: z.string() });
+const linksSchema = z
+  .object({
+    checkpoint: headSchema.openapi({
+      description:
+        "the chain's start after pruning: the first remaining link follows this seq and hash (0 and 64 zeros before any pruning)",
+    }),
+    head: headSchema.openapi({ description: "the chain's last link when listed" }),
+    links: z.array(
+      z.object({
+        seq: z.number().int(),
+        digest: z.string().nullable(),
+        hash: z.string(),
+      }),
+    ),
+    next_from_seq: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "the from_seq of the next page, null after the head" }),
+  })
+  .openapi("AnalysisAuditLinks");
 
 const iso = z
   .string()
@@ -203,15 +267,46 @@ export function analysisRoutes(analysis: TextAnalysis | null) {
       const page = entries.slice(0, q.limit);
       return c.json(
         {
-          records: page.map((e) => ({
-            audit_id: e.id,
-            analysis_id: e.analysis_id,
-            ...e.record,
-            seq: e.seq,
-            prev_hash: e.prev_hash,
-            hash: e.hash,
-          })),
+          records: page.map(listedRecord),
           next_cursor: entries.length > q.limit ? page.at(-1)!.id : null,
+        },
+        200,
+      );
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/analysis/audit/links",
+      summary:
+        "The audit chain's links {seq, digest, hash} (every key's, with no key, analysis or content), from the checkpoint",
+      description:
+        "What a key's auditor chains its own records through to the heads anchored in ProofRegistry (docs/analysis.md \"Audit records\"). It reveals how many analyses were audited and, with the anchors, roughly when: what the gaps in a key's own seq values already show.",
+      tags: ["analysis"],
+      security: HMAC_SECURITY,
+      request: { query: linksQuerySchema },
+      responses: {
+        200: {
+          description: `At most ${MAX_LINKS} links, oldest first`,
+          content: { "application/json": { schema: linksSchema } },
+        },
+        ...errors({ 400: "VALIDATION_FAILED (a bad range)" }),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      const page = await service().links({
+        ...(q.from_seq !== undefined ? { fromSeq: q.from_seq } : {}),
+        ...(q.to_seq !== undefined ? { toSeq: q.to_seq } : {}),
+        max: MAX_LINKS,
+      });
+      return c.json(
+        {
+          checkpoint: page.checkpoint,
+          head: { seq: page.head.seq, hash: page.head.hash },
+          links: page.links,
+          next_from_seq: page.toSeq < page.head.seq ? page.toSeq + 1 : null,
         },
         200,
       );

@@ -20,6 +20,7 @@ import { ulid } from "../model/index.ts";
 import {
   anchorAuditHead,
   listAudit,
+  listLinks,
   verifyAuditChain,
   type AuditEntry,
   type AuditHead,
@@ -449,6 +450,11 @@ export class TextAnalysis {
     limit: number;
   }): Promise<AuditEntry[]> {
     return listAudit(this.deps.store, query);
+  }
+
+  /** The chain's links in a range (no key, no content), with its checkpoint and head. */
+  links(range: { fromSeq?: number; toSeq?: number; max: number }) {
+    return listLinks(this.deps.store, range);
   }
 
   /** The analyses an execution's final report lists. */

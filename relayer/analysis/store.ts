@@ -112,7 +112,7 @@ const STORE_AFTER_HEAD = `WITH head AS (
      ), audit AS (
        ${insertAuditsStatement(5)} WHERE EXISTS (SELECT 1 FROM head)
      ), analysis AS (
-       INSERT INTO analyses ${analysisRows(13)} WHERE EXISTS (SELECT 1 FROM head)
+       INSERT INTO analyses ${analysisRows(14)} WHERE EXISTS (SELECT 1 FROM head)
      )
      SELECT count(*)::int AS moved FROM head`;
 

@@ -36,6 +36,8 @@ import {
 type OrdersDescriptor = { id?: string; address: string; amount: string };
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 import type { AuditSource } from "./sources.ts";
+import { analysisChecks, type AnalysisAuditEvidence } from "./analyses.ts";
+import type { KeyAuditStatus } from "./analysis-chain.ts";
 
 /** How far another chain's block time may run ahead of the attestation chain's (docs/audit.md). */
 const CROSS_CHAIN_CLOCK_SKEW_S = 300;
@@ -60,18 +62,32 @@ export type CheckFamily =
   | "transactions"
   | "action"
   | "bridge"
-  | "interaction";
+  | "interaction"
+  | "analyses"
+  | "analysis";
+
+/**
+ * `not-performed`: the auditor lacked what the check needs (the analyses' records without the
+ * owner's credentials); `not-anchored` and `unverifiable` as relayer/audit/analysis-chain.ts says.
+ */
+export type CheckStatus = "pass" | "fail" | "not-performed" | KeyAuditStatus;
 
 export interface AuditCheck {
   /** Unique per report: the family, with the action or interaction it is about (`action[2]`). */
   id: string;
   family: CheckFamily;
+  /** status is `pass`. */
   ok: boolean;
+  status: CheckStatus;
   reason: string;
 }
 
+/** `incomplete`: nothing failed, but not every check passed (not performed, not yet anchored). */
+export type VerdictOutcome = "pass" | "fail" | "incomplete";
+
 export interface AuditVerdict {
   ok: boolean;
+  outcome: VerdictOutcome;
   execution_id: string;
   cid: string;
   checks: AuditCheck[];
@@ -115,6 +131,12 @@ export interface AuditOptions {
   receipt?: unknown;
   /** Where the report was read by CID (artifact store or CAR file): its bytes must be the CID's. */
   source?: AuditSource;
+  /**
+   * Fetches the owner's audit records and the chain's links (relayer/audit/analyses.ts), to check
+   * the analyses the report lists; called after the anchors are read (an anchor landing between
+   * the two reads is then within the links). Without it those checks are `not-performed`.
+   */
+  analyses?: () => Promise<AnalysisAuditEvidence>;
 }
 
 /** Audits `input` (the GET /v1/workflows/{id} `report` envelope or a signed report). */
@@ -130,13 +152,13 @@ export async function auditReport(
   const checks: AuditCheck[] = [];
   const pending: Promise<void>[] = [];
   const run = (id: string, family: CheckFamily, fn: () => Promise<string> | string) => {
-    const slot = checks.push({ id, family, ok: false, reason: "not run" }) - 1;
+    const slot = checks.push({ id, family, ok: false, status: "fail", reason: "not run" }) - 1;
     const done = (async () => {
       try {
-        checks[slot] = { id, family, ok: true, reason: await fn() };
+        checks[slot] = { id, family, ok: true, status: "pass", reason: await fn() };
       } catch (err) {
         const reason = err instanceof Mismatch ? err.message : `error: ${(err as Error).message}`;
-        checks[slot] = { id, family, ok: false, reason };
+        checks[slot] = { id, family, ok: false, status: "fail", reason };
       }
     })();
     pending.push(done);
@@ -386,9 +408,24 @@ export async function auditReport(
     });
   }
 
+  const listed = report.analyses ?? [];
+  if (listed.length > 0) {
+    // Registered last: the checks above keep their slots.
+    pending.push(
+      analysisChecks(listed, options.analyses, env.chains, report.signer).then((found) => {
+        checks.push(...found);
+      }),
+    );
+  }
+
   await Promise.all(pending);
   return {
     ok: checks.every((c) => c.ok),
+    outcome: checks.some((c) => c.status === "fail")
+      ? "fail"
+      : checks.every((c) => c.ok)
+        ? "pass"
+        : "incomplete",
     execution_id: report.execution_id,
     cid: report.artifact_id,
     checks,

@@ -65,6 +65,7 @@ export const auditedReportSchema = z.looseObject({
     actions: z.array(z.looseObject({ index: z.number().int(), type: z.string() })),
   }),
   actions: z.array(auditedActionSchema),
+  analyses: z.array(z.looseObject({ analysis_id: z.string(), audit_id: z.string() })).optional(),
   zk_proof: z.string().nullable().optional(),
   public_signals: z.array(z.string()).nullable().optional(),
   attestation: z

@@ -90,7 +90,8 @@ const GLUE = `(() => {
       const row = document.createElement("tr");
       row.dataset.check = check.id;
       row.dataset.ok = String(check.ok);
-      for (const [cls, text] of [["result", check.ok ? "PASS" : "FAIL"], ["id", check.id], ["reason", check.reason]]) {
+      row.dataset.status = check.status;
+      for (const [cls, text] of [["result", check.status.replace("-", " ").toUpperCase()], ["id", check.id], ["reason", check.reason]]) {
         const cell = document.createElement("td");
         cell.className = cls;
         cell.textContent = text;
@@ -98,11 +99,14 @@ const GLUE = `(() => {
       }
       table.append(row);
     }
-    const failed = result.verdict.checks.filter((c) => !c.ok);
-    if (failed.length === 0)
+    const failed = result.verdict.checks.filter((c) => c.status === "fail");
+    const open = result.verdict.checks.filter((c) => c.status !== "fail" && c.status !== "pass");
+    if (result.verdict.outcome === "pass")
       show("pass", "PASS: " + result.verdict.execution_id + " (" + result.verdict.cid + "), " + result.verdict.checks.length + " checks");
-    else
+    else if (result.verdict.outcome === "fail")
       show("fail", "FAIL: " + failed.length + " of " + result.verdict.checks.length + " checks failed (" + failed.map((c) => c.id).join(", ") + ") for " + result.verdict.execution_id);
+    else
+      show("fail", "INCOMPLETE: nothing failed, but not every check could be made (" + open.map((c) => c.id + ": " + c.status).join(", ") + ") for " + result.verdict.execution_id);
   });
 })();`;
 

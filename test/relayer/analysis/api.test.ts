@@ -229,6 +229,7 @@ describe("# text analysis API (stand-in provider)", function () {
       [
         "audit_id",
         "analysis_id",
+        "api_key_id",
         "timestamp",
         "model",
         "input_sha256",
@@ -237,9 +238,11 @@ describe("# text analysis API (stand-in provider)", function () {
         "cost_breakdown",
         "seq",
         "prev_hash",
+        "digest",
         "hash",
       ].sort(),
     );
+    expect(record.api_key_id).to.equal(world.key.id);
     expect(record.input_sha256).to.equal(createHash("sha256").update(CONTRACT).digest("hex"));
     expect(new Date(record.timestamp as string).toISOString()).to.equal(record.timestamp);
     expect(record.output_token_count).to.be.a("number").greaterThan(0);

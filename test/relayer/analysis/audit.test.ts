@@ -5,7 +5,8 @@ import path from "node:path";
 import { expect } from "chai";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import type { TextAnalysis } from "../../../relayer/analysis/index.ts";
-import { entryHash, type AuditEntry } from "../../../relayer/analysis/audit.ts";
+import type { AuditEntry } from "../../../relayer/analysis/audit.ts";
+import { linkHash, recordDigest } from "../../../relayer/audit/index.ts";
 import { anchorIfDue } from "../../../relayer/analysis/worker.ts";
 import { createTestDatabase, type TestDatabase } from "../../fixtures/postgres.ts";
 import {
@@ -87,6 +88,14 @@ describe("# text-analysis audit chain", function () {
         JSON.stringify(original!.record),
       ]);
       expect((await analysis.verify()).ok).to.equal(true);
+      // The digest the links list, changed alone: the content and the hashes no longer agree.
+      const [{ digest } = { digest: "" }] = await store.query<{ digest: string }>(
+        "SELECT digest FROM analysis_audit WHERE seq = 2",
+      );
+      await store.query("UPDATE analysis_audit SET digest = $1 WHERE seq = 2", ["ab".repeat(32)]);
+      expect(await analysis.verify()).to.include({ ok: false, brokenAt: 2 });
+      await store.query("UPDATE analysis_audit SET digest = $1 WHERE seq = 2", [digest]);
+      expect((await analysis.verify()).ok).to.equal(true);
       const [row] = await store.query<Record<string, unknown>>(
         "SELECT * FROM analysis_audit WHERE seq = 3",
       );
@@ -95,7 +104,7 @@ describe("# text-analysis audit chain", function () {
       expect(removed).to.include({ ok: false, brokenAt: 3 });
       expect(removed.problem).to.match(/missing/);
       await store.query(
-        "INSERT INTO analysis_audit (seq, id, api_key_id, analysis_id, record, prev_hash, hash, recorded_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
+        "INSERT INTO analysis_audit (seq, id, api_key_id, analysis_id, record, prev_hash, digest, hash, recorded_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
         [
           row!.seq,
           row!.id,
@@ -103,6 +112,7 @@ describe("# text-analysis audit chain", function () {
           row!.analysis_id,
           JSON.stringify(row!.record),
           row!.prev_hash,
+          row!.digest,
           row!.hash,
           row!.recorded_at,
         ],
@@ -134,7 +144,7 @@ describe("# text-analysis audit chain", function () {
       await store.query("DELETE FROM analysis_audit");
       for (const r of rows)
         await store.query(
-          "INSERT INTO analysis_audit (seq, id, api_key_id, analysis_id, record, prev_hash, hash, recorded_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
+          "INSERT INTO analysis_audit (seq, id, api_key_id, analysis_id, record, prev_hash, digest, hash, recorded_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
           [
             r.seq,
             r.id,
@@ -142,6 +152,7 @@ describe("# text-analysis audit chain", function () {
             r.analysis_id,
             JSON.stringify(r.record),
             r.prev_hash,
+            r.digest,
             r.hash,
             r.record.timestamp,
           ],
@@ -166,16 +177,17 @@ describe("# text-analysis audit chain", function () {
       let prev = rows[0]!.hash;
       for (const r of rows.slice(1)) {
         const record = Number(r.seq) === 2 ? { ...r.record, output_token_count: 999 } : r.record;
-        const hash = entryHash(prev, {
+        const digest = recordDigest({
           seq: Number(r.seq),
           id: r.id,
           api_key_id: r.api_key_id,
           analysis_id: r.analysis_id,
           record,
         });
+        const hash = linkHash(prev, digest);
         await store.query(
-          "UPDATE analysis_audit SET record = $1, prev_hash = $2, hash = $3 WHERE seq = $4",
-          [JSON.stringify(record), prev, hash, r.seq],
+          "UPDATE analysis_audit SET record = $1, prev_hash = $2, digest = $3, hash = $4 WHERE seq = $5",
+          [JSON.stringify(record), prev, digest, hash, r.seq],
         );
         prev = hash;
       }

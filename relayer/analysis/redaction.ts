@@ -755,13 +755,11 @@ export function redact(
   }
   const placeholders = new Map(start);
   const byValue = new Map([...start].map(([p, v]) => [`${p.replace(/_\d+\]$/, "")}:${v}`, p]));
-  const next = new Map<string, number>();
-  // Numbered after the placeholders the map holds and those the text already carries as written
-  // (a client quoting `[NAME_1]` must not have it stand for someone else's name too).
-  for (const p of [...start.keys(), ...(text.match(PLACEHOLDER) ?? [])]) {
-    const [, type, n] = /^\[(\w+?)_(\d+)\]$/.exec(p) ?? [];
-    if (type) next.set(type, Math.max(next.get(type) ?? 0, Number(n)));
-  }
+  // Never one the map holds or the text already carries as written (a client quoting `[NAME_1]`
+  // must not have it stand for someone else's name too): the next free number of the type, so a
+  // quoted `[EMAIL_99999999999999999999]` costs no arithmetic past what numbers can hold.
+  const taken = new Set([...start.keys(), ...(text.match(PLACEHOLDER) ?? [])]);
+  const next = new Map<PiiType, number>();
   const counts = new Map<PiiType, number>();
   let out = "";
   let at = 0;
@@ -769,7 +767,9 @@ export function redact(
     const key = `[${s.type}:${s.value}`;
     let placeholder = byValue.get(key);
     if (!placeholder) {
-      const n = (next.get(s.type) ?? 0) + 1;
+      let n = next.get(s.type) ?? 0;
+      do n++;
+      while (taken.has(`[${s.type}_${n}]`));
       next.set(s.type, n);
       placeholder = `[${s.type}_${n}]`;
       byValue.set(key, placeholder);
@@ -788,6 +788,15 @@ export function redact(
       count: counts.get(type)!,
     })),
   };
+}
+
+/**
+ * The placeholders the texts carry as written, each standing for itself: as the `start` of a
+ * redaction, no value gets one of them, whichever of the texts quoted it (the instructions reach
+ * the model beside the text, and the output is restored from one map).
+ */
+export function quotedPlaceholders(...texts: string[]): Map<string, string> {
+  return new Map(texts.flatMap((t) => t.match(PLACEHOLDER) ?? []).map((p) => [p, p]));
 }
 
 /** Puts the original values back where the output kept placeholders. */

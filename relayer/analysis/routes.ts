@@ -142,9 +142,27 @@ const linksSchema = z
   })
   .openapi("AnalysisAuditLinks");
 
+/**
+ * An instant as RFC 3339 writes it (a date-time with `Z` or an offset, or a date: midnight UTC),
+ * in the years 0001-9999 UTC that PostgreSQL's timestamptz reads back: `Date.parse` alone takes
+ * `1` and `March 7`, rolls `2026-02-30` over into March, and reaches years the database refuses.
+ */
+const INSTANT_FORMATS = [z.iso.datetime({ offset: true }), z.iso.date()];
+const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
+const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
 const iso = z
   .string()
-  .refine((v) => !Number.isNaN(Date.parse(v)), { message: "must be an ISO 8601 date-time" })
+  .refine((v) => INSTANT_FORMATS.some((f) => f.safeParse(v).success), {
+    message: "must be an ISO 8601 date-time with Z or an offset (2026-01-31T12:00:00Z), or a date",
+    abort: true,
+  })
+  .refine(
+    (v) => {
+      const at = Date.parse(v);
+      return at >= FIRST_INSTANT && at <= LAST_INSTANT;
+    },
+    { message: "must be within the years 0001 to 9999 (UTC)" },
+  )
   .optional();
 const auditQuerySchema = z
   .object({

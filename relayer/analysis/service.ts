@@ -33,7 +33,7 @@ import {
   type Completion,
   type ProviderFailure,
 } from "./provider.ts";
-import { RedactionError, restore, type RedactionOptions } from "./redaction.ts";
+import { quotedPlaceholders, RedactionError, restore, type RedactionOptions } from "./redaction.ts";
 import {
   inlineRedactor,
   RedactionPool,
@@ -553,7 +553,10 @@ export class TextAnalysis {
 
   /** Fail closed: a detector failure stops the analysis before anything is sent. */
   private async redactInput(request: AnalysisRequest) {
-    const redacted = await this.scan(() => this.redactor.redact(request.text, this.redaction));
+    const quoted = quotedPlaceholders(request.text, request.instructions ?? "");
+    const redacted = await this.scan(() =>
+      this.redactor.redact(request.text, this.redaction, quoted),
+    );
     const instructions =
       request.instructions === undefined
         ? undefined

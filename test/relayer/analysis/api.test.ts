@@ -142,6 +142,43 @@ describe("# text analysis API (stand-in provider)", function () {
     expect(((await again.json()) as { output: string }).output).to.equal(restored.output);
   });
 
+  it("should give the instructions' personal data no placeholder the text quotes, nor the text's one the instructions quote", async function () {
+    const restoring = analysisOn(world, {
+      configure: (config) => ({
+        ...config,
+        security: { ...config.security, restorePlaceholders: true },
+      }),
+    });
+    try {
+      const quotedInText = await restoring.analyze({
+        apiKeyId: world.key.id,
+        text: "Contact [EMAIL_1] today.",
+        instructions: "Copy alice@example.com.",
+      });
+      const completion = JSON.parse(world.provider.hits[1]!.body) as {
+        messages: Array<{ content: string }>;
+      };
+      expect(completion.messages.map((m) => m.content).slice(1)).to.deep.equal([
+        "Copy [EMAIL_2].",
+        "Contact [EMAIL_1] today.",
+      ]);
+      // The stand-in echoes the text's placeholders: the client's own stays as written.
+      expect(quotedInText.output).to.include("[EMAIL_1]").and.not.include("alice@example.com");
+
+      world.provider.hits.length = 0;
+      const quotedInInstructions = await restoring.analyze({
+        apiKeyId: world.key.id,
+        text: "Contact bob@example.com today.",
+        instructions: "Treat [EMAIL_1] as the sender.",
+      });
+      const sent = world.provider.hits[1]!.body;
+      expect(sent).to.include("Contact [EMAIL_2] today.").and.not.include("bob@example.com");
+      expect(quotedInInstructions.output).to.include("bob@example.com");
+    } finally {
+      await restoring.close();
+    }
+  });
+
   it("should store no plaintext: output and redacted input are AES-256-GCM under the master key bound to the record id", async function () {
     const res = await world.post({ text: CONTRACT });
     const body = (await res.json()) as { analysis_id: string; output: string };
@@ -272,6 +309,43 @@ describe("# text analysis API (stand-in provider)", function () {
     expect(second.records[0]!.seq).to.be.greaterThan(first.records[1]!.seq);
     const bad = await world.get("/v1/analysis/audit?cursor=nope");
     expect(bad.status).to.equal(400);
+  });
+
+  it("should read from and to as ISO 8601 instants the database holds, and refuse other dates with 400", async function () {
+    const count = async (query: string) => {
+      const res = await world.get(`/v1/analysis/audit?limit=500&${query}`);
+      expect(res.status, query).to.equal(200);
+      return ((await res.json()) as { records: unknown[] }).records.length;
+    };
+    const all = await count("");
+    expect(all).to.be.greaterThan(0);
+    for (const query of [
+      "from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59.999Z",
+      "from=2000-01-01&to=9999-12-31",
+      `from=${encodeURIComponent("2000-01-01T00:00:00+14:00")}`,
+    ])
+      expect(await count(query), query).to.equal(all);
+    expect(await count("to=2000-01-01T00:00:00Z")).to.equal(0);
+    for (const value of [
+      "1",
+      "2026",
+      "March 7",
+      "2026-02-30T00:00:00Z",
+      "2026-01-01T00:00:00",
+      "+010000-01-01T00:00:00Z",
+      "-000001-01-01T00:00:00Z",
+      "0000-12-31T23:00:00Z",
+      "0001-01-01T00:00:00+01:00",
+    ])
+      for (const name of ["from", "to"]) {
+        const res = await world.get(`/v1/analysis/audit?${name}=${encodeURIComponent(value)}`);
+        const body = (await res.json()) as { error: string; detail: string };
+        expect([res.status, body.error], `${name}=${value}`).to.deep.equal([
+          400,
+          "VALIDATION_FAILED",
+        ]);
+        expect(body.detail).to.match(new RegExp(`^query\\.${name}: must be`));
+      }
   });
 
   it("should reject a biased input with 422 BIAS_REJECTED, send nothing for completion and log an incident with the text's SHA-256 only", async function () {

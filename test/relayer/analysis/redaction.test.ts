@@ -141,16 +141,25 @@ describe("# analysis redaction", function () {
     expect(second.text).to.equal("[EMAIL_1] wrote to [EMAIL_2] and [EMAIL_1]");
   });
 
-  it("should number after the placeholders a text already carries, so a quoted one keeps its meaning", function () {
+  it("should give no value a placeholder the text already carries, so a quoted one keeps its meaning", function () {
     const r = redact(
-      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. John Smith, john@example.com.",
+      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. John Smith, john@example.com, cc ann@example.com.",
     );
     expect(r.text).to.equal(
-      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. [NAME_2], [EMAIL_3].",
+      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. [NAME_2], [EMAIL_1], cc [EMAIL_3].",
     );
     expect(restore(r.text, r.placeholders)).to.equal(
-      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. John Smith, john@example.com.",
+      "They wrote [NAME_1] and [EMAIL_2]; signed by Mr. John Smith, john@example.com, cc ann@example.com.",
     );
+  });
+
+  it("should keep distinct values apart when the text quotes a placeholder numbered past what a number holds", function () {
+    for (const quoted of ["[EMAIL_9007199254740992]", `[EMAIL_${"9".repeat(400)}]`]) {
+      const text = `Ask ${quoted} or bob@example.com or carol@example.com.`;
+      const r = redact(text);
+      expect(r.text).to.equal(`Ask ${quoted} or [EMAIL_1] or [EMAIL_2].`);
+      expect(restore(r.text, r.placeholders)).to.equal(text);
+    }
   });
 
   it("should find names after honorifics and labels in several languages, and postal addresses of several locales", function () {

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
 import type { Context } from "hono";
@@ -94,14 +95,22 @@ function checkUrl(url: string): void {
 }
 
 /**
- * What makes a body unusable, or null. Scans the bytes once: a NUL byte (any media type), and for
- * JSON a `\u0000` escape inside a string (PostgreSQL text and jsonb cannot hold U+0000) and the
- * nesting depth. Every byte that matters here is ASCII, and UTF-8 never puts an ASCII byte inside a
- * multi-byte character, so no decoding is needed.
+ * What makes a body unusable, or null. Scans the bytes once: bytes that are not UTF-8 (decoding
+ * would put U+FFFD in their place, so what is stored and hashed is not what was sent), a NUL byte
+ * (any media type), and for JSON a `\u0000` escape inside a string (PostgreSQL text and jsonb
+ * cannot hold U+0000), the nesting depth, and a key twice in one object (JSON.parse keeps the
+ * last, another reader the first; YAML bodies are parsed with unique keys). Every byte that matters
+ * here is ASCII, and UTF-8 never puts an ASCII byte inside a multi-byte character, so no decoding
+ * is needed but of keys.
  */
 export function bodyHazard(bytes: Uint8Array, json: boolean): string | null {
+  if (!isUtf8(bytes)) return "bytes that are not UTF-8";
   let depth = 0;
   let inString = false;
+  // Per open container, innermost last: an object's keys so far, or null for an array.
+  const containers: Array<Set<string> | null> = [];
+  let expectKey = false;
+  let keyStart = -1;
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i]!;
     if (b === 0x00) return "a NUL character";
@@ -120,16 +129,44 @@ export function bodyHazard(bytes: Uint8Array, json: boolean): string | null {
         i++; // the escaped character, whatever it is, does not end the string
       } else if (b === 0x22 /* " */) {
         inString = false;
+        if (keyStart >= 0) {
+          const keys = containers.at(-1);
+          const key = jsonKey(bytes.subarray(keyStart, i));
+          if (keys?.has(key))
+            return `the key ${JSON.stringify(key.slice(0, 64))} twice in one object`;
+          keys?.add(key);
+          keyStart = -1;
+        }
       }
     } else if (b === 0x22) {
       inString = true;
+      if (expectKey) keyStart = i + 1;
+      expectKey = false;
     } else if (b === 0x5b /* [ */ || b === 0x7b /* { */) {
       if (++depth > MAX_BODY_DEPTH) return `arrays or objects nested deeper than ${MAX_BODY_DEPTH}`;
+      containers.push(b === 0x7b ? new Set() : null);
+      expectKey = b === 0x7b;
     } else if (b === 0x5d /* ] */ || b === 0x7d /* } */) {
       depth--;
+      containers.pop();
+      expectKey = false;
+    } else if (b === 0x2c /* , */) {
+      expectKey = containers.at(-1) != null;
     }
   }
   return null;
+}
+
+/** A key's characters from its bytes between the quotes (escapes read as JSON reads them). */
+function jsonKey(raw: Uint8Array): string {
+  const text = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8");
+  if (!text.includes("\\")) return text;
+  try {
+    return JSON.parse(`"${text}"`) as string;
+  } catch {
+    // Malformed: JSON.parse of the whole body says so.
+    return text;
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { expect } from "chai";
+import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import { decryptSecret } from "../../../relayer/auth/secrets.ts";
 import { putCredential } from "../../../relayer/integrations/vault.ts";
 import { newApiKey, signedRequest } from "../../fixtures/relayer.ts";
@@ -697,6 +698,36 @@ describe("# text analysis API (stand-in provider)", function () {
       const answer = (await res.json()) as { error: string; detail: string };
       expect(answer.error).to.equal(error);
       expect(answer.detail).to.be.a("string");
+    }
+    // Bodies JSON.parse would read anyway: bytes decoded to U+FFFD (the text stored and hashed is
+    // not the one sent), a key twice (which one is analysed depends on the reader).
+    const rawBodies: Array<[Uint8Array, RegExp]> = [
+      [
+        Buffer.concat([
+          Buffer.from('{"text":"Pay '),
+          Buffer.from([0xff, 0xc0, 0xaf]),
+          Buffer.from('"}'),
+        ]),
+        /not UTF-8/,
+      ],
+      [Buffer.from('{"text":"Pay jane@example.com","text":"Pay nobody"}'), /"text" twice/],
+    ];
+    for (const [body, detail] of rawBodies) {
+      const timestamp = String(world.relayer.ctx.clock());
+      const res = await world.relayer.app.request("/v1/analysis", {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          ...signedHeaders(world.key.key, world.key.secret, body, timestamp, {
+            method: "POST",
+            target: "/v1/analysis",
+          }),
+        },
+        body,
+      });
+      const answer = (await res.json()) as { error: string; detail: string };
+      expect([res.status, answer.error], answer.detail).to.deep.equal([400, "VALIDATION_FAILED"]);
+      expect(answer.detail).to.match(detail);
     }
     // YAML, which the platform reads for workflows, is not this route's; nor is plain text.
     for (const [contentType, body] of [

@@ -32,7 +32,7 @@ const YAML_ALIAS_BOMB = [
   "actions: []",
 ].join("\n");
 
-describe("# hostile input: NUL characters, alias bombs, deep nesting", function () {
+describe("# hostile input: NUL characters, bytes that are not UTF-8, duplicate keys, alias bombs, deep nesting", function () {
   describe("## the byte scan (bodyHazard) and the document walk (documentHazard)", () => {
     it("should find a NUL escape inside a JSON string, but not an escaped backslash before u0000", () => {
       expect(bodyHazard(bytes('{"name":"a\\u0000b"}'), true)).to.match(/NUL/);
@@ -50,6 +50,33 @@ describe("# hostile input: NUL characters, alias bombs, deep nesting", function 
       expect(bodyHazard(bytes(nested(MAX_BODY_DEPTH)), true)).to.equal(null);
       expect(bodyHazard(bytes(nested(MAX_BODY_DEPTH + 1)), true)).to.match(/nested deeper/);
       expect(bodyHazard(bytes(`{"a":"${"[".repeat(1000)}"}`), true)).to.equal(null);
+    });
+
+    it("should find bytes that are not UTF-8 in any media type: invalid, overlong, encoded surrogates", () => {
+      const withBytes = (...b: number[]) =>
+        new Uint8Array([...bytes('{"a":"'), ...b, ...bytes('"}')]);
+      for (const bad of [
+        [0xff],
+        [0xc3],
+        [0xc0, 0xaf],
+        [0xed, 0xa0, 0x80],
+        [0xf4, 0x90, 0x80, 0x80],
+      ])
+        for (const json of [true, false])
+          expect(bodyHazard(withBytes(...bad), json), bad.join()).to.match(/not UTF-8/);
+      expect(bodyHazard(withBytes(0xc3, 0xa9, 0xf0, 0x9f, 0x98, 0x80), true)).to.equal(null);
+    });
+
+    it("should find a key twice in one JSON object, escaped or not, but not the same key in two objects", () => {
+      expect(bodyHazard(bytes('{"text":"a","text":"b"}'), true)).to.match(/"text" twice/);
+      expect(bodyHazard(bytes('{"text":"a","te\\u0078t":"b"}'), true)).to.match(/"text" twice/);
+      expect(bodyHazard(bytes('{"a":{"k":1},"b":[{"k":1},{"k":{"k":2}}],"k":"k"}'), true)).to.equal(
+        null,
+      );
+      expect(bodyHazard(bytes('{"a":"x,\\"a\\":1","b":["a","a"]}'), true)).to.equal(null);
+      expect(bodyHazard(bytes('[{"k":1,"j":{},"k":2}]'), true)).to.match(/"k" twice/);
+      // YAML's own parser refuses them (uniqueKeys).
+      expect(bodyHazard(bytes("a: 1\na: 2\n"), false)).to.equal(null);
     });
 
     it("should find NUL characters and deep nesting in a parsed document", () => {

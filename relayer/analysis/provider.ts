@@ -111,7 +111,9 @@ export class AnalysisProvider {
   async complete(model: string, messages: Array<{ role: string; content: string }>) {
     const body = await this.call("/chat/completions", { model, messages }, completionSchema);
     const completion: Completion = {
-      content: body.choices[0]!.message.content,
+      // A lone surrogate (JSON can escape one) has no UTF-8 form: the output checked, returned,
+      // stored and read back is the same text only with U+FFFD in its place.
+      content: body.choices[0]!.message.content.replace(/\p{Cs}/gu, "\ufffd"),
       modelVersion: body.model ?? model,
       promptTokens: body.usage.prompt_tokens,
       completionTokens: body.usage.completion_tokens,
@@ -150,7 +152,9 @@ export class AnalysisProvider {
           throw new ProviderError({
             kind: "rate_limited",
             status: 429,
-            retryAfterSeconds: outcome.retryAfterSeconds ?? 1,
+            // Passed on as the client's Retry-After: `0` or a date gone by would ask it to come
+            // back at once to a provider that just refused.
+            retryAfterSeconds: Math.max(1, outcome.retryAfterSeconds ?? 1),
           });
         await sleep(Math.max(wait, delay));
         continue;

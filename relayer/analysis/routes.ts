@@ -11,9 +11,14 @@ import type { TextAnalysis } from "./service.ts";
  */
 export const MAX_TEXT_BYTES = 256 * 1024;
 
+/** The most characters (Unicode code points, as routing counts them) of the instructions. */
+export const MAX_INSTRUCTIONS_CHARS = 8_192;
+
 /**
  * Text to send on: well-formed Unicode (a lone surrogate has no UTF-8 form, so neither its SHA-256
- * nor its stored copy would be the text submitted) with something besides white space in it.
+ * nor its stored copy would be the text submitted) with something visible in it: white space,
+ * control characters and invisible format characters (zero-width space, word joiner, BOM) alone
+ * give the model nothing to read.
  */
 const prose = (what: string) =>
   z
@@ -21,7 +26,15 @@ const prose = (what: string) =>
     .refine((t) => !/\p{Cs}/u.test(t), {
       message: `must be well-formed Unicode (the ${what} holds a lone surrogate)`,
     })
-    .refine((t) => t.trim().length > 0, { message: "must not be empty or only white space" });
+    .refine((t) => /[^\s\p{Cc}\p{Cf}\p{Z}]/u.test(t), {
+      message: "must not be empty or only white space, control or invisible characters",
+    });
+
+function codePoints(t: string): number {
+  let n = 0;
+  for (const _ of t) n++;
+  return n;
+}
 
 const analysisRequestSchema = z
   .object({
@@ -29,7 +42,12 @@ const analysisRequestSchema = z
       message: `must be at most ${MAX_TEXT_BYTES} bytes of UTF-8 (256 KiB)`,
     }),
     instructions: prose("instructions")
-      .refine((t) => t.length <= 8_192, { message: "must be at most 8192 characters" })
+      .refine(
+        (t) => t.length <= MAX_INSTRUCTIONS_CHARS || codePoints(t) <= MAX_INSTRUCTIONS_CHARS,
+        {
+          message: `must be at most ${MAX_INSTRUCTIONS_CHARS} characters (Unicode code points)`,
+        },
+      )
       .optional(),
     workflow_id: z
       .string()

@@ -666,6 +666,49 @@ describe("# text analysis API (stand-in provider)", function () {
     expect(body.model).to.equal(MODELS.in_house);
   });
 
+  it("should count the instructions in characters: 8,192 of two UTF-16 code units each are accepted", async function () {
+    const res = await world.post({ text: "Pay now.", instructions: "😀".repeat(8_192) });
+    expect(res.status, await res.clone().text()).to.equal(200);
+  });
+
+  it("should store and return the same output when the provider's answer holds a lone surrogate", async function () {
+    world.provider.failModel(MODELS.general, {
+      body: '{"choices":[{"message":{"content":"Fine \\ud83d text"}}],"usage":{"prompt_tokens":1,"completion_tokens":1}}',
+    });
+    try {
+      const res = await world.post({ text: "A memo with an emoji." });
+      const body = (await res.json()) as { analysis_id: string; output: string };
+      expect(res.status).to.equal(200);
+      expect(body.output).to.equal("Fine \ufffd text");
+      const again = (await (await world.get(`/v1/analysis/${body.analysis_id}`)).json()) as {
+        output: string;
+      };
+      expect(again.output).to.equal(body.output);
+    } finally {
+      world.provider.failModel(MODELS.general, null);
+    }
+  });
+
+  it("should pass a provider's Retry-After of 0 or a date gone by on as 1 second", async function () {
+    const count = () => world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
+    const before = await count();
+    try {
+      for (const retryAfter of [0, new Date(Date.now() - 60_000).toUTCString()]) {
+        world.provider.retryAfter = retryAfter;
+        // Every attempt of the policy (3) refused.
+        world.provider.failNext(429, 3);
+        const refused = await world.post({ text: `Throttled, come back now (${retryAfter}).` });
+        const body = (await refused.json()) as { error: string; retry_in: number };
+        expect([refused.status, body.error]).to.deep.equal([429, "ANALYSIS_PROVIDER_RATE_LIMITED"]);
+        expect(refused.headers.get("Retry-After"), String(retryAfter)).to.equal("1");
+        expect(body.retry_in).to.equal(1);
+      }
+      expect(await count()).to.deep.equal(before);
+    } finally {
+      world.provider.retryAfter = 1;
+    }
+  });
+
   it("should name text_analysis.audit.chain when it is not a configured chain", function () {
     expect(() =>
       analysisOn(world, {
@@ -689,6 +732,13 @@ describe("# text analysis API (stand-in provider)", function () {
       [{ text: "Pay \ud800 now" }, 400, "VALIDATION_FAILED"],
       [{ text: "Pay now", instructions: "\udc00" }, 400, "VALIDATION_FAILED"],
       [{ text: "Pay now", instructions: "   " }, 400, "VALIDATION_FAILED"],
+      // Nothing visible: control characters, zero-width and other format characters.
+      [{ text: "\u0001\u0007\u001b\u007f" }, 400, "VALIDATION_FAILED"],
+      [{ text: "\u200b\u2060\ufeff\u00ad \u200d" }, 400, "VALIDATION_FAILED"],
+      [{ text: "Pay now", instructions: "\u200b\r\n" }, 400, "VALIDATION_FAILED"],
+      // 8,193 characters, in ASCII and in characters of two UTF-16 code units each.
+      [{ text: "Pay now", instructions: "a".repeat(8_193) }, 400, "VALIDATION_FAILED"],
+      [{ text: "Pay now", instructions: "😀".repeat(8_193) }, 400, "VALIDATION_FAILED"],
       [{ text: "x", workflow_id: "wf_nope" }, 400, "VALIDATION_FAILED"],
       [{ text: "x", workflow_id: "wf_01JA0000000000000000000000" }, 404, "WORKFLOW_NOT_FOUND"],
     ];
@@ -762,5 +812,46 @@ describe("# text analysis API (stand-in provider)", function () {
     const after = await world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
     expect(after).to.deep.equal(before);
     expect(world.provider.hits).to.deep.equal([]);
+  });
+});
+
+describe("# text analysis rate bucket and refused requests", function () {
+  this.timeout(120_000);
+  let world: AnalysisWorld;
+
+  before(async function () {
+    // One token a minute: nothing refills while the test runs.
+    world = await openAnalysisWorld({
+      label: "analysis-bucket",
+      textAnalysis: { rate_limit: { rpm: 1, burst: 2 } },
+    });
+  });
+  after(async function () {
+    await world?.close();
+  });
+
+  it("should take no token for a request refused by validation or for an unknown workflow, and answer Retry-After in whole seconds", async function () {
+    for (const body of [
+      {},
+      { text: "" },
+      { text: 5 },
+      { text: "Pay now", extra: true },
+      { text: "Pay now", workflow_id: "wf_nope" },
+      { text: "Pay now", workflow_id: "wf_01JA0000000000000000000000" },
+      { text: "Pay later", workflow_id: "wf_01JA0000000000000000000001" },
+    ]) {
+      const res = await world.post(body);
+      expect(res.status, JSON.stringify(body)).to.be.oneOf([400, 404]);
+    }
+    for (const text of ["First memo.", "Second memo."])
+      expect((await world.post({ text })).status, text).to.equal(200);
+    const refused = await world.post({ text: "Third memo." });
+    const body = (await refused.json()) as { error: string; retry_in: number };
+    expect([refused.status, body.error]).to.deep.equal([429, "RATE_LIMITED"]);
+    const retryAfter = refused.headers.get("Retry-After")!;
+    expect(retryAfter).to.match(/^[1-9]\d*$/);
+    expect(Number(retryAfter)).to.be.within(1, 60);
+    expect(body.retry_in).to.equal(Number(retryAfter));
+    expect(world.provider.hits.filter((h) => h.path === "/v1/chat/completions")).to.have.length(2);
   });
 });

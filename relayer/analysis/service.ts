@@ -381,8 +381,10 @@ export class TextAnalysis {
         type: "PII Leakage",
         detail: `the model's output held ${leaks.length} piece(s) of personal data (${[...new Set(leaks.map((l) => l.type))].join(", ")}); they were redacted`,
       });
+    // Only the client's own values come back: what the model wrote stays redacted (its
+    // placeholders are in output.placeholders alone), whoever's data it was.
     const returned = this.config.security.restorePlaceholders
-      ? restore(output.text, output.placeholders)
+      ? restore(output.text, placeholders)
       : output.text;
 
     const id = `an_${ulid(this.now())}`;

@@ -143,6 +143,29 @@ describe("# text analysis API (stand-in provider)", function () {
     expect(((await again.json()) as { output: string }).output).to.equal(restored.output);
   });
 
+  it("should restore the client's values only, never personal data the model wrote", async function () {
+    const restoring = analysisOn(world, {
+      configure: (config) => ({
+        ...config,
+        security: { ...config.security, restorePlaceholders: true },
+      }),
+    });
+    world.provider.answer = () => "Write to [EMAIL_1]; escalate to john.doe@example.com.";
+    try {
+      const view = await restoring.analyze({
+        apiKeyId: world.key.id,
+        text: "Ask jane@example.com.",
+      });
+      expect(view.output).to.equal("Write to jane@example.com; escalate to [EMAIL_2].");
+      expect(view.compliance_checks.pii_leakage).to.equal(true);
+      const again = await world.get(`/v1/analysis/${view.analysis_id}`);
+      expect(((await again.json()) as { output: string }).output).to.equal(view.output);
+    } finally {
+      world.provider.answer = defaultAnswer;
+      await restoring.close();
+    }
+  });
+
   it("should give the instructions' personal data no placeholder the text quotes, nor the text's one the instructions quote", async function () {
     const restoring = analysisOn(world, {
       configure: (config) => ({

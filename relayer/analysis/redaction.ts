@@ -297,16 +297,16 @@ const ADDRESS_PATTERNS: RegExp[] = [
     "gu",
   ),
   // Flat 2, 10 Downing Street style handled above; Hauptstraße 5 / Am Markt 3 / Friedrich-Ebert-Platz 5 [, 10115 Berlin]
-  /\b(?:[A-ZÄÖÜ][\p{L}-]*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|berg|graben|hof|kamp|straat|laan|plein|gracht|dijk|kade|singel)|(?:Am|An der|Im|In der|Auf der|Zum|Zur) [A-ZÄÖÜ][\p{L}-]+) \d{1,4}[a-z]?(?:,? \d{4,5} [A-ZÄÖÜ][\p{L}-]+(?: (?:am |an der |im |ob der |in der )?\p{Lu}[\p{L}-]+)?)?/gu,
+  /(?<![\p{L}\p{N}_-])(?:[A-ZÄÖÜ][\p{L}-]*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|berg|graben|hof|kamp|straat|laan|plein|gracht|dijk|kade|singel)|(?:Am|An der|Im|In der|Auf der|Zum|Zur) [A-ZÄÖÜ][\p{L}-]+) \d{1,4}[a-z]?(?:,? \d{4,5} [A-ZÄÖÜ][\p{L}-]+(?: (?:am |an der |im |ob der |in der )?\p{Lu}[\p{L}-]+)?)?/gu,
   // 12 rue de la Paix[, 75002 Paris] / 5 bis avenue Foch
   /\b\d{1,4}(?: bis| ter)?,? (?:rue|avenue|av\.|boulevard|bd|place|allée|impasse|chemin|quai|route|cours|passage|voie|square|sentier|faubourg|rond-point|esplanade|mail|parvis|villa|cité|hameau|porte) (?:(?:de la|de l'|du|des|de|d'|la|le|l')\s?)?[\p{L}'’ -]+?(?=,|\n|\.(?:\s|$)|$| \d{5})(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|et|und|y|e)\b))?/gimu,
   // Calle Mayor 5 / Avenida de la Constitución, 12 / Via Roma 10 / Gran Subida Hugo 2 [, 28013 Madrid]
-  /\b(?:(?:Calle|C\/|Avenida|Avda\.?|Paseo|Plaza|Camino|Carrera|Ronda|Travesía|Glorieta|Callejón|Cuesta|Carretera|Urbanización|Rambla|Gran (?:Vía|Subida|Calle|Avenida|Plaza|Paseo|Camino|Ronda|Travesía|Cuesta|Rambla)|Via|Viale|Piazza|Corso|Vicolo|Largo|Strada|Contrada|Borgo|Piazzale|Lungomare|Salita|Rotonda|Incrocio|Canale|Contrada|Vico|Traversa)\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\s)?[\p{Lu}][\p{L}'’ .-]*?,? \d{1,4}(?:[/-][A-Za-z\d]{1,3}(?![\p{L}\p{N}]))?(?:[ ,]+(?:\d{1,2}[ºª°](?: ?[A-Z](?![\p{L}\p{N}]))?|Piso \d+|Puerta \d+|Interno \d+|Appartamento \d+|Escalera \d+|Scala \d+))*)(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|y|e)\b))?/gu,
+  /\b(?:(?:Calle|C\/|Avenida|Avda\.?|Paseo|Plaza|Camino|Carrera|Ronda|Travesía|Glorieta|Callejón|Cuesta|Carretera|Urbanización|Rambla|Gran (?:Vía|Subida|Calle|Avenida|Plaza|Paseo|Camino|Ronda|Travesía|Cuesta|Rambla)|Via|Viale|Piazza|Corso|Vicolo|Largo|Strada|Contrada|Borgo|Piazzale|Lungomare|Salita|Rotonda|Incrocio|Canale|Contrada|Vico|Traversa)\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\s)?[\p{Lu}][\p{L}'’ .-]{0,80}?,? \d{1,4}(?:[/-][A-Za-z\d]{1,3}(?![\p{L}\p{N}]))?(?:[ ,]+(?:\d{1,2}[ºª°](?: ?[A-Z](?![\p{L}\p{N}]))?|Piso \d+|Puerta \d+|Interno \d+|Appartamento \d+|Escalera \d+|Scala \d+))*)(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|y|e)\b))?/gu,
   // Any street of one to six words (particles allowed) with a house number or s/n, then a
   // five-digit postcode and a city: German, Spanish, Italian, Dutch style (Kump 29a, 48312
   // Nürnberg; Edificio Maica, 9, 90972 Parla; Borgo Lentini 8, 30292 Adelchi nell'emilia).
   new RegExp(
-    `(?<![\\p{L}\\p{N}])(?:\\p{Lu}[\\p{L}'’.-]*(?: ${STREET_WORD}){0,6}),? (?:\\d{1,4}(?:[a-zA-Z]|[/-][A-Za-z\\d]{1,3})?|s\\/n\\.?)(?:, ?\\d{1,2}[ºª°]?(?: ?[A-Z])?)?, \\d{5} ${CITY}`,
+    `(?<![\\p{L}\\p{N}'’.-])(?:\\p{Lu}[\\p{L}'’.-]*(?: ${STREET_WORD}){0,6}),? (?:\\d{1,4}(?:[a-zA-Z]|[/-][A-Za-z\\d]{1,3})?|s\\/n\\.?)(?:, ?\\d{1,2}[ºª°]?(?: ?[A-Z])?)?, \\d{5} ${CITY}`,
     "gu",
   ),
   // French order: number first (9 Impasse Delesseux, 40071 Angers).

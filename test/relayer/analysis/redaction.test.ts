@@ -251,7 +251,7 @@ Party: ACME HOLDINGS LTD. Attention: ACCOUNTS PAYABLE. By: AUTHORISED SIGNATORY.
   });
 });
 
-describe("# analysis phone scan on digit-heavy text", function () {
+describe("# analysis scans of digit-heavy text and of long tokens", function () {
   const SIZE = 256 * 1024;
   const regions = DEFAULT_REDACTION.phoneRegions;
   const repeated = (piece: string, size = SIZE) =>
@@ -296,6 +296,19 @@ describe("# analysis phone scan on digit-heavy text", function () {
           `${piece} at ${at}`,
         ).to.equal(true);
     }
+  });
+
+  it("should find addresses in 256 KiB of one long token or of repeated street openings in about the time of an ordinary text", function () {
+    const time = (text: string) => {
+      const started = performance.now();
+      findPii(text);
+      return performance.now() - started;
+    };
+    const base = time(ordinary);
+    // Each started a street at every capital inside the token (or a name reaching to the end of
+    // the text): 2 to 25 s each before.
+    for (const piece of ["Aa-", "A'", "Aa.", "AÉ", "Calle A "])
+      expect(time(repeated(piece)), piece).to.be.below(Math.max(1_000, 3 * base));
   });
 
   it("should read text after a digit-heavy stretch as usual: its dates and references stay", function () {

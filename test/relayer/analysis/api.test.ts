@@ -772,6 +772,20 @@ describe("# text analysis API (stand-in provider)", function () {
       expect(answer.error).to.equal(error);
       expect(answer.detail).to.be.a("string");
     }
+    // Another key's execution answers as one that does not exist: its existence is not revealed.
+    const other = await newApiKey(world.relayer.ctx);
+    const theirs = "wf_01JA00000000000000000000T0";
+    await world.relayer.ctx.store.query(
+      "INSERT INTO workflow_executions (id, api_key_id, name, workflow) VALUES ($1, $2, 'theirs', '{}'::jsonb)",
+      [theirs, other.id],
+    );
+    for (const workflowId of [theirs, "wf_01JA00000000000000000000T1"]) {
+      const res = await world.post({ text: "Pay now", workflow_id: workflowId });
+      expect([res.status, await res.json()]).to.deep.equal([
+        404,
+        { error: "WORKFLOW_NOT_FOUND", detail: `no workflow ${workflowId} for this API key` },
+      ]);
+    }
     // Bodies JSON.parse would read anyway: bytes decoded to U+FFFD (the text stored and hashed is
     // not the one sent), a key twice (which one is analysed depends on the reader).
     const rawBodies: Array<[Uint8Array, RegExp]> = [

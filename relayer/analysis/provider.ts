@@ -48,6 +48,9 @@ const moderationSchema = z.object({
     .min(1),
 });
 
+/** The longest wait passed on to a client (a day): a provider's longer one is passed on as this. */
+export const MAX_RETRY_AFTER_SECONDS = 86_400;
+
 export interface Completion {
   content: string;
   /** The dated version that answered (the request's when the provider does not say). */
@@ -152,9 +155,13 @@ export class AnalysisProvider {
           throw new ProviderError({
             kind: "rate_limited",
             status: 429,
-            // Passed on as the client's Retry-After: `0` or a date gone by would ask it to come
-            // back at once to a provider that just refused.
-            retryAfterSeconds: Math.max(1, outcome.retryAfterSeconds ?? 1),
+            // Passed on as the client's Retry-After, a whole number of seconds: `0` or a date gone
+            // by would send it back at once to a provider that just refused, and a 400-digit
+            // value reads as Infinity.
+            retryAfterSeconds: Math.min(
+              MAX_RETRY_AFTER_SECONDS,
+              Math.max(1, outcome.retryAfterSeconds ?? 1),
+            ),
           });
         await sleep(Math.max(wait, delay));
         continue;

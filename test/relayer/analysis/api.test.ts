@@ -712,19 +712,23 @@ describe("# text analysis API (stand-in provider)", function () {
     }
   });
 
-  it("should pass a provider's Retry-After of 0 or a date gone by on as 1 second", async function () {
+  it("should pass a provider's Retry-After of 0 or a date gone by on as 1 second, and one past a day as a day", async function () {
     const count = () => world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
     const before = await count();
     try {
-      for (const retryAfter of [0, new Date(Date.now() - 60_000).toUTCString()]) {
+      for (const [retryAfter, passedOn] of [
+        [0, 1],
+        [new Date(Date.now() - 60_000).toUTCString(), 1],
+        ["9".repeat(400), 86_400],
+      ] as const) {
         world.provider.retryAfter = retryAfter;
         // Every attempt of the policy (3) refused.
         world.provider.failNext(429, 3);
         const refused = await world.post({ text: `Throttled, come back now (${retryAfter}).` });
         const body = (await refused.json()) as { error: string; retry_in: number };
         expect([refused.status, body.error]).to.deep.equal([429, "ANALYSIS_PROVIDER_RATE_LIMITED"]);
-        expect(refused.headers.get("Retry-After"), String(retryAfter)).to.equal("1");
-        expect(body.retry_in).to.equal(1);
+        expect(refused.headers.get("Retry-After"), String(retryAfter)).to.equal(String(passedOn));
+        expect(body.retry_in).to.equal(passedOn);
       }
       expect(await count()).to.deep.equal(before);
     } finally {

@@ -799,6 +799,13 @@ export function quotedPlaceholders(...texts: string[]): Map<string, string> {
   return new Map(texts.flatMap((t) => t.match(PLACEHOLDER) ?? []).map((p) => [p, p]));
 }
 
+/** Counts of several redactions added up by type, in PII_TYPES order. */
+export function sumCounts(...lists: ReadonlyArray<Redaction["counts"]>): Redaction["counts"] {
+  const total = new Map<PiiType, number>();
+  for (const { type, count } of lists.flat()) total.set(type, (total.get(type) ?? 0) + count);
+  return PII_TYPES.filter((t) => total.has(t)).map((type) => ({ type, count: total.get(type)! }));
+}
+
 /** Puts the original values back where the output kept placeholders. */
 export function restore(text: string, placeholders: ReadonlyMap<string, string>): string {
   return text.replace(PLACEHOLDER, (p) => placeholders.get(p) ?? p);

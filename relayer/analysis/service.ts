@@ -33,7 +33,13 @@ import {
   type Completion,
   type ProviderFailure,
 } from "./provider.ts";
-import { quotedPlaceholders, RedactionError, restore, type RedactionOptions } from "./redaction.ts";
+import {
+  quotedPlaceholders,
+  RedactionError,
+  restore,
+  sumCounts,
+  type RedactionOptions,
+} from "./redaction.ts";
 import {
   inlineRedactor,
   RedactionPool,
@@ -410,7 +416,8 @@ export class TextAnalysis {
         model_version: completion.modelVersion,
         route_reason: route.reason,
         fallback_reason: fallbackReason,
-        redactions: redacted.counts,
+        // What was redacted from all that was sent: the instructions reach the model too.
+        redactions: sumCounts(redacted.counts, instructions?.counts ?? []),
         compliance_checks: checks,
         alerts,
         output_blob: encryptSecret(this.blobKey, returned, `${id}:output`),

@@ -186,6 +186,8 @@ describe("# text analysis API (stand-in provider)", function () {
         "Copy [EMAIL_2].",
         "Contact [EMAIL_1] today.",
       ]);
+      // Counted with the text's: the instructions were redacted before they left too.
+      expect(quotedInText.redactions).to.deep.equal([{ type: "EMAIL", count: 1 }]);
       // The stand-in echoes the text's placeholders: the client's own stays as written.
       expect(quotedInText.output).to.include("[EMAIL_1]").and.not.include("alice@example.com");
 

@@ -642,6 +642,22 @@ function readOptions(region: CountryCode | undefined): { defaultCountry?: Countr
   return options;
 }
 
+/**
+ * The decimal digits of other scripts (Arabic-Indic, Devanagari, …) by the ASCII digit they
+ * write: each of the Basic Multilingual Plane's runs of digits is ten long, 0 to 9. Astral digits
+ * (two UTF-16 units) are left: the view keeps the text's offsets.
+ */
+const OTHER_DIGITS: ReadonlyMap<string, string> = (() => {
+  const digits = new Map<string, string>();
+  let run = 0;
+  for (let cp = 0x80; cp < 0x10000; cp++) {
+    const c = String.fromCharCode(cp);
+    if (/\p{Nd}/u.test(c)) digits.set(c, String(run++ % 10));
+    else run = 0;
+  }
+  return digits;
+})();
+
 /** Characters that join or hyphenate unseen: zero-width space and joiners, word joiner, BOM, soft hyphen. */
 const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/;
 const INVISIBLES = new RegExp(INVISIBLE.source, "g");
@@ -650,8 +666,10 @@ const INVISIBLES = new RegExp(INVISIBLE.source, "g");
  * The text the detectors read: the redaction's own placeholders blanked, invisible characters
  * left out (`offsets` maps each of the view's positions, and its end, back to the text's; null when
  * there were none), and what word processors and PDF copies put inside numbers read as what it
- * stands for: no-break, figure, thin and narrow spaces as a space, the Unicode dashes and the minus
- * sign as `-`, a line break between two digits (a number wrapped across lines) as a space.
+ * stands for: full-width forms (`４１１１`, `ｊａｎｅ＠…`, as Japanese and Chinese texts write them) and
+ * other scripts' digits as ASCII, no-break, figure, thin, narrow and ideographic spaces as a space,
+ * the Unicode dashes and the minus sign as `-`, a line break between two digits (a number wrapped
+ * across lines) as a space. Each stands for one UTF-16 unit, so the view keeps the text's offsets.
  */
 function detectionView(text: string): { view: string; offsets: Int32Array | null } {
   let view = text.replace(PLACEHOLDER, (p) => " ".repeat(p.length));
@@ -669,7 +687,9 @@ function detectionView(text: string): { view: string; offsets: Int32Array | null
     view = view.replace(INVISIBLES, "");
   }
   view = view
-    .replace(/[\u00a0\u2007\u2009\u200a\u202f]/g, " ")
+    .replace(/[\uff01-\uff5e]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
+    .replace(/(?![0-9])\p{Nd}/gu, (d) => OTHER_DIGITS.get(d) ?? d)
+    .replace(/[\u00a0\u2007\u2009\u200a\u202f\u3000]/g, " ")
     .replace(/[\u2010-\u2015\u2212]/g, "-")
     .replace(/(?<=\d)\n(?=\d)/g, " ");
   return { view, offsets };

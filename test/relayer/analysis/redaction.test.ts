@@ -240,6 +240,27 @@ describe("# analysis redaction of formats beyond the corpus", function () {
     expect(restore(r.text, r.placeholders)).to.equal(text);
   });
 
+  it("should read personal data written in full-width forms or another script's digits, and restore it as written", function () {
+    const cases: Array<[string, string]> = [
+      ["Card ４１１１ １１１１ １１１１ １１１１ on file.", "Card [CARD_1] on file."],
+      [
+        "Mail ｊａｎｅ＠ｅｘａｍｐｌｅ．ｃｏｍ or jane＠example.com.",
+        "Mail [EMAIL_1] or [EMAIL_2].",
+      ],
+      ["Call +４４　２０　７９４６　０９５８.", "Call [PHONE_1]."],
+      ["Call +٤٤ ٢٠ ٧٩٤٦ ٠٩٥٨ or +४४ २० ७९४६ ०९५८.", "Call [PHONE_1] or [PHONE_2]."],
+      ["IBAN ＤＥ８９ ３７０４ ００４４ ０５３２ ０１３０ ００", "IBAN [IBAN_1]"],
+      ["SSN ０７８-０５-１１２０, IP １９２．１６８．１．２０", "SSN [SSN_1], IP [IP_1]"],
+      // Dates and amounts stay, as in ASCII.
+      ["Pay ２０２５年３月１日 ¥１２，５００.", "Pay ２０２５年３月１日 ¥１２，５００."],
+    ];
+    for (const [text, redacted] of cases) {
+      const r = redact(text);
+      expect(r.text, text).to.equal(redacted);
+      expect(restore(r.text, r.placeholders)).to.equal(text);
+    }
+  });
+
   it("should leave ordinary legal text as it is: clause and version numbers, amounts, dates, years, references", function () {
     const text = `This Agreement (the "Agreement") is entered into as of March 1, 2025 by Acme Holdings Ltd, a company incorporated in England and Wales (company number 01234567).
 1.1 "Fees" means USD 250,000.00 per annum, payable until 28 February 2028, unless terminated under Clause 14.2.1 or Clause 10.1.1.2.

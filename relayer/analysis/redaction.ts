@@ -112,10 +112,26 @@ function emails(text: string): PiiSpan[] {
   return out;
 }
 
+/**
+ * 13 to 19 digits in groups, as cards are written and copied: spaces (doubled in justified or PDF
+ * text), tabs, dots, slashes, underscores or hyphens between them.
+ */
+const CARD_CANDIDATE = /(?<![\p{L}\p{N}-])\d(?:[ \t./_-]{0,2}\d){12,18}(?!\p{N})/gu;
+
 function cards(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const [i, v] of matches(/(?<![\p{L}\p{N}-])\d(?:[ -]?\d){12,18}(?![\p{L}\p{N}-])/gu, text)) {
-    if (validator.isCreditCard(v.replace(/[ -]/g, ""))) out.push(span("CARD", i, v));
+  for (const [i, v] of matches(CARD_CANDIDATE, text)) {
+    // The candidate may run on into a number after the card (`… 1111 12`): the longest prefix
+    // ending at a group's end that validates.
+    const ends = [...v.matchAll(/\d(?!\d)/g)].map((m) => m.index + 1).reverse();
+    for (const end of ends) {
+      const digits = v.slice(0, end).replace(/\D/g, "");
+      if (digits.length < 13) break;
+      if (validator.isCreditCard(digits)) {
+        out.push(span("CARD", i, v.slice(0, end)));
+        break;
+      }
+    }
   }
   return out;
 }

@@ -240,6 +240,24 @@ describe("# analysis redaction of formats beyond the corpus", function () {
     expect(restore(r.text, r.placeholders)).to.equal(text);
   });
 
+  it("should find cards grouped as texts and PDF copies write them, and one followed by another number", function () {
+    for (const card of [
+      "4111.1111.1111.1111",
+      "4111/1111/1111/1111",
+      "4111\t1111\t1111\t1111",
+      "4111_1111_1111_1111",
+      "4111  1111  1111  1111",
+      "3782 822463 10005",
+    ]) {
+      const r = redact(`Card ${card} on file.`);
+      expect(r.text, card).to.equal("Card [CARD_1] on file.");
+      expect(r.placeholders.get("[CARD_1]")).to.equal(card);
+    }
+    expect(redact("Card 5555 5555 5555 4444 12/27, ref 1234567890123456789012345.").text).to.equal(
+      "Card [CARD_1] 12/27, ref 1234567890123456789012345.",
+    );
+  });
+
   it("should read personal data written in full-width forms or another script's digits, and restore it as written", function () {
     const cases: Array<[string, string]> = [
       ["Card ４１１１ １１１１ １１１１ １１１１ on file.", "Card [CARD_1] on file."],

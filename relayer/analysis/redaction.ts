@@ -135,8 +135,11 @@ const CARD_IIN =
 
 function cards(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const [i, v] of matches(/(?<![\p{L}\p{N}-])\d(?:[ -]?\d){12,18}(?![\p{L}\p{N}-])/gu, text)) {
-    const digits = v.replace(/[ -]/g, "");
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}-])\d(?:[ .-]?\d){12,18}(?![\p{L}\p{N}-])/gu,
+    text,
+  )) {
+    const digits = v.replace(/[ .-]/g, "");
     if (CARD_IIN.test(digits) && validator.isLuhnNumber(digits)) out.push(span("CARD", i, v));
   }
   return out;
@@ -144,16 +147,17 @@ function cards(text: string): PiiSpan[] {
 
 function ibans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  // Written in either case (a pasted `gb82 west …` is an IBAN too); the checksum decides.
-  const re = /\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){10,30}/g;
+  // Written in either case (a pasted `gb82 west …` is an IBAN too), its groups apart by a space,
+  // two (as PDF copies justify them), a dash or a dot; the checksum decides.
+  const re = /\b[A-Za-z]{2}\d{2}(?:[ .-]{0,2}[A-Za-z0-9]){10,30}/g;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const v = m[0];
     // The pattern may run into the following words, and so into the next IBAN: take the longest
     // valid prefix and look again right after it (after the start when none is valid).
     re.lastIndex = m.index + 1;
     for (let end = v.length; end >= 14; end--) {
-      const candidate = v.slice(0, end).replace(/[ -]+$/, "");
-      const electronic = electronicFormatIBAN(candidate.toUpperCase());
+      const candidate = v.slice(0, end).replace(/[ .-]+$/, "");
+      const electronic = electronicFormatIBAN(candidate.replace(/[ .-]/g, "").toUpperCase());
       if (electronic && isValidIBAN(electronic)) {
         out.push(span("IBAN", m.index, candidate));
         re.lastIndex = m.index + candidate.length;
@@ -204,7 +208,7 @@ const NUMBERED_BY =
  * The national identification numbers of the other locales, as SSN (a national id): ES DNI and
  * NIE and IT codice fiscale by their check letter, FR NIR by its key (mod 97), DE Steuer-ID by its
  * check digit (ISO 7064 MOD 11,10) after its label, UK National Insurance numbers by their
- * prefix rules.
+ * prefix rules, Canadian Social Insurance Numbers by their Luhn digit after their label.
  */
 function nationalIds(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
@@ -237,6 +241,13 @@ function nationalIds(text: string): PiiSpan[] {
     1,
   )) {
     if (steuerIdCheck(v.replace(/ /g, ""))) out.push(span("SSN", i, v));
+  }
+  for (const [i, v] of matches(
+    /\b(?:SIN|social insurance (?:number|no\.?)|NAS|num[ée]ro d'assurance sociale)[:#\s]*(\d{3}[ -]?\d{3}[ -]?\d{3})\b/giu,
+    text,
+    1,
+  )) {
+    if (validator.isLuhnNumber(v.replace(/[ -]/g, ""))) out.push(span("SSN", i, v));
   }
   for (const [i, v] of matches(
     /(?<![\p{L}\p{N}])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\p{L}\p{N}])/gu,
@@ -304,19 +315,22 @@ function bankAccounts(text: string): PiiSpan[] {
 const MONTHS =
   "(?:Jan(?:uary|vier|uar)?|Feb(?:ruary|ruar)?|f[ée]vrier|M[äa]r(?:ch|z|s)?|Apr(?:il)?|avril|May|Mai|June?|Juni|juin|July?|Juli|juillet|Aug(?:ust)?|ao[ûu]t|Sep(?:t(?:ember)?)?|septembre|Oct(?:ober)?|Okt(?:ober)?|octobre|Nov(?:ember)?|novembre|Dec(?:ember)?|Dez(?:ember)?|d[ée]cembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre)";
 const DAY = "\\d{1,2}(?:st|nd|rd|th|er|º|°|ª)?";
-const DATE = `(?:\\d{4}[./-]\\d{1,2}[./-]\\d{1,2}|\\d{1,2}[./-]\\d{1,2}[./-]\\d{2,4}|\\d{1,2}-${MONTHS}\\.?-\\d{2,4}|\\d{1,2}/${MONTHS}\\.?/\\d{2,4}|(?:19|20)\\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])(?!\\d)|${MONTHS}\\.? ${DAY},? \\d{4}|${DAY}\\.? (?:of )?(?:de )?${MONTHS}\\.?,? (?:de )?\\d{4})`;
+const DATE = `(?:\\d{4}[./-]\\d{1,2}[./-]\\d{1,2}|\\d{1,2}[ ./-]\\d{1,2}[ ./-]\\d{2,4}|\\d{1,2}-${MONTHS}\\.?-\\d{2,4}|\\d{1,2}/${MONTHS}\\.?/\\d{2,4}|(?:19|20)\\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])(?!\\d)|${MONTHS}\\.? ${DAY},? \\d{4}|${DAY}\\.? (?:of )?(?:de )?${MONTHS}\\.?,? (?:de )?\\d{2}(?:\\d{2})?)`;
 /**
  * Where a place of birth comes between the label and the date (`born in Lyon on`, `né à Lyon le`,
  * `nata a Reggio Emilia (RE) il`, `nacido en Sevilla el`, `geboren in Köln am`).
  */
 const BIRTHPLACE =
   "(?:born in|geboren in|n[ée](?:e|\\(e\\))? à|nacid[oa] en|nat[oa] a) \\p{Lu}[\\p{L}'’-]*(?: \\p{Lu}[\\p{L}'’-]*){0,3}(?: \\(\\p{Lu}{2}\\))?,? (?:on|am|le|el|il)";
+/** Labels that give the place of birth before the date (`Place and date of birth: Lyon, 3 April 1985`). */
+const PLACE_THEN_DATE =
+  "(?:place and date of birth|lieu et date de naissance|lugar y fecha de nacimiento|luogo e data di nascita|Geburtsort und -datum)[:\\s]*\\p{Lu}[\\p{L}'’-]*(?: \\p{Lu}[\\p{L}'’-]*){0,3}(?: \\(\\p{Lu}{2}\\))?,?";
 /**
  * Labels of a date of birth, in the six languages; a form's hint of the format may follow
  * (`Date of Birth (MM/DD/YYYY):`, `Geburtsdatum (TT.MM.JJJJ)`), and a biography's `(b. 3 April 1985)`.
  */
 const DOB_RE = new RegExp(
-  `(?:\\b(?:date of birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth ?date|birthday|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum|Geburtstag|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|${BIRTHPLACE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?[:\\s–—-]*(?:the )?(${DATE})`,
+  `(?:\\b(?:date of birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth ?date|birthday|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum(?:\\/-?ort| und -ort)?|Geburtstag|date and place of birth|date et lieu de naissance|fecha y lugar de nacimiento|data e luogo di nascita|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|${BIRTHPLACE}|${PLACE_THEN_DATE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?[:\\s–—-]*(?:the )?(${DATE})`,
   "giu",
 );
 
@@ -347,6 +361,8 @@ const ADDRESS_PATTERNS: RegExp[] = [
     `\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm)\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?)?(?:,[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d]))?(?:,? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2})?`,
     "gu",
   ),
+  // A post-office box, in the six languages.
+  /\b(?:P\.? ?O\.? ?Box|Post Office Box|Postfach|Boîte postale|B\.P\.|Apartado de correos|Apdo\.|Casella postale) ?\d{1,6}\b/giu,
   // Flat 2, 10 Downing Street style handled above; Hauptstraße 5 / Am Markt 3 / Friedrich-Ebert-Platz 5 [, 10115 Berlin]
   /\b(?:[A-ZÄÖÜ][\p{L}-]*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|berg|graben|hof|kamp|straat|laan|plein|gracht|dijk|kade|singel)|(?:Am|An der|Im|In der|Auf der|Zum|Zur) [A-ZÄÖÜ][\p{L}-]+) \d{1,4}[a-z]?(?:,? (?:D-)?\d{4,5} [A-ZÄÖÜ][\p{L}-]+(?: (?:am |an der |im |ob der |in der )?\p{Lu}[\p{L}-]+)?)?/gu,
   // 12 rue de la Paix[, 75002 Paris] / 5 bis avenue Foch
@@ -632,15 +648,15 @@ function looksLikePhone(text: string, start: number, value: string): boolean {
 
 /** Numbers of documents and companies, not people's phones, follow these labels. */
 const DOCUMENT_NUMBER_LABEL =
-  /\b(?:company|registration|reg|invoice|order|PO|tax|VAT|EIN|CUSIP|ISIN|ISBN|ISSN|EAN|GTIN|UPC|policy|contract|case|docket|claim|ticket|reference|ref|batch|lot|serial|tracking|shipment|parcel|FedEx|UPS|USPS|DHL|Rechnung|Bestellung|Vertrag|Police|Aktenzeichen|Sendung|facture|commande|contrat|dossier|factura|pedido|póliza|contrato|expediente|fattura|ordine|polizza|contratto|pratica)\.?(?: (?:no|nr|n°|number|id|ref))?\.?[:#\s]*$/iu;
+  /\b(?:company|registration|reg|invoice|order|PO|tax|VAT|EIN|CUSIP|ISIN|ISBN|ISSN|EAN|GTIN|UPC|policy|contract|case|docket|claim|ticket|reference|ref|batch|lot|serial|tracking|shipment|parcel|FedEx|UPS|USPS|DHL|DOI|arXiv|PMID|SKU|patent|Rechnung|Bestellung|Vertrag|Police|Aktenzeichen|Sendung|facture|commande|contrat|dossier|factura|pedido|póliza|contrato|expediente|fattura|ordine|polizza|contratto|pratica)\.?(?: (?:no|nr|n°|number|id|ref))?\.?[:#\s]*$/iu;
 
 /**
  * A phone label right before a number, in the six languages and as signatures abbreviate it
- * (`T:`, `M:`): after one, a number in a format the configured regions' plans do not know (a
+ * (`T:`, `M:`, `F:`, only with the colon: a capital alone before a number is often a model or a form): after one, a number in a format the configured regions' plans do not know (a
  * Brazilian `(11) 2345-6789`, a 10-digit Indian mobile) is redacted all the same.
  */
 const PHONE_LABEL =
-  /(?:\b(?:tel|tél|phone|telephone|téléphone|telefon|teléfono|telefono|telf|mobile|mob|mobil|cell|cellphone|handy|portable|móvil|movil|cellulare|cel|fax|ph|whatsapp)\.?(?: (?:no|nr|n°|number|#))?\.?|\b[TMF])\s?[:.]?\s*$/iu;
+  /\b(?:tel|tél|phone|telephone|téléphone|telefon|teléfono|telefono|telf|mobile|mob|mobil|cell|cellphone|handy|portable|móvil|movil|cellulare|cel|fax|ph|whatsapp)\.?(?: (?:no|nr|n°|number|#))?\.?\s?[:.]?\s*$|(?<![\p{L}\p{N}.])[TMF]\s?:\s*$/iu;
 
 /**
  * Stretches of text that can hold a phone number: at least 8 digits with the separators phone

@@ -635,6 +635,8 @@ function looksLikePhone(text: string, start: number, value: string): boolean {
     // A decimal (`40.712776`, a coordinate): no plan writes a number with a single dot after at
     // most three digits.
     !/^\d{1,3}\.\d+$/.test(value) &&
+    // A date written without separators (`20250403`), as builds and file names carry it.
+    !/^(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$/.test(value) &&
     // An SSN's shape (3-2-4), valid or not: no national plan groups a number so.
     !SSN_SHAPED.test(value) &&
     // A year then a separator (`2025/00817`, `2024-11-24-001`): no national plan of the

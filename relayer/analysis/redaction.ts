@@ -628,7 +628,13 @@ const DATE_SHAPED = /^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})$/;
 function looksLikePhone(text: string, start: number, value: string): boolean {
   if ((value.match(/\d/g) ?? []).length < 8) return false;
   if (/[\p{L}\p{N}-]/u.test(text[start - 1] ?? "")) return false;
-  if (DOCUMENT_NUMBER_LABEL.test(text.slice(Math.max(0, start - 24), start))) return false;
+  // A number written with its country code is dialled, not filed: a label before it (`reference:
+  // +44 20 …`, a caller's reference) does not make it a document's.
+  if (
+    !value.startsWith("+") &&
+    DOCUMENT_NUMBER_LABEL.test(text.slice(Math.max(0, start - 24), start))
+  )
+    return false;
   return (
     !DATE_SHAPED.test(value) &&
     !/^\d+[.,]\d{1,2}$/.test(value) &&

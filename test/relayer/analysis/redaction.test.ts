@@ -323,6 +323,11 @@ describe("# analysis redaction of each type's other formats", function () {
         "ISBN 0-306-40615-2, EAN 4006381333931, policy number 1234 5678 90, FedEx 7489 2634 1234, DOI 10.1000/182, at 40.712776, -74.005974",
       ),
     ).to.deep.equal([]);
+    // With its country code a number is a phone whatever label precedes it.
+    expectRedacted([
+      ["Contact reference: +44 20 7946 0958", "Contact reference: [PHONE_1]"],
+      ["case +1 415 555 0132", "case [PHONE_1]"],
+    ]);
   });
 
   it("should redact IBANs of every SEPA length, however grouped, and none failing the checksum", function () {

@@ -16,7 +16,8 @@
  *    measured. The relayer process's CPU per request is read from /proc.
  *
  * Writes bench/results/analysis.json (the latency under `by_database`, one database per run; the
- * other's last figures are kept). Run: `npm run bench:analysis [-- --database postgres]`
+ * other's last figures are kept). Run: `npm run bench:analysis [-- --database postgres [--socket
+ * /var/run/postgresql] [--processes N]]`
  * (BENCH_SECONDS, BENCH_BURSTS; BENCH_CPU_PROF=dir writes the relayer's V8 CPU profile there).
  */
 import { spawn } from "node:child_process";
@@ -49,6 +50,13 @@ if (DATABASE !== "pglite" && DATABASE !== "postgres")
 const PROCESSES = args.includes("--processes") ? Number(args[args.indexOf("--processes") + 1]) : 1;
 if (!Number.isInteger(PROCESSES) || PROCESSES < 1 || (PROCESSES > 1 && DATABASE !== "postgres"))
   throw new Error("--processes N: a positive integer, more than 1 only with --database postgres");
+/**
+ * `--socket DIR` (PostgreSQL only): the relayer reaches the database through its Unix socket in DIR
+ * (a database on the same host) instead of TCP on 127.0.0.1.
+ */
+const SOCKET_DIR = args.includes("--socket") ? args[args.indexOf("--socket") + 1] : undefined;
+if (SOCKET_DIR !== undefined && (DATABASE !== "postgres" || !SOCKET_DIR.startsWith("/")))
+  throw new Error("--socket DIR: an absolute directory, only with --database postgres");
 /** A directory for the relayer process's V8 CPU profile (`--cpu-prof`), when set. */
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 
@@ -110,9 +118,15 @@ const key = { key: "vfk_bench_analysis", secret: `vfs_${randomBytes(24).toString
 const database: TestDatabase | null =
   DATABASE === "postgres" ? await createTestDatabase("bench_analysis") : null;
 const masterKey = randomBytes(32).toString("hex");
+/** The database's URL as the relayer gets it: over the Unix socket with `--socket`. */
+function databaseUrl(tcp: string): string {
+  if (!SOCKET_DIR) return tcp;
+  const url = new URL(tcp);
+  return `postgres://${url.username}@${encodeURIComponent(SOCKET_DIR)}${url.pathname}`;
+}
 const relayerEnv = (i: number) => ({
   DATA_DIR: path.join(dir, `data-${i}`),
-  ...(database ? { DATABASE_URL: database.url } : {}),
+  ...(database ? { DATABASE_URL: databaseUrl(database.url) } : {}),
   PORT: "0",
   LOG_LEVEL: "warn",
   NODE_ENV: "test",
@@ -339,14 +353,16 @@ const result = {
     // One run measures one database; the other's last figures are kept.
     by_database: {
       ...previous?.latency?.by_database,
-      [PROCESSES > 1 ? `${DATABASE}_${PROCESSES}_processes` : DATABASE]: {
-        measured_at: new Date().toISOString(),
-        relayer_processes: PROCESSES,
-        load_average: os.loadavg(),
-        at_rest: atRest,
-        shapes: [paced, bursts],
-        burst_floor: floor,
-      },
+      [`${DATABASE}${SOCKET_DIR ? "_unix_socket" : ""}${PROCESSES > 1 ? `_${PROCESSES}_processes` : ""}`]:
+        {
+          measured_at: new Date().toISOString(),
+          relayer_processes: PROCESSES,
+          ...(SOCKET_DIR ? { database_connection: `Unix socket in ${SOCKET_DIR}` } : {}),
+          load_average: os.loadavg(),
+          at_rest: atRest,
+          shapes: [paced, bursts],
+          burst_floor: floor,
+        },
     },
   },
 };

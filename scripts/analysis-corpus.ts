@@ -983,6 +983,70 @@ const LOCALES: Locale[] = [
   },
 ];
 
+/** The Luhn check digit of a card number's other digits. */
+function luhnDigit(body: string): string {
+  let sum = 0;
+  for (const [i, c] of [...body].reverse().entries()) {
+    const d = Number(c) * (i % 2 === 0 ? 2 : 1);
+    sum += d > 9 ? d - 9 : d;
+  }
+  return String((10 - (sum % 10)) % 10);
+}
+
+/** Issuers validator's list lacks, as [IIN, length, groups]: Maestro, Mir, Diners 16, JCB and UnionPay 19. */
+const MORE_CARDS: Array<[string, number, number[]]> = [
+  ["6759", 19, [4, 4, 4, 4, 3]],
+  ["2200", 16, [4, 4, 4, 4]],
+  ["36", 16, [4, 4, 4, 4]],
+  ["3528", 19, [4, 4, 4, 4, 3]],
+  ["62", 19, [6, 13]],
+  ["5018", 16, [4, 4, 4, 4]],
+];
+
+const value = (p: Piece | undefined): string => (typeof p === "object" ? p.value : (p ?? ""));
+
+/**
+ * Other ways texts write the drawn values, turning with the text's index (no value drawn moves):
+ * cards of the issuers above and written without separators or with dashes; phone numbers in
+ * E.164 without spaces; IBANs in lower case or unspaced; SSNs spaced, and ITINs; e-mails in
+ * capitals or with a plus tag; IPv6 addresses ending in the IPv4 one (`::ffff:…`) and zero-padded
+ * IPv4; dates of birth in ISO order.
+ */
+function otherFormats(v: Values, i: number, country: CountryCode): void {
+  const turn = Math.floor(i / 6);
+  const card = value(v.card).replace(/\D/g, "");
+  if (turn % 3 === 1) {
+    const [iin, length, groups] = MORE_CARDS[(Math.floor(turn / 3) * 2 + (i % 2)) % 6]!;
+    const body = (iin + card + card).slice(0, length - 1);
+    const digits = body + luhnDigit(body);
+    let at = 0;
+    const grouped = groups.map((g) => digits.slice(at, (at += g)));
+    v.card = L("CARD", grouped.join(turn % 2 ? " " : "-"));
+  } else if (turn % 3 === 2) v.card = L("CARD", card);
+  if (turn % 2 === 1)
+    for (const key of ["phone", "phone2"]) {
+      const e164 = parsePhoneNumberFromString(value(v[key]), country)?.number;
+      if (e164) v[key] = L("PHONE", e164);
+    }
+  if (i % 4 === 2) v.iban = L("IBAN", value(v.iban).toLowerCase());
+  else if (i % 4 === 3) v.iban = L("IBAN", value(v.iban).replace(/ /g, ""));
+  const ssn = value(v.ssn);
+  if (turn % 3 === 1) v.ssn = L("SSN", ssn.replace(/-/g, " "));
+  else if (turn % 3 === 2) v.ssn = L("SSN", `9${ssn.slice(1, 4)}7${ssn.slice(5)}`);
+  const email = value(v.email);
+  if (i % 5 === 2) v.email = L("EMAIL", email.toUpperCase());
+  else if (i % 5 === 4) v.email = L("EMAIL", email.replace("@", "+billing@"));
+  const ip = value(v.ip);
+  if (ip.includes(".") && i % 5 === 3) v.ip = L("IP", `::ffff:${ip}`);
+  else if (ip.includes(".") && i % 5 === 1)
+    v.ip = L("IP", ip.replace(/\b(\d)\b/g, "00$1").replace(/\b(\d\d)\b/g, "0$1"));
+  const dob = /(\d{4})\D*$/.exec(value(v.dob));
+  if (turn % 4 === 3 && dob) {
+    const d = new Date(Date.UTC(Number(dob[1]), i % 12, 1 + (i % 28)));
+    v.dob = L("DOB", d.toISOString().slice(0, 10));
+  }
+}
+
 /** A birth date between 1940 and 2004 that turns with the text's index and `which` party. */
 const otherBirth = (i: number, which: number): Date =>
   new Date(Date.UTC(1940 + ((i * 7 + which * 23) % 65), (i * 5 + which) % 12, 1 + ((i * 11) % 28)));
@@ -1049,6 +1113,7 @@ export function generateCorpus(seed = 14_000): CorpusText[] {
         account: locale.account(digits) as unknown as Piece,
       };
       // The honorific stays outside the label: it is not personal data by itself.
+      otherFormats(values, i, locale.country);
       if (f.datatype.boolean())
         values.hname = `${locale.honorific(female)} ${name}`.replace(name, "\u0000");
       const template = locale.templates[i % locale.templates.length]!;

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { electronicFormatIBAN, isValidIBAN } from "ibantools";
 import { findPhoneNumbersInText, type CountryCode } from "libphonenumber-js/max";
 import nlp from "compromise";
@@ -102,15 +103,36 @@ function emails(text: string): PiiSpan[] {
   // Starts only where a run of local-part characters starts: from inside a run the match would
   // fail the same way, and retrying there made a long run without "@" cost quadratic time.
   for (const [i, v] of matches(
-    /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu,
+    /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+@(?:\[[\d.]{7,15}\]|[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+)/gu,
     text,
   )) {
     const value = v.replace(/[.-]+$/, "");
-    if (validator.isEmail(value, { allow_utf8_local_part: true }))
+    if (validator.isEmail(value, { allow_utf8_local_part: true, allow_ip_domain: true }))
+      out.push(span("EMAIL", i, value));
+  }
+  // Written against harvesting: `jane [at] example [dot] org`, `jane(at)example.org`.
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+ ?[[(]at[\])] ?[\p{L}\p{N}-]+(?:(?:\.| ?[[(]dot[\])] ?)[\p{L}\p{N}-]+)+/giu,
+    text,
+  )) {
+    const value = v.replace(/[.-]+$/, "");
+    const plain = value.replace(/ ?[[(]at[\])] ?/i, "@").replace(/ ?[[(]dot[\])] ?/gi, ".");
+    if (validator.isEmail(plain, { allow_utf8_local_part: true }))
       out.push(span("EMAIL", i, value));
   }
   return out;
 }
+
+/**
+/**
+ * The issuer ranges (IIN) of payment cards and their lengths: Visa (13, 16, 19), Mastercard (51-55,
+ * 2221-2720), Mir (2200-2204), Amex (34, 37: 15), Diners (300-305, 36, 38, 39: 14-19), JCB
+ * (3528-3589: 16-19), Discover, UnionPay, RuPay and Maestro (50, 56-69: 12-19, which covers the
+ * other 6s), UnionPay's 81. validator's list stops at 16 digits for most issuers and lacks Maestro
+ * and Mir, which Europe issues.
+ */
+const CARD_IIN =
+  /^(?:4\d{12}(?:\d{3}|\d{6})?|(?:5[1-5]\d\d|222[1-9]|22[3-9]\d|2[3-6]\d\d|27[01]\d|2720)\d{12}|220[0-4]\d{12,15}|3[47]\d{13}|3(?:0[0-5]|[689]\d)\d{11,16}|35(?:2[89]|[3-8]\d)\d{12,15}|(?:5[06-8]|6\d)\d{10,17}|81\d{14,17})$/;
 
 /**
  * 13 to 19 digits in groups, as cards are written and copied: spaces (doubled in justified or PDF
@@ -127,7 +149,7 @@ function cards(text: string): PiiSpan[] {
     for (const end of ends) {
       const digits = v.slice(0, end).replace(/\D/g, "");
       if (digits.length < 13) break;
-      if (validator.isCreditCard(digits)) {
+      if (CARD_IIN.test(digits) && validator.isLuhnNumber(digits)) {
         out.push(span("CARD", i, v.slice(0, end)));
         break;
       }
@@ -138,16 +160,17 @@ function cards(text: string): PiiSpan[] {
 
 function ibans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  // Written in either case (a pasted `gb82 west …` is an IBAN too); the checksum decides.
-  const re = /\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){10,30}/g;
+  // Written in either case (a pasted `gb82 west …` is an IBAN too), its groups apart by a space,
+  // two (as PDF copies justify them), a dash or a dot; the checksum decides.
+  const re = /\b[A-Za-z]{2}\d{2}(?:[ .-]{0,2}[A-Za-z0-9]){10,30}/g;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const v = m[0];
     // The pattern may run into the following words, and so into the next IBAN: take the longest
     // valid prefix and look again right after it (after the start when none is valid).
     re.lastIndex = m.index + 1;
     for (let end = v.length; end >= 14; end--) {
-      const candidate = v.slice(0, end).replace(/[ -]+$/, "");
-      const electronic = electronicFormatIBAN(candidate.toUpperCase());
+      const candidate = v.slice(0, end).replace(/[ .-]+$/, "");
+      const electronic = electronicFormatIBAN(candidate.replace(/[ .-]/g, "").toUpperCase());
       if (electronic && isValidIBAN(electronic)) {
         out.push(span("IBAN", m.index, candidate));
         re.lastIndex = m.index + candidate.length;
@@ -158,32 +181,47 @@ function ibans(text: string): PiiSpan[] {
   return out;
 }
 
+/**
+ * An SSN by the SSA's rules (no area 000, 666 or 9xx, no group 00, no serial 0000), or an ITIN
+ * (area 9xx with the IRS's groups 50-65, 70-88, 90-92, 94-99), the taxpayer number of people who
+ * have no SSN, written the same way.
+ */
+function validSsn(d: string): boolean {
+  if (d.slice(3, 5) === "00" || d.slice(5) === "0000") return false;
+  if (d.startsWith("9")) return /^(?:5\d|6[0-5]|7\d|8[0-8]|9[0-24-9])$/.test(d.slice(3, 5));
+  return !/^(?:000|666)/.test(d);
+}
+
+/** Where an SSN is a US form's: dashed, or spaced 3-2-4 that is not part of a longer group of digits. */
+const SSN_SHAPED = /^\d{3}(?:-\d{2}-| \d{2} )\d{4}$/;
+
 function ssns(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  const valid = (d: string) =>
-    !/^(000|666|9)/.test(d) && d.slice(3, 5) !== "00" && d.slice(5) !== "0000";
-  for (const [i, v] of matches(/(?<![\p{L}\p{N}-])\d{3}-\d{2}-\d{4}(?![\p{L}\p{N}-])/gu, text)) {
-    if (valid(v.replace(/-/g, ""))) out.push(span("SSN", i, v));
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}+-]|[\p{N}+][ .-])\d{3}(?:-\d{2}-| \d{2} )\d{4}(?![\p{L}\p{N}-]|[ .-]\d)/gu,
+    text,
+  )) {
+    if (validSsn(v.replace(/[ -]/g, ""))) out.push(span("SSN", i, v));
   }
   for (const [i, v] of matches(
-    /\b(?:SSN|social security (?:number|no\.?))[:#\s-]*(\d{3}[ .-]?\d{2}[ .-]?\d{4})\b/gi,
+    /\b(?:SSN|S\.S\.N\.?|SS#|ITIN|soc(?:ial|\.) ?sec(?:urity|\.)?(?: (?:number|no\.?|card|#))?)[:#\s-]*(\d{3}[ .-]?\d{2}[ .-]?\d{4})\b/gi,
     text,
     1,
   )) {
-    if (valid(v.replace(/[ .-]/g, ""))) out.push(span("SSN", i, v));
+    if (validSsn(v.replace(/[ .-]/g, ""))) out.push(span("SSN", i, v));
   }
   return out;
 }
 
 /** A dotted number right after one of these is a clause or version number, not an address. */
 const NUMBERED_BY =
-  /(?:\b(?:clauses?|sections?|sec|articles?|art|paragraphs?|para|schedules?|annex|appendix|exhibit|rules?|items?|versions?|ver|release|Ziffer|Abschnitt|Artikel|Absatz|Klausel|cl[aá]usula|art[ií]culo|apartado|secci[oó]n|articolo|clausola|paragrafo|sezione)\.?|§|¶|\bv)\s*$/iu;
+  /(?:\b(?:clauses?|sections?|sec|articles?|art|paragraphs?|para|schedules?|annex|appendix|exhibit|rules?|items?|versions?|ver|release|build|firmware|fw|patch|revision|rev|Ziffer|Abschnitt|Artikel|Absatz|Klausel|cl[aá]usula|art[ií]culo|apartado|secci[oó]n|articolo|clausola|paragrafo|sezione)\.?|§|¶|\bv)\s*$/iu;
 
 /**
  * The national identification numbers of the other locales, as SSN (a national id): ES DNI and
  * NIE and IT codice fiscale by their check letter, FR NIR by its key (mod 97), DE Steuer-ID by its
  * check digit (ISO 7064 MOD 11,10) after its label, UK National Insurance numbers by their
- * prefix rules.
+ * prefix rules, Canadian Social Insurance Numbers by their Luhn digit after their label.
  */
 function nationalIds(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
@@ -218,6 +256,13 @@ function nationalIds(text: string): PiiSpan[] {
     if (steuerIdCheck(v.replace(/ /g, ""))) out.push(span("SSN", i, v));
   }
   for (const [i, v] of matches(
+    /\b(?:SIN|social insurance (?:number|no\.?)|NAS|num[ée]ro d'assurance sociale)[:#\s]*(\d{3}[ -]?\d{3}[ -]?\d{3})\b/giu,
+    text,
+    1,
+  )) {
+    if (validator.isLuhnNumber(v.replace(/[ -]/g, ""))) out.push(span("SSN", i, v));
+  }
+  for (const [i, v] of matches(
     /(?<![\p{L}\p{N}])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\p{L}\p{N}])/gu,
     text,
   ))
@@ -249,14 +294,18 @@ function steuerIdCheck(id: string): boolean {
   return (11 - product) % 10 === Number(id[10]);
 }
 
+/** Each part at most 255; zero-padded parts (`010.001.002.003`, as some logs write them) too. */
+const isIPv4 = (v: string) => v.split(".").every((part) => Number(part) <= 255);
+
 function ips(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const [i, v] of matches(/(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.]*\d)/g, text)) {
     if (NUMBERED_BY.test(text.slice(Math.max(0, i - 16), i))) continue;
-    if (validator.isIP(v, 4)) out.push(span("IP", i, v));
+    if (isIPv4(v)) out.push(span("IP", i, v));
   }
+  // An IPv6 address may end on an IPv4 one (`::ffff:192.0.2.128`, `64:ff9b::192.0.2.33`).
   for (const [i, v] of matches(
-    /(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])/g,
+    /(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{0,4})(?![\w:])/g,
     text,
   )) {
     if (v.length > 2 && validator.isIP(v, 6)) out.push(span("IP", i, v));
@@ -278,10 +327,23 @@ function bankAccounts(text: string): PiiSpan[] {
 
 const MONTHS =
   "(?:Jan(?:uary|vier|uar)?|Feb(?:ruary|ruar)?|f[ée]vrier|M[äa]r(?:ch|z|s)?|Apr(?:il)?|avril|May|Mai|June?|Juni|juin|July?|Juli|juillet|Aug(?:ust)?|ao[ûu]t|Sep(?:t(?:ember)?)?|septembre|Oct(?:ober)?|Okt(?:ober)?|octobre|Nov(?:ember)?|novembre|Dec(?:ember)?|Dez(?:ember)?|d[ée]cembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre)";
-const DAY = "\\d{1,2}(?:st|nd|rd|th)?";
-const DATE = `(?:\\d{4}[./-]\\d{1,2}[./-]\\d{1,2}|\\d{1,2}[./-]\\d{1,2}[./-]\\d{2,4}|${MONTHS}\\.? ${DAY},? \\d{4}|${DAY}\\.? (?:of )?(?:de )?${MONTHS}\\.?,? (?:de )?\\d{4})`;
+const DAY = "\\d{1,2}(?:st|nd|rd|th|er|º|°|ª)?";
+const DATE = `(?:\\d{4}[./-]\\d{1,2}[./-]\\d{1,2}|\\d{1,2}[ ./-]\\d{1,2}[ ./-]\\d{2,4}|\\d{1,2}-${MONTHS}\\.?-\\d{2,4}|\\d{1,2}/${MONTHS}\\.?/\\d{2,4}|(?:19|20)\\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])(?!\\d)|${MONTHS}\\.? ${DAY},? \\d{4}|${DAY}\\.? (?:of )?(?:de )?${MONTHS}\\.?,? (?:de )?\\d{2}(?:\\d{2})?)`;
+/**
+ * Where a place of birth comes between the label and the date (`born in Lyon on`, `né à Lyon le`,
+ * `nata a Reggio Emilia (RE) il`, `nacido en Sevilla el`, `geboren in Köln am`).
+ */
+const BIRTHPLACE =
+  "(?:born in|geboren in|n[ée](?:e|\\(e\\))? à|nacid[oa] en|nat[oa] a) \\p{Lu}[\\p{L}'’-]*(?: \\p{Lu}[\\p{L}'’-]*){0,3}(?: \\(\\p{Lu}{2}\\))?,? (?:on|am|le|el|il)";
+/** Labels that give the place of birth before the date (`Place and date of birth: Lyon, 3 April 1985`). */
+const PLACE_THEN_DATE =
+  "(?:place and date of birth|lieu et date de naissance|lugar y fecha de nacimiento|luogo e data di nascita|Geburtsort und -datum)[:\\s]*\\p{Lu}[\\p{L}'’-]*(?: \\p{Lu}[\\p{L}'’-]*){0,3}(?: \\(\\p{Lu}{2}\\))?,?";
+/**
+ * Labels of a date of birth, in the six languages; a form's hint of the format may follow
+ * (`Date of Birth (MM/DD/YYYY):`, `Geburtsdatum (TT.MM.JJJJ)`), and a biography's `(b. 3 April 1985)`.
+ */
 const DOB_RE = new RegExp(
-  `\\b(?:date of birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth ?date|birthday|geboren(?: am)?|geb\\.|Geburtsdatum|Geburtstag|n[ée]e? le|date de naissance|fecha de nacimiento|nacid[oa] el|nat[oa] il|data di nascita)[:\\s–—-]*(${DATE})`,
+  `(?:\\b(?:date of birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth ?date|birthday|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum(?:\\/-?ort| und -ort)?|Geburtstag|date and place of birth|date et lieu de naissance|fecha y lugar de nacimiento|data e luogo di nascita|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|${BIRTHPLACE}|${PLACE_THEN_DATE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?[:\\s–—-]*(?:the )?(${DATE})`,
   "giu",
 );
 
@@ -292,7 +354,7 @@ const DOB_RE = new RegExp(
  * (`born 1985-03-12`) is DOB_RE's.
  */
 const BIRTH_YEAR_RE =
-  /\b(?:born(?: in)?|year of birth|birth year|geboren(?: im Jahr(?:e)?)?|geb\.|Geburtsjahr|Jahrgang|n[ée]e? en|ann[ée]e de naissance|nacid[oa] en(?: el año)?|año de nacimiento|nat[oa] nel|anno di nascita)[:\s–—-]*((?:19|20)\d{2})(?![\p{L}\p{N}]|[./-]\d)/giu;
+  /(?:\b(?:born(?: in)?|year of birth|birth year|geboren(?: im Jahr(?:e)?)?|geb\.|Geburtsjahr|Jahrgang|n[ée](?:e|\(e\))? en|ann[ée]e de naissance|nacid[oa] en(?: el año)?|año de nacimiento|nat[oa] nel|anno di nascita)|(?<=\()b\.)[:\s–—-]*((?:19|20)\d{2})(?![\p{L}\p{N}]|[./-]\d)/giu;
 
 function datesOfBirth(text: string): PiiSpan[] {
   return [...matches(DOB_RE, text, 1), ...matches(BIRTH_YEAR_RE, text, 1)].map(([i, v]) =>
@@ -309,20 +371,22 @@ const CITY =
 const ADDRESS_PATTERNS: RegExp[] = [
   // 123 Main Street[, Apt. 4][, Springfield, IL 62704]
   new RegExp(
-    `\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:Apt\\.?|Suite|Unit|Flat) \\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?)?(?:,[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d]))?(?:,? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2})?`,
+    `\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm)\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?)?(?:,[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d]))?(?:,? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2})?`,
     "gu",
   ),
+  // A post-office box, in the six languages.
+  /\b(?:P\.? ?O\.? ?Box|Post Office Box|Postfach|Boîte postale|B\.P\.|Apartado de correos|Apdo\.|Casella postale) ?\d{1,6}\b/giu,
   // Flat 2, 10 Downing Street style handled above; Hauptstraße 5 / Am Markt 3 / Friedrich-Ebert-Platz 5 [, 10115 Berlin]
-  /(?<![\p{L}\p{N}_-])(?:[A-ZÄÖÜ][\p{L}-]*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|berg|graben|hof|kamp|straat|laan|plein|gracht|dijk|kade|singel)|(?:Am|An der|Im|In der|Auf der|Zum|Zur) [A-ZÄÖÜ][\p{L}-]+) \d{1,4}[a-z]?(?:,? \d{4,5} [A-ZÄÖÜ][\p{L}-]+(?: (?:am |an der |im |ob der |in der )?\p{Lu}[\p{L}-]+)?)?/gu,
+  /(?<![\p{L}\p{N}_-])(?:[A-ZÄÖÜ][\p{L}-]*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|berg|graben|hof|kamp|straat|laan|plein|gracht|dijk|kade|singel)|(?:Am|An der|Im|In der|Auf der|Zum|Zur) [A-ZÄÖÜ][\p{L}-]+) \d{1,4}[a-z]?(?:,? (?:D-)?\d{4,5} [A-ZÄÖÜ][\p{L}-]+(?: (?:am |an der |im |ob der |in der )?\p{Lu}[\p{L}-]+)?)?/gu,
   // 12 rue de la Paix[, 75002 Paris] / 5 bis avenue Foch
-  /\b\d{1,4}(?: bis| ter)?,? (?:rue|avenue|av\.|boulevard|bd|place|allée|impasse|chemin|quai|route|cours|passage|voie|square|sentier|faubourg|rond-point|esplanade|mail|parvis|villa|cité|hameau|porte) (?:(?:de la|de l'|du|des|de|d'|la|le|l')\s?)?[\p{L}'’ -]+?(?=,|\n|\.(?:\s|$)|$| \d{5})(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|et|und|y|e)\b))?/gimu,
+  /\b\d{1,4}(?: bis| ter)?,? (?:rue|avenue|av\.|boulevard|bd|place|allée|impasse|chemin|quai|route|cours|passage|voie|square|sentier|faubourg|rond-point|esplanade|mail|parvis|villa|cité|hameau|porte) (?:(?:de la|de l'|du|des|de|d'|la|le|l')\s?)?[\p{L}'’ -]+?(?=,|\n|\.(?:\s|$)|$| \d{5})(?:,? (?:F-)?\d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|et|und|y|e|Cedex)\b)(?: Cedex(?: \d{1,2})?)?)?/gimu,
   // Calle Mayor 5 / Avenida de la Constitución, 12 / Via Roma 10 / Gran Subida Hugo 2 [, 28013 Madrid]
   /\b(?:(?:Calle|C\/|Avenida|Avda\.?|Paseo|Plaza|Camino|Carrera|Ronda|Travesía|Glorieta|Callejón|Cuesta|Carretera|Urbanización|Rambla|Gran (?:Vía|Subida|Calle|Avenida|Plaza|Paseo|Camino|Ronda|Travesía|Cuesta|Rambla)|Via|Viale|Piazza|Corso|Vicolo|Largo|Strada|Contrada|Borgo|Piazzale|Lungomare|Salita|Rotonda|Incrocio|Canale|Contrada|Vico|Traversa)\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\s)?[\p{Lu}][\p{L}'’ .-]{0,80}?,? \d{1,4}(?:[/-][A-Za-z\d]{1,3}(?![\p{L}\p{N}]))?(?:[ ,]+(?:\d{1,2}[ºª°](?: ?[A-Z](?![\p{L}\p{N}]))?|Piso \d+|Puerta \d+|Interno \d+|Appartamento \d+|Escalera \d+|Scala \d+))*)(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|y|e)\b))?/gu,
   // Any street of one to six words (particles allowed) with a house number or s/n, then a
   // five-digit postcode and a city: German, Spanish, Italian, Dutch style (Kump 29a, 48312
   // Nürnberg; Edificio Maica, 9, 90972 Parla; Borgo Lentini 8, 30292 Adelchi nell'emilia).
   new RegExp(
-    `(?<![\\p{L}\\p{N}'’.-])(?:\\p{Lu}[\\p{L}'’.-]*(?: ${STREET_WORD}){0,6}),? (?:\\d{1,4}(?:[a-zA-Z]|[/-][A-Za-z\\d]{1,3})?|s\\/n\\.?)(?:, ?\\d{1,2}[ºª°]?(?: ?[A-Z])?)?, \\d{5} ${CITY}`,
+    `(?<![\\p{L}\\p{N}'’.-])(?:\\p{Lu}[\\p{L}'’.-]*(?: ${STREET_WORD}){0,6}),? (?:\\d{1,4}(?:[a-zA-Z]|[/-][A-Za-z\\d]{1,3})?|s\\/n\\.?)(?:, ?\\d{1,2}[ºª°]?(?: ?[A-Z])?)?, (?:[A-Z]{1,2}-)?\\d{5} ${CITY}`,
     "gu",
   ),
   // French order: number first (9 Impasse Delesseux, 40071 Angers).
@@ -378,14 +442,17 @@ const DETERMINERS = new Set(
   ),
 );
 
-/** Parties of contracts and forms named by their role, in the six languages (lower case). */
+/**
+ * Parties of contracts and forms named by their role, and the kinds of organisation a contract
+ * names as a party (`La Société`, `La Banca`), in the six languages (lower case).
+ */
 const ROLE_NOUNS = new Set(
   (
     "tenant landlord lessor lessee licensee licensor buyer seller purchaser vendor borrower lender guarantor surety employee employer client customer patient applicant claimant defendant plaintiff debtor creditor owner contractor consultant beneficiary heir testator spouse husband wife party signatory witness insured policyholder member partner director shareholder agent principal subscriber holder undersigned assignor assignee donor trustee settlor " +
     "mieter vermieter käufer verkäufer bürge bürgin arbeitnehmer arbeitgeber kunde kundin patient antragsteller kläger beklagte beklagter schuldner gläubiger eigentümer erblasser erbe erbin ehemann ehefrau ehegatte ehegattin pächter verpächter gesellschafter geschäftsführer inhaber unterzeichner unterzeichnete unterzeichneter zeuge zeugin vertragspartner bevollmächtigte bevollmächtigter " +
-    "locataire bailleur bailleresse acheteur acheteuse acquéreur acquéreuse vendeur vendeuse emprunteur emprunteuse prêteur prêteuse garant garante caution salarié salariée employeur employeuse cliente patiente demandeur demanderesse défendeur défenderesse débiteur débitrice créancier créancière propriétaire bénéficiaire héritier héritière époux épouse preneur preneuse souscripteur souscriptrice assuré assurée associé associée gérant gérante titulaire signataire témoin mandant mandante mandataire cédant cédante cessionnaire soussigné soussignée " +
-    "arrendatario arrendataria arrendador arrendadora inquilino inquilina comprador compradora vendedor vendedora prestatario prestataria prestamista fiador fiadora avalista trabajador trabajadora empleado empleada empleador empleadora cliente paciente solicitante demandante demandado demandada deudor deudora acreedor acreedora propietario propietaria beneficiario beneficiaria heredero heredera cónyuge esposo esposa titular firmante testigo asegurado asegurada tomador tomadora socio socia administrador administradora otorgante compareciente interesado interesada " +
-    "conduttore conduttrice locatore locatrice inquilino inquilina acquirente compratore compratrice venditore venditrice mutuatario mutuataria mutuante garante fideiussore lavoratore lavoratrice dipendente datore cliente paziente richiedente attore attrice convenuto convenuta debitore debitrice creditore creditrice proprietario proprietaria beneficiario beneficiaria erede coniuge marito moglie titolare firmatario firmataria testimone assicurato assicurata contraente socio socia amministratore amministratrice comparente sottoscritto sottoscritta"
+    "locataire bailleur bailleresse acheteur acheteuse acquéreur acquéreuse vendeur vendeuse emprunteur emprunteuse prêteur prêteuse garant garante caution salarié salariée employeur employeuse cliente patiente demandeur demanderesse défendeur défenderesse débiteur débitrice créancier créancière propriétaire bénéficiaire héritier héritière époux épouse preneur preneuse souscripteur souscriptrice assuré assurée associé associée gérant gérante titulaire signataire témoin mandant mandante mandataire cédant cédante cessionnaire soussigné soussignée défunt défunte requérant requérante conjoint conjointe enfant mineur mineure intéressé intéressée déclarant déclarante comparant comparante société banque compagnie entreprise association fondation mutuelle " +
+    "arrendatario arrendataria arrendador arrendadora inquilino inquilina comprador compradora vendedor vendedora prestatario prestataria prestamista fiador fiadora avalista trabajador trabajadora empleado empleada empleador empleadora cliente paciente solicitante demandante demandado demandada deudor deudora acreedor acreedora propietario propietaria beneficiario beneficiaria heredero heredera cónyuge esposo esposa titular firmante testigo asegurado asegurada tomador tomadora socio socia administrador administradora otorgante compareciente interesado interesada sociedad empresa entidad compañía fundación asociación parte menor " +
+    "conduttore conduttrice locatore locatrice inquilino inquilina acquirente compratore compratrice venditore venditrice mutuatario mutuataria mutuante garante fideiussore lavoratore lavoratrice dipendente datore cliente paziente richiedente attore attrice convenuto convenuta debitore debitrice creditore creditrice proprietario proprietaria beneficiario beneficiaria erede coniuge marito moglie titolare firmatario firmataria testimone assicurato assicurata contraente socio socia amministratore amministratrice comparente sottoscritto sottoscritta dichiarante società banca ditta fondazione associazione parte minore"
   ).split(" "),
 );
 
@@ -410,8 +477,12 @@ function isRole(word: string): boolean {
  * The name in the words before a description, without the article and role phrase that lead it
  * ("Der Vermieter Hans Müller" gives "Hans Müller", "Der Mieter" nothing). After an article alone
  * the words are a name only from a first name of the lexicon on ("Die Antragsgegnerin", a role
- * the list lacks, is not; so a surname written with its article, "Le Pen, né", is missed).
+ * the list lacks, is not), or when they are one word after a capitalised `Le`, `La` or `Lo`: a
+ * surname that starts on its article ("Le Pen, né en 1968", "La Fontaine"), which French and
+ * Italian write so while their nouns after an article stay in lower case.
  */
+const SURNAME_ARTICLES = new Set(["Le", "La", "Lo"]);
+
 function describedName(words: readonly string[]): string[] {
   let i = 0;
   let role = false;
@@ -421,7 +492,8 @@ function describedName(words: readonly string[]): string[] {
     else if (!DETERMINERS.has(lower)) break;
   }
   const rest = words.slice(i);
-  if (i > 0 && !role && !rest[0]?.split("-").some(isFirstName)) return [];
+  if (i > 0 && !role && !rest[0]?.split("-").some(isFirstName))
+    return i === 1 && rest.length === 1 && SURNAME_ARTICLES.has(words[0]!) ? [...words] : [];
   return rest;
 }
 /** Words a name pattern may start on that are not names. */
@@ -517,12 +589,44 @@ function unlabelledNames(text: string): PiiSpan[] {
   return out;
 }
 
+const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+
+/** A legacy Bitcoin address: 25 bytes in base58 whose last 4 are its double SHA-256's first 4. */
+function isBase58Check(address: string): boolean {
+  let n = 0n;
+  for (const c of address) n = n * 58n + BigInt(BASE58.indexOf(c));
+  const hex = n.toString(16).padStart(50, "0");
+  if (hex.length !== 50) return false;
+  const bytes = Buffer.from(hex, "hex");
+  const once = createHash("sha256").update(bytes.subarray(0, 21)).digest();
+  const twice = createHash("sha256").update(once).digest();
+  return twice.subarray(0, 4).equals(bytes.subarray(21));
+}
+
+const BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
+
+/** A SegWit address: its BIP-173 checksum (bech32, witness v0) or BIP-350's (bech32m, v1+). */
+function isBech32(address: string): boolean {
+  const data = [...address.slice(3)].map((c) => BECH32.indexOf(c));
+  let chk = 1;
+  for (const v of [3, 3, 0, 2, 3, ...data]) {
+    const top = chk >>> 25;
+    chk = ((chk & 0x1ffffff) << 5) ^ v;
+    for (const [bit, g] of [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3].entries())
+      if ((top >>> bit) & 1) chk ^= g;
+  }
+  return chk === (data[0] === 0 ? 1 : 0x2bc830a3);
+}
+
 function cryptoAddresses(text: string): PiiSpan[] {
   return [
     // `0X…` too: the prefix is case-insensitive where addresses are parsed (EIP-55 checksums only
     // the hex digits' case).
     ...matches(/\b0[xX][0-9a-fA-F]{40}\b/g, text),
-    ...matches(/\b(?:bc1[02-9ac-hj-np-z]{25,59}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b/g, text),
+    // Bitcoin by its checksum: a hash's 26 to 35 hex digits are often base58 too.
+    ...[
+      ...matches(/\b(?:bc1[02-9ac-hj-np-z]{25,59}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b/g, text),
+    ].filter(([, v]) => (v.startsWith("bc1") ? isBech32(v) : isBase58Check(v))),
   ].map(([i, v]) => span("CRYPTO", i, v));
 }
 
@@ -537,10 +641,23 @@ const DATE_SHAPED = /^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})$/;
 function looksLikePhone(text: string, start: number, value: string): boolean {
   if ((value.match(/\d/g) ?? []).length < 8) return false;
   if (/[\p{L}\p{N}-]/u.test(text[start - 1] ?? "")) return false;
-  if (DOCUMENT_NUMBER_LABEL.test(text.slice(Math.max(0, start - 24), start))) return false;
+  // A number written with its country code is dialled, not filed: a label before it (`reference:
+  // +44 20 …`, a caller's reference) does not make it a document's.
+  if (
+    !value.startsWith("+") &&
+    DOCUMENT_NUMBER_LABEL.test(text.slice(Math.max(0, start - 24), start))
+  )
+    return false;
   return (
     !DATE_SHAPED.test(value) &&
     !/^\d+[.,]\d{1,2}$/.test(value) &&
+    // A decimal (`40.712776`, a coordinate): no plan writes a number with a single dot after at
+    // most three digits.
+    !/^\d{1,3}\.\d+$/.test(value) &&
+    // A date written without separators (`20250403`), as builds and file names carry it.
+    !/^(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$/.test(value) &&
+    // An SSN's shape (3-2-4), valid or not: no national plan groups a number so.
+    !SSN_SHAPED.test(value) &&
     // A year then a separator (`2025/00817`, `2024-11-24-001`): no national plan of the
     // configured regions starts a number so; an EIN (`12-3456789`) is a company's.
     !/^(?:19|20)\d{2}[/.-]/.test(value) &&
@@ -552,7 +669,15 @@ function looksLikePhone(text: string, start: number, value: string): boolean {
 
 /** Numbers of documents and companies, not people's phones, follow these labels. */
 const DOCUMENT_NUMBER_LABEL =
-  /\b(?:company|registration|reg|invoice|order|PO|tax|VAT|EIN|CUSIP|ISIN|Rechnung|Bestellung|facture|commande|factura|pedido|fattura|ordine)\.?(?: (?:no|nr|n°|number|id|ref))?\.?[:#\s]*$/iu;
+  /\b(?:company|registration|reg|invoice|order|PO|tax|VAT|EIN|CUSIP|ISIN|ISBN|ISSN|EAN|GTIN|UPC|policy|contract|case|docket|claim|ticket|reference|ref|batch|lot|serial|tracking|shipment|parcel|FedEx|UPS|USPS|DHL|DOI|arXiv|PMID|SKU|patent|Rechnung|Bestellung|Vertrag|Police|Aktenzeichen|Sendung|facture|commande|contrat|dossier|factura|pedido|póliza|contrato|expediente|fattura|ordine|polizza|contratto|pratica)\.?(?: (?:no|nr|n°|number|id|ref))?\.?[:#\s]*$/iu;
+
+/**
+ * A phone label right before a number, in the six languages and as signatures abbreviate it
+ * (`T:`, `M:`, `F:`, only with the colon: a capital alone before a number is often a model or a form): after one, a number in a format the configured regions' plans do not know (a
+ * Brazilian `(11) 2345-6789`, a 10-digit Indian mobile) is redacted all the same.
+ */
+const PHONE_LABEL =
+  /\b(?:tel|tél|phone|telephone|téléphone|telefon|teléfono|telefono|telf|mobile|mob|mobil|cell|cellphone|handy|portable|móvil|movil|cellulare|cel|fax|ph|whatsapp)\.?(?: (?:no|nr|n°|number|#))?\.?\s?[:.]?\s*$|(?<![\p{L}\p{N}.])[TMF]\s?:\s*$/iu;
 
 /**
  * Stretches of text that can hold a phone number: at least 8 digits with the separators phone
@@ -622,6 +747,7 @@ export function scanPhones(
       const international = candidate[0].startsWith("+");
       const readAs = international || !regions.length ? [undefined] : regions;
       let made = 0;
+      let whole = false;
       for (const region of readAs) {
         made++;
         const found = findPhoneNumbersInText(window, readOptions(region))
@@ -637,8 +763,15 @@ export function scanPhones(
           out.push(span("PHONE", f.start, text.slice(f.start, f.end)));
         }
         // Another region cannot do better than a number spanning the whole candidate.
-        if (found.some((f) => f.start <= cStart + 1 && f.end >= cEnd)) break;
+        whole = found.some((f) => f.start <= cStart + 1 && f.end >= cEnd);
+        if (whole) break;
       }
+      if (
+        !whole &&
+        !DATE_SHAPED.test(candidate[0]) &&
+        PHONE_LABEL.test(text.slice(Math.max(0, cStart - 24), cStart))
+      )
+        out.push(span("PHONE", cStart, candidate[0]));
       readsIn.set(Math.floor(cStart / PHONE_WINDOW), windowReads + made);
       reads += made;
     }

@@ -222,6 +222,54 @@ describe("# SDK client", function () {
     });
   });
 
+  describe("# analysisAuditTrail", function () {
+    it("should follow the records' cursors and the links' next_from_seq to the end, keeping the first page's checkpoint", async function () {
+      // 1,234 records in pages of 500 and 2,345 links in pages of 1,000, as the relayer pages them.
+      const records = Array.from({ length: 1_234 }, (_, i) => ({ seq: i + 1, id: `au_${i + 1}` }));
+      const links = Array.from({ length: 2_345 }, (_, i) => ({
+        seq: i + 1,
+        digest: "d",
+        hash: "h",
+      }));
+      const checkpoint = { seq: 0, hash: `0x${"00".repeat(32)}` };
+      const srv = await scriptedServer((seen) => {
+        const url = new URL(seen.url, "http://x");
+        if (url.pathname === "/v1/analysis/audit") {
+          const after = Number(url.searchParams.get("cursor") ?? 0);
+          const page = records.slice(after, after + 500);
+          const next = after + 500 < records.length ? String(after + 500) : null;
+          return { status: 200, body: { records: page, next_cursor: next } };
+        }
+        const from = Number(url.searchParams.get("from_seq") ?? 1);
+        const page = links.slice(from - 1, from - 1 + 1_000);
+        const next = from - 1 + 1_000 < links.length ? from + 1_000 : null;
+        // Later pages carry a later checkpoint (pruned meanwhile): the first page's is the one.
+        const at = from === 1 ? checkpoint : { seq: 7, hash: `0x${"07".repeat(32)}` };
+        return {
+          status: 200,
+          body: { checkpoint: at, head: links.at(-1), links: page, next_from_seq: next },
+        };
+      });
+      try {
+        const client = new VeriflowClient({ baseUrl: srv.url, ...CREDS });
+        const trail = await client.analysisAuditTrail();
+        expect(trail.records.map((r) => r.seq)).to.deep.equal(records.map((r) => r.seq));
+        expect(trail.links.map((l) => l.seq)).to.deep.equal(links.map((l) => l.seq));
+        expect(trail.checkpoint).to.deep.equal(checkpoint);
+        expect(srv.seen.map((r) => r.url)).to.deep.equal([
+          "/v1/analysis/audit?limit=500",
+          "/v1/analysis/audit?limit=500&cursor=500",
+          "/v1/analysis/audit?limit=500&cursor=1000",
+          "/v1/analysis/audit/links",
+          "/v1/analysis/audit/links?from_seq=1001",
+          "/v1/analysis/audit/links?from_seq=2001",
+        ]);
+      } finally {
+        await srv.close();
+      }
+    });
+  });
+
   describe("# waitForReport", function () {
     const execution = (state: string, extra: object = {}) => ({
       execution_id: "wf_1",

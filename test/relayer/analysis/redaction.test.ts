@@ -290,6 +290,164 @@ Party: ACME HOLDINGS LTD. Attention: ACCOUNTS PAYABLE. By: AUTHORISED SIGNATORY.
   });
 });
 
+describe("# analysis redaction of each type's other formats", function () {
+  /** Each text redacted to exactly the expected text: every value found, nothing else taken. */
+  const expectRedacted = (cases: Array<[string, string]>) => {
+    for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
+  };
+
+  it("should redact cards of every issuer range and length, Luhn-checked, spaced, dashed, dotted or not", function () {
+    expectRedacted([
+      ["Amex 3782 822463 10005 / 378282246310005", "Amex [CARD_1] / [CARD_2]"],
+      ["Diners 3056 930902 5904, Diners 3627-2727-2727-2728", "Diners [CARD_1], Diners [CARD_2]"],
+      ["Maestro 6759 2727 2727 2727 276 or 5018272727272720", "Maestro [CARD_1] or [CARD_2]"],
+      ["Mir 2200 2727 2727 2725, JCB 3528-2727-2727-2727-278", "Mir [CARD_1], JCB [CARD_2]"],
+      [
+        "UnionPay 622727 2727272727274, Visa 4111.1111.1111.1111",
+        "UnionPay [CARD_1], Visa [CARD_2]",
+      ],
+    ]);
+    // One digit off: the Luhn digit fails, and no other detector takes the number.
+    expect(findPii("Maestro 6759 2727 2727 2727 277, Mir 2200 2727 2727 2726")).to.deep.equal([]);
+  });
+
+  it("should redact SSNs spaced or labelled otherwise and ITINs, and leave numbers the SSA never issues", function () {
+    expectRedacted([
+      ["her number 078 05 1120 on file", "her number [SSN_1] on file"],
+      ["Soc. Sec. #: 219099999; S.S.N. 219 09 9998", "Soc. Sec. #: [SSN_1]; S.S.N. [SSN_2]"],
+      ["social security card 219 09 9999", "social security card [SSN_1]"],
+      ["ITIN 912-70-1234", "ITIN [SSN_1]"],
+      ["SIN 046 454 286", "SIN [SSN_1]"],
+    ]);
+    // Area 000, 666, 9xx outside the ITIN groups, group 00, serial 0000: not an SSN, and the SSN's
+    // 3-2-4 shape is no phone number either.
+    expect(
+      findPii("ids 000-12-3456, 666-12-3456, 900-12-3456, 123-00-4567, 123-45-0000"),
+    ).to.deep.equal([]);
+    // A SIN failing its Luhn digit is no national id (the phone plans may still read it).
+    expect(findPii("SIN 046 454 287").filter((s) => s.type === "SSN")).to.deep.equal([]);
+  });
+
+  it("should redact e-mails with tags, new and international domains, in brackets, links, or spelt against harvesting", function () {
+    expectRedacted([
+      ["jane.doe+invoices@example.com, hello@studio.photography", "[EMAIL_1], [EMAIL_2]"],
+      ["E-Mail: jürgen@müller-bau.de; 用户@例子.广告", "E-Mail: [EMAIL_1]; [EMAIL_2]"],
+      [
+        'From: Jane <JANE@EXAMPLE.ORG>, <a href="mailto:j@example.org?subject=Hi">',
+        'From: Jane <[EMAIL_1]>, <a href="mailto:[EMAIL_2]?subject=Hi">',
+      ],
+      ["user@[192.168.0.1]", "[EMAIL_1]"],
+      ["jane [at] example [dot] org or jane(at)example.org", "[EMAIL_1] or [EMAIL_2]"],
+    ]);
+    // Spelt out but no domain: not an address.
+    expect(findPii("meet me [at] noon (at) the office")).to.deep.equal([]);
+  });
+
+  it("should redact IPv4 with ports, ranges or zero padding, and IPv6 compressed, zoned or ending in IPv4", function () {
+    expectRedacted([
+      ["from 203.0.113.45:8080 and 198.51.100.0/24", "from [IP_1]:8080 and [IP_2]/24"],
+      ["host 010.001.002.003", "host [IP_1]"],
+      [
+        "link fe80::1ff:fe23:4567:890a%eth0, http://[2001:db8::1]:8080/",
+        "link [IP_1]%eth0, http://[[IP_2]]:8080/",
+      ],
+      ["client ::ffff:192.0.2.128 and 64:ff9b::192.0.2.33", "client [IP_1] and [IP_2]"],
+    ]);
+    // A part past 255, and four parts after a build or firmware word: a version.
+    expect(findPii("host 10.0.0.256, firmware 10.0.0.1, build 4.19.2.0")).to.deep.equal([]);
+  });
+
+  it("should redact phone numbers of any plan after a phone label, and take document numbers for none", function () {
+    expectRedacted([
+      ["Tel: (11) 2345-6789", "Tel: [PHONE_1]"],
+      ["T: +44 (0)20 7946 0958, M: 98765 43210", "T: [PHONE_1], M: [PHONE_2]"],
+      ["Call 415.555.0132 or (415) 555-0132 x123", "Call [PHONE_1] or [PHONE_2]"],
+      ['<a href="tel:+31612345678">', '<a href="tel:[PHONE_1]">'],
+    ]);
+    // No label: an unknown plan's number stays (the plans decide); T without its colon is no label.
+    expect(findPii("Model T 19085634")).to.deep.equal([]);
+    expect(
+      findPii(
+        "ISBN 0-306-40615-2, EAN 4006381333931, policy number 1234 5678 90, FedEx 7489 2634 1234, DOI 10.1000/182, at 40.712776, -74.005974",
+      ),
+    ).to.deep.equal([]);
+    // With its country code a number is a phone whatever label precedes it.
+    expectRedacted([
+      ["Contact reference: +44 20 7946 0958", "Contact reference: [PHONE_1]"],
+      ["case +1 415 555 0132", "case [PHONE_1]"],
+    ]);
+  });
+
+  it("should redact IBANs of every SEPA length, however grouped, and none failing the checksum", function () {
+    expectRedacted([
+      ["IBAN: MT84 MALT 0110 0001 2345 MTLC AST0 01S.", "IBAN: [IBAN_1]."],
+      ["NO9386011117947, be68 5390 0754 7034", "[IBAN_1], [IBAN_2]"],
+      [
+        "IBAN DE89  3704  0044  0532  0130  00; IBAN DE89.3704.0044.0532.0130.00",
+        "IBAN [IBAN_1]; IBAN [IBAN_2]",
+      ],
+    ]);
+    expect(findPii("IBAN DE89.3704.0044.0532.0130.01")).to.deep.equal([]);
+  });
+
+  it("should redact dates of birth in other labels and formats, and leave other dates", function () {
+    expectRedacted([
+      ["Date of Birth (MM/DD/YYYY): 04/03/1985", "Date of Birth (MM/DD/YYYY): [DOB_1]"],
+      [
+        "Date of birth: 03-Apr-1985; DOB: 19850403; DOB 3 Apr 85",
+        "Date of birth: [DOB_1]; DOB: [DOB_2]; DOB [DOB_3]",
+      ],
+      ["Geb.-Datum: 03.04.1985, geb. am 04.04.1985", "Geb.-Datum: [DOB_1], geb. am [DOB_2]"],
+      ["né(e) le 1er avril 1985", "né(e) le [DOB_1]"],
+      ["Fecha nac.: 03/04/1985", "Fecha nac.: [DOB_1]"],
+      ["nata a Reggio Emilia (RE) il 03/04/1985", "nata a Reggio Emilia (RE) il [DOB_1]"],
+      ["born on the 3rd of April 1985", "born on the [DOB_1]"],
+      ["Place and date of birth: Lyon, 3 April 1985", "Place and date of birth: Lyon, [DOB_1]"],
+      ["(b. 3 April 1985), (b. 1970)", "(b. [DOB_1]), (b. [DOB_2])"],
+    ]);
+    expect(
+      findPii("Effective 03/04/2025, signed 2025-04-03, build 20250403, Schedule b. 3 April 2025"),
+    ).to.deep.equal([]);
+  });
+
+  it("should redact addresses with unit numbers, country-prefixed postcodes, Cedex and post-office boxes", function () {
+    expectRedacted([
+      ["Ship to 742 Evergreen Terrace, Apt #2, Springfield, OR 97477", "Ship to [ADDRESS_1]"],
+      ["Hauptstr. 5, D-80331 München", "[ADDRESS_1]"],
+      ["8 boulevard Haussmann, 75009 Paris Cedex 09", "[ADDRESS_1]"],
+      ["PO Box 1234, Postfach 10 01 01", "[ADDRESS_1], [ADDRESS_2] 01 01"],
+    ]);
+  });
+
+  it("should take a surname that starts on its article for a name, and a role or organisation after an article for none", function () {
+    expectRedacted([
+      ["Le Pen, né en 1968, a déclaré", "[NAME_1], né en [DOB_1], a déclaré"],
+      ["La Fontaine, née le 3 avril 1960", "[NAME_1], née le [DOB_1]"],
+      [
+        "La Société, née en 1990, et Le Défunt, né en 1940",
+        "La Société, née en [DOB_1], et Le Défunt, né en [DOB_2]",
+      ],
+      ["Die Antragsgegnerin, geboren 1964", "Die Antragsgegnerin, geboren [DOB_1]"],
+    ]);
+  });
+
+  it("should take only Bitcoin addresses whose checksum holds, not hashes of their alphabet", function () {
+    expectRedacted([
+      [
+        "to 1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa or 3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy",
+        "to [CRYPTO_1] or [CRYPTO_2]",
+      ],
+      ["to bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", "to [CRYPTO_1]"],
+      ["to bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0", "to [CRYPTO_1]"],
+    ]);
+    expect(
+      findPii(
+        "md5 1b2c4d6e8f9a1b2c4d6e8f9a1b2c4d6e, 1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb, bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdr",
+      ),
+    ).to.deep.equal([]);
+  });
+});
+
 describe("# analysis scans of digit-heavy text and of long tokens", function () {
   const SIZE = 256 * 1024;
   const regions = DEFAULT_REDACTION.phoneRegions;

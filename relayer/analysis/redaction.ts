@@ -587,7 +587,8 @@ function surnameFirst(value: string, labelled = false): boolean {
   const known = /^\p{Lu}\./u.test(given) || given.split(/[ -]/).some(isFirstName);
   // An everyday word before a comma is a sentence's (However, John); in capitals with a known
   // given name it is a surname (VAN DER BERG, Jan; BAKER, Anna).
-  const everyday = (w: string) => isCommonWord(w) && !(caps && known);
+  const everyday = (w: string) =>
+    isCommonWord(w) && !(caps && known) && !(known && NOUN_LIKE.has(w.toLowerCase()));
   if (surname.some((w) => notName(w) || COMPANY_WORDS.has(w) || everyday(w))) return false;
   if (known) return true;
   // After a label, a surname in capitals then one given name is a register's form (ADEBAYO, Tunde).
@@ -671,6 +672,17 @@ function names(text: string): PiiSpan[] {
   return out;
 }
 
+/** Tags of everyday words that are also surnames (Brown, Baker, Young); the rest never are (However). */
+const SURNAME_TAGS = new Set([
+  "Noun",
+  "Singular",
+  "Adjective",
+  "Comparative",
+  "Color",
+  "Uncountable",
+  "Actor",
+]);
+
 /**
  * First names known to compromise's English lexicon (its `FirstName`, `MaleName` and `FemaleName`
  * tags: about 3,100 names of many origins) and those of faker's locales for the cultures it covers
@@ -679,19 +691,22 @@ function names(text: string): PiiSpan[] {
  * lexicon's other words (`of`, `period`, `legal`) are everyday words: in capitals they are a
  * heading's, not a name's.
  */
-const { FIRST_NAMES, COMMON_WORDS } = (() => {
+const { FIRST_NAMES, COMMON_WORDS, NOUN_LIKE } = (() => {
   const lexicon = (
     nlp as unknown as { model(): { one: { lexicon: Record<string, unknown> } } }
   ).model().one.lexicon;
   const names = new Set<string>();
   const common = new Set<string>();
+  const nounLike = new Set<string>();
   for (const [word, tag] of Object.entries(lexicon)) {
     const tags = Array.isArray(tag) ? tag : [tag];
     if (tags.some((t) => t === "FirstName" || t === "MaleName" || t === "FemaleName"))
       names.add(word);
     // Companies named after their founder (DuPont, Ford) keep the name a surname too.
-    else if (!tags.some((t) => t === "Person" || t === "LastName" || t === "Organization"))
+    else if (!tags.some((t) => t === "Person" || t === "LastName" || t === "Organization")) {
       common.add(word);
+      if (tags.every((t) => SURNAME_TAGS.has(t as string))) nounLike.add(word);
+    }
   }
   for (const word of LOCALE_FIRST_NAMES.split(" ")) {
     names.add(word);
@@ -699,7 +714,11 @@ const { FIRST_NAMES, COMMON_WORDS } = (() => {
     const plain = word.normalize("NFD").replace(/\p{M}/gu, "");
     if (!new RegExp(`^${PARTICLE}$`, "u").test(plain) && !common.has(plain)) names.add(plain);
   }
-  return { FIRST_NAMES: names as ReadonlySet<string>, COMMON_WORDS: common as ReadonlySet<string> };
+  return {
+    FIRST_NAMES: names as ReadonlySet<string>,
+    COMMON_WORDS: common as ReadonlySet<string>,
+    NOUN_LIKE: nounLike as ReadonlySet<string>,
+  };
 })();
 
 /** A Russian or Ukrainian name's case endings (Иваном, Марией, Анны): the lexicon holds the nominative. */

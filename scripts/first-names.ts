@@ -1,15 +1,15 @@
 /**
  * Builds relayer/analysis/first-names.ts: the first names of faker's locales (pinned version; a
- * development dependency, so the list is written out for the relayer) for the cultures
- * compromise's English lexicon covers thinly: South Asian, West and Southern African, Turkish and
+ * development dependency, so the list is written out for the relayer): its English ones, rarer
+ * than compromise's lexicon holds, and those of the cultures that lexicon covers thinly: South Asian, West and Southern African, Turkish and
  * Central Asian, Slavic, Baltic, Hungarian, Romanian, Vietnamese, Indonesian, Dutch, Nordic,
  * Iberian and Latin American, and the Cyrillic and Greek ones as written. Words compromise tags as
  * something other than a name ("Hope", "Rose", "Paris", "May") are left out, as are the one- and
  * two-letter ones ("Bo", "Li": in capitals they are common words) and those that are also common
  * words of the six corpus languages ("Nada", "Vera", "Luz").
  *
- *   node scripts/first-names.ts          # writes the list
- *   node scripts/first-names.ts --check  # exits 1 when the committed list differs
+ *   npm run analysis:first-names            # writes the list
+ *   node scripts/first-names.ts --check     # exits 1 when the committed list differs
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -32,6 +32,7 @@ const LOCALES = [
   "da",
   "de",
   "el",
+  "en",
   "en_GH",
   "en_IN",
   "en_NG",

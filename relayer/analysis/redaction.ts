@@ -404,10 +404,12 @@ const CAPS_WORD = "(?:\\p{Lu}['’])?\\p{Lu}{2,}(?:['’-]\\p{Lu}{2,})?";
 const CAPS_NAME = `${CAPS_WORD}(?: (?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}){1,3}`;
 /** Initials before a surname: J. Smith, J. R. Tolkien, J.R.R. Martin, P. J. van Rensburg. */
 const INITIALS = "\\p{Lu}\\.(?: ?\\p{Lu}\\.){0,3}";
-const INITIALS_NAME = `${INITIALS} (?:${PARTICLE} )?(?:${NAME_WORD}|${CAPS_WORD})`;
+const INITIALS_NAME = `${INITIALS} (?:${PARTICLE} )?(?:${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD}){0,2}|${CAPS_WORD})`;
 /** Surname first, as lists, registers and forms write it: Smith, John; SMITH, John; Tolkien, J.R.R. */
 const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_WORD})?|(?:${PARTICLE} )?${NAME_WORD}(?: ${NAME_WORD})?), (?:${NAME_WORD}(?: ${NAME_WORD}){0,2}|${INITIALS})`;
 /** What a label may be followed by: a name in any of the forms above. */
+/** The dot of a suffix the name pattern ends on (Jr.), which the span then takes back. */
+const SUFFIX_DOT = "(?:(?<=Jr|Sr|JR|SR)\\.)?";
 const LABELLED = `((?:${SURNAME_FIRST}|${INITIALS_NAME}|${FULL_NAME}|${CAPS_NAME})(?![\\p{L}\\p{N}]))`;
 /**
  * Where a name stands, by what leads it, and whether the words found must hold a first name of the
@@ -418,7 +420,7 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
   // The surname alone after a title may start on its particle (Ms. de la Fuente, Mr. van der Berg).
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:${HONORIFICS})\\.? ((?:${PARTICLE} ){0,2}(?:${INITIALS_NAME}|${FULL_NAME}))`,
+      `(?<![\\p{L}\\p{N}])(?:${HONORIFICS})\\.? ((?:${PARTICLE} ){0,2}(?:${INITIALS_NAME}|${CAPS_NAME}(?![\\p{L}\\p{N}])|${FULL_NAME}))`,
       "gu",
     ),
     firstName: false,
@@ -430,24 +432,18 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
     ),
     firstName: false,
   },
+  // More languages' labels; words as short as To, De or Van lead a name only as a header's label,
+  // with its colon (To: Jane Doe, De : Marie).
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:Per pro|Employee name|Attendees|Zeuge|Zeugin|Erstellt von|Genehmigt von|Geprüft von|z\\. ?Hd\\.?|zu Händen(?: von)?|Témoin|Titulaire du compte|À l['’]attention de|Préparé par|Approuvé par|Signé|Testigo|Titular de la cuenta|Atención|Preparado por|Aprobado por|Firmado|Testimone|Intestatario del conto|Alla cortese attenzione di|Alla c\\.a\\.|Preparato da|Approvato da|Firmato|Naam|Getuige|Ter attentie van|T\\.a\\.v\\.|Rekeninghouder|Begunstigde|Opgesteld door|Goedgekeurd door|Ondertekend door|Handtekening|Met vriendelijke groet(?:en)?|Geachte(?: heer| mevrouw)?|Beste|Свидетель|Подписано|Подпись|Получатель|Имя|ФИО|Μάρτυρας|Όνομα|Ονοματεπώνυμο|Δικαιούχος)\\s?[:,]?\\s+(?:(?:${HONORIFICS})\\.? )?${LABELLED}`,
-      "gu",
-    ),
-    firstName: true,
-  },
-  // Words this short lead a name only as a header's label, with its colon (To: Jane Doe, De : Marie).
-  {
-    re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:From|To|Cc|Bcc|pp|An|Von|De|À|Para|Da|A|Aan|Van|От|Кому|Από|Προς) ?: ?(?:(?:${HONORIFICS})\\.? )?${LABELLED}`,
+      `(?<![\\p{L}\\p{N}])(?:(?:Per pro|Employee name|Attendees|Zeuge|Zeugin|Erstellt von|Genehmigt von|Geprüft von|z\\. ?Hd\\.?|zu Händen(?: von)?|Témoin|Titulaire du compte|À l['’]attention de|Préparé par|Approuvé par|Signé(?! par)|Testigo|Titular de la cuenta|Atención|Preparado por|Aprobado por|Firmado(?! por)|Testimone|Intestatario del conto|Alla cortese attenzione di|Alla c\\.a\\.|Preparato da|Approvato da|Firmato(?! da)|Naam|Getuige|Ter attentie van|T\\.a\\.v\\.|Rekeninghouder|Begunstigde|Opgesteld door|Goedgekeurd door|Ondertekend door|Handtekening|Met vriendelijke groet(?:en)?|Geachte(?: heer| mevrouw)?|Beste|Свидетель|Подписано|Подпись|Получатель|Имя|ФИО|Μάρτυρας|Όνομα|Ονοματεπώνυμο|Δικαιούχος)\\s?[:,]?\\s+|(?:From|To|Cc|Bcc|pp|An|Von|De|À|Para|Da|A|Aan|Van|От|Кому|Από|Προς) ?: ?)(?:(?:${HONORIFICS})\\.? )?${LABELLED}`,
       "gu",
     ),
     firstName: true,
   },
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:between|and|by|from|to|with|entre|et|y|e|zwischen|und|tra|con|mit|avec)\\s+(${SURNAME_FIRST}|${INITIALS_NAME}|${FULL_NAME}),? \\(`,
+      `(?<![\\p{L}\\p{N}])(?:between|and|by|from|to|with|entre|et|y|e|zwischen|und|tra|con|mit|avec)\\s+(${SURNAME_FIRST}|${INITIALS_NAME}|${FULL_NAME})${SUFFIX_DOT},? \\(`,
       "gu",
     ),
     firstName: false,
@@ -459,7 +455,7 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
  * born 1964"): `describedName` keeps only a name.
  */
 const DESCRIBED_NAME = new RegExp(
-  `\\b(${FULL_NAME}),? (?:\\((?:the )?["“]?(?:Disclosing|Receiving|Employee|Employer|Tenant|Landlord|Buyer|Seller|Client|Consultant|Contractor|Borrower|Lender|Guarantor|Beneficiary)|born|geboren|geb\\.|né|née|nacid[oa]|nat[oa]|residing at|wohnhaft|demeurant|domiciliad[oa]|residente)`,
+  `\\b(${SURNAME_FIRST}|${FULL_NAME}|${CAPS_NAME})${SUFFIX_DOT},? (?:\\((?:the )?["“]?(?:Disclosing|Receiving|Employee|Employer|Tenant|Landlord|Buyer|Seller|Client|Consultant|Contractor|Borrower|Lender|Guarantor|Beneficiary)|born|geboren|geb\\.|né|née|nacid[oa]|nat[oa]|residing at|wohnhaft|demeurant|domiciliad[oa]|residente)`,
   "gu",
 );
 /**
@@ -468,7 +464,7 @@ const DESCRIBED_NAME = new RegExp(
  * against the role nouns.
  */
 const NAME_BEFORE_ROLE = new RegExp(
-  `(?<![\\p{L}\\p{N}'’-])(${SURNAME_FIRST}|${INITIALS_NAME}|${FULL_NAME}),? \\((?:(?:[Tt]he|[Dd]er|[Dd]ie|[Dd]as|[Ll]e|[Ll]a|[Ee]l|[Ii]l|[Ll]o|[Dd]e|[Hh]et) |[Ll]['’])?["“]?(\\p{L}+)`,
+  `(?<![\\p{L}\\p{N}'’-])(${SURNAME_FIRST}|${INITIALS_NAME}|${FULL_NAME})${SUFFIX_DOT},? \\((?:(?:[Tt]he|[Dd]er|[Dd]ie|[Dd]as|[Ll]e|[Ll]a|[Ee]l|[Ii]l|[Ll]o|[Dd]e|[Hh]et) |[Ll]['’])?["“]?(\\p{L}+)`,
   "gu",
 );
 /** Roles the role nouns below lack: Dutch ones, and an author's. */
@@ -577,6 +573,8 @@ function nameSpan(text: string, start: number, words: string[]): PiiSpan {
   return span("NAME", start, value);
 }
 
+const PARTICLE_WORD = new RegExp(`^${PARTICLE}$`, "iu");
+
 /** A name written surname first ("Smith, John"): its given names start on a first name or are initials. */
 function surnameFirst(value: string, labelled = false): boolean {
   const at = value.indexOf(", ");
@@ -588,13 +586,14 @@ function surnameFirst(value: string, labelled = false): boolean {
   // An everyday word before a comma is a sentence's (However, John); in capitals with a known
   // given name it is a surname (VAN DER BERG, Jan; BAKER, Anna).
   const everyday = (w: string) =>
-    isCommonWord(w) && !(caps && known) && !(known && NOUN_LIKE.has(w.toLowerCase()));
+    isCommonWord(w) &&
+    !PARTICLE_WORD.test(w) &&
+    !(caps && known) &&
+    !(known && NOUN_LIKE.has(w.toLowerCase()));
   if (surname.some((w) => notName(w) || COMPANY_WORDS.has(w) || everyday(w))) return false;
   if (known) return true;
-  // After a label, a surname in capitals then one given name is a register's form (ADEBAYO, Tunde).
-  return (
-    labelled && caps && /^\p{Lu}\p{Ll}+$/u.test(given) && !isCommonWord(given) && !notName(given)
-  );
+  // After a label, a surname then one given name is a register's form (ADEBAYO, Tunde; TOY, Sage).
+  return labelled && /^\p{Lu}\p{Ll}+$/u.test(given) && !notName(given);
 }
 
 /** The words hold a first name of the lexicon, initials, or a script other than Latin. */
@@ -637,9 +636,15 @@ function names(text: string): PiiSpan[] {
       while (words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) words.shift();
       while (words.length && notName(words.at(-1)!)) words.pop();
       if (!words.length) continue;
-      // Capitals also write departments and roles (ACCOUNTS PAYABLE): a person's holds a first name
-      // of the lexicon.
-      if (head === head.toUpperCase() && (words.length < 2 || !looksPersonal(words))) continue;
+      // Capitals also write departments and headings (HUMAN RESOURCES): after a label a person's
+      // holds a first name of the lexicon or a word that is not an everyday one (JADE MARCHAL);
+      // after a title it is a person's.
+      if (
+        head === head.toUpperCase() &&
+        re !== NAME_CONTEXTS[0]!.re &&
+        (words.length < 2 || (!looksPersonal(words) && words.every(isCommonWord)))
+      )
+        continue;
       if (firstName && !looksPersonal(words)) continue;
       // After a label, words that are all everyday words name a team or a role (Legal Department).
       if (
@@ -649,11 +654,17 @@ function names(text: string): PiiSpan[] {
         !AFTER_HONORIFIC.test(text.slice(Math.max(0, i - 14), i))
       )
         continue;
-      out.push(nameSpan(text, i + head.indexOf(words[0]!), words));
+      let start = i + head.indexOf(words[0]!);
+      // After a label "M." is as often an initial as Monsieur: the span takes it either way.
+      if (re !== NAME_CONTEXTS[0]!.re && /(?:^|[\s:])M\. $/u.test(text.slice(start - 4, start))) {
+        start -= 3;
+        words.unshift("M.");
+      }
+      out.push(nameSpan(text, start, words));
     }
   }
   for (const [i, v] of matches(DESCRIBED_NAME, text, 1)) {
-    if (v.includes(", ") && surnameFirst(v)) {
+    if (v.includes(", ") && surnameFirst(v, true)) {
       out.push(nameSpan(text, i, v.split(" ")));
       continue;
     }
@@ -712,7 +723,7 @@ const { FIRST_NAMES, COMMON_WORDS, NOUN_LIKE } = (() => {
     names.add(word);
     // Văn and Thế without their accents are also the particle `van` and the article `the`.
     const plain = word.normalize("NFD").replace(/\p{M}/gu, "");
-    if (!new RegExp(`^${PARTICLE}$`, "u").test(plain) && !common.has(plain)) names.add(plain);
+    if (!PARTICLE_WORD.test(plain) && !common.has(plain)) names.add(plain);
   }
   return {
     FIRST_NAMES: names as ReadonlySet<string>,
@@ -788,6 +799,7 @@ function unlabelledNames(text: string): PiiSpan[] {
     if (words.length < 2 || words.some((w) => NOT_NAMES.has(w))) continue;
     if (companyAfter(m.index + `${m[1]}${m[2]}`.length)) continue;
     if (SAINT_BEFORE.test(text.slice(Math.max(0, m.index - 7), m.index))) continue;
+    if (SAINT_BEFORE.test(`${m[1]} `)) continue;
     // After a house number the words are a street named after someone (9807 Louisa Fall).
     if (/\d[\p{L}]? $/u.test(text.slice(Math.max(0, m.index - 3), m.index))) continue;
     out.push(nameSpan(text, m.index, words));

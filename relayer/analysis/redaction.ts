@@ -608,7 +608,14 @@ const HONORIFIC = new RegExp(`^(?:${HONORIFICS})$`, "u");
 
 /** Words of a team's, a department's or a role's name, which labels lead as often as a person's. */
 const TEAM_WORDS = new Set(
-  "department team office service services support desk unit division committee board payable receivable signatory holdings traders group finance accounts legal procurement sales marketing staff".split(
+  "department team office service services support desk unit division committee board payable receivable signatory holdings traders group finance accounts legal procurement sales marketing staff resources relations operations compliance treasury payroll administration management".split(
+    " ",
+  ),
+);
+
+/** Words of a heading in capitals that no name in capitals holds (TERMS AND CONDITIONS). */
+const HEADING_WORDS = new Set(
+  "AND OR OF THE FOR TO IN ON AT WITH FROM UND ODER FÜR ET OU POUR LES DES PARA LOS LAS PER GLI".split(
     " ",
   ),
 );
@@ -630,7 +637,7 @@ function names(text: string): PiiSpan[] {
       const words = head.split(" ");
       if (head === head.toUpperCase() && words.some((w) => COMPANY_WORDS.has(w.replace(/\.$/, ""))))
         continue;
-      if (words.some((w) => TEAM_WORDS.has(w.toLowerCase()))) continue;
+      if (words.some((w) => TEAM_WORDS.has(w.toLowerCase()) || HEADING_WORDS.has(w))) continue;
       if (COMPANY_AFTER.test(text.slice(i + v.length, i + v.length + 16))) continue;
       // A second title (Herr Dr. Karl-Heinz Neumann) is not the name.
       while (words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) words.shift();

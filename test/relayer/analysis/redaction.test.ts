@@ -690,8 +690,12 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["The undersigned LUCIA FERNANDEZ RUIZ accepts.", "The undersigned [NAME_1] accepts."],
       ["ANNA O'REILLY SHALL INDEMNIFY THE BUYER", "[NAME_1] SHALL INDEMNIFY THE BUYER"],
       ["Signé : JEAN-MARC LEROY", "Signé : [NAME_1]"],
+      ["Sra. MAICA DE JESÚS CARRERA, nacida el 3 de mayo", "Sra. [NAME_1], nacida el 3 de mayo"],
+      ["Nom : YVETTE MARCHAL", "Nom : [NAME_1]"],
     ]);
     expectNoName([
+      "Attn: HUMAN RESOURCES",
+      "Name: TERMS AND CONDITIONS",
       "CONFIDENTIAL INFORMATION shall mean all information disclosed.",
       "THE SUPPLIER SHALL NOT BE LIABLE FOR INDIRECT LOSS.",
       "GRANT OF LICENCE",
@@ -709,6 +713,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Schneider, Lukas (der Mieter) bestätigt.", "[NAME_1] (der Mieter) bestätigt."],
       ["Present: Brown, Alice; Moreau, Claire.", "Present: [NAME_1]; [NAME_2]."],
       ["Borrower: OKONKWO, Emeka", "Borrower: [NAME_1]"],
+      ["Kind regards,\nMcGlynn, Dixie\nAuer and Sons", "Kind regards,\n[NAME_1]\nAuer and Sons"],
+      ["Treutel, Mamie, born in 1985, witnessed", "[NAME_1], born in [DOB_1], witnessed"],
       ["DE JONG, Pieter (verhuurder)", "[NAME_1] (verhuurder)"],
       [
         "Tolkien, J.R.R. (the Author) grants the licence.",
@@ -733,6 +739,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ],
       ["Mr. P. J. van Rensburg was absent.", "Mr. [NAME_1] was absent."],
       ["K. Jones and L. Smith attended.", "[NAME_1] and [NAME_2] attended."],
+      ["Nombre: G. Armijo Botello", "Nombre: [NAME_1]"],
+      ["Full name: M. Shanahan", "Full name: [NAME_1]"],
     ]);
     expectNoName([
       "Part A. Definitions",

@@ -17,7 +17,6 @@
  *   node scripts/analysis-corpus.ts          # writes the corpus
  *   node scripts/analysis-corpus.ts --check  # exits 1 when the committed corpus differs
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -40,6 +39,7 @@ import {
 import { electronicFormatIBAN, isValidIBAN } from "ibantools";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 import { findPii, PII_TYPES, type PiiType } from "../relayer/analysis/redaction.ts";
+import { writeOrCheck } from "./generated.ts";
 
 export interface CorpusLabel {
   type: PiiType;
@@ -1250,17 +1250,5 @@ export function corpusJson(corpus: CorpusText[]): string {
   return `${JSON.stringify(corpus, null, 1)}\n`;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const json = corpusJson(generateCorpus());
-  if (process.argv.includes("--check")) {
-    const committed = readFileSync(CORPUS_FILE, "utf8");
-    if (committed !== json) {
-      console.error(`${CORPUS_FILE} differs from what scripts/analysis-corpus.ts builds`);
-      process.exit(1);
-    }
-    console.log("corpus is current");
-  } else {
-    writeFileSync(CORPUS_FILE, json);
-    console.log(`wrote ${CORPUS_FILE}`);
-  }
-}
+if (import.meta.url === `file://${process.argv[1]}`)
+  writeOrCheck(CORPUS_FILE, corpusJson(generateCorpus()), "scripts/analysis-corpus.ts", "corpus");

@@ -11,11 +11,11 @@
  *   npm run analysis:first-names            # writes the list
  *   node scripts/first-names.ts --check     # exits 1 when the committed list differs
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { allLocales } from "@faker-js/faker";
 import nlp from "compromise";
+import { writeOrCheck } from "./generated.ts";
 
 export const FIRST_NAMES_FILE = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -120,16 +120,10 @@ export function firstNamesSource(): string {
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const source = firstNamesSource();
-  if (process.argv.includes("--check")) {
-    if (readFileSync(FIRST_NAMES_FILE, "utf8") !== source) {
-      console.error(`${FIRST_NAMES_FILE} differs from what scripts/first-names.ts builds`);
-      process.exit(1);
-    }
-    console.log("first names are current");
-  } else {
-    writeFileSync(FIRST_NAMES_FILE, source);
-    console.log(`wrote ${FIRST_NAMES_FILE}`);
-  }
-}
+if (import.meta.url === `file://${process.argv[1]}`)
+  writeOrCheck(
+    FIRST_NAMES_FILE,
+    firstNamesSource(),
+    "scripts/first-names.ts",
+    "the first-name list",
+  );

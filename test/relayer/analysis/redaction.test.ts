@@ -22,6 +22,11 @@ import { newApiKey, signedRequest, startInProcessRelayer } from "../../fixtures/
 
 const models = { ultra: MODELS.ultra, general: MODELS.general, inHouse: MODELS.in_house };
 
+/** Each text redacted to exactly the expected text: every value found, nothing else taken. */
+const expectRedacted = (cases: Array<[string, string]>) => {
+  for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
+};
+
 describe("# analysis redaction", function () {
   it("should replace each type by a typed placeholder, the same value by the same placeholder", function () {
     const text =
@@ -246,11 +251,6 @@ Party: ACME HOLDINGS LTD. Attention: ACCOUNTS PAYABLE. By: AUTHORISED SIGNATORY.
 });
 
 describe("# analysis redaction of each type's other formats", function () {
-  /** Each text redacted to exactly the expected text: every value found, nothing else taken. */
-  const expectRedacted = (cases: Array<[string, string]>) => {
-    for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
-  };
-
   it("should redact cards of every issuer range and length, Luhn-checked, spaced, dashed, dotted or not", function () {
     expectRedacted([
       ["Amex 3782 822463 10005 / 378282246310005", "Amex [CARD_1] / [CARD_2]"],
@@ -669,10 +669,6 @@ describe("# text_analysis configuration", function () {
 });
 
 describe("# analysis redaction of person names as contracts, e-mails and forms write them", function () {
-  /** Each text redacted to exactly the expected text: every name found, nothing else taken. */
-  const expectRedacted = (cases: Array<[string, string]>) => {
-    for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
-  };
   /** Texts in which no name may be found. */
   const expectNoName = (texts: string[]) => {
     for (const text of texts)

@@ -537,7 +537,7 @@ function describedName(words: readonly string[]): string[] {
 }
 /** Words a name pattern may start on that are not names. */
 const NOT_NAMES = new Set(
-  "Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station River County Square Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard".split(
+  "Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station River County Square Strasse Straße Gasse Platz Allee Straat Laan Plein Gracht Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard".split(
     " ",
   ),
 );
@@ -601,6 +601,36 @@ function looksPersonal(words: readonly string[]): boolean {
   return words.some(
     (w) => /^\p{Lu}\.$/u.test(w) || w.split("-").some(isFirstName) || !/\p{Script=Latin}/u.test(w),
   );
+}
+
+/** The next name of a list after a header's label (Cc: Anand Subramanian, Meera Iyer). */
+const LISTED_NAME = new RegExp(
+  `^[,;] ?(${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD}){1,2})(?![\\p{L}\\p{N}])`,
+  "u",
+);
+
+/** The names that continue a list after a header's label, each of two or three words. */
+function listedNames(text: string, from: number): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  let at = from;
+  for (;;) {
+    const m = LISTED_NAME.exec(text.slice(at, at + 200));
+    if (!m) break;
+    const words = m[1]!.split(" ");
+    const end = at + m[0].length;
+    // A team, a company, a place or an everyday word opens no name (Legal Department, Paris Cedex).
+    if (
+      words.some(
+        (w) => notName(w) || TEAM_WORDS.has(w.toLowerCase()) || COMPANY_WORDS.has(w.toUpperCase()),
+      ) ||
+      (isCommonWord(words[0]!) && !isFirstName(words[0]!)) ||
+      COMPANY_AFTER.test(text.slice(end, end + 16))
+    )
+      break;
+    out.push(nameSpan(text, end - m[1]!.length, words));
+    at = end;
+  }
+  return out;
 }
 
 const AFTER_HONORIFIC = new RegExp(`(?:${HONORIFICS})\\.? $`, "u");
@@ -667,7 +697,9 @@ function names(text: string): PiiSpan[] {
         start -= 3;
         words.unshift("M.");
       }
-      out.push(nameSpan(text, start, words));
+      const found = nameSpan(text, start, words);
+      out.push(found);
+      if (firstName) out.push(...listedNames(text, found.end));
     }
   }
   for (const [i, v] of matches(DESCRIBED_NAME, text, 1)) {
@@ -1219,4 +1251,5 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   UNLABELLED_CAPS,
   UNLABELLED_INITIALS,
   UNLABELLED_SURNAME_FIRST,
+  LISTED_NAME,
 ];

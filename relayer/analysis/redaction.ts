@@ -398,7 +398,8 @@ const NAME_WORD = "(?:\\p{Lu}['’]|Mc|Mac)?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{
 const PARTICLE =
   "(?:van der|van den|van de|van het|von der|von dem|de los|de las|de la|von|van|der|den|de|del|della|di|da|du|le|la|dos|das|zu|ter|ten|bin|ibn|al|el)";
 // A surname written with a lower-case part after its particle ("Da silva", "Le gall") counts too.
-const FULL_NAME = `${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD}){0,3}(?: (?:Da|De|Di|Do|Du|Le|La|Van|Von|Dos|Das) \\p{Ll}+)?`;
+const CAPITAL_PARTICLE = "(?:Da|De|Di|Do|Du|Le|La|Van|Von|Dos|Das)";
+const FULL_NAME = `${NAME_WORD}(?: (?:${PARTICLE} )?(?!${CAPITAL_PARTICLE} \\p{Ll})${NAME_WORD}){0,3}(?: ${CAPITAL_PARTICLE} \\p{Ll}+)?`;
 /** A name in capitals, as party blocks and signature lines write them (MARIA GARCIA-LÓPEZ, O'BRIEN). */
 const CAPS_WORD = "(?:\\p{Lu}['’])?\\p{Lu}{2,}(?:['’-]\\p{Lu}{2,})?";
 const CAPS_NAME = `${CAPS_WORD}(?: (?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}){1,3}`;
@@ -887,6 +888,18 @@ function unlabelledNames(text: string): PiiSpan[] {
   return out;
 }
 
+/** The name detectors' patterns, for the linearity check of their tests. */
+export const NAME_PATTERNS: readonly RegExp[] = [
+  ...NAME_CONTEXTS.map((c) => c.re),
+  DESCRIBED_NAME,
+  NAME_BEFORE_ROLE,
+  UNLABELLED_NAME,
+  UNLABELLED_CAPS,
+  UNLABELLED_INITIALS,
+  UNLABELLED_SURNAME_FIRST,
+  LISTED_NAME,
+];
+
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 
 /** A legacy Bitcoin address: 25 bytes in base58 whose last 4 are its double SHA-256's first 4. */
@@ -1241,15 +1254,3 @@ export function redact(
 export function restore(text: string, placeholders: ReadonlyMap<string, string>): string {
   return text.replace(PLACEHOLDER, (p) => placeholders.get(p) ?? p);
 }
-
-/** The name detectors' patterns, for the linearity check of their tests. */
-export const NAME_PATTERNS: readonly RegExp[] = [
-  ...NAME_CONTEXTS.map((c) => c.re),
-  DESCRIBED_NAME,
-  NAME_BEFORE_ROLE,
-  UNLABELLED_NAME,
-  UNLABELLED_CAPS,
-  UNLABELLED_INITIALS,
-  UNLABELLED_SURNAME_FIRST,
-  LISTED_NAME,
-];

@@ -785,6 +785,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Jan van der Berg (de Huurder) verklaart", "[NAME_1] (de Huurder) verklaart"],
       ["Zeuge: Klaus Bauer", "Zeuge: [NAME_1]"],
       ["Témoin : Jean-Luc Moreau", "Témoin : [NAME_1]"],
+      ["Nom : Gisèle Le roux\nDate", "Nom : [NAME_1]\nDate"],
       ["Testigo: Carlos Fernández López", "Testigo: [NAME_1]"],
       ["Testimone: Giuseppe Russo", "Testimone: [NAME_1]"],
       ["Свидетель: Иван Петров", "Свидетель: [NAME_1]"],

@@ -10,26 +10,36 @@
  * and KYC forms give the year of birth alone (`born in 1985`, `Geburtsjahr: 1985`), and half of the
  * crypto addresses carry an upper-case `0X` prefix. The NDAs also name a party by its role before
  * a birth label (`The Guarantor, born on`, `Der Mieter, geboren`, `La Garante, née le`: no name,
- * a date of birth), the English ones a witness by name (`John Carter, born in 1964`).
+ * a date of birth), the English ones a witness by name (`John Carter, born in 1964`). The names
+ * turn through the ways contracts and forms write them (`nameForms`): in capitals, with initials,
+ * surname first, with a generational suffix, and from other cultures' locales.
  *
  *   node scripts/analysis-corpus.ts          # writes the corpus
  *   node scripts/analysis-corpus.ts --check  # exits 1 when the committed corpus differs
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   fakerDE,
   fakerEN_GB,
+  fakerEN_GH,
+  fakerEN_IN,
   fakerEN_US,
   fakerES,
   fakerFR,
   fakerIT,
+  fakerPL,
+  fakerRU,
+  fakerTR,
+  fakerVI,
+  fakerYO_NG,
+  fakerZU_ZA,
   type Faker,
 } from "@faker-js/faker";
 import { electronicFormatIBAN, isValidIBAN } from "ibantools";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 import { findPii, PII_TYPES, type PiiType } from "../relayer/analysis/redaction.ts";
+import { writeOrCheck } from "./generated.ts";
 
 export interface CorpusLabel {
   type: PiiType;
@@ -1047,6 +1057,60 @@ function otherFormats(v: Values, i: number, country: CountryCode): void {
   }
 }
 
+/** Locales of the cultures whose names the texts also carry. */
+const NAME_CULTURES: Faker[] = [
+  fakerEN_IN,
+  fakerYO_NG,
+  fakerTR,
+  fakerPL,
+  fakerVI,
+  fakerZU_ZA,
+  fakerRU,
+  fakerEN_GH,
+];
+
+/**
+ * How a text writes its two people's names, turning with the text's index (no value drawn moves):
+ * as drawn; in capitals (JOHN SMITH); the first with an initial (J. Smith) or two (J. R. Smith),
+ * the second surname first (SMITH, John; Smith, John); the first with a generational suffix
+ * (John Smith Jr., John Smith III); or both drawn from a locale of another culture (South Asian,
+ * West and Southern African, Turkish, Polish, Vietnamese, Russian in Cyrillic), seeded by the index.
+ */
+function nameForms(
+  [first, last]: [string, string],
+  [first2, last2]: [string, string],
+  i: number,
+  seed: number,
+): { name: string; name2: string } {
+  const initial = (given: string) => `${given.charAt(0)}.`;
+  switch (i % 7) {
+    case 1:
+      return {
+        name: `${first} ${last}`.toUpperCase(),
+        name2: `${first2} ${last2}`.toUpperCase(),
+      };
+    case 2:
+      return { name: `${initial(first)} ${last}`, name2: `${last2.toUpperCase()}, ${first2}` };
+    case 3:
+      return {
+        name: `${first} ${last} ${Math.floor(i / 7) % 2 ? "III" : "Jr."}`,
+        name2: `${last2}, ${first2}`,
+      };
+    case 4: {
+      const other = NAME_CULTURES[Math.floor(i / 7) % NAME_CULTURES.length]!;
+      other.seed(seed * 100 + i);
+      return {
+        name: `${other.person.firstName()} ${other.person.lastName()}`,
+        name2: `${other.person.firstName()} ${other.person.lastName()}`,
+      };
+    }
+    case 5:
+      return { name: `${initial(first)} ${initial(last2)} ${last}`, name2: `${first2} ${last2}` };
+    default:
+      return { name: `${first} ${last}`, name2: `${first2} ${last2}` };
+  }
+}
+
 /** A birth date between 1940 and 2004 that turns with the text's index and `which` party. */
 const otherBirth = (i: number, which: number): Date =>
   new Date(Date.UTC(1940 + ((i * 7 + which * 23) % 65), (i * 5 + which) % 12, 1 + ((i * 11) % 28)));
@@ -1064,8 +1128,12 @@ export function generateCorpus(seed = 14_000): CorpusText[] {
       const sex = female ? "female" : "male";
       const first = f.person.firstName(sex);
       const last = f.person.lastName();
-      const name = `${first} ${last}`;
-      const name2 = `${f.person.firstName()} ${f.person.lastName()}`;
+      const { name, name2 } = nameForms(
+        [first, last],
+        [f.person.firstName(), f.person.lastName()],
+        i,
+        seed,
+      );
       const born = f.date.birthdate({ mode: "age", min: 18, max: 80 });
       // The United States has no IBANs: its texts carry European ones.
       const home = locale.country === "US" ? "NL" : locale.country;
@@ -1182,17 +1250,5 @@ export function corpusJson(corpus: CorpusText[]): string {
   return `${JSON.stringify(corpus, null, 1)}\n`;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const json = corpusJson(generateCorpus());
-  if (process.argv.includes("--check")) {
-    const committed = readFileSync(CORPUS_FILE, "utf8");
-    if (committed !== json) {
-      console.error(`${CORPUS_FILE} differs from what scripts/analysis-corpus.ts builds`);
-      process.exit(1);
-    }
-    console.log("corpus is current");
-  } else {
-    writeFileSync(CORPUS_FILE, json);
-    console.log(`wrote ${CORPUS_FILE}`);
-  }
-}
+if (import.meta.url === `file://${process.argv[1]}`)
+  writeOrCheck(CORPUS_FILE, corpusJson(generateCorpus()), "scripts/analysis-corpus.ts", "corpus");

@@ -3,6 +3,7 @@ import { electronicFormatIBAN, isValidIBAN } from "ibantools";
 import { findPhoneNumbersInText, type CountryCode } from "libphonenumber-js/max";
 import nlp from "compromise";
 import validator from "validator";
+import { LOCALE_FIRST_NAMES } from "./first-names.ts";
 
 /**
  * Personal data in free text, found and replaced by typed placeholders (`[EMAIL_1]`) before any
@@ -404,26 +405,63 @@ function addresses(text: string): PiiSpan[] {
 }
 
 const HONORIFICS =
-  "Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Herr|Frau|Hr|Fr|M|Mme|Mlle|Monsieur|Madame|Mademoiselle|Sr|Sra|Srta|Don|Doña|Dña|Sig|Sig\\.ra|Signor|Signora|Signorina|Dott|Dott\\.ssa|Ing|Avv|Dhr|Mevr";
-const NAME_WORD = "(?:\\p{Lu}['’]|Mc|Mac)?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{Lu}[\\p{Ll}'’]+)?";
+  "Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Herr|Frau|Hr|Fr|M|Mme|Mlle|Monsieur|Madame|Mademoiselle|Sr|Sra|Srta|Don|Doña|Dña|Sig|Sig\\.ra|Signor|Signora|Signorina|Dott|Dott\\.ssa|Ing|Avv|Dhr|Mevr|Mevrouw|[Dd]e heer|Heer|heer|Г-н|Г-жа|[Гг]осподин|[Гг]оспожа|κ|κα|[Κκ]ύριος|[Κκ]υρία";
+// The part after a hyphen may be in lower case (Jae-won, Min-jun).
+const NAME_WORD = "(?:\\p{Lu}['’]|Mc|Mac)?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?";
 const PARTICLE =
-  "(?:von|van|der|den|de los|de las|de la|de|del|della|di|da|du|le|la|dos|das|zu|ter|ten)";
+  "(?:van der|van den|van de|van het|von der|von dem|de los|de las|de la|von|van|der|den|de|del|della|di|da|du|le|la|dos|das|zu|ter|ten|bin|ibn|al|el)";
 // A surname written with a lower-case part after its particle ("Da silva", "Le gall") counts too.
-const FULL_NAME = `${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD}){0,3}(?: (?:Da|De|Di|Do|Du|Le|La|Van|Von|Dos|Das) \\p{Ll}+)?`;
-/** A name in capitals, as party blocks and signature lines write them (MARIA GARCIA-LÓPEZ). */
-const CAPS_WORD = "\\p{Lu}{2,}(?:['’-]\\p{Lu}{2,})?";
+const CAPITAL_PARTICLE = "(?:Da|De|Di|Do|Du|Le|La|Van|Von|Dos|Das)";
+const FULL_NAME = `${NAME_WORD}(?: (?:${PARTICLE} )?(?!${CAPITAL_PARTICLE} \\p{Ll})${NAME_WORD}){0,3}(?: ${CAPITAL_PARTICLE} \\p{Ll}+)?`;
+/** A name in capitals, as party blocks and signature lines write them (MARIA GARCIA-LÓPEZ, O'BRIEN). */
+const CAPS_WORD = "(?:\\p{Lu}['’])?\\p{Lu}{2,}(?:['’-]\\p{Lu}{2,})?";
 const CAPS_NAME = `${CAPS_WORD}(?: (?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}){1,3}`;
-const NAME_CONTEXTS: RegExp[] = [
+/** Initials before a surname: J. Smith, J. R. Tolkien, J.R.R. Martin, P. J. van Rensburg. */
+const INITIALS = "\\p{Lu}\\.(?: ?\\p{Lu}\\.){0,3}";
+const INITIALS_NAME = `${INITIALS} (?:${PARTICLE} )?(?:${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD}){0,2}|${CAPS_WORD})`;
+/** Surname first, as lists, registers and forms write it: Smith, John; SMITH, John; Tolkien, J.R.R. */
+const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_WORD})?|(?:${PARTICLE} )?${NAME_WORD}(?: ${NAME_WORD})?), (?:${NAME_WORD}(?: ${NAME_WORD}){0,2}|${INITIALS})`;
+/** What a label may be followed by: a name in any of the forms above. */
+/** The dot of a suffix the name pattern ends on (Jr.), which the span then takes back. */
+const SUFFIX_DOT = "(?:(?<=Jr|Sr|JR|SR)\\.)?";
+const LABELLED = `((?:${SURNAME_FIRST}|${INITIALS_NAME}|${FULL_NAME}|${CAPS_NAME})(?![\\p{L}\\p{N}]))`;
+/**
+ * Where a name stands, by what leads it, and whether the words found must hold a first name of the
+ * lexicon (or initials, or a surname-first form) to count: after a label such as `To:` or `De:`
+ * the words are as often a team, a company or a place.
+ */
+const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
   // The surname alone after a title may start on its particle (Ms. de la Fuente, Mr. van der Berg).
-  new RegExp(`\\b(?:${HONORIFICS})\\.? ((?:${PARTICLE} ){0,2}${FULL_NAME})`, "gu"),
-  new RegExp(
-    `\\b(?:Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Yours sincerely|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti)\\s?[:,]?\\s+(?:(?:${HONORIFICS})\\.? )?(${FULL_NAME}|${CAPS_NAME}(?![\\p{L}\\p{N}]))`,
-    "gu",
-  ),
-  new RegExp(
-    `\\b(?:between|and|by|from|to|with|entre|et|y|e|zwischen|und|tra|con|mit|avec)\\s+(${FULL_NAME}),? \\(`,
-    "gu",
-  ),
+  {
+    re: new RegExp(
+      `(?<![\\p{L}\\p{N}])(?:${HONORIFICS})\\.? ((?:${PARTICLE} ){0,2}(?:${INITIALS_NAME}|${CAPS_NAME}(?![\\p{L}\\p{N}])|${FULL_NAME}))`,
+      "gu",
+    ),
+    firstName: false,
+  },
+  {
+    re: new RegExp(
+      `(?<![\\p{L}\\p{N}])(?:Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Yours sincerely|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti)\\s?[:,]?\\s+(?:(?:${HONORIFICS})\\.? )?${LABELLED}`,
+      "gu",
+    ),
+    firstName: false,
+  },
+  // More languages' labels; words as short as To, De or Van lead a name only as a header's label,
+  // with its colon (To: Jane Doe, De : Marie).
+  {
+    re: new RegExp(
+      `(?<![\\p{L}\\p{N}])(?:(?:Per pro|Employee name|Attendees|Zeuge|Zeugin|Erstellt von|Genehmigt von|Geprüft von|z\\. ?Hd\\.?|zu Händen(?: von)?|Témoin|Titulaire du compte|À l['’]attention de|Préparé par|Approuvé par|Signé(?! par)|Testigo|Titular de la cuenta|Atención|Preparado por|Aprobado por|Firmado(?! por)|Testimone|Intestatario del conto|Alla cortese attenzione di|Alla c\\.a\\.|Preparato da|Approvato da|Firmato(?! da)|Naam|Getuige|Ter attentie van|T\\.a\\.v\\.|Rekeninghouder|Begunstigde|Opgesteld door|Goedgekeurd door|Ondertekend door|Handtekening|Met vriendelijke groet(?:en)?|Geachte(?: heer| mevrouw)?|Beste|Свидетель|Подписано|Подпись|Получатель|Имя|ФИО|Μάρτυρας|Όνομα|Ονοματεπώνυμο|Δικαιούχος)\\s?[:,]?\\s+|(?:From|To|Cc|Bcc|pp|An|Von|De|À|Para|Da|A|Aan|Van|От|Кому|Από|Προς) ?: ?)(?:(?:${HONORIFICS})\\.? )?${LABELLED}`,
+      "gu",
+    ),
+    firstName: true,
+  },
+  {
+    re: new RegExp(
+      `(?<![\\p{L}\\p{N}])(?:between|and|by|from|to|with|entre|et|y|e|zwischen|und|tra|con|mit|avec)\\s+(${SURNAME_FIRST}|${INITIALS_NAME}|${FULL_NAME})${SUFFIX_DOT},? \\(`,
+      "gu",
+    ),
+    firstName: false,
+  },
 ];
 /**
  * A name then what describes its bearer: a party clause, a birth or residence label ("Anna Schmidt,
@@ -431,8 +469,23 @@ const NAME_CONTEXTS: RegExp[] = [
  * born 1964"): `describedName` keeps only a name.
  */
 const DESCRIBED_NAME = new RegExp(
-  `\\b(${FULL_NAME}),? (?:\\((?:the )?["“]?(?:Disclosing|Receiving|Employee|Employer|Tenant|Landlord|Buyer|Seller|Client|Consultant|Contractor|Borrower|Lender|Guarantor|Beneficiary)|born|geboren|geb\\.|né|née|nacid[oa]|nat[oa]|residing at|wohnhaft|demeurant|domiciliad[oa]|residente)`,
+  `\\b(${SURNAME_FIRST}|${FULL_NAME}|${CAPS_NAME})${SUFFIX_DOT},? (?:\\((?:the )?["“]?(?:Disclosing|Receiving|Employee|Employer|Tenant|Landlord|Buyer|Seller|Client|Consultant|Contractor|Borrower|Lender|Guarantor|Beneficiary)|born|geboren|geb\\.|né|née|nacid[oa]|nat[oa]|residing at|wohnhaft|demeurant|domiciliad[oa]|residente)`,
   "gu",
+);
+/**
+ * Any name form before a role in brackets, in the six languages and Dutch ("Smith, John (the
+ * Borrower)", "Müller, Hans (der Mieter)", "Jan van der Berg (de Huurder)"); the role is checked
+ * against the role nouns.
+ */
+const NAME_BEFORE_ROLE = new RegExp(
+  `(?<![\\p{L}\\p{N}'’-])(${SURNAME_FIRST}|${INITIALS_NAME}|${FULL_NAME})${SUFFIX_DOT},? \\((?:(?:[Tt]he|[Dd]er|[Dd]ie|[Dd]as|[Ll]e|[Ll]a|[Ee]l|[Ii]l|[Ll]o|[Dd]e|[Hh]et) |[Ll]['’])?["“]?(\\p{L}+)`,
+  "gu",
+);
+/** Roles the role nouns below lack: Dutch ones, and an author's. */
+const MORE_ROLES = new Set(
+  "huurder verhuurder koper verkoper werknemer werkgever lener geldgever borg opdrachtgever opdrachtnemer author auteur autor autore".split(
+    " ",
+  ),
 );
 
 /** Articles, demonstratives and possessives that open a noun phrase, in the six languages. */
@@ -498,13 +551,13 @@ function describedName(words: readonly string[]): string[] {
 }
 /** Words a name pattern may start on that are not names. */
 const NOT_NAMES = new Set(
-  "Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland".split(
+  "Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station River County Square Strasse Straße Gasse Platz Allee Straat Laan Plein Gracht Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard".split(
     " ",
   ),
 );
 
 const COMPANY_AFTER =
-  /^[\s,]*(?:S\.?A\.?|S\.?L\.?|S\.?r\.?l\.?|S\.?p\.?A\.?|SARL|SAS|SASU|EI|SCS|SNC|GmbH|AG|KG|OHG|Ltd|LLC|Inc|PLC|e Hijos|y Asociados|Hermanos|e figli|& Co)\b/iu;
+  /^[\s,]*(?:S\.?A\.?|S\.?L\.?|S\.?r\.?l\.?|S\.?p\.?A\.?|SARL|SAS|SASU|EI|SCS|SNC|GmbH|AG|KG|OHG|Ltd|LLC|LLP|Inc|PLC|B\.?V\.?|N\.?V\.?|e Hijos|y Asociados|Hermanos|e figli|& Co)\b/iu;
 
 /** Company forms and words of company names: a name in capitals holding one is not a person's. */
 const COMPANY_WORDS = new Set(
@@ -518,76 +571,347 @@ function notName(word: string): boolean {
   return NOT_NAMES.has(word) || NOT_NAMES.has(word.charAt(0) + word.slice(1).toLowerCase());
 }
 
+/** A generational suffix after a name: it is part of the name (Martin Luther King Jr., Henry Ford III). */
+const SUFFIX_WORD = /^(?:Jr|Sr|JR|SR|II|III|IV)\.?$/u;
+const SUFFIX_AFTER = /^,? (?:(?:Jr|Sr|JR|SR)\.?|II|III|IV)(?![\p{L}\p{N}])/u;
+
+/** A name span, its generational suffix (written inside the match or right after it) included. */
+function nameSpan(text: string, start: number, words: string[]): PiiSpan {
+  while (words.length > 1 && SUFFIX_WORD.test(words.at(-1)!)) words.pop();
+  let value = words.join(" ");
+  const from = start + value.length;
+  const suffix = SUFFIX_AFTER.exec(text.slice(from, from + 6));
+  if (suffix) value += suffix[0];
+  // A suffix written without its dot, at the end of a sentence, keeps the dot.
+  if (/(?:Jr|Sr|JR|SR)$/u.test(value) && text[start + value.length] === ".") value += ".";
+  return span("NAME", start, value);
+}
+
+const PARTICLE_WORD = new RegExp(`^${PARTICLE}$`, "iu");
+
+/** A name written surname first ("Smith, John"): its given names start on a first name or are initials. */
+function surnameFirst(value: string, labelled = false): boolean {
+  const at = value.indexOf(", ");
+  if (at < 0) return false;
+  const surname = value.slice(0, at).split(" ");
+  const given = value.slice(at + 2);
+  const caps = surname.join(" ") === surname.join(" ").toUpperCase();
+  const known = /^\p{Lu}\./u.test(given) || given.split(/[ -]/).some(isFirstName);
+  // An everyday word before a comma is a sentence's (However, John); in capitals with a known
+  // given name it is a surname (VAN DER BERG, Jan; BAKER, Anna).
+  const everyday = (w: string) =>
+    isCommonWord(w) &&
+    !PARTICLE_WORD.test(w) &&
+    !(caps && known) &&
+    !(known && NOUN_LIKE.has(w.toLowerCase()));
+  if (surname.some((w) => notName(w) || COMPANY_WORDS.has(w) || everyday(w))) return false;
+  if (known) return true;
+  // After a label, a surname then one given name is a register's form (ADEBAYO, Tunde; TOY, Sage).
+  return labelled && /^\p{Lu}\p{Ll}+$/u.test(given) && !notName(given);
+}
+
+/** The words hold a first name of the lexicon, initials, or a script other than Latin. */
+function looksPersonal(words: readonly string[]): boolean {
+  return words.some(
+    (w) => /^\p{Lu}\.$/u.test(w) || w.split("-").some(isFirstName) || !/\p{Script=Latin}/u.test(w),
+  );
+}
+
+/** The next name of a list after a header's label (Cc: Anand Subramanian, Meera Iyer). */
+const LISTED_NAME = new RegExp(
+  `^[,;] ?(${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD}){1,2})(?![\\p{L}\\p{N}])`,
+  "u",
+);
+
+/** The names that continue a list after a header's label, each of two or three words. */
+function listedNames(text: string, from: number): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  let at = from;
+  for (;;) {
+    const m = LISTED_NAME.exec(text.slice(at, at + 200));
+    if (!m) break;
+    const words = m[1]!.split(" ");
+    const end = at + m[0].length;
+    // A team, a company, a place or an everyday word opens no name (Legal Department, Paris Cedex).
+    if (
+      words.some(
+        (w) => notName(w) || TEAM_WORDS.has(w.toLowerCase()) || COMPANY_WORDS.has(w.toUpperCase()),
+      ) ||
+      (isCommonWord(words[0]!) && !isFirstName(words[0]!)) ||
+      COMPANY_AFTER.test(text.slice(end, end + 16))
+    )
+      break;
+    out.push(nameSpan(text, end - m[1]!.length, words));
+    at = end;
+  }
+  return out;
+}
+
+const AFTER_HONORIFIC = new RegExp(`(?:${HONORIFICS})\\.? $`, "u");
+const HONORIFIC = new RegExp(`^(?:${HONORIFICS})$`, "u");
+
+/** Words of a team's, a department's or a role's name, which labels lead as often as a person's. */
+const TEAM_WORDS = new Set(
+  "department team office service services support desk unit division committee board payable receivable signatory holdings traders group finance accounts legal procurement sales marketing staff resources relations operations compliance treasury payroll administration management".split(
+    " ",
+  ),
+);
+
+/** Words of a heading in capitals that no name in capitals holds (TERMS AND CONDITIONS). */
+const HEADING_WORDS = new Set(
+  "AND OR OF THE FOR TO IN ON AT WITH FROM UND ODER FÜR ET OU POUR LES DES PARA LOS LAS PER GLI".split(
+    " ",
+  ),
+);
+
+/** A saint's name is a place's or a church's (San Diego, Santa Maria Novella, St. John's Wood). */
+const SAINT_BEFORE = /(?:^|[^\p{L}])(?:San|Santa|Santo|São|Saint|Sainte|Sankt|St\.?|Ste\.?) $/u;
+
 function names(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const re of [...NAME_CONTEXTS, DESCRIBED_NAME]) {
+  for (const { re, firstName } of NAME_CONTEXTS) {
     for (const [i, v] of matches(re, text, 1)) {
-      const words = re === DESCRIBED_NAME ? describedName(v.split(" ")) : v.split(" ");
-      if (v === v.toUpperCase() && words.some((w) => COMPANY_WORDS.has(w.replace(/\.$/, ""))))
+      if (v.includes(", ")) {
+        if (surnameFirst(v, re !== NAME_CONTEXTS[0]!.re)) {
+          out.push(nameSpan(text, i, v.split(" ")));
+          continue;
+        }
+      }
+      const head = v.includes(", ") ? v.slice(0, v.indexOf(", ")) : v;
+      const words = head.split(" ");
+      if (head === head.toUpperCase() && words.some((w) => COMPANY_WORDS.has(w.replace(/\.$/, ""))))
         continue;
-      while (words.length && notName(words[0]!)) words.shift();
+      if (words.some((w) => TEAM_WORDS.has(w.toLowerCase()) || HEADING_WORDS.has(w))) continue;
+      if (COMPANY_AFTER.test(text.slice(i + v.length, i + v.length + 16))) continue;
+      // A second title (Herr Dr. Karl-Heinz Neumann) is not the name.
+      while (words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) words.shift();
       while (words.length && notName(words.at(-1)!)) words.pop();
       if (!words.length) continue;
-      // Capitals also write departments and roles (ACCOUNTS PAYABLE): a person's starts on a
-      // first name of the lexicon.
-      if (v === v.toUpperCase() && (words.length < 2 || !words[0]!.split("-").some(isFirstName)))
+      // Capitals also write departments and headings (HUMAN RESOURCES): after a label a person's
+      // holds a first name of the lexicon or a word that is not an everyday one (JADE MARCHAL);
+      // after a title it is a person's.
+      if (
+        head === head.toUpperCase() &&
+        re !== NAME_CONTEXTS[0]!.re &&
+        (words.length < 2 || (!looksPersonal(words) && words.every(isCommonWord)))
+      )
         continue;
-      const value = words.join(" ");
-      out.push(span("NAME", i + v.indexOf(value), value));
+      if (firstName && !looksPersonal(words)) continue;
+      // After a label, words that are all everyday words name a team or a role (Legal Department).
+      if (
+        re === NAME_CONTEXTS[1]!.re &&
+        !looksPersonal(words) &&
+        words.every(isCommonWord) &&
+        !AFTER_HONORIFIC.test(text.slice(Math.max(0, i - 14), i))
+      )
+        continue;
+      let start = i + head.indexOf(words[0]!);
+      // After a label "M." is as often an initial as Monsieur: the span takes it either way.
+      if (re !== NAME_CONTEXTS[0]!.re && /(?:^|[\s:])M\. $/u.test(text.slice(start - 4, start))) {
+        start -= 3;
+        words.unshift("M.");
+      }
+      const found = nameSpan(text, start, words);
+      out.push(found);
+      if (firstName) out.push(...listedNames(text, found.end));
     }
+  }
+  for (const [i, v] of matches(DESCRIBED_NAME, text, 1)) {
+    if (v.includes(", ") && surnameFirst(v, true)) {
+      out.push(nameSpan(text, i, v.split(" ")));
+      continue;
+    }
+    const words = describedName(v.split(" "));
+    while (words.length && notName(words[0]!)) words.shift();
+    while (words.length && notName(words.at(-1)!)) words.pop();
+    if (words.length) out.push(nameSpan(text, i + v.lastIndexOf(words.join(" ")), words));
+  }
+  for (const m of text.matchAll(NAME_BEFORE_ROLE)) {
+    if (!isRole(m[2]!) && !MORE_ROLES.has(m[2]!.toLowerCase())) continue;
+    const v = m[1]!;
+    if (v.includes(", ") ? !surnameFirst(v) : !looksPersonal(v.split(" "))) continue;
+    out.push(nameSpan(text, m.index, v.split(" ")));
   }
   out.push(...unlabelledNames(text));
   return out;
 }
 
+/** Tags of everyday words that are also surnames (Brown, Baker, Young); the rest never are (However). */
+const SURNAME_TAGS = new Set([
+  "Noun",
+  "Singular",
+  "Adjective",
+  "Comparative",
+  "Color",
+  "Uncountable",
+  "Actor",
+]);
+
 /**
  * First names known to compromise's English lexicon (its `FirstName`, `MaleName` and `FemaleName`
- * tags: about 3,100 names of many origins), read once. Its tagger is not used: running it per text
- * cost most of the redaction's CPU, and over the labelled corpora it found no name the contexts
- * and this lexicon miss (docs/analysis.md "Redaction").
+ * tags: about 3,100 names of many origins) and those of faker's locales for the cultures it covers
+ * thinly (first-names.ts, about 13,500), read once; also without their accents (Văn, Thị written
+ * Van, Thi). Its tagger is not used: running it per text cost most of the redaction's CPU. The
+ * lexicon's other words (`of`, `period`, `legal`) are everyday words: in capitals they are a
+ * heading's, not a name's.
  */
-const FIRST_NAMES: ReadonlySet<string> = (() => {
+const { FIRST_NAMES, COMMON_WORDS, NOUN_LIKE } = (() => {
   const lexicon = (
     nlp as unknown as { model(): { one: { lexicon: Record<string, unknown> } } }
   ).model().one.lexicon;
   const names = new Set<string>();
+  const common = new Set<string>();
+  const nounLike = new Set<string>();
   for (const [word, tag] of Object.entries(lexicon)) {
     const tags = Array.isArray(tag) ? tag : [tag];
     if (tags.some((t) => t === "FirstName" || t === "MaleName" || t === "FemaleName"))
       names.add(word);
+    // Companies named after their founder (DuPont, Ford) keep the name a surname too.
+    else if (!tags.some((t) => t === "Person" || t === "LastName" || t === "Organization")) {
+      common.add(word);
+      if (tags.every((t) => SURNAME_TAGS.has(t as string))) nounLike.add(word);
+    }
   }
-  return names;
+  for (const word of LOCALE_FIRST_NAMES.split(" ")) {
+    names.add(word);
+    // Văn and Thế without their accents are also the particle `van` and the article `the`.
+    const plain = word.normalize("NFD").replace(/\p{M}/gu, "");
+    if (!PARTICLE_WORD.test(plain) && !common.has(plain)) names.add(plain);
+  }
+  return {
+    FIRST_NAMES: names as ReadonlySet<string>,
+    COMMON_WORDS: common as ReadonlySet<string>,
+    NOUN_LIKE: nounLike as ReadonlySet<string>,
+  };
 })();
 
-/** In the lexicon as written or without its accents (José, Zoë: the lexicon has jose, zoe). */
+/** A Russian or Ukrainian name's case endings (Иваном, Марией, Анны): the lexicon holds the nominative. */
+const CYRILLIC_ENDING = /(?:ом|ем|ой|ей|ою|ею|ым|им|а|я|у|ю|е|ы|и)$/u;
+const CYRILLIC_STEMS: ReadonlySet<string> = new Set(
+  [...FIRST_NAMES]
+    .filter((n) => /^\p{Script=Cyrillic}{4,}$/u.test(n))
+    .map((n) => n.replace(/[аяйьо]$/u, "")),
+);
+
+/** In the lexicon as written, without its accents (José, Zoë: the lexicon has jose, zoe) or declined. */
 function isFirstName(word: string): boolean {
-  const lower = word.toLowerCase();
-  return FIRST_NAMES.has(lower) || FIRST_NAMES.has(lower.normalize("NFD").replace(/\p{M}/gu, ""));
+  const lower = word.normalize("NFC").toLowerCase();
+  if (FIRST_NAMES.has(lower) || FIRST_NAMES.has(lower.normalize("NFD").replace(/\p{M}/gu, "")))
+    return true;
+  if (!/^\p{Script=Cyrillic}+$/u.test(lower)) return false;
+  return CYRILLIC_STEMS.has(lower) || CYRILLIC_STEMS.has(lower.replace(CYRILLIC_ENDING, ""));
 }
 
-/** A known first name, then one to three capitalised words (a particle allowed before each). */
+/** An everyday English word of the lexicon, in any case (`OF`, `Period`). */
+function isCommonWord(word: string): boolean {
+  return COMMON_WORDS.has(word.toLowerCase());
+}
+
+/**
+ * A known first name, then one to three capitalised words (a particle allowed before each). Tried
+ * from every capitalised word (a lookahead: "Nguyen Van An" or "Partner Anna Smith" must not use up
+ * the words a name starts on).
+ */
 const UNLABELLED_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}'’-])(\\p{Lu}[\\p{Ll}'’]+(?:-\\p{Lu}[\\p{Ll}'’]+)?)((?: (?:${PARTICLE} )?${NAME_WORD}){1,3})(?![\\p{L}\\p{N}])`,
+  `(?<![\\p{L}\\p{N}'’-])(?=(\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?)((?: (?:${PARTICLE} )?${NAME_WORD}){1,3})(?![\\p{L}\\p{N}]))`,
   "gu",
 );
+/** The same in capitals (JOHN SMITH, MARIA GARCIA LOPEZ). */
+const UNLABELLED_CAPS = new RegExp(
+  `(?<![\\p{L}\\p{N}'’-])(?=(${CAPS_WORD}(?: (?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}){1,3})(?![\\p{L}\\p{N}]))`,
+  "gu",
+);
+/** Initials then a surname, not after a word (Part A. Definitions is a heading). */
+const UNLABELLED_INITIALS = new RegExp(
+  `(?<![\\p{L}\\p{N}.'’-])(?=(${INITIALS_NAME})(?![\\p{L}\\p{N}]))`,
+  "gu",
+);
+/** Surname first, at the start of a line, clause or list item (Smith, John; SMITH, John anywhere). */
+const UNLABELLED_SURNAME_FIRST = new RegExp(
+  `(?<![\\p{L}\\p{N}'’-])(?=(${SURNAME_FIRST})(?![\\p{L}\\p{N}]))`,
+  "gu",
+);
+const CLAUSE_START = /(?:^|[\n:;(]\s*|[.!?]\s+)$/u;
+const CONJUNCTION_BEFORE =
+  /(?:^|[\n:;(,]\s*|\b(?:and|or|with|by|from|to|und|oder|mit|von|et|ou|avec|par|y|o|con|por|e|da|en|of|door) )$/u;
 
 /**
  * Names without a label: a first name of the lexicon followed by capitalised words, unless the
- * words continue as a company name ("Ontiveros y Atencio S.L.") or are words that are not names.
+ * words continue as a company name ("Ontiveros y Atencio S.L.") or are words that are not names;
+ * the same in capitals, unless a word is a company's or an everyday one (GRANT OF LICENCE);
+ * initials then a surname; a surname then a comma and given names.
  */
 function unlabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
+  const companyAfter = (end: number) => COMPANY_AFTER.test(text.slice(end, end + 16));
   for (const m of text.matchAll(UNLABELLED_NAME)) {
     // Jean-Pierre, Hans-Jürgen: a first name of the lexicon in either part.
     if (!m[1]!.split("-").some(isFirstName)) continue;
-    const value = m[0];
-    if (value.split(" ").some((w) => NOT_NAMES.has(w))) continue;
+    const words = `${m[1]}${m[2]}`.split(" ");
+    while (words.length > 1 && SUFFIX_WORD.test(words.at(-1)!)) words.pop();
+    if (words.length < 2 || words.some((w) => NOT_NAMES.has(w))) continue;
+    if (companyAfter(m.index + `${m[1]}${m[2]}`.length)) continue;
+    if (SAINT_BEFORE.test(text.slice(Math.max(0, m.index - 7), m.index))) continue;
+    if (SAINT_BEFORE.test(`${m[1]} `)) continue;
+    // After a house number the words are a street named after someone (9807 Louisa Fall).
+    if (/\d[\p{L}]? $/u.test(text.slice(Math.max(0, m.index - 3), m.index))) continue;
+    out.push(nameSpan(text, m.index, words));
+  }
+  for (const m of text.matchAll(UNLABELLED_CAPS)) {
+    const words = m[1]!.split(" ");
+    if (!words[0]!.split("-").some(isFirstName)) continue;
+    // The name ends before the first word that cannot be one (JOHN SMITH SHALL → JOHN SMITH).
+    let n = 1;
+    while (n < words.length) {
+      const w = words[n]!;
+      if (COMPANY_WORDS.has(w) || notName(w)) break;
+      if (isCommonWord(w) && !w.split("-").some(isFirstName) && !SUFFIX_WORD.test(w)) break;
+      n++;
+    }
+    if (n < words.length && COMPANY_WORDS.has(words[n]!)) continue;
+    const kept = words.slice(0, n);
+    while (kept.length > 1 && SUFFIX_WORD.test(kept.at(-1)!)) kept.pop();
+    if (kept.length < 2) continue;
+    if (n === words.length && companyAfter(m.index + m[1]!.length)) continue;
+    out.push(nameSpan(text, m.index, kept));
+  }
+  for (const m of text.matchAll(UNLABELLED_INITIALS)) {
+    const words = m[1]!.split(" ");
+    const surname = words.at(-1)!;
+    if (notName(surname) || isCommonWord(surname) || COMPANY_WORDS.has(surname)) continue;
+    const initials = (m[1]!.match(/\p{Lu}\./gu) ?? []).length;
+    // One initial is also a list's or a heading's letter (Annex B. Pricing): only where a name
+    // starts a line, a clause or follows a conjunction; "M." alone is Monsieur.
+    const before = text.slice(Math.max(0, m.index - 6), m.index);
+    if (initials < 2 && (m[1]!.startsWith("M.") || !CONJUNCTION_BEFORE.test(before))) continue;
+    if (companyAfter(m.index + m[1]!.length)) continue;
+    out.push(nameSpan(text, m.index, words));
+  }
+  for (const m of text.matchAll(UNLABELLED_SURNAME_FIRST)) {
+    const value = m[1]!;
+    const surname = value.slice(0, value.indexOf(","));
+    const caps = surname === surname.toUpperCase();
+    if (!caps && !CLAUSE_START.test(text.slice(Math.max(0, m.index - 4), m.index))) continue;
+    if (!surnameFirst(value)) continue;
+    // Surnames joined by a conjunction are a firm's name (Durgan, Fay and Dickens).
     const end = m.index + value.length;
-    if (COMPANY_AFTER.test(text.slice(end, end + 16))) continue;
-    out.push(span("NAME", m.index, value));
+    if (/^,? (?:and|y|e|und|et|en|&) /u.test(text.slice(end, end + 6))) continue;
+    out.push(nameSpan(text, m.index, value.split(" ")));
   }
   return out;
 }
+
+/** The name detectors' patterns, for the linearity check of their tests. */
+export const NAME_PATTERNS: readonly RegExp[] = [
+  ...NAME_CONTEXTS.map((c) => c.re),
+  DESCRIBED_NAME,
+  NAME_BEFORE_ROLE,
+  UNLABELLED_NAME,
+  UNLABELLED_CAPS,
+  UNLABELLED_INITIALS,
+  UNLABELLED_SURNAME_FIRST,
+  LISTED_NAME,
+];
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 

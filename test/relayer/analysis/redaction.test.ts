@@ -5,6 +5,7 @@ import { expect } from "chai";
 import {
   DEFAULT_REDACTION,
   findPii,
+  NAME_PATTERNS,
   PHONE_READS_PER_WINDOW,
   PHONE_WINDOW,
   redact,
@@ -13,11 +14,18 @@ import {
 } from "../../../relayer/analysis/redaction.ts";
 import { GENERAL_MAX_CHARS, routeText } from "../../../relayer/analysis/routing.ts";
 import { parseIntegrations } from "../../../relayer/config/integrations.ts";
+import { superLinear } from "../../../relayer/config/legal-rules.ts";
 import { CORPUS_FILE, type CorpusText } from "../../../scripts/analysis-corpus.ts";
+import { FIRST_NAMES_FILE, firstNamesSource } from "../../../scripts/first-names.ts";
 import { FALLBACK_MODEL, MODELS, textAnalysisEntry } from "../../fixtures/analysis.ts";
 import { newApiKey, signedRequest, startInProcessRelayer } from "../../fixtures/relayer.ts";
 
 const models = { ultra: MODELS.ultra, general: MODELS.general, inHouse: MODELS.in_house };
+
+/** Each text redacted to exactly the expected text: every value found, nothing else taken. */
+const expectRedacted = (cases: Array<[string, string]>) => {
+  for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
+};
 
 describe("# analysis redaction", function () {
   it("should replace each type by a typed placeholder, the same value by the same placeholder", function () {
@@ -291,11 +299,6 @@ Party: ACME HOLDINGS LTD. Attention: ACCOUNTS PAYABLE. By: AUTHORISED SIGNATORY.
 });
 
 describe("# analysis redaction of each type's other formats", function () {
-  /** Each text redacted to exactly the expected text: every value found, nothing else taken. */
-  const expectRedacted = (cases: Array<[string, string]>) => {
-    for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
-  };
-
   it("should redact cards of every issuer range and length, Luhn-checked, spaced, dashed, dotted or not", function () {
     expectRedacted([
       ["Amex 3782 822463 10005 / 378282246310005", "Amex [CARD_1] / [CARD_2]"],
@@ -334,7 +337,7 @@ describe("# analysis redaction of each type's other formats", function () {
       ["E-Mail: jürgen@müller-bau.de; 用户@例子.广告", "E-Mail: [EMAIL_1]; [EMAIL_2]"],
       [
         'From: Jane <JANE@EXAMPLE.ORG>, <a href="mailto:j@example.org?subject=Hi">',
-        'From: Jane <[EMAIL_1]>, <a href="mailto:[EMAIL_2]?subject=Hi">',
+        'From: [NAME_1] <[EMAIL_1]>, <a href="mailto:[EMAIL_2]?subject=Hi">',
       ],
       ["user@[192.168.0.1]", "[EMAIL_1]"],
       ["jane [at] example [dot] org or jane(at)example.org", "[EMAIL_1] or [EMAIL_2]"],
@@ -723,5 +726,186 @@ describe("# text_analysis configuration", function () {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("# analysis redaction of person names as contracts, e-mails and forms write them", function () {
+  /** Texts in which no name may be found. */
+  const expectNoName = (texts: string[]) => {
+    for (const text of texts)
+      expect(
+        findPii(text)
+          .filter((s) => s.type === "NAME")
+          .map((s) => s.value),
+        text,
+      ).to.deep.equal([]);
+  };
+
+  it("should redact a name in capitals without a label, up to the first word that is not a name's", function () {
+    expectRedacted([
+      ["PAUL ANDERSON shall pay the sum.", "[NAME_1] shall pay the sum."],
+      ["The undersigned LUCIA FERNANDEZ RUIZ accepts.", "The undersigned [NAME_1] accepts."],
+      ["ANNA O'REILLY SHALL INDEMNIFY THE BUYER", "[NAME_1] SHALL INDEMNIFY THE BUYER"],
+      ["Signé : JEAN-MARC LEROY", "Signé : [NAME_1]"],
+      ["Sra. MAICA DE JESÚS CARRERA, nacida el 3 de mayo", "Sra. [NAME_1], nacida el 3 de mayo"],
+      ["Nom : YVETTE MARCHAL", "Nom : [NAME_1]"],
+    ]);
+    expectNoName([
+      "Attn: HUMAN RESOURCES",
+      "Name: TERMS AND CONDITIONS",
+      "CONFIDENTIAL INFORMATION shall mean all information disclosed.",
+      "THE SUPPLIER SHALL NOT BE LIABLE FOR INDIRECT LOSS.",
+      "GRANT OF LICENCE",
+      "MAY BE TERMINATED BY EITHER PARTY",
+      "CHASE MANHATTAN BANK",
+      "MARK JONES LTD shall deliver the goods.",
+      "AUGUST DELIVERY SCHEDULE",
+    ]);
+  });
+
+  it("should redact a name written surname first, in capitals anywhere, in mixed case where a line, clause or list item starts", function () {
+    expectRedacted([
+      ["Walker, Emma (the Borrower) agrees.", "[NAME_1] (the Borrower) agrees."],
+      ['GREEN, Oliver (the "Tenant") shall vacate.', '[NAME_1] (the "Tenant") shall vacate.'],
+      ["Schneider, Lukas (der Mieter) bestätigt.", "[NAME_1] (der Mieter) bestätigt."],
+      ["Present: Brown, Alice; Moreau, Claire.", "Present: [NAME_1]; [NAME_2]."],
+      ["Borrower: OKONKWO, Emeka", "Borrower: [NAME_1]"],
+      ["Kind regards,\nMcGlynn, Dixie\nAuer and Sons", "Kind regards,\n[NAME_1]\nAuer and Sons"],
+      ["Treutel, Mamie, born in 1985, witnessed", "[NAME_1], born in [DOB_1], witnessed"],
+      ["DE JONG, Pieter (verhuurder)", "[NAME_1] (verhuurder)"],
+      [
+        "Tolkien, J.R.R. (the Author) grants the licence.",
+        "[NAME_1] (the Author) grants the licence.",
+      ],
+    ]);
+    expectNoName([
+      "However, Acme shall pay.",
+      "In London, Paris and Rome the offices are closed.",
+      "Durgan, Fay and Dickens support, +44 20 7946 0958",
+      "Occhipinti, Ventura e Di Somma e figli",
+    ]);
+  });
+
+  it("should redact initials with their surname after a label or a title, two or more initials anywhere, one where a clause starts", function () {
+    expectRedacted([
+      ["Witness: J. R. Hartley", "Witness: [NAME_1]"],
+      ["Approved by: J.R.R. Martin", "Approved by: [NAME_1]"],
+      [
+        "Signed by T. S. Eliot on behalf of the estate.",
+        "Signed by [NAME_1] on behalf of the estate.",
+      ],
+      ["Mr. P. J. van Rensburg was absent.", "Mr. [NAME_1] was absent."],
+      ["K. Jones and L. Smith attended.", "[NAME_1] and [NAME_2] attended."],
+      ["Nombre: G. Armijo Botello", "Nombre: [NAME_1]"],
+      ["Full name: M. Shanahan", "Full name: [NAME_1]"],
+    ]);
+    expectNoName([
+      "Part A. Definitions",
+      "Annex B. Technical Specifications",
+      "See Schedule C. Payment is due monthly.",
+      "U.S. Bank est absent.",
+    ]);
+  });
+
+  it("should keep a generational suffix with its name", function () {
+    expectRedacted([
+      ["Martin Luther King Jr. is quoted.", "[NAME_1] is quoted."],
+      ["Henry Ford III signed as guarantor.", "[NAME_1] signed as guarantor."],
+      [
+        "The guarantor, William Thomas Sr., waives notice.",
+        "The guarantor, [NAME_1], waives notice.",
+      ],
+      ["ROBERT JOHNSON JR. hereby assigns.", "[NAME_1] hereby assigns."],
+    ]);
+  });
+
+  it("should know first names of the cultures compromise's lexicon covers thinly, and keep places, saints and streets named after people", function () {
+    expectRedacted([
+      ["Kindly ask Priya Raghunathan to sign.", "Kindly ask [NAME_1] to sign."],
+      ["Contact Chukwuemeka Obi for the keys.", "Contact [NAME_1] for the keys."],
+      ["We met Mehmet Yılmaz in Ankara.", "We met [NAME_1] in Ankara."],
+      ["Svetlana Kuznetsova will attend.", "[NAME_1] will attend."],
+      ["Katarzyna Wiśniewska will send it.", "[NAME_1] will send it."],
+    ]);
+    expectNoName([
+      "Santa Maria Novella is a church.",
+      "San Diego County",
+      "Victoria Station is near the office.",
+      "Ernst Leitz Strasse is the registered office.",
+      "Grant Thornton LLP audited the accounts.",
+      "Van Oord BV will dredge the harbour.",
+      "The April delivery and the June invoice.",
+    ]);
+  });
+
+  it("should read a name after the labels and titles of Dutch, German, French, Spanish, Italian, Russian and Greek forms", function () {
+    expectRedacted([
+      ["Getuige: Sanne van den Heuvel", "Getuige: [NAME_1]"],
+      ["Aan: Daan Bakker", "Aan: [NAME_1]"],
+      ["De heer Van Leeuwen heeft getekend.", "De heer [NAME_1] heeft getekend."],
+      ["Jan van der Berg (de Huurder) verklaart", "[NAME_1] (de Huurder) verklaart"],
+      ["Zeuge: Klaus Bauer", "Zeuge: [NAME_1]"],
+      ["Témoin : Jean-Luc Moreau", "Témoin : [NAME_1]"],
+      ["Nom : Gisèle Le roux\nDate", "Nom : [NAME_1]\nDate"],
+      ["Testigo: Carlos Fernández López", "Testigo: [NAME_1]"],
+      ["Testimone: Giuseppe Russo", "Testimone: [NAME_1]"],
+      ["Свидетель: Иван Петров", "Свидетель: [NAME_1]"],
+      ["Г-н Сидоров подписал договор.", "Г-н [NAME_1] подписал договор."],
+      ["Μάρτυρας: Γιώργος Παπαδόπουλος", "Μάρτυρας: [NAME_1]"],
+      ["Cc: Anand Subramanian, Meera Iyer", "Cc: [NAME_1], [NAME_2]"],
+      ["Cc: John Smith, Finance Team, Mary Jones", "Cc: [NAME_1], Finance Team, [NAME_2]"],
+      ["Témoin : Jean Dupont, Paris Cedex 09", "Témoin : [NAME_1], Paris Cedex 09"],
+      ["Между Иваном Петровым и ООО Ромашка.", "Между [NAME_1] и ООО Ромашка."],
+    ]);
+    // Short labels need their colon and a first name: teams, companies and roles are not names.
+    expectNoName([
+      "To: All Staff",
+      "From: Customer Support",
+      "Attn: Accounts Payable",
+      "Attention: Legal Department",
+      "Prepared by: Finance Department",
+      "Beneficiary: Northwind Traders GmbH",
+      "Van Gogh Museum tickets",
+      "De Huurder betaalt de huur.",
+    ]);
+  });
+
+  it("should hold the name detectors to the start-up linearity check and read 256 KiB of their worst input in linear time", function () {
+    for (const re of NAME_PATTERNS) expect(superLinear(re.source), re.source).to.equal(null);
+    const SIZE = 256 * 1024;
+    const ordinary = "Payment is due to the Supplier within thirty days. ".repeat(SIZE / 50);
+    const time = (text: string) => {
+      const started = performance.now();
+      for (const re of NAME_PATTERNS)
+        if (re.global) for (const m of text.matchAll(re)) void m;
+        else re.exec(text);
+      return performance.now() - started;
+    };
+    const base = Math.max(time(ordinary.slice(0, SIZE)), 5);
+    for (const piece of [
+      "A. ",
+      "AB ",
+      "Ab ",
+      "Ab, ",
+      "Jean ",
+      "JEAN ",
+      "SMITH, ",
+      "van der ",
+      "Mr. van ",
+      "Name: ",
+      "Иваном ",
+    ]) {
+      const text = piece.repeat(Math.ceil(SIZE / piece.length)).slice(0, SIZE);
+      expect(time(text), piece).to.be.below(20 * base);
+    }
+    // A header's list is read name by name, each read bounded.
+    const list = `Cc: Jean Dupont${", Ab Cd".repeat(SIZE / 7)}`;
+    const started = performance.now();
+    expect(findPii(list).length).to.be.greaterThan(30_000);
+    expect(performance.now() - started).to.be.below(100 * base);
+  });
+
+  it("should ship the list of first names scripts/first-names.ts builds", function () {
+    expect(firstNamesSource()).to.equal(readFileSync(FIRST_NAMES_FILE, "utf8"));
   });
 });

@@ -469,7 +469,7 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
  * born 1964"): `describedName` keeps only a name.
  */
 const DESCRIBED_NAME = new RegExp(
-  `\\b(${SURNAME_FIRST}|${FULL_NAME}|${CAPS_NAME})${SUFFIX_DOT},? (?:\\((?:the )?["“]?(?:Disclosing|Receiving|Employee|Employer|Tenant|Landlord|Buyer|Seller|Client|Consultant|Contractor|Borrower|Lender|Guarantor|Beneficiary)|born|geboren|geb\\.|né|née|nacid[oa]|nat[oa]|residing at|wohnhaft|demeurant|domiciliad[oa]|residente)`,
+  `(?<![\\p{L}\\p{N}])(${SURNAME_FIRST}|${FULL_NAME}|${CAPS_NAME})${SUFFIX_DOT},? (?:\\((?:the )?["“]?(?:Disclosing|Receiving|Employee|Employer|Tenant|Landlord|Buyer|Seller|Client|Consultant|Contractor|Borrower|Lender|Guarantor|Beneficiary)|born|geboren|geb\\.|né|née|nacid[oa]|nat[oa]|residing at|wohnhaft|demeurant|domiciliad[oa]|residente)`,
   "gu",
 );
 /**

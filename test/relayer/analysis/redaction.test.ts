@@ -507,7 +507,7 @@ describe("# analysis scans of digit-heavy text and of long tokens", function () 
     const base = time(ordinary);
     // Each started a street at every capital inside the token (or a name reaching to the end of
     // the text): 2 to 25 s each before.
-    for (const piece of ["Aa-", "A'", "Aa.", "AÉ", "Calle A "])
+    for (const piece of ["Aa-", "A'", "Aa.", "AÉ", "D’É", "ИВАН ", "Calle A "])
       expect(time(repeated(piece)), piece).to.be.below(Math.max(1_000, 3 * base));
   });
 
@@ -896,13 +896,14 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Иваном ",
     ]) {
       const text = piece.repeat(Math.ceil(SIZE / piece.length)).slice(0, SIZE);
-      expect(time(text), piece).to.be.below(20 * base);
+      // A quadratic pattern takes seconds here; a floor keeps a loaded machine's noise out.
+      expect(time(text), piece).to.be.below(Math.max(1_000, 20 * base));
     }
     // A header's list is read name by name, each read bounded.
     const list = `Cc: Jean Dupont${", Ab Cd".repeat(SIZE / 7)}`;
     const started = performance.now();
     expect(findPii(list).length).to.be.greaterThan(30_000);
-    expect(performance.now() - started).to.be.below(100 * base);
+    expect(performance.now() - started).to.be.below(Math.max(2_000, 100 * base));
   });
 
   it("should ship the list of first names scripts/first-names.ts builds", function () {

@@ -17,8 +17,6 @@
  *   node scripts/analysis-corpus.ts          # writes the corpus
  *   node scripts/analysis-corpus.ts --check  # exits 1 when the committed corpus differs
  */
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   fakerDE,
   fakerEN_GB,
@@ -39,7 +37,7 @@ import {
 import { electronicFormatIBAN, isValidIBAN } from "ibantools";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 import { findPii, PII_TYPES, type PiiType } from "../relayer/analysis/redaction.ts";
-import { writeOrCheck } from "./generated.ts";
+import { repoPath, writeOrCheck } from "./generated.ts";
 
 export interface CorpusLabel {
   type: PiiType;
@@ -55,13 +53,7 @@ export interface CorpusText {
   labels: CorpusLabel[];
 }
 
-export const CORPUS_FILE = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  "..",
-  "test",
-  "fixtures",
-  "analysis-corpus.json",
-);
+export const CORPUS_FILE = repoPath("test/fixtures/analysis-corpus.json");
 const PER_LOCALE = 54;
 
 type Piece = string | { type: PiiType; value: string };

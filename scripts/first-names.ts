@@ -11,19 +11,11 @@
  *   npm run analysis:first-names            # writes the list
  *   node scripts/first-names.ts --check     # exits 1 when the committed list differs
  */
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { allLocales } from "@faker-js/faker";
 import nlp from "compromise";
-import { writeOrCheck } from "./generated.ts";
+import { repoPath, writeOrCheck } from "./generated.ts";
 
-export const FIRST_NAMES_FILE = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  "..",
-  "relayer",
-  "analysis",
-  "first-names.ts",
-);
+export const FIRST_NAMES_FILE = repoPath("relayer/analysis/first-names.ts");
 
 const LOCALES = [
   "af_ZA",

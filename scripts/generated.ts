@@ -1,4 +1,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** A path of the repository's, from its root (`relayer/analysis/first-names.ts`). */
+export function repoPath(relative: string): string {
+  return path.join(path.dirname(fileURLToPath(import.meta.url)), "..", relative);
+}
 
 /**
  * A generated file's command line: writes `content` to `file`, or with `--check` exits 1 when the

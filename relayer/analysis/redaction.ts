@@ -95,6 +95,11 @@ function* matches(re: RegExp, text: string, group = 0): Generator<[number, strin
   }
 }
 
+/** A set of the words of a space-separated list. */
+function words(list: string): ReadonlySet<string> {
+  return new Set(list.split(" "));
+}
+
 function span(type: PiiType, start: number, value: string): PiiSpan {
   return { type, start, end: start + value.length, value };
 }
@@ -482,31 +487,25 @@ const NAME_BEFORE_ROLE = new RegExp(
   "gu",
 );
 /** Roles the role nouns below lack: Dutch ones, and an author's. */
-const MORE_ROLES = new Set(
-  "huurder verhuurder koper verkoper werknemer werkgever lener geldgever borg opdrachtgever opdrachtnemer author auteur autor autore".split(
-    " ",
-  ),
+const MORE_ROLES = words(
+  "huurder verhuurder koper verkoper werknemer werkgever lener geldgever borg opdrachtgever opdrachtnemer author auteur autor autore",
 );
 
 /** Articles, demonstratives and possessives that open a noun phrase, in the six languages. */
-const DETERMINERS = new Set(
-  "the a an this that said our my your his her their der die das den dem des ein eine einer einem eines unser unsere mein meine dieser diese le la les un une ce cet cette ledit ladite notre mon ma son sa el los las una este esta dicho dicha nuestro nuestra su il lo gli i uno questo questa detto detta nostro nostra suo sua".split(
-    " ",
-  ),
+const DETERMINERS = words(
+  "the a an this that said our my your his her their der die das den dem des ein eine einer einem eines unser unsere mein meine dieser diese le la les un une ce cet cette ledit ladite notre mon ma son sa el los las una este esta dicho dicha nuestro nuestra su il lo gli i uno questo questa detto detta nostro nostra suo sua",
 );
 
 /**
  * Parties of contracts and forms named by their role, and the kinds of organisation a contract
  * names as a party (`La Société`, `La Banca`), in the six languages (lower case).
  */
-const ROLE_NOUNS = new Set(
-  (
-    "tenant landlord lessor lessee licensee licensor buyer seller purchaser vendor borrower lender guarantor surety employee employer client customer patient applicant claimant defendant plaintiff debtor creditor owner contractor consultant beneficiary heir testator spouse husband wife party signatory witness insured policyholder member partner director shareholder agent principal subscriber holder undersigned assignor assignee donor trustee settlor " +
+const ROLE_NOUNS = words(
+  "tenant landlord lessor lessee licensee licensor buyer seller purchaser vendor borrower lender guarantor surety employee employer client customer patient applicant claimant defendant plaintiff debtor creditor owner contractor consultant beneficiary heir testator spouse husband wife party signatory witness insured policyholder member partner director shareholder agent principal subscriber holder undersigned assignor assignee donor trustee settlor " +
     "mieter vermieter käufer verkäufer bürge bürgin arbeitnehmer arbeitgeber kunde kundin patient antragsteller kläger beklagte beklagter schuldner gläubiger eigentümer erblasser erbe erbin ehemann ehefrau ehegatte ehegattin pächter verpächter gesellschafter geschäftsführer inhaber unterzeichner unterzeichnete unterzeichneter zeuge zeugin vertragspartner bevollmächtigte bevollmächtigter " +
     "locataire bailleur bailleresse acheteur acheteuse acquéreur acquéreuse vendeur vendeuse emprunteur emprunteuse prêteur prêteuse garant garante caution salarié salariée employeur employeuse cliente patiente demandeur demanderesse défendeur défenderesse débiteur débitrice créancier créancière propriétaire bénéficiaire héritier héritière époux épouse preneur preneuse souscripteur souscriptrice assuré assurée associé associée gérant gérante titulaire signataire témoin mandant mandante mandataire cédant cédante cessionnaire soussigné soussignée défunt défunte requérant requérante conjoint conjointe enfant mineur mineure intéressé intéressée déclarant déclarante comparant comparante société banque compagnie entreprise association fondation mutuelle " +
     "arrendatario arrendataria arrendador arrendadora inquilino inquilina comprador compradora vendedor vendedora prestatario prestataria prestamista fiador fiadora avalista trabajador trabajadora empleado empleada empleador empleadora cliente paciente solicitante demandante demandado demandada deudor deudora acreedor acreedora propietario propietaria beneficiario beneficiaria heredero heredera cónyuge esposo esposa titular firmante testigo asegurado asegurada tomador tomadora socio socia administrador administradora otorgante compareciente interesado interesada sociedad empresa entidad compañía fundación asociación parte menor " +
-    "conduttore conduttrice locatore locatrice inquilino inquilina acquirente compratore compratrice venditore venditrice mutuatario mutuataria mutuante garante fideiussore lavoratore lavoratrice dipendente datore cliente paziente richiedente attore attrice convenuto convenuta debitore debitrice creditore creditrice proprietario proprietaria beneficiario beneficiaria erede coniuge marito moglie titolare firmatario firmataria testimone assicurato assicurata contraente socio socia amministratore amministratrice comparente sottoscritto sottoscritta dichiarante società banca ditta fondazione associazione parte minore"
-  ).split(" "),
+    "conduttore conduttrice locatore locatrice inquilino inquilina acquirente compratore compratrice venditore venditrice mutuatario mutuataria mutuante garante fideiussore lavoratore lavoratrice dipendente datore cliente paziente richiedente attore attrice convenuto convenuta debitore debitrice creditore creditrice proprietario proprietaria beneficiario beneficiaria erede coniuge marito moglie titolare firmatario firmataria testimone assicurato assicurata contraente socio socia amministratore amministratrice comparente sottoscritto sottoscritta dichiarante società banca ditta fondazione associazione parte minore",
 );
 
 /** German roles are often compounds (Darlehensnehmer, Versicherungsnehmerin, Antragstellerin). */
@@ -550,20 +549,16 @@ function describedName(words: readonly string[]): string[] {
   return rest;
 }
 /** Words a name pattern may start on that are not names. */
-const NOT_NAMES = new Set(
-  "Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station River County Square Strasse Straße Gasse Platz Allee Straat Laan Plein Gracht Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard".split(
-    " ",
-  ),
+const NOT_NAMES = words(
+  "Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station River County Square Strasse Straße Gasse Platz Allee Straat Laan Plein Gracht Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard",
 );
 
 const COMPANY_AFTER =
   /^[\s,]*(?:S\.?A\.?|S\.?L\.?|S\.?r\.?l\.?|S\.?p\.?A\.?|SARL|SAS|SASU|EI|SCS|SNC|GmbH|AG|KG|OHG|Ltd|LLC|LLP|Inc|PLC|B\.?V\.?|N\.?V\.?|e Hijos|y Asociados|Hermanos|e figli|& Co)\b/iu;
 
 /** Company forms and words of company names: a name in capitals holding one is not a person's. */
-const COMPANY_WORDS = new Set(
-  "LTD LIMITED INC CORP CORPORATION COMPANY CO LLC LLP PLC GMBH AG KG SA SAS SARL SL SPA SRL BV NV HOLDINGS GROUP BANK PARTNERS SERVICES TRUST FUND ASSOCIATES INTERNATIONAL".split(
-    " ",
-  ),
+const COMPANY_WORDS = words(
+  "LTD LIMITED INC CORP CORPORATION COMPANY CO LLC LLP PLC GMBH AG KG SA SAS SARL SL SPA SRL BV NV HOLDINGS GROUP BANK PARTNERS SERVICES TRUST FUND ASSOCIATES INTERNATIONAL",
 );
 
 /** Not a name: a listed word, in any case (`THE`, `AGREEMENT` as well as `The`). */
@@ -651,17 +646,13 @@ const AFTER_HONORIFIC = new RegExp(`(?:${HONORIFICS})\\.? $`, "u");
 const HONORIFIC = new RegExp(`^(?:${HONORIFICS})$`, "u");
 
 /** Words of a team's, a department's or a role's name, which labels lead as often as a person's. */
-const TEAM_WORDS = new Set(
-  "department team office service services support desk unit division committee board payable receivable signatory holdings traders group finance accounts legal procurement sales marketing staff resources relations operations compliance treasury payroll administration management".split(
-    " ",
-  ),
+const TEAM_WORDS = words(
+  "department team office service services support desk unit division committee board payable receivable signatory holdings traders group finance accounts legal procurement sales marketing staff resources relations operations compliance treasury payroll administration management",
 );
 
 /** Words of a heading in capitals that no name in capitals holds (TERMS AND CONDITIONS). */
-const HEADING_WORDS = new Set(
-  "AND OR OF THE FOR TO IN ON AT WITH FROM UND ODER FÜR ET OU POUR LES DES PARA LOS LAS PER GLI".split(
-    " ",
-  ),
+const HEADING_WORDS = words(
+  "AND OR OF THE FOR TO IN ON AT WITH FROM UND ODER FÜR ET OU POUR LES DES PARA LOS LAS PER GLI",
 );
 
 /** A saint's name is a place's or a church's (San Diego, Santa Maria Novella, St. John's Wood). */

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { HMAC_SECURITY, ApiError, errorSchema, createRouter } from "../http/index.ts";
 import { listedRecord } from "./audit.ts";
+import { codePoints } from "./routing.ts";
 import type { TextAnalysis } from "./service.ts";
 
 /**
@@ -29,12 +30,6 @@ const prose = (what: string) =>
     .refine((t) => /[^\s\p{Cc}\p{Cf}\p{Z}]/u.test(t), {
       message: "must not be empty or only white space, control or invisible characters",
     });
-
-function codePoints(t: string): number {
-  let n = 0;
-  for (const _ of t) n++;
-  return n;
-}
 
 const analysisRequestSchema = z
   .object({

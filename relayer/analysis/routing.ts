@@ -34,8 +34,24 @@ export interface RouteDecision {
   characters: number;
 }
 
+/** Unicode code points of a text (its UTF-16 length less the second unit of each pair). */
+export function codePoints(text: string): number {
+  let pairs = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const low = text.charCodeAt(i + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        pairs++;
+        i++;
+      }
+    }
+  }
+  return text.length - pairs;
+}
+
 export function routeText(text: string, models: TextAnalysisConfig["models"]): RouteDecision {
-  const characters = [...text].length;
+  const characters = codePoints(text);
   if (NDA_ACRONYM.test(text) || NDA_IN_WORDS.test(text))
     return { tier: "ultra", model: models.ultra, reason: "nda", characters };
   if (characters <= GENERAL_MAX_CHARS)

@@ -105,9 +105,9 @@ function checkUrl(url: string): void {
  */
 export function bodyHazard(bytes: Uint8Array, json: boolean): string | null {
   if (!isUtf8(bytes)) return "bytes that are not UTF-8";
-  let depth = 0;
   let inString = false;
-  // Per open container, innermost last: an object's keys so far, or null for an array.
+  // Per open container, innermost last (their count is the depth): an object's keys so far, or
+  // null for an array.
   const containers: Array<Set<string> | null> = [];
   let expectKey = false;
   let keyStart = -1;
@@ -143,11 +143,11 @@ export function bodyHazard(bytes: Uint8Array, json: boolean): string | null {
       if (expectKey) keyStart = i + 1;
       expectKey = false;
     } else if (b === 0x5b /* [ */ || b === 0x7b /* { */) {
-      if (++depth > MAX_BODY_DEPTH) return `arrays or objects nested deeper than ${MAX_BODY_DEPTH}`;
+      if (containers.length >= MAX_BODY_DEPTH)
+        return `arrays or objects nested deeper than ${MAX_BODY_DEPTH}`;
       containers.push(b === 0x7b ? new Set() : null);
       expectKey = b === 0x7b;
     } else if (b === 0x5d /* ] */ || b === 0x7d /* } */) {
-      depth--;
       containers.pop();
       expectKey = false;
     } else if (b === 0x2c /* , */) {

@@ -12,7 +12,7 @@ import {
   restore,
   scanPhones,
 } from "../../../relayer/analysis/redaction.ts";
-import { GENERAL_MAX_CHARS, routeText } from "../../../relayer/analysis/routing.ts";
+import { codePoints, GENERAL_MAX_CHARS, routeText } from "../../../relayer/analysis/routing.ts";
 import { parseIntegrations } from "../../../relayer/config/integrations.ts";
 import { superLinear } from "../../../relayer/config/legal-rules.ts";
 import { CORPUS_FILE, type CorpusText } from "../../../scripts/analysis-corpus.ts";
@@ -596,6 +596,17 @@ describe("# analysis routing", function () {
     expect(routeText("😀".repeat(1999), models).tier).to.equal("general");
     // A 2000-character NDA goes to ultra: the term wins over the length.
     expect(routeText(`NDA ${"x".repeat(1996)}`, models).tier).to.equal("ultra");
+  });
+
+  it("should count a surrogate pair as one code point and a lone surrogate as one", function () {
+    expect(codePoints("")).to.equal(0);
+    expect(codePoints("a😀b")).to.equal(3);
+    expect(codePoints("😀😀")).to.equal(2);
+    expect(codePoints("\ud83d")).to.equal(1);
+    expect(codePoints("\ude00\ud83d")).to.equal(2);
+    expect(codePoints("\ud83dx\ude00")).to.equal(3);
+    for (const t of ["x😀\ud83d", "\ude00😀", "é\u0301中😀"])
+      expect(codePoints(t), t).to.equal([...t].length);
   });
 });
 

@@ -1,13 +1,13 @@
 import { Worker } from "node:worker_threads";
 import type { ClmViolation, LegalRules } from "../config/index.ts";
 import {
-  DEFAULT_REDACTION,
   findPii,
   redact,
   RedactionError,
   type PiiSpan,
   type Redaction,
   type RedactionOptions,
+  warmDetectors,
 } from "./redaction.ts";
 import { describeRule, RULES_PROGRESS, ruleAt, RulesError, type RuleAt } from "./rules.ts";
 
@@ -47,7 +47,7 @@ export const inlineRedactor: Redactor = {
     }
   },
   checksRules: false,
-  warm: () => {},
+  warm: warmDetectors,
   close: async () => {},
 };
 
@@ -91,8 +91,10 @@ export class SmallTextsInline implements Redactor {
     return this.#threads.checksRules;
   }
 
+  /** The threads, and the detectors on this thread, which scans the small texts. */
   warm() {
     this.#threads.warm();
+    warmDetectors();
   }
 
   close() {
@@ -138,10 +140,6 @@ interface Thread {
   pending: Map<number, Pending>;
   progress: BigInt64Array | null;
 }
-
-/** One text that runs every detector, so a thread that scanned it has loaded and compiled them. */
-const WARM_UP_TEXT =
-  "Jane Doe (born 12 March 1980, jane.doe@example.com, +44 20 7946 0958) pays IBAN DE89 3704 0044 0532 0130 00 by card 4111 1111 1111 1111 from 192.0.2.1; SSN 123-45-6789; 10 Downing Street, London SW1A 2AA.";
 
 /**
  * A fixed set of worker threads (relayer/analysis/redaction-worker.ts), started by `warm()` or on
@@ -201,21 +199,12 @@ export class RedactionPool implements Redactor {
   }
 
   /**
-   * Starts every thread and has each scan WARM_UP_TEXT: a thread takes a few hundred milliseconds
-   * to load the detectors, which the first burst of requests would otherwise wait for.
+   * Starts every thread: a thread takes a few hundred milliseconds to load and compile the
+   * detectors (redaction-worker.ts), which the first burst of requests would otherwise wait for.
    */
   warm(): void {
     if (this.closed) return;
-    for (let i = 0; i < this.threads.length; i++) {
-      this.threads[i] ??= this.start(i);
-      this.post<OutputCheck>(this.threads[i]!, {
-        id: this.nextId++,
-        op: "checkOutput",
-        text: WARM_UP_TEXT,
-        input: "",
-        options: DEFAULT_REDACTION,
-      }).catch(() => {});
-    }
+    for (let i = 0; i < this.threads.length; i++) this.threads[i] ??= this.start(i);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { findPii, redact } from "./redaction.ts";
+import { findPii, redact, warmDetectors } from "./redaction.ts";
 import type { RedactionAnswer, RedactionJob, RulesThreadData } from "./redaction-pool.ts";
 import { checkRules, RULES_PROGRESS } from "./rules.ts";
 
@@ -38,6 +38,9 @@ function checkOutput(job: Extract<RedactionJob, { op: "checkOutput" }>): Redacti
 function failure(err: unknown): string {
   return err instanceof Error ? err.message : "a personal-data detector failed";
 }
+
+// Jobs that arrive meanwhile wait for it: a thread answers only with its detectors compiled.
+warmDetectors();
 
 parentPort!.on("message", (job: RedactionJob) => {
   let answer: RedactionAnswer;

@@ -1222,6 +1222,27 @@ class Intervals {
 }
 
 /**
+ * Texts holding every type of personal data, in strings of one byte per character (Latin-1) and
+ * of two (a character beyond it): V8 compiles a regular expression separately for each and only
+ * at its second run on one (the first is interpreted).
+ */
+const WARM_UP_TEXT =
+  "Beneficiary: Jane Doe (born 12 March 1980, jane.doe@example.com, +44 20 7946 0958, tel. (212) 555-0134) pays IBAN DE89 3704 0044 0532 0130 00 from account number 12345678 by card 4111 1111 1111 1111 from 192.0.2.1 to 0x52908400098527886E0F7030069857D2E4169EE7 or bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq; SSN 123-45-6789; 10 Downing Street, London SW1A 2AA. Signed: Mr. John Smith and J. R. Tolkien for ";
+export const WARM_UP_TEXTS: readonly string[] = [
+  `${WARM_UP_TEXT}Anne Dupré.`,
+  `${WARM_UP_TEXT}Ayşe Yılmaz.`,
+];
+
+/**
+ * Runs every detector twice on each warm-up text, so the thread has compiled them all before its
+ * first request: otherwise the first text beyond Latin-1 (a Turkish or Polish name, a dash) paid
+ * ~50 ms of compilation there, on the event loop when scanned inline.
+ */
+export function warmDetectors(): void {
+  for (const text of WARM_UP_TEXTS) for (let run = 0; run < 2; run++) findPii(text);
+}
+
+/**
  * Replaces every piece of personal data by a typed placeholder, numbered per type in order of
  * appearance; the same value gets the same placeholder. Throws RedactionError (fail closed) when a
  * detector fails: the caller then sends nothing.

@@ -8,9 +8,12 @@ import {
   NAME_PATTERNS,
   PHONE_READS_PER_WINDOW,
   PHONE_WINDOW,
+  PII_TYPES,
   redact,
   restore,
   scanPhones,
+  WARM_UP_TEXTS,
+  warmDetectors,
 } from "../../../relayer/analysis/redaction.ts";
 import { codePoints, GENERAL_MAX_CHARS, routeText } from "../../../relayer/analysis/routing.ts";
 import { parseIntegrations } from "../../../relayer/config/integrations.ts";
@@ -28,6 +31,17 @@ const expectRedacted = (cases: Array<[string, string]>) => {
 };
 
 describe("# analysis redaction", function () {
+  it("should warm the detectors on texts holding every type, in Latin-1 and beyond it", function () {
+    expect(WARM_UP_TEXTS).to.have.length(2);
+    const [latin1, wide] = WARM_UP_TEXTS as [string, string];
+    // V8 compiles a pattern per string representation: one text of each.
+    expect(/^[\u0000-\u00ff]*$/u.test(latin1)).to.equal(true);
+    expect(/[^\u0000-\u00ff]/u.test(wide)).to.equal(true);
+    for (const text of WARM_UP_TEXTS)
+      expect(new Set(findPii(text).map((s) => s.type)), text).to.have.all.keys(...PII_TYPES);
+    expect(() => warmDetectors()).not.to.throw();
+  });
+
   it("should replace each type by a typed placeholder, the same value by the same placeholder", function () {
     const text =
       "Mail ana@example.org or ana@example.org, call +49 30 901820, SSN 078-05-1120, card 5555 5555 5555 4444, " +

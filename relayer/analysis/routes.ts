@@ -1,5 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { HMAC_SECURITY, ApiError, errorSchema, createRouter } from "../http/index.ts";
+import {
+  HMAC_SECURITY,
+  ApiError,
+  errorSchema,
+  createRouter,
+  queryInteger,
+  queryIntegerOr,
+} from "../http/index.ts";
 import { listedRecord } from "./audit.ts";
 import { codePoints } from "./routing.ts";
 import type { TextAnalysis } from "./service.ts";
@@ -103,21 +110,16 @@ const auditRecordSchema = z
 /** The most links one page lists. */
 export const MAX_LINKS = 1000;
 
-const seqParam = (what: string) =>
-  z.coerce
-    .number()
-    .int(`${what} must be an integer`)
-    .min(1, `${what} must be at least 1`)
-    .max(Number.MAX_SAFE_INTEGER)
-    .optional();
 const linksQuerySchema = z
   .object({
-    from_seq: seqParam("from_seq").openapi({
+    from_seq: queryInteger(1).optional().openapi({
       description: "the first seq listed (default: the one after the checkpoint)",
     }),
-    to_seq: seqParam("to_seq").openapi({
-      description: `the last seq listed (default: from_seq + ${MAX_LINKS - 1})`,
-    }),
+    to_seq: queryInteger(1)
+      .optional()
+      .openapi({
+        description: `the last seq listed (default: from_seq + ${MAX_LINKS - 1})`,
+      }),
   })
   .refine((q) => q.to_seq === undefined || q.from_seq !== undefined, {
     message: "to_seq needs from_seq",
@@ -185,7 +187,7 @@ const auditQuerySchema = z
       .string()
       .regex(/^aud_[1-9]\d{0,14}$/, "must be a cursor returned by this endpoint")
       .optional(),
-    limit: z.coerce.number().int().min(1).max(500).default(100),
+    limit: queryIntegerOr(100, 1, 500),
   })
   .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), {
     message: "from must not be after to",

@@ -13,6 +13,7 @@ export { createLogger } from "./logging.ts";
 export { createMetrics, registerQueueMetrics } from "./metrics.ts";
 export type { Metrics } from "./metrics.ts";
 export { completeDocument } from "./openapi.ts";
+export { queryInteger, queryIntegerOr } from "./query.ts";
 export { createRouter } from "./router.ts";
 export { HMAC_SECURITY, SECURITY_SCHEMES, acceptsBearer, isPublicPath } from "./security.ts";
 export { listen } from "./server.ts";

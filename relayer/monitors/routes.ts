@@ -1,5 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ApiError, errorSchema, createRouter, HMAC_SECURITY } from "../http/index.ts";
+import {
+  ApiError,
+  errorSchema,
+  createRouter,
+  HMAC_SECURITY,
+  queryInteger,
+  queryIntegerOr,
+} from "../http/index.ts";
 import { interactionSchema } from "../integrations/index.ts";
 import type { Monitors } from "./monitor.ts";
 
@@ -56,8 +63,8 @@ const idParam = z.object({
 });
 
 const pageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  before: z.coerce.number().int().min(1).optional().openapi({
+  limit: queryIntegerOr(50, 1, 500),
+  before: queryInteger(1).optional().openapi({
     description: "a change id: the page of changes older than it",
   }),
 });

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { SecretCipher } from "../accounts/index.ts";
-import { ApiError, createRouter, HMAC_SECURITY } from "../http/index.ts";
+import { ApiError, createRouter, HMAC_SECURITY, queryIntegerOr } from "../http/index.ts";
 import type { Store } from "../store/index.ts";
 import {
   createEndpoint,
@@ -214,7 +214,7 @@ export function webhookRoutes(deps: { store: Store; cipher: SecretCipher; policy
       security: HMAC_SECURITY,
       request: {
         params: idParam,
-        query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }),
+        query: z.object({ limit: queryIntegerOr(100, 1, 500) }),
       },
       responses: {
         200: json(

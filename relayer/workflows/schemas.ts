@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { queryInteger } from "../http/index.ts";
 import type { SubmissionReceipt } from "../proofs/index.ts";
 import {
   ACTION_TYPES,
@@ -389,7 +390,7 @@ export const executionViewSchema = executionSummarySchema
 
 export const executionListQuerySchema = z.object({
   state: z.enum(EXECUTION_STATES).optional(),
-  limit: z.coerce.number().int().min(1).max(100).optional().openapi({ example: 20 }),
+  limit: queryInteger(1, 100).optional().openapi({ example: 20 }),
   cursor: z.string().max(200).optional(),
 });
 
@@ -425,7 +426,7 @@ export const scheduleIdParamSchema = z.object({
 });
 
 export const listQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).optional(),
+  limit: queryInteger(1, 100).optional(),
   cursor: z.string().max(200).optional(),
 });
 

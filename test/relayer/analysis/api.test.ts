@@ -846,6 +846,12 @@ describe("# text analysis API (stand-in provider)", function () {
       "cursor=aud_99999999999999999",
       "limit=0",
       "limit=501",
+      "limit=0x10",
+      "limit=1e1",
+      "limit=16.0",
+      "limit=",
+      "limit=%2016",
+      "limit=%2B16",
       "from=yesterday",
     ]) {
       const refused = await world.get(`/v1/analysis/audit?${query}`);

@@ -23,6 +23,31 @@ describe("# OpenAPI document", function () {
     document = await openApiDocument();
   });
 
+  it("should document every integer query parameter as an integer with its bounds", function () {
+    type Parameter = { name: string; in: string; schema: Record<string, unknown> };
+    const params = (path: string) =>
+      (document as { paths: Record<string, { get: { parameters: Parameter[] } }> }).paths[
+        path
+      ]!.get.parameters.filter((p) => p.in === "query");
+    const schemaOf = (path: string, name: string) =>
+      params(path).find((p) => p.name === name)!.schema;
+    expect(schemaOf("/v1/analysis/audit", "limit")).to.include({
+      type: "integer",
+      minimum: 1,
+      maximum: 500,
+      default: 100,
+    });
+    expect(schemaOf("/v1/analysis/audit/links", "from_seq")).to.include({
+      type: "integer",
+      minimum: 1,
+    });
+    expect(schemaOf("/v1/workflows", "limit")).to.include({
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+    });
+  });
+
   it("should lint clean with Redocly's recommended rules", async function () {
     const problems = await lintOpenApi(document);
     expect(problems.map((p) => `${p.ruleId} ${p.pointer} ${p.message}`)).to.deep.equal([]);

@@ -272,8 +272,18 @@ describe("# GET /v1/monitors, GET /v1/monitors/{id}/changes", function () {
     const missing = await service.request(key, "GET", "/v1/monitors/nope/changes");
     expect(missing.status).to.equal(404);
     expect(await missing.json()).to.include({ error: "MONITOR_NOT_FOUND" });
-    const bad = await service.request(key, "GET", "/v1/monitors/inventory/changes?limit=0");
-    expect(bad.status).to.equal(400);
+    for (const query of [
+      "limit=0",
+      "limit=0x10",
+      "limit=5e1",
+      "before=0",
+      "before=1e3",
+      "before=",
+    ]) {
+      const bad = await service.request(key, "GET", `/v1/monitors/inventory/changes?${query}`);
+      expect(bad.status, query).to.equal(400);
+      expect(await bad.json(), query).to.include({ error: "VALIDATION_FAILED" });
+    }
     const unsigned = await service.app.request("/v1/monitors");
     expect(unsigned.status).to.equal(401);
     const doc = (await (await service.app.request("/openapi.json")).json()) as {

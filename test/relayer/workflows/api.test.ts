@@ -658,6 +658,13 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
 
         const bad = await carol.request("GET", "/v1/workflows?cursor=not-a-cursor");
         expect(bad.status).to.equal(400);
+        for (const query of ["limit=0", "limit=101", "limit=0x2", "limit=2e0", "limit=2.0"]) {
+          const refused = await carol.request("GET", `/v1/workflows?${query}`);
+          expect(refused.status, query).to.equal(400);
+          expect(((await json(refused)) as { error: string }).error, query).to.equal(
+            "VALIDATION_FAILED",
+          );
+        }
         const badState = await carol.request("GET", "/v1/workflows?state=sleeping");
         expect(badState.status).to.equal(400);
         expect((await json(badState)).error).to.equal("VALIDATION_FAILED");

@@ -10,10 +10,11 @@
  *    (bench/analysis-standin.ts: the relayer's calls and the direct ones both cross a process
  *    boundary to reach it, as they would reach a provider), the load generator in this one.
  *    `POST /v1/analysis` over real HTTP against the same three provider
- *    calls made directly to the stand-in, p50/p99 of each and of the difference, in two shapes of
- *    600 requests per minute: paced (one request every 100 ms) and bursts of 50 at once every 5 s
- *    (the configured burst), after a warm-up of sequential requests and one burst that is not
- *    measured. The relayer process's CPU per request is read from /proc.
+ *    calls made directly to the stand-in, p50/p99 of each and of the difference, in three shapes of
+ *    600 requests per minute: paced (one request every 100 ms), random arrivals (independent, at
+ *    exponentially distributed gaps of mean 100 ms, seeded: a Poisson process, as independent
+ *    clients arrive) and bursts of 50 at once every 5 s (the configured burst), after a warm-up of
+ *    sequential requests and one burst that is not measured. The relayer process's CPU per request is read from /proc.
  *
  * Writes bench/results/analysis.json (the latency under `by_database`, one database per run; the
  * other's last figures are kept). Run: `npm run bench:analysis [-- --database postgres [--socket
@@ -34,6 +35,7 @@ import { generateCorpus, scoreCorpus, type CorpusText } from "../scripts/analysi
 import { ANALYSIS_PROVIDER_KEY, MODELS, textAnalysisEntry } from "../test/fixtures/analysis.ts";
 import { startChildRelayer } from "../test/fixtures/child.ts";
 import { createTestDatabase, type TestDatabase } from "../test/fixtures/postgres.ts";
+import { seededRandom } from "../test/fixtures/seeded.ts";
 import { processSeconds } from "./api-storage.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -208,6 +210,18 @@ async function direct(text: string): Promise<number> {
   return performance.now() - t;
 }
 
+/**
+ * Arrival times (ms) within `spanMs` of a Poisson process with mean gap `meanGapMs`: exponential
+ * gaps from a seeded generator, so every run sends the same schedule.
+ */
+function poissonArrivals(spanMs: number, meanGapMs: number, seed: number): number[] {
+  const uniform = seededRandom(seed);
+  const gap = () => -meanGapMs * Math.log(1 - uniform());
+  const at: number[] = [];
+  for (let t = gap(); t < spanMs; t += gap()) at.push(t);
+  return at;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Sends `count` requests on `schedule` (ms after start of each), through `call`. */
@@ -280,7 +294,7 @@ async function measure(
 }
 
 // Warm-up, not measured: sequential requests and one burst (JIT of both paths, connections,
-// prepared statements), then the two shapes, each starting with a full bucket.
+// prepared statements), then the three shapes, each starting with a full bucket.
 for (let i = 0; i < 10 * PROCESSES; i++) await viaRelayer(texts[i % texts.length]!, i);
 await drive(
   BURST,
@@ -300,6 +314,13 @@ const paced = await measure(
   "paced: one request every 100 ms",
   (PACED_SECONDS * 1000) / PACED_EVERY_MS,
   (i) => i * PACED_EVERY_MS,
+);
+await sleep(BURST_EVERY_MS);
+const arrivals = poissonArrivals(PACED_SECONDS * 1000, PACED_EVERY_MS, 600);
+const random = await measure(
+  `random: independent arrivals, mean gap ${PACED_EVERY_MS} ms (Poisson, seeded)`,
+  arrivals.length,
+  (i) => arrivals[i]!,
 );
 await sleep(BURST_EVERY_MS);
 const bursts = await measure(
@@ -362,7 +383,7 @@ const result = {
           ...(SOCKET_DIR ? { database_connection: `Unix socket in ${SOCKET_DIR}` } : {}),
           load_average: os.loadavg(),
           at_rest: atRest,
-          shapes: [paced, bursts],
+          shapes: [paced, random, bursts],
           burst_floor: floor,
         },
     },

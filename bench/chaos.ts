@@ -49,6 +49,7 @@ import { newExecutionId } from "../relayer/model/ids.ts";
 import { normaliseJsonWorkflow } from "../relayer/workflows/normalise.ts";
 import { freePort } from "../test/fixtures/net.ts";
 import { createTestDatabase } from "../test/fixtures/postgres.ts";
+import { seededRandom } from "../test/fixtures/seeded.ts";
 import { SERVICE_NODE_FLAGS } from "../test/fixtures/service-flags.ts";
 
 const env = process.env;
@@ -63,18 +64,7 @@ const CHAIN_NAMES = ["arbitrum", "polygon"] as const;
 const BLOCK_MS = 500;
 const RELIABILITY = { confirmations: 2, stuckAfterMs: 3_000 };
 
-/** mulberry32: small, seeded, reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = prng(SEED);
+const random = seededRandom(SEED);
 const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo));
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

@@ -11,6 +11,7 @@ import {
   type PlannedAction,
   type RoutableAction,
 } from "../../../relayer/routing/index.ts";
+import { seededRandom } from "../../fixtures/seeded.ts";
 
 /**
  * One routing decision for the whole workflow (relayer/routing/plan.ts): a plan never strands a
@@ -29,17 +30,6 @@ async function greedyChain(chains: ChainSet, from: string, to: string, amount: s
   return selectRoute(candidates, { priority: "cost" }, "greedy").chain;
 }
 
-/** Deterministic generator (mulberry32), so a failing case can be replayed from its seed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Case {
   actions: RoutableAction[];
   unavailable: Map<string, string>;
@@ -47,7 +37,7 @@ interface Case {
 
 /** A random workflow over the devnet: swaps, bridges, a final multisend; pins, chaining, fallbacks. */
 function generate(seed: number): Case {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
   const actions: RoutableAction[] = [];
   let asset = pick(Object.keys(AMOUNTS));

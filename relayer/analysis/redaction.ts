@@ -1107,20 +1107,24 @@ function readOptions(region: CountryCode | undefined): { defaultCountry?: Countr
 }
 
 /**
- * The decimal digits of other scripts (Arabic-Indic, Devanagari, …) by the ASCII digit they
- * write: each of the Basic Multilingual Plane's runs of digits is ten long, 0 to 9. Astral digits
- * (two UTF-16 units) are left: the view keeps the text's offsets.
+ * The decimal digits of other scripts (Arabic-Indic, Devanagari, full-width, the mathematical bold
+ * and monospace digits beyond the Basic Multilingual Plane, …) by the ASCII digit they write: each
+ * of Unicode's runs of digits is ten long, 0 to 9 (all of them below U+20000).
  */
 const OTHER_DIGITS: ReadonlyMap<string, string> = (() => {
   const digits = new Map<string, string>();
   let run = 0;
-  for (let cp = 0x80; cp < 0x10000; cp++) {
-    const c = String.fromCharCode(cp);
+  for (let cp = 0x80; cp < 0x20000; cp++) {
+    if (cp >= 0xd800 && cp < 0xe000) continue;
+    const c = String.fromCodePoint(cp);
     if (/\p{Nd}/u.test(c)) digits.set(c, String(run++ % 10));
     else run = 0;
   }
   return digits;
 })();
+
+/** A digit beyond the Basic Multilingual Plane (two UTF-16 units: `𝟒`). */
+const ASTRAL_DIGIT = /(?=\p{Nd})[\u{10000}-\u{1ffff}]/gu;
 
 /** Characters that join or hyphenate unseen: zero-width space and joiners, word joiner, BOM, soft hyphen. */
 const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/;
@@ -1133,10 +1137,15 @@ const INVISIBLES = new RegExp(INVISIBLE.source, "g");
  * stands for: full-width forms (`４１１１`, `ｊａｎｅ＠…`, as Japanese and Chinese texts write them) and
  * other scripts' digits as ASCII, no-break, figure, thin, narrow and ideographic spaces as a space,
  * the Unicode dashes and the minus sign as `-`, a line break between two digits (a number wrapped
- * across lines) as a space. Each stands for one UTF-16 unit, so the view keeps the text's offsets.
+ * across lines) as a space. Each stands for one UTF-16 unit, so the view keeps the text's offsets,
+ * but for a digit beyond the Basic Multilingual Plane (`𝟒`, two units): its ASCII digit stands for
+ * the first and the second is left out.
  */
 function detectionView(text: string): { view: string; offsets: Int32Array | null } {
-  let view = text.replace(PLACEHOLDER, (p) => " ".repeat(p.length));
+  // An astral digit is its ASCII digit and an invisible unit, which the view then leaves out.
+  let view = text
+    .replace(PLACEHOLDER, (p) => " ".repeat(p.length))
+    .replace(ASTRAL_DIGIT, (d) => `${OTHER_DIGITS.get(d)!}\u200b`);
   let offsets: Int32Array | null = null;
   if (INVISIBLE.test(view)) {
     const invisible = [...view.matchAll(INVISIBLES)].map((m) => m.index);
@@ -1157,6 +1166,10 @@ function detectionView(text: string): { view: string; offsets: Int32Array | null
     .replace(/[\u2010-\u2015\u2212]/g, "-")
     .replace(/(?<=\d)\n(?=\d)/g, " ");
   return { view, offsets };
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
 }
 
 /** Every piece of personal data found, non-overlapping, in text order. */
@@ -1187,7 +1200,9 @@ export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACT
   // At the text's offsets, the values as written (restoring puts back exactly what it held).
   return taken.spans.map((s) => {
     const start = offsets ? offsets[s.start]! : s.start;
-    const end = offsets ? offsets[s.end - 1]! + 1 : s.end;
+    // The view's last character stood for one unit of the text, or for both of an astral digit's.
+    const last = offsets ? offsets[s.end - 1]! : s.end - 1;
+    const end = last + (isHighSurrogate(text.charCodeAt(last)) ? 2 : 1);
     return { ...s, start, end, value: text.slice(start, end) };
   });
 }

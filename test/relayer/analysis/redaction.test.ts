@@ -294,6 +294,12 @@ describe("# analysis redaction of formats beyond the corpus", function () {
       ["SSN ０７８-０５-１１２０, IP １９２．１６８．１．２０", "SSN [SSN_1], IP [IP_1]"],
       // Dates and amounts stay, as in ASCII.
       ["Pay ２０２５年３月１日 ¥１２，５００.", "Pay ２０２５年３月１日 ¥１２，５００."],
+      // Digits beyond the Basic Multilingual Plane: two UTF-16 units each.
+      ["Card 𝟒𝟏𝟏𝟏 𝟏𝟏𝟏𝟏 𝟏𝟏𝟏𝟏 𝟏𝟏𝟏𝟏 on file.", "Card [CARD_1] on file."],
+      ["Card 𝟺𝟷𝟷𝟷𝟷𝟷𝟷𝟷𝟷𝟷𝟷𝟷𝟷𝟷𝟷𝟷, SSN 𝟎𝟕𝟖-𝟎𝟓-𝟏𝟏𝟐𝟎.", "Card [CARD_1], SSN [SSN_1]."],
+      ["Call +𝟒𝟒 𝟐𝟎 𝟕𝟗𝟒𝟔 𝟎𝟗𝟓𝟖 or +44 20 7946 0958.", "Call [PHONE_1] or [PHONE_2]."],
+      ["IP 𝟏𝟗𝟐.𝟏𝟔𝟖.𝟏.𝟐𝟎\u200b and 𝟭𝟬.𝟬.𝟬.𝟳", "IP [IP_1]\u200b and [IP_2]"],
+      ["Order 𝟏𝟐𝟑 of 2025 😀 for 𝟗𝟗 EUR.", "Order 𝟏𝟐𝟑 of 2025 😀 for 𝟗𝟗 EUR."],
     ];
     for (const [text, redacted] of cases) {
       const r = redact(text);

@@ -34,6 +34,7 @@ import {
   type ProviderFailure,
 } from "./provider.ts";
 import {
+  DEFAULT_REDACTION,
   quotedPlaceholders,
   RedactionError,
   restore,
@@ -190,7 +191,7 @@ export class TextAnalysis {
       );
     this.redaction = {
       cryptoAddresses: config.security.redactCryptoAddresses,
-      phoneRegions: ["US", "GB", "DE", "FR", "ES", "IT"],
+      phoneRegions: config.security.phoneRegions ?? DEFAULT_REDACTION.phoneRegions,
     };
     const counter = (name: string, help: string) =>
       (deps.registry.getSingleMetric(name) as Counter<"kind"> | undefined) ??

@@ -4,6 +4,7 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { isAddress } from "ethers";
+import { isSupportedCountry, type CountryCode } from "libphonenumber-js/max";
 import { loadRulesFile, type LegalRules } from "./legal-rules.ts";
 import { pemCertificates } from "./pem.ts";
 import { MONITORED_COLLECTIONS, RESPONSE_SCHEMAS } from "./response-schemas.ts";
@@ -301,6 +302,8 @@ const retention = z.union([z.string(), z.number()]).transform((value, ctx) => {
 /** Spec "Limits": text-analysis integration 600 requests per minute, burst 50; bias above 0.7. */
 export const TEXT_ANALYSIS_RATE_LIMIT = { rpm: 600, burst: 50 } as const;
 export const BIAS_THRESHOLD = 0.7;
+/** Each region is read once per national number that no earlier region read whole. */
+const MAX_PHONE_REGIONS = 16;
 /** Redaction threads: one per core but the event loop's, at least one. */
 export const DEFAULT_REDACTION_THREADS = Math.max(1, availableParallelism() - 1);
 
@@ -350,6 +353,21 @@ const textAnalysisSchema = z
         restore_placeholders: z.boolean().default(false),
         /** Crypto addresses count as personal data. */
         redact_crypto_addresses: z.boolean().default(true),
+        /**
+         * Regions whose national phone numbers are redacted without a phone label (absent: the
+         * redaction's own list, the labelled corpus's six locales).
+         */
+        phone_regions: z
+          .array(
+            z.string().refine((r) => /^[A-Z]{2}$/.test(r) && isSupportedCountry(r), {
+              message:
+                "must be a region libphonenumber knows, as its ISO 3166-1 alpha-2 code in capitals (BR, IN, JP)",
+            }),
+          )
+          .min(1, "must name at least one region")
+          .max(MAX_PHONE_REGIONS, `must name at most ${MAX_PHONE_REGIONS} regions`)
+          .refine((list) => new Set(list).size === list.length, "must not name a region twice")
+          .optional(),
       })
       .strict()
       .prefault({}),
@@ -398,7 +416,12 @@ export interface TextAnalysisConfig {
   fallbackModel: string;
   auth: { type: "api_key"; keyVault: "local" | "env"; credentialId: string };
   rateLimit: { rpm: number; burst: number };
-  security: { restorePlaceholders: boolean; redactCryptoAddresses: boolean };
+  security: {
+    restorePlaceholders: boolean;
+    redactCryptoAddresses: boolean;
+    /** Absent: the redaction's default regions. */
+    phoneRegions?: readonly CountryCode[];
+  };
   audit: { retentionMs: number; anchorIntervalMs: number; chain?: string };
   biasThreshold: number;
   retry: RetryPolicy;
@@ -705,6 +728,9 @@ function toTextAnalysis(
     security: {
       restorePlaceholders: raw.security.restore_placeholders,
       redactCryptoAddresses: raw.security.redact_crypto_addresses,
+      ...(raw.security.phone_regions
+        ? { phoneRegions: raw.security.phone_regions as CountryCode[] }
+        : {}),
     },
     audit: {
       retentionMs: raw.audit.data_retention,

@@ -143,6 +143,25 @@ describe("# text analysis API (stand-in provider)", function () {
     expect(((await again.json()) as { output: string }).output).to.equal(restored.output);
   });
 
+  it("should redact the national phone numbers of the configured regions, not only the default six", async function () {
+    const text = "Reach her at (11) 96123-4567 or at 020 7946 0958.";
+    // Brazil's plan is not among the default regions: its national number is not read as a phone.
+    const plain = (await (await world.post({ text })).json()) as { redactions: unknown[] };
+    expect(plain.redactions).to.deep.equal([{ type: "PHONE", count: 1 }]);
+    const withBrazil = analysisOn(world, {
+      configure: (config) => ({
+        ...config,
+        security: { ...config.security, phoneRegions: ["GB", "BR"] },
+      }),
+    });
+    world.provider.hits.length = 0;
+    const redacted = await withBrazil.analyze({ apiKeyId: world.key.id, text });
+    expect(redacted.redactions).to.deep.equal([{ type: "PHONE", count: 2 }]);
+    const sent = world.provider.hits.map((h) => h.body).join();
+    expect(sent).to.not.include("96123-4567").and.not.include("7946 0958");
+    expect(sent).to.include("[PHONE_1]").and.include("[PHONE_2]");
+  });
+
   it("should restore the client's values only, never personal data the model wrote", async function () {
     const restoring = analysisOn(world, {
       configure: (config) => ({

@@ -645,6 +645,72 @@ describe("# text_analysis configuration", function () {
     expect(config.integrations).to.deep.equal({});
   });
 
+  it("should read the regions whose national phone numbers are redacted, and name a bad list", function () {
+    const parse = (phoneRegions: unknown) =>
+      parseIntegrations({
+        text_analysis: {
+          ...textAnalysisEntry("https://llm.example.com/v1"),
+          security: { phone_regions: phoneRegions },
+        },
+      }).textAnalysis!.security.phoneRegions;
+    expect(
+      parseIntegrations({ text_analysis: textAnalysisEntry("https://llm.example.com/v1") })
+        .textAnalysis!.security.phoneRegions,
+    ).to.equal(undefined);
+    expect(parse(["BR", "IN", "JP"])).to.deep.equal(["BR", "IN", "JP"]);
+    for (const [list, message] of [
+      [["br"], "ISO 3166-1 alpha-2"],
+      [["XX"], "ISO 3166-1 alpha-2"],
+      [["BRA"], "ISO 3166-1 alpha-2"],
+      [[], "at least one region"],
+      [["BR", "BR"], "twice"],
+      [
+        [
+          "US",
+          "GB",
+          "DE",
+          "FR",
+          "ES",
+          "IT",
+          "BR",
+          "IN",
+          "JP",
+          "CN",
+          "MX",
+          "CA",
+          "AU",
+          "NL",
+          "PL",
+          "SE",
+          "NO",
+        ],
+        "at most 16",
+      ],
+      ["BR", "expected array"],
+    ] as const) {
+      let problems: string[] = [];
+      try {
+        parse(list);
+      } catch (err) {
+        problems = (err as { problems: string[] }).problems;
+      }
+      expect(
+        problems.some(
+          (p) => p.startsWith("text_analysis.security.phone_regions") && p.includes(message),
+        ),
+        `${JSON.stringify(list)}: ${problems.join("\n")}`,
+      ).to.equal(true);
+    }
+  });
+
+  it("should find a national phone number of a region it is given, and only then", function () {
+    const text = "Reach her at (11) 96123-4567.";
+    expect(findPii(text).map((s) => s.type)).to.deep.equal([]);
+    expect(
+      findPii(text, { ...DEFAULT_REDACTION, phoneRegions: ["BR"] }).map((s) => s.value),
+    ).to.deep.equal(["(11) 96123-4567"]);
+  });
+
   it("should name every bad value at start", function () {
     const bad = {
       ...textAnalysisEntry("ftp://x"),

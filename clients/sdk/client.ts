@@ -1,7 +1,7 @@
 import createClient, { type Client } from "openapi-fetch";
 import { apiErrorOf, ExecutionFailedError, retryAfterSeconds } from "./errors.ts";
 import type { components, paths } from "./openapi.ts";
-import { signRequest, type Credentials } from "./signing.ts";
+import { signingClock, signRequest, type Credentials } from "./signing.ts";
 
 export type Schemas = components["schemas"];
 export type Execution = Schemas["Execution"];
@@ -67,9 +67,10 @@ function safeToRepeat(request: Request, status: number | null): boolean {
  */
 function signingFetch(options: VeriflowClientOptions, policy: RetryPolicy) {
   const base = options.fetch ?? globalThis.fetch;
+  const stamp = signingClock();
   return async (request: Request): Promise<Response> => {
     for (let attempt = 0; ; attempt++) {
-      const signed = await signRequest(request, options);
+      const signed = await signRequest(request, options, stamp());
       let response: Response | null = null;
       let failure: unknown = null;
       try {

@@ -26,6 +26,7 @@ export {
 export {
   hmacSigning,
   signatureHeaders,
+  signingClock,
   signRequest,
   type Credentials,
   type SignedTarget,

@@ -79,15 +79,36 @@ export async function signatureHeaders(
 }
 
 /**
- * A copy of `request` carrying a fresh version 2 signature. Each attempt must be signed anew: the
- * relayer accepts a signature once, so a retry with the first attempt's headers would be a replay.
+ * Timestamps for one signer, in milliseconds, never the same twice: the wall clock, or one past
+ * the last stamp when the clock has not moved on. The relayer accepts a signature once, and two
+ * identical requests (the same list read twice) signed in one millisecond would be one signature,
+ * the second refused as a replay. The stamp runs ahead of the clock only by the requests signed
+ * within one millisecond, far inside the relayer's allowance for clock skew.
  */
-export async function signRequest(request: Request, credentials: Credentials): Promise<Request> {
+export function signingClock(now: () => number = Date.now): () => number {
+  let last = -Infinity;
+  return () => {
+    last = Math.max(now(), last + 1);
+    return last;
+  };
+}
+
+/**
+ * A copy of `request` carrying a fresh version 2 signature, stamped `timestampMs`. Each attempt
+ * must be signed anew: the relayer accepts a signature once, so a retry with the first attempt's
+ * headers would be a replay. A caller signing several requests passes stamps from one
+ * `signingClock`, as `hmacSigning` and `VeriflowClient` do.
+ */
+export async function signRequest(
+  request: Request,
+  credentials: Credentials,
+  timestampMs = Date.now(),
+): Promise<Request> {
   const body = new Uint8Array(await request.clone().arrayBuffer());
   const headers = new Headers(request.headers);
   const target = { method: request.method, url: request.url };
   for (const [name, value] of Object.entries(
-    await signatureHeaders(credentials, body, Date.now(), target),
+    await signatureHeaders(credentials, body, timestampMs, target),
   )) {
     headers.set(name, value);
   }
@@ -96,5 +117,6 @@ export async function signRequest(request: Request, credentials: Credentials): P
 
 /** The signing step as an openapi-fetch middleware, for callers composing their own client. */
 export function hmacSigning(credentials: Credentials): Middleware {
-  return { onRequest: ({ request }) => signRequest(request, credentials) };
+  const stamp = signingClock();
+  return { onRequest: ({ request }) => signRequest(request, credentials, stamp()) };
 }

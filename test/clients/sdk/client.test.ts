@@ -124,6 +124,20 @@ describe("# SDK client", function () {
       expect((refused as VeriflowApiError).status).to.equal(401);
     });
 
+    it("should have identical requests sent at once all accepted, none refused as a replay", async function () {
+      const enterprise = await newApiKey(relayer.ctx, "enterprise");
+      const client = new VeriflowClient({
+        baseUrl: server.url,
+        apiKey: enterprise.key,
+        signingSecret: enterprise.secret,
+      });
+      const pages = await Promise.allSettled(
+        Array.from({ length: 20 }, () => client.list({ limit: 5 })),
+      );
+      const refused = pages.flatMap((p) => (p.status === "rejected" ? [String(p.reason)] : []));
+      expect(refused).to.deep.equal([]);
+    });
+
     it("should hand a 429 whose Retry-After exceeds the bound to the caller at once, with the wait", async function () {
       const client = new VeriflowClient({
         baseUrl: server.url,

@@ -4,6 +4,7 @@ import { findPhoneNumbersInText, type CountryCode } from "libphonenumber-js/max"
 import nlp from "compromise";
 import validator from "validator";
 import { LOCALE_FIRST_NAMES } from "./first-names.ts";
+import { isHighSurrogate } from "./unicode.ts";
 
 /**
  * Personal data in free text, found and replaced by typed placeholders (`[EMAIL_1]`) before any
@@ -1107,69 +1108,81 @@ function readOptions(region: CountryCode | undefined): { defaultCountry?: Countr
 }
 
 /**
- * The decimal digits of other scripts (Arabic-Indic, Devanagari, full-width, the mathematical bold
- * and monospace digits beyond the Basic Multilingual Plane, …) by the ASCII digit they write: each
- * of Unicode's runs of digits is ten long, 0 to 9 (all of them below U+20000).
+ * Where each of Unicode's runs of decimal digits (`\p{Nd}`, ten long, 0 to 9) begins, beyond ASCII
+ * (Unicode 17, all below U+20000): Arabic-Indic, Devanagari, full-width, the mathematical bold and
+ * monospace digits beyond the Basic Multilingual Plane, …. A table rather than a scan of the code
+ * space at load, which every redaction thread would pay; a test checks it against the runtime's
+ * `\p{Nd}`.
  */
-const OTHER_DIGITS: ReadonlyMap<string, string> = (() => {
-  const digits = new Map<string, string>();
-  let run = 0;
-  for (let cp = 0x80; cp < 0x20000; cp++) {
-    if (cp >= 0xd800 && cp < 0xe000) continue;
-    const c = String.fromCodePoint(cp);
-    if (/\p{Nd}/u.test(c)) digits.set(c, String(run++ % 10));
-    else run = 0;
+export const DIGIT_RUNS: readonly number[] = [
+  0x660, 0x6f0, 0x7c0, 0x966, 0x9e6, 0xa66, 0xae6, 0xb66, 0xbe6, 0xc66, 0xce6, 0xd66, 0xde6, 0xe50,
+  0xed0, 0xf20, 0x1040, 0x1090, 0x17e0, 0x1810, 0x1946, 0x19d0, 0x1a80, 0x1a90, 0x1b50, 0x1bb0,
+  0x1c40, 0x1c50, 0xa620, 0xa8d0, 0xa900, 0xa9d0, 0xa9f0, 0xaa50, 0xabf0, 0xff10, 0x104a0, 0x10d30,
+  0x10d40, 0x11066, 0x110f0, 0x11136, 0x111d0, 0x112f0, 0x11450, 0x114d0, 0x11650, 0x116c0, 0x116d0,
+  0x116da, 0x11730, 0x118e0, 0x11950, 0x11bf0, 0x11c50, 0x11d50, 0x11da0, 0x11de0, 0x11f50, 0x16130,
+  0x16a60, 0x16ac0, 0x16b50, 0x16d70, 0x1ccf0, 0x1d7ce, 0x1d7d8, 0x1d7e2, 0x1d7ec, 0x1d7f6, 0x1e140,
+  0x1e2f0, 0x1e4f0, 0x1e5f1, 0x1e950, 0x1fbf0,
+];
+
+/** The other scripts' digits by the ASCII digit they write. */
+const OTHER_DIGITS: ReadonlyMap<string, string> = new Map(
+  DIGIT_RUNS.flatMap((zero) =>
+    Array.from({ length: 10 }, (_, d) => [String.fromCodePoint(zero + d), String(d)] as const),
+  ),
+);
+
+/**
+ * What the view leaves out of the text: characters that join or hyphenate unseen (zero-width space
+ * and joiners, word joiner, BOM, soft hyphen), and a digit beyond the Basic Multilingual Plane
+ * (`𝟒`, two UTF-16 units), whose first unit the view writes as its ASCII digit and whose second it
+ * leaves out.
+ */
+const LEFT_OUT = /[\u00ad\u200b-\u200d\u2060\ufeff]|(?=\p{Nd})[\u{10000}-\u{1ffff}]/gu;
+
+/**
+ * The view's positions, and its end, at the text's: `leftOut` are the text's units the view does
+ * not hold, in order.
+ */
+function offsetsWithout(leftOut: readonly number[], length: number): Int32Array {
+  const offsets = new Int32Array(length - leftOut.length + 1);
+  let kept = 0;
+  let from = 0;
+  for (const at of [...leftOut, length]) {
+    for (let i = from; i < at; i++) offsets[kept++] = i;
+    from = at + 1;
   }
-  return digits;
-})();
-
-/** A digit beyond the Basic Multilingual Plane (two UTF-16 units: `𝟒`). */
-const ASTRAL_DIGIT = /(?=\p{Nd})[\u{10000}-\u{1ffff}]/gu;
-
-/** Characters that join or hyphenate unseen: zero-width space and joiners, word joiner, BOM, soft hyphen. */
-const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/;
-const INVISIBLES = new RegExp(INVISIBLE.source, "g");
+  offsets[kept] = length;
+  return offsets;
+}
 
 /**
  * The text the detectors read: the redaction's own placeholders blanked, invisible characters
  * left out (`offsets` maps each of the view's positions, and its end, back to the text's; null when
- * there were none), and what word processors and PDF copies put inside numbers read as what it
- * stands for: full-width forms (`４１１１`, `ｊａｎｅ＠…`, as Japanese and Chinese texts write them) and
- * other scripts' digits as ASCII, no-break, figure, thin, narrow and ideographic spaces as a space,
- * the Unicode dashes and the minus sign as `-`, a line break between two digits (a number wrapped
+ * nothing was), and what word processors and PDF copies put inside numbers read as what it stands
+ * for: full-width forms (`４１１１`, `ｊａｎｅ＠…`, as Japanese and Chinese texts write them) and other
+ * scripts' digits as ASCII, no-break, figure, thin, narrow and ideographic spaces as a space, the
+ * Unicode dashes and the minus sign as `-`, a line break between two digits (a number wrapped
  * across lines) as a space. Each stands for one UTF-16 unit, so the view keeps the text's offsets,
- * but for a digit beyond the Basic Multilingual Plane (`𝟒`, two units): its ASCII digit stands for
- * the first and the second is left out.
+ * but for a digit beyond the Basic Multilingual Plane: its ASCII digit stands for its first unit.
  */
 function detectionView(text: string): { view: string; offsets: Int32Array | null } {
-  // An astral digit is its ASCII digit and an invisible unit, which the view then leaves out.
-  let view = text
-    .replace(PLACEHOLDER, (p) => " ".repeat(p.length))
-    .replace(ASTRAL_DIGIT, (d) => `${OTHER_DIGITS.get(d)!}\u200b`);
-  let offsets: Int32Array | null = null;
-  if (INVISIBLE.test(view)) {
-    const invisible = [...view.matchAll(INVISIBLES)].map((m) => m.index);
-    offsets = new Int32Array(view.length - invisible.length + 1);
-    let kept = 0;
-    let from = 0;
-    for (const at of [...invisible, view.length]) {
-      for (let i = from; i < at; i++) offsets[kept++] = i;
-      from = at + 1;
+  let view = text.replace(PLACEHOLDER, (p) => " ".repeat(p.length));
+  const leftOut: number[] = [];
+  view = view.replace(LEFT_OUT, (c: string, at: number) => {
+    if (c.length === 1) {
+      leftOut.push(at);
+      return "";
     }
-    offsets[kept] = view.length;
-    view = view.replace(INVISIBLES, "");
-  }
+    leftOut.push(at + 1);
+    return OTHER_DIGITS.get(c)!;
+  });
   view = view
     .replace(/[\uff01-\uff5e]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
     .replace(/(?![0-9])\p{Nd}/gu, (d) => OTHER_DIGITS.get(d) ?? d)
     .replace(/[\u00a0\u2007\u2009\u200a\u202f\u3000]/g, " ")
     .replace(/[\u2010-\u2015\u2212]/g, "-")
     .replace(/(?<=\d)\n(?=\d)/g, " ");
-  return { view, offsets };
-}
-
-function isHighSurrogate(unit: number): boolean {
-  return unit >= 0xd800 && unit <= 0xdbff;
+  return { view, offsets: leftOut.length > 0 ? offsetsWithout(leftOut, text.length) : null };
 }
 
 /** Every piece of personal data found, non-overlapping, in text order. */

@@ -8,7 +8,7 @@ import {
   queryIntegerOr,
 } from "../http/index.ts";
 import { listedRecord } from "./audit.ts";
-import { codePoints } from "./routing.ts";
+import { codePoints } from "./unicode.ts";
 import type { TextAnalysis } from "./service.ts";
 
 /**

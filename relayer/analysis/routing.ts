@@ -1,4 +1,5 @@
 import type { TextAnalysisConfig } from "../integrations/index.ts";
+import { codePoints } from "./unicode.ts";
 
 /**
  * Which model analyses a text (spec "Integration configuration keys": text containing the term NDA
@@ -32,22 +33,6 @@ export interface RouteDecision {
   model: string;
   reason: "nda" | "short" | "long";
   characters: number;
-}
-
-/** Unicode code points of a text (its UTF-16 length less the second unit of each pair). */
-export function codePoints(text: string): number {
-  let pairs = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const low = text.charCodeAt(i + 1);
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        pairs++;
-        i++;
-      }
-    }
-  }
-  return text.length - pairs;
 }
 
 export function routeText(text: string, models: TextAnalysisConfig["models"]): RouteDecision {

@@ -304,6 +304,8 @@ export const TEXT_ANALYSIS_RATE_LIMIT = { rpm: 600, burst: 50 } as const;
 export const BIAS_THRESHOLD = 0.7;
 /** Each region is read once per national number that no earlier region read whole. */
 const MAX_PHONE_REGIONS = 16;
+const isPhoneRegion = (r: string): r is CountryCode =>
+  /^[A-Z]{2}$/.test(r) && isSupportedCountry(r);
 /** Redaction threads: one per core but the event loop's, at least one. */
 export const DEFAULT_REDACTION_THREADS = Math.max(1, availableParallelism() - 1);
 
@@ -359,7 +361,7 @@ const textAnalysisSchema = z
          */
         phone_regions: z
           .array(
-            z.string().refine((r) => /^[A-Z]{2}$/.test(r) && isSupportedCountry(r), {
+            z.string().refine(isPhoneRegion, {
               message:
                 "must be a region libphonenumber knows, as its ISO 3166-1 alpha-2 code in capitals (BR, IN, JP)",
             }),
@@ -728,9 +730,7 @@ function toTextAnalysis(
     security: {
       restorePlaceholders: raw.security.restore_placeholders,
       redactCryptoAddresses: raw.security.redact_crypto_addresses,
-      ...(raw.security.phone_regions
-        ? { phoneRegions: raw.security.phone_regions as CountryCode[] }
-        : {}),
+      ...(raw.security.phone_regions ? { phoneRegions: raw.security.phone_regions } : {}),
     },
     audit: {
       retentionMs: raw.audit.data_retention,

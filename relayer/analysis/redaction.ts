@@ -162,8 +162,13 @@ function cards(text: string): PiiSpan[] {
       }
     }
   }
+  for (const [i, v] of matches(CARD_SECURITY_CODE, text, 1)) out.push(span("CARD", i, v));
   return out;
 }
+
+/** A card's security code after its label: with the card's number it authorises a payment. */
+const CARD_SECURITY_CODE =
+  /\b(?:CVV2?|CVC2?|CSC|CVN|card (?:security|verification) (?:code|value|number)|security code|Kartenprüfnummer|cryptogramme(?: visuel)?|c[óo]digo de seguridad|codice di sicurezza)[:#\s]*(\d{3,4})(?![\p{L}\p{N}])/giu;
 
 function ibans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
@@ -274,7 +279,29 @@ function nationalIds(text: string): PiiSpan[] {
     text,
   ))
     out.push(span("SSN", i, v));
+  for (const [i, v] of matches(ID_DOCUMENT, text, 1))
+    if (isDocumentNumber(v)) out.push(span("SSN", i, v));
   return out;
+}
+
+/**
+ * Identity documents after their label, in the six languages and Dutch: passport, identity card,
+ * driving licence, residence permit. Their numbers have no check a detector could apply, so the
+ * label decides, and the number must look like one (see isDocumentNumber): groups of letters and
+ * digits apart by a hyphen or, before a group that starts on a digit, a space (`D1234-5678-9012`,
+ * `12 3456 789`; `X1234567 issued` ends before `issued`).
+ */
+const ID_DOCUMENT =
+  /\b(?:passport|Reisepass|Personalausweis|Ausweis|passeport|pasaporte|passaporto|paspoort|(?:national )?ID card|identity (?:card|document)|carte (?:nationale )?d'identit[ée]|documento (?:nacional )?de identidad|carta d'identit[àa]|identiteitskaart|driver'?s'? licen[cs]e|driving licen[cs]e|DL|F[üu]hrerschein|permis de conduire|licencia de conducir|carn[ée] de conducir|patente di guida|rijbewijs|residence permit|Aufenthaltstitel|titre de s[ée]jour|permesso di soggiorno)(?:-?(?:nummer|Nr)| (?:number|num[ée]ro|n[úu]mero|num|no|nr|n°)|#)?\.?[:#\s]*((?-i:[A-Z0-9]{1,20}(?:-[A-Z0-9]{1,20}| [0-9][A-Z0-9]{0,19}){0,4}))(?![\p{L}\p{N}])/giu;
+
+/** A document's number: 6 to 20 letters and digits, at least two of them digits. */
+function isDocumentNumber(value: string): boolean {
+  const compact = value.replace(/[ -]/g, "");
+  return (
+    compact.length >= 6 &&
+    compact.length <= 20 &&
+    (compact.match(/\d/g) ?? []).length >= 2
+  );
 }
 
 /** The check letter of a codice fiscale's first 15 characters. */
@@ -321,11 +348,15 @@ function ips(text: string): PiiSpan[] {
 }
 
 const ACCOUNT_LABEL =
-  /\b(?:account (?:number|no\.?|#)|acct\.? (?:no\.?|#)|a\/c(?: no\.?)?|Kontonummer|Konto(?:-?Nr\.?)?|num[ée]ro de compte|n[°º] de compte|n[úu]mero de cuenta|cuenta|numero di conto|conto(?: n\.)?|rekeningnummer|routing (?:number|no\.?))[:#\s]*((?:\d[ -]?){5,17}\d)\b/giu;
+  /\b(?:account(?: (?:number|no\.?|#))?|acct\.?(?: (?:no\.?|#))?|a\/c(?: no\.?)?|Kontonummer|Konto(?:-?Nr\.?)?|num[ée]ro de compte|n[°º] de compte|n[úu]mero de cuenta|cuenta|numero di conto|conto(?: n\.)?|rekeningnummer|(?:ABA )?routing(?: (?:number|no\.?|#))?|ABA(?: (?:number|no\.?|#))?|RTN)[:#\s]*((?:\d[ -]?){5,17}\d)\b/giu;
+
+/** A span of years (`2024-2025`, `2024 25`), as fiscal years are written after "account". */
+const YEAR_SPAN = /^(?:19|20)\d{2}[ -](?:(?:19|20)\d{2}|\d{2})$/;
 
 function bankAccounts(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const [i, v] of matches(ACCOUNT_LABEL, text, 1)) out.push(span("BANK_ACCOUNT", i, v));
+  for (const [i, v] of matches(ACCOUNT_LABEL, text, 1))
+    if (!YEAR_SPAN.test(v)) out.push(span("BANK_ACCOUNT", i, v));
   // UK sort code + account number.
   for (const [i, v] of matches(/\b\d{2}-\d{2}-\d{2}[ ,/]+\d{8}\b/g, text))
     out.push(span("BANK_ACCOUNT", i, v));
@@ -993,7 +1024,22 @@ const DOCUMENT_NUMBER_LABEL =
  * Brazilian `(11) 2345-6789`, a 10-digit Indian mobile) is redacted all the same.
  */
 const PHONE_LABEL =
-  /\b(?:tel|tél|phone|telephone|téléphone|telefon|teléfono|telefono|telf|mobile|mob|mobil|cell|cellphone|handy|portable|móvil|movil|cellulare|cel|fax|ph|whatsapp)\.?(?: (?:no|nr|n°|number|#))?\.?\s?[:.]?\s*$|(?<![\p{L}\p{N}.])[TMF]\s?:\s*$/iu;
+  /\b(?:(?:tel|tél|phone|telephone|téléphone|telefon|teléfono|telefono|telf|mobile|mob|mobil|cell|cellphone|handy|portable|móvil|movil|cellulare|cel|fax|ph|whatsapp)\.?(?: (?:no|nr|n°|number|#))?\.?\s?[:.]?|(?:call|text|reach)(?: (?:me|us|him|her|them))?(?: (?:at|on))?|dial|erreichbar unter|unter der Nummer|appelez(?:-moi|-nous)?(?: au| le)?|joignable au|ll[áa]m(?:e|ame|enos) al|chiam(?:a|are|ami|ateci) (?:il|al))\s*$|(?<![\p{L}\p{N}.])[TMF]\s?:\s*$/iu;
+
+/**
+ * A local number after a phone label, 5 to 7 digits (`Tel: 555-1234`, `Fax 12 34 56`): without a
+ * label, that many digits are too many other things to be read as a phone.
+ */
+const LOCAL_PHONE =
+  /(?<![\p{L}\p{N}+.,/-])\(?\d(?:[ ()./-]{0,2}\d){4,6}(?!\p{N}|[ ()./-]{1,2}\d)/gu;
+
+function localPhones(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const [i, v] of matches(LOCAL_PHONE, text))
+    if (!DATE_SHAPED.test(v) && PHONE_LABEL.test(text.slice(Math.max(0, i - 24), i)))
+      out.push(span("PHONE", i, v));
+  return out;
+}
 
 /**
  * Stretches of text that can hold a phone number: at least 8 digits with the separators phone
@@ -1202,6 +1248,7 @@ export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACT
   const candidates = [
     ...specific,
     ...scanPhones(masked, options.phoneRegions, specific).spans,
+    ...localPhones(masked),
     ...addresses(masked),
     ...names(masked),
   ].filter((s) => s.value.trim().length > 0);

@@ -22,6 +22,21 @@ export const MAX_TEXT_BYTES = 256 * 1024;
 /** The most characters (Unicode code points, as routing counts them) of the instructions. */
 export const MAX_INSTRUCTIONS_CHARS = 8_192;
 
+const ANALYSIS_PATH = "/v1/analysis";
+
+/**
+ * The most bytes a `POST /v1/analysis` body may have: a text at its limit whose every byte JSON
+ * writes escaped (a control character, `\u0001`, is six bytes for one), instructions at theirs
+ * (`\ud83d\ude00`, twelve bytes for one character), and the rest of the object. Under the relayer's
+ * 1 MiB a valid text of control characters would be refused.
+ */
+export const MAX_ANALYSIS_BODY_BYTES = 6 * MAX_TEXT_BYTES + 12 * MAX_INSTRUCTIONS_CHARS + 4_096;
+
+/** The analysis routes' body limits that differ from the relayer's, by `METHOD path`. */
+export const ANALYSIS_BODY_LIMITS: ReadonlyMap<string, number> = new Map([
+  [`POST ${ANALYSIS_PATH}`, MAX_ANALYSIS_BODY_BYTES],
+]);
+
 /**
  * Text to send on: well-formed Unicode (a lone surrogate has no UTF-8 form, so neither its SHA-256
  * nor its stored copy would be the text submitted) with something visible in it: white space,
@@ -222,7 +237,7 @@ export function analysisRoutes(analysis: TextAnalysis | null) {
   router.openapi(
     createRoute({
       method: "post",
-      path: "/v1/analysis",
+      path: ANALYSIS_PATH,
       summary:
         "Analyse a text (redacted, bias-checked, routed to a model, checked, encrypted, audited)",
       tags: ["analysis"],

@@ -2,7 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { every } from "hono/combine";
 import { requestId } from "hono/request-id";
 import { accountRoutes } from "../accounts/routes.ts";
-import { analysisRoutes } from "../analysis/routes.ts";
+import { ANALYSIS_BODY_LIMITS, analysisRoutes } from "../analysis/routes.ts";
 import { artifactRoutes } from "../artifacts/routes.ts";
 import { auditPageRoutes } from "../audit/routes.ts";
 import { authenticate } from "../auth/index.ts";
@@ -10,6 +10,7 @@ import { complianceRoutes } from "../compliance/routes.ts";
 import {
   checkRequestUrl,
   docsRoutes,
+  MAX_BODY_BYTES,
   type AppEnv,
   renderError,
   renderNotFound,
@@ -50,6 +51,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
       masterKey: services.masterKey,
       clock: () => services.clock(),
       allowBearer: acceptsBearer,
+      bodyLimit: (method, path) => ANALYSIS_BODY_LIMITS.get(`${method} ${path}`) ?? MAX_BODY_BYTES,
       // Replay record and rate count in one statement shared by the requests arriving together;
       // rateLimit() then uses the decision.
       admit: async (c, credentials, signature, timestampMs) => {

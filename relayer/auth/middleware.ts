@@ -1,6 +1,12 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { ApiError, loadBody, type AppEnv, type AuthenticatedKey } from "../http/index.ts";
+import {
+  ApiError,
+  loadBody,
+  MAX_BODY_BYTES,
+  type AppEnv,
+  type AuthenticatedKey,
+} from "../http/index.ts";
 import type { Store } from "../store/index.ts";
 import { DEFAULT_FAILED_AUTH_PER_MINUTE, FailedAuthLimiter } from "./failures.ts";
 import {
@@ -33,6 +39,8 @@ export interface AuthOptions {
   store: Store;
   masterKey: Buffer;
   clock?: () => number;
+  /** The most bytes a request's body may have (default MAX_BODY_BYTES for every request). */
+  bodyLimit?: (method: string, path: string) => number;
   /** Accept `Authorization: Bearer <API_KEY>` as an alternative (compliance endpoints). */
   allowBearer?: boolean | ((path: string) => boolean);
   /** How long looked-up credentials are reused (default 1 s); see CredentialsCache. */
@@ -92,6 +100,7 @@ async function credentialsFor(
 
 export function authenticate(options: AuthOptions) {
   const clock = options.clock ?? Date.now;
+  const bodyLimit = options.bodyLimit ?? (() => MAX_BODY_BYTES);
   const cache = new CredentialsCache(options.store, options.masterKey, options.credentialsTtlMs);
   const admit =
     options.admit ??
@@ -134,7 +143,7 @@ export function authenticate(options: AuthOptions) {
         );
       }
       const credentials = await credentialsFor(cache, match[1]!, now);
-      await loadBody(c);
+      await loadBody(c, bodyLimit(c.req.method, c.req.path));
       setKey(c, credentials, "bearer");
       return next();
     }
@@ -193,7 +202,7 @@ export function authenticate(options: AuthOptions) {
       );
     }
     // Only now, for a known key, is the body read (bounded).
-    await loadBody(c);
+    await loadBody(c, bodyLimit(c.req.method, c.req.path));
     const body = c.get("rawBody");
     if (
       version === 1 &&

@@ -1,5 +1,12 @@
 /** The http area's public surface: other areas import it from here only. */
-export { checkRequestUrl, documentHazard, loadBody, mediaType, readBounded } from "./body.ts";
+export {
+  checkRequestUrl,
+  documentHazard,
+  loadBody,
+  MAX_BODY_BYTES,
+  mediaType,
+  readBounded,
+} from "./body.ts";
 export { docsRoutes } from "./docs.ts";
 export type { AppEnv, AuthenticatedKey, RateDecision } from "./env.ts";
 export {

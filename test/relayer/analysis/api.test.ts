@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { expect } from "chai";
+import { MAX_ANALYSIS_BODY_BYTES } from "../../../relayer/analysis/routes.ts";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
+import { MAX_BODY_BYTES } from "../../../relayer/http/body.ts";
 import { decryptSecret } from "../../../relayer/auth/secrets.ts";
 import { putCredential } from "../../../relayer/integrations/vault.ts";
 import { newApiKey, signedRequest } from "../../fixtures/relayer.ts";
@@ -708,6 +710,51 @@ describe("# text analysis API (stand-in provider)", function () {
     const body = (await res.json()) as { model: string };
     expect(res.status, JSON.stringify(body).slice(0, 200)).to.equal(200);
     expect(body.model).to.equal(MODELS.in_house);
+  });
+
+  it("should accept a 256 KiB text whose JSON form passes 1 MiB (control characters escaped), and refuse a body past the route's limit", async function () {
+    // Every control character is six bytes of JSON (`\u0001`): 1.5 MiB on the wire.
+    const text = `Clause 1.${"\u0001".repeat(262_135)}`;
+    expect(Buffer.byteLength(text)).to.equal(262_144);
+    const body = JSON.stringify({ text, instructions: `Summarise.${"\u0002".repeat(8_182)}` });
+    expect(body.length).to.be.above(1024 * 1024);
+    const accepted = await world.postRaw(body);
+    expect(accepted.status, (await accepted.clone().text()).slice(0, 200)).to.equal(200);
+
+    const count = () => world.relayer.ctx.store.query("SELECT count(*)::int AS n FROM analyses");
+    const before = await count();
+    // JSON may hold white space anywhere between its tokens: one byte past the limit.
+    const head = JSON.stringify({ text: "Pay now." }).slice(0, -1);
+    const padded = `${head}${" ".repeat(MAX_ANALYSIS_BODY_BYTES - head.length)}}`;
+    expect(Buffer.byteLength(padded)).to.equal(MAX_ANALYSIS_BODY_BYTES + 1);
+    const refused = await world.postRaw(padded);
+    expect([refused.status, await refused.json()]).to.deep.equal([
+      413,
+      {
+        error: "PAYLOAD_TOO_LARGE",
+        detail: `the request body exceeds the limit of ${MAX_ANALYSIS_BODY_BYTES} bytes`,
+        limit: MAX_ANALYSIS_BODY_BYTES,
+      },
+    ]);
+    expect(await count()).to.deep.equal(before);
+    // At the limit exactly, the same body is read and analysed.
+    const atLimit = `${head}${" ".repeat(MAX_ANALYSIS_BODY_BYTES - head.length - 1)}}`;
+    const read = await world.postRaw(atLimit);
+    expect(read.status).to.equal(200);
+    // Other routes keep the relayer's 1 MiB.
+    const workflow = `{"name":"w"${" ".repeat(1024 * 1024)}}`;
+    const elsewhere = await signedRequest(
+      world.relayer.app,
+      world.key,
+      "POST",
+      "/v1/workflows",
+      workflow,
+      {
+        timestamp: String(world.relayer.ctx.clock()),
+      },
+    );
+    expect(elsewhere.status).to.equal(413);
+    expect(((await elsewhere.json()) as { limit: number }).limit).to.equal(MAX_BODY_BYTES);
   });
 
   it("should count the instructions in characters: 8,192 of two UTF-16 code units each are accepted", async function () {

@@ -65,6 +65,7 @@ const INIT = `(() => {
     document.getElementById("signing-secret").value = "";
     state.textContent = "signing requests as " + apiKey;
   });
+  let lastStamp = 0;
   const hex = (buffer) =>
     Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
   window.ui = SwaggerUIBundle({
@@ -79,7 +80,10 @@ const INIT = `(() => {
       if (request.body != null && typeof request.body !== "string") {
         request.body = JSON.stringify(request.body);
       }
-      const timestamp = String(Date.now());
+      // Never the same stamp twice: two identical requests in one millisecond would be one
+      // signature, and the relayer refuses the second as a replay.
+      lastStamp = Math.max(Date.now(), lastStamp + 1);
+      const timestamp = String(lastStamp);
       const url = new URL(request.url, location.href);
       const bodyHash = hex(await crypto.subtle.digest("SHA-256", encoder.encode(request.body ?? "")));
       const payload = ["VERIFLOW-HMAC-SHA256-2", String(request.method).toUpperCase(),

@@ -62,6 +62,20 @@ describe("# /docs signs requests in the browser", function () {
     expect(body).to.match(/"execution_id":\s*"wf_/);
     // The secret is not left in the form.
     expect(await page.inputValue("#signing-secret")).to.equal("");
+    // Identical requests signed at once carry distinct stamps: none is refused as a replay.
+    const statuses = await page.evaluate(async () => {
+      type Signed = { url: string; method: string; headers: Record<string, string> };
+      const ui = (globalThis as unknown as { ui: { getConfigs(): Record<string, unknown> } }).ui;
+      const intercept = ui.getConfigs().requestInterceptor as (r: Signed) => Promise<Signed>;
+      const signed = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          intercept({ url: "/v1/workflows?limit=1", method: "GET", headers: {} }),
+        ),
+      );
+      const answers = await Promise.all(signed.map((r) => fetch(r.url, { headers: r.headers })));
+      return answers.map((r) => r.status);
+    });
+    expect(statuses).to.deep.equal([200, 200, 200, 200, 200]);
     await mkdir(path.dirname(SCREENSHOT), { recursive: true });
     await page.locator(".live-responses-table").first().scrollIntoViewIfNeeded();
     await page.screenshot({ path: SCREENSHOT });

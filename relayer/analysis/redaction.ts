@@ -297,11 +297,7 @@ const ID_DOCUMENT =
 /** A document's number: 6 to 20 letters and digits, at least two of them digits. */
 function isDocumentNumber(value: string): boolean {
   const compact = value.replace(/[ -]/g, "");
-  return (
-    compact.length >= 6 &&
-    compact.length <= 20 &&
-    (compact.match(/\d/g) ?? []).length >= 2
-  );
+  return compact.length >= 6 && compact.length <= 20 && (compact.match(/\d/g) ?? []).length >= 2;
 }
 
 /** The check letter of a codice fiscale's first 15 characters. */

@@ -233,7 +233,8 @@ const NUMBERED_BY =
  * The national identification numbers of the other locales, as SSN (a national id): ES DNI and
  * NIE and IT codice fiscale by their check letter, FR NIR by its key (mod 97), DE Steuer-ID by its
  * check digit (ISO 7064 MOD 11,10) after its label, UK National Insurance numbers by their
- * prefix rules, Canadian Social Insurance Numbers by their Luhn digit after their label.
+ * prefix rules, Canadian Social Insurance Numbers by their Luhn digit after their label, UK NHS
+ * numbers by their check digit after their label.
  */
 function nationalIds(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
@@ -279,6 +280,12 @@ function nationalIds(text: string): PiiSpan[] {
     text,
   ))
     out.push(span("SSN", i, v));
+  for (const [i, v] of matches(
+    /\bNHS(?: (?:number|no\.?|#))?[:#\s]*(\d{3}[ -]?\d{3}[ -]?\d{4})(?![\p{L}\p{N}])/giu,
+    text,
+    1,
+  ))
+    if (nhsNumberCheck(v.replace(/[ -]/g, ""))) out.push(span("SSN", i, v));
   for (const [i, v] of matches(ID_DOCUMENT, text, 1))
     if (isDocumentNumber(v)) out.push(span("SSN", i, v));
   return out;
@@ -298,6 +305,14 @@ const ID_DOCUMENT =
 function isDocumentNumber(value: string): boolean {
   const compact = value.replace(/[ -]/g, "");
   return compact.length >= 6 && compact.length <= 20 && (compact.match(/\d/g) ?? []).length >= 2;
+}
+
+/** An NHS number's check digit: weights 10 to 2 over the first nine, 11 less the sum mod 11. */
+function nhsNumberCheck(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < 9; i++) sum += Number(digits[i]) * (10 - i);
+  const check = (11 - (sum % 11)) % 11;
+  return check !== 10 && check === Number(digits[9]);
 }
 
 /** The check letter of a codice fiscale's first 15 characters. */

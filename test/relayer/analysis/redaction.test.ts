@@ -373,7 +373,10 @@ describe("# analysis redaction of each type's other formats", function () {
       ["social security card 219 09 9999", "social security card [SSN_1]"],
       ["ITIN 912-70-1234", "ITIN [SSN_1]"],
       ["SIN 046 454 286", "SIN [SSN_1]"],
+      ["NHS number 943 476 5919; NHS 943-476-5919", "NHS number [SSN_1]; NHS [SSN_2]"],
     ]);
+    // An NHS number failing its check digit is no national id (a phone's plan may still read it).
+    expect(findPii("NHS number 943 476 5918").map((s) => s.type)).to.not.include("SSN");
     // Area 000, 666, 9xx outside the ITIN groups, group 00, serial 0000: not an SSN, and the SSN's
     // 3-2-4 shape is no phone number either.
     expect(

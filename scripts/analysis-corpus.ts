@@ -2,7 +2,10 @@
  * Builds the labelled corpus of the text analysis's redaction (test/fixtures/analysis-corpus.json):
  * 324 texts in six locales (en-US, en-GB, de-DE, fr-FR, es-ES, it-IT), each a realistic
  * document (payment instruction, NDA, employment letter, KYC form, support e-mail, invoice) whose
- * personal data is labelled by type and offset. Deterministic: faker (pinned version) seeded per
+ * personal data is labelled by type and offset, then 36 English ones (en-HK: minutes, a consulting
+ * agreement, a support e-mail, a KYC form) naming Chinese, Korean and Japanese people from a hand
+ * list beside places and firms that read as names (Hong Kong, Suzuki Motor Corporation, Park
+ * Avenue). Deterministic: faker (pinned version) seeded per
  * locale; phone numbers are drawn until libphonenumber-js accepts them and written in the
  * locale's national or the international format; IBANs and cards carry valid checksums. Each text
  * also holds look-alikes that are not personal data (invoice numbers, amounts, version dates,
@@ -1192,6 +1195,220 @@ export function generateCorpus(seed = 14_000): CorpusText[] {
         labels,
       });
     }
+  }
+  // After the locales' texts, so theirs are drawn as before.
+  out.push(...eastAsianTexts(seed));
+  return out;
+}
+
+/**
+ * Romanized Chinese (pinyin; Hong Kong's Cantonese and Taiwan's Wade-Giles, the given name
+ * hyphenated), Korean and Japanese people, [culture, surname, given name], written by hand: faker
+ * has no romanized East Asian names.
+ */
+const EAST_ASIAN_PEOPLE: Array<["zh" | "hk" | "ko" | "ja", string, string]> = [
+  ...(
+    [
+      ["Wang", "Wei"],
+      ["Li", "Na"],
+      ["Zhang", "Xiaoming"],
+      ["Liu", "Yang"],
+      ["Chen", "Jianguo"],
+      ["Yang", "Fan"],
+      ["Huang", "Lei"],
+      ["Zhao", "Min"],
+      ["Wu", "Jing"],
+      ["Zhou", "Xun"],
+      ["Xu", "Jinglei"],
+      ["Sun", "Li"],
+      ["Ma", "Yun"],
+      ["Zhu", "Hong"],
+      ["Guo", "Jing"],
+      ["Gao", "Yuanyuan"],
+      ["Lin", "Feng"],
+      ["Zheng", "Jie"],
+      ["Liang", "Chao"],
+      ["Xie", "Na"],
+      ["Song", "Jia"],
+      ["Tang", "Wei"],
+      ["Deng", "Chao"],
+      ["Peng", "Liyuan"],
+      ["Xiao", "Zhan"],
+      ["Ouyang", "Nana"],
+    ] as const
+  ).map(([s, g]) => ["zh", s, g] as ["zh", string, string]),
+  ...(
+    [
+      ["Chan", "Tai-man"],
+      ["Wong", "Mei-ling"],
+      ["Cheung", "Kwok-wing"],
+      ["Leung", "Chiu-wai"],
+      ["Lau", "Ka-ho"],
+      ["Ng", "Siu-ming"],
+      ["Ho", "Wing-yan"],
+      ["Tsang", "Yam-kuen"],
+      ["Tsai", "Ing-wen"],
+      ["Hsu", "Chih-wei"],
+    ] as const
+  ).map(([s, g]) => ["hk", s, g] as ["hk", string, string]),
+  ...(
+    [
+      ["Kim", "Min-jun"],
+      ["Lee", "Seo-yeon"],
+      ["Park", "Ji-hoon"],
+      ["Choi", "Yoon-ah"],
+      ["Jung", "Ha-eun"],
+      ["Kang", "Min-seo"],
+      ["Cho", "Hyun-woo"],
+      ["Yoon", "Ji-woo"],
+      ["Jang", "Seo-jun"],
+      ["Lim", "Soo-min"],
+      ["Han", "Ye-jin"],
+      ["Oh", "Se-hoon"],
+      ["Shin", "Hye-jin"],
+      ["Kwon", "Do-yun"],
+      ["Hwang", "Eun-ji"],
+      ["Moon", "Geun-young"],
+    ] as const
+  ).map(([s, g]) => ["ko", s, g] as ["ko", string, string]),
+  ...(
+    [
+      ["Tanaka", "Yuki"],
+      ["Suzuki", "Hiroshi"],
+      ["Satō", "Haruto"],
+      ["Takahashi", "Aoi"],
+      ["Watanabe", "Sakura"],
+      ["Itō", "Ren"],
+      ["Yamamoto", "Hina"],
+      ["Nakamura", "Kenta"],
+      ["Kobayashi", "Yui"],
+      ["Katō", "Daiki"],
+      ["Yoshida", "Misaki"],
+      ["Sasaki", "Nanami"],
+      ["Kimura", "Haruka"],
+      ["Shimizu", "Mei"],
+      ["Mori", "Ayaka"],
+      ["Ōta", "Kōji"],
+    ] as const
+  ).map(([s, g]) => ["ja", s, g] as ["ja", string, string]),
+];
+const EAST_ASIAN_TEXTS = 36;
+
+/**
+ * How a text writes a person, turning with the text's index and the person's place in it:
+ * surname first (Wang Wei), given name first (Wei Wang, Ji-hoon Park), the surname in capitals
+ * (WANG Wei, Yuki TANAKA), all in capitals, surname first before a comma, and possessive. Korean
+ * given names are also written joined (Jihoon), Japanese long vowels also plain or doubled
+ * (Sato, Satou).
+ */
+function eastAsianForm(
+  [culture, surname, given]: (typeof EAST_ASIAN_PEOPLE)[number],
+  turn: number,
+): string {
+  let family = surname;
+  let own = given;
+  if (culture === "ko" && turn % 2 === 1) own = given.replace("-", "").toLowerCase();
+  if (culture === "ko" && own !== given) own = own.charAt(0).toUpperCase() + own.slice(1);
+  if (culture === "ja") {
+    const long = (w: string) =>
+      turn % 3 === 0
+        ? w
+        : w.replace(/[ōŌ]/gu, (v) =>
+            v === "ō" ? (turn % 3 === 1 ? "o" : "ou") : turn % 3 === 1 ? "O" : "Ou",
+          );
+    family = long(surname);
+    own = long(given);
+  }
+  switch (turn % 6) {
+    case 1:
+      return `${own} ${family}`;
+    case 2:
+      return culture === "ja" ? `${own} ${family.toUpperCase()}` : `${family.toUpperCase()} ${own}`;
+    case 3:
+      return `${family} ${own}`.toUpperCase();
+    default:
+      return `${family} ${own}`;
+  }
+}
+
+/** Documents in English naming East Asian people, beside places and firms that read as names. */
+function eastAsianTexts(seed: number): CorpusText[] {
+  const out: CorpusText[] = [];
+  const kinds = ["meeting_minutes", "consulting_agreement", "support_email", "kyc_form"];
+  for (let i = 0; i < EAST_ASIAN_TEXTS; i++) {
+    const person = (k: number) =>
+      EAST_ASIAN_PEOPLE[(i * 7 + k * 29 + seed * 13) % EAST_ASIAN_PEOPLE.length]!;
+    const [p1, p2, p3] = [person(0), person(1), person(2)];
+    const n = (p: (typeof EAST_ASIAN_PEOPLE)[number], k: number) =>
+      L("NAME", eastAsianForm(p, Math.floor(i / 4) + k));
+    const email = L(
+      "EMAIL",
+      `${p1[2]}.${p1[1]}@example.com`
+        .normalize("NFD")
+        .replace(/\p{M}/gu, "")
+        .replace(/-/g, "")
+        .toLowerCase(),
+    );
+    const kind = kinds[i % kinds.length]!;
+    const due = `20${25 + (i % 2)}-${pad(1 + (i % 12))}-${pad(1 + ((i * 3) % 28))}`;
+    const pieces: Piece[] =
+      kind === "meeting_minutes"
+        ? [
+            "Minutes of the steering committee, Hong Kong office\nPresent: ",
+            n(p1, 0),
+            ", ",
+            n(p2, 1),
+            " and ",
+            n(p3, 2),
+            ".\nThe Long Term Incentive Plan for the Shanghai and Seoul teams was approved. Action: ",
+            n(p1, 0),
+            " to send the draft to ",
+            email,
+            " by ",
+            due,
+            ".",
+          ]
+        : kind === "consulting_agreement"
+          ? [
+              "CONSULTING AGREEMENT\nThis Agreement is made on ",
+              due,
+              " between Suzuki Motor Corporation, Tokyo, and ",
+              n(p1, 3),
+              ' (the "Consultant"). The Consultant reports to ',
+              n(p2, 4),
+              " at the Nanjing Road branch and keeps ",
+              n(p3, 5),
+              " informed. Notices: ",
+              email,
+              ".",
+            ]
+          : kind === "support_email"
+            ? [
+                "Dear ",
+                n(p1, 0),
+                ",\nThank you for your message about order PO ",
+                String(400000 + i * 37),
+                ". Our colleague ",
+                n(p2, 1),
+                " in the Park Avenue office will reply from Samsung's Osaka desk. ",
+                n(p3, 5),
+                " is in copy (",
+                email,
+                ").\nKind regards,\nSupport",
+              ]
+            : [
+                "KYC FORM\nCustomer: ",
+                n(p1, 3),
+                "\nE-mail: ",
+                email,
+                "\nSpouse: ",
+                n(p2, 2),
+                "\nEmployer: Sun Microsystems, Beijing\nIntroduced by ",
+                n(p3, 1),
+                " of Maruti Suzuki.",
+              ];
+    const { text, labels } = build(pieces);
+    out.push({ id: `ea-${pad(i + 1, 3)}`, locale: "en-HK", kind, text, labels });
   }
   return out;
 }

@@ -3,6 +3,18 @@ import { electronicFormatIBAN, isValidIBAN } from "ibantools";
 import { findPhoneNumbersInText, type CountryCode } from "libphonenumber-js/max";
 import nlp from "compromise";
 import validator from "validator";
+import {
+  CHINESE_SURNAMES,
+  EAST_ASIAN_PLACES,
+  EVERYDAY_WORDS,
+  JAPANESE_GIVEN_NAMES,
+  JAPANESE_SURNAMES,
+  KOREAN_SURNAMES,
+  KOREAN_SYLLABLES,
+  OTHER_CHINESE_SYLLABLES,
+  PINYIN_NOT_IN_NAMES,
+  PINYIN_SYLLABLES,
+} from "./east-asian-names.ts";
 import { LOCALE_FIRST_NAMES } from "./first-names.ts";
 import { isHighSurrogate } from "./unicode.ts";
 
@@ -299,7 +311,7 @@ function nationalIds(text: string): PiiSpan[] {
  * `12 3456 789`; `X1234567 issued` ends before `issued`).
  */
 const ID_DOCUMENT =
-  /\b(?:passport|Reisepass|Personalausweis|Ausweis|passeport|pasaporte|passaporto|paspoort|(?:national )?ID card|identity (?:card|document)|carte (?:nationale )?d'identit[ée]|documento (?:nacional )?de identidad|carta d'identit[àa]|identiteitskaart|driver'?s'? licen[cs]e|driving licen[cs]e|DL|F[üu]hrerschein|permis de conduire|licencia de conducir|carn[ée] de conducir|patente di guida|rijbewijs|residence permit|Aufenthaltstitel|titre de s[ée]jour|permesso di soggiorno)(?:-?(?:nummer|Nr)| (?:number|num[ée]ro|n[úu]mero|num|no|nr|n°)|#)?\.?[:#\s]*((?-i:[A-Z0-9]{1,20}(?:-[A-Z0-9]{1,20}| [0-9][A-Z0-9]{0,19}){0,4}))(?![\p{L}\p{N}])/giu;
+  /\b(?:passport|Reisepass|Personalausweis|Ausweis|passeport|pasaporte|passaporto|paspoort|(?:national )?ID card|identity (?:card|document)|carte (?:nationale )?d'identit[ée]|documento (?:nacional )?de identidad|carta d'identit[àa]|identiteitskaart|driver'?s'? licen[cs]e|driving licen[cs]e|DL|F[üu]hrerschein|permis de conduire|licencia de conducir|carn[ée] de conducir|patente di guida|rijbewijs|residence permit|Aufenthaltstitel|titre de s[ée]jour|permesso di soggiorno)(?:-?(?:nummer|Nr)| (?:number|num[ée]ro|n[úu]mero|num|no|nr|n°)|#)?\.?(?: (?:is|was|ist|lautet|est|es|è))?[:#\s]*((?-i:[A-Z0-9]{1,20}(?:-[A-Z0-9]{1,20}| [0-9][A-Z0-9]{0,19}){0,4}))(?![\p{L}\p{N}])/giu;
 
 /** A document's number: 6 to 20 letters and digits, at least two of them digits. */
 function isDocumentNumber(value: string): boolean {
@@ -601,7 +613,7 @@ const COMPANY_AFTER =
 
 /** Company forms and words of company names: a name in capitals holding one is not a person's. */
 const COMPANY_WORDS = words(
-  "LTD LIMITED INC CORP CORPORATION COMPANY CO LLC LLP PLC GMBH AG KG SA SAS SARL SL SPA SRL BV NV HOLDINGS GROUP BANK PARTNERS SERVICES TRUST FUND ASSOCIATES INTERNATIONAL",
+  "LTD LIMITED INC CORP CORPORATION COMPANY CO LLC LLP PLC GMBH AG KG SA SAS SARL SL SPA SRL BV NV HOLDINGS GROUP BANK PARTNERS SERVICES TRUST FUND ASSOCIATES INTERNATIONAL ENTERPRISES INDUSTRIES MOTOR MOTORS ELECTRONICS TECHNOLOGIES PHARMACEUTICAL PHARMACEUTICALS SECURITIES",
 );
 
 /** Not a name: a listed word, in any case (`THE`, `AGREEMENT` as well as `The`). */
@@ -634,6 +646,21 @@ function surnameFirst(value: string, labelled = false): boolean {
   const surname = value.slice(0, at).split(" ");
   const given = value.slice(at + 2);
   const caps = surname.join(" ") === surname.join(" ").toUpperCase();
+  const givenWords = given.split(" ");
+  // Wang, Wei; CHAN, Tai Man; PARK, Ji-hoon: the East Asian rules weigh the surname themselves.
+  if (
+    surname.length === 1 &&
+    eastAsianName([surname[0]!, ...givenWords].map(titleCase)) === 1 + givenWords.length
+  )
+    return !notName(surname[0]!) && !COMPANY_WORDS.has(surname[0]!.toUpperCase());
+  // Two names of a list (Anand Subramanian, Wang Wei; Minjun Kim, Mei SHIMIZU), not a surname
+  // and given names.
+  if (
+    surname.length > 1 &&
+    (eastAsianName(givenWords.map(titleCase)) === givenWords.length ||
+      eastAsianName(surname.map(titleCase)) === surname.length)
+  )
+    return false;
   const known = /^\p{Lu}\./u.test(given) || given.split(/[ -]/).some(isFirstName);
   // An everyday word before a comma is a sentence's (However, John); in capitals with a known
   // given name it is a surname (VAN DER BERG, Jan; BAKER, Anna).
@@ -648,10 +675,16 @@ function surnameFirst(value: string, labelled = false): boolean {
   return labelled && /^\p{Lu}\p{Ll}+$/u.test(given) && !notName(given);
 }
 
-/** The words hold a first name of the lexicon, initials, or a script other than Latin. */
+/**
+ * The words hold a first name of the lexicon, initials, or a script other than Latin, or start on a
+ * romanized East Asian name.
+ */
 function looksPersonal(words: readonly string[]): boolean {
-  return words.some(
-    (w) => /^\p{Lu}\.$/u.test(w) || w.split("-").some(isFirstName) || !/\p{Script=Latin}/u.test(w),
+  return (
+    words.some(
+      (w) =>
+        /^\p{Lu}\.$/u.test(w) || w.split("-").some(isFirstName) || !/\p{Script=Latin}/u.test(w),
+    ) || eastAsianName(words.map(titleCase)) > 0
   );
 }
 
@@ -675,7 +708,7 @@ function listedNames(text: string, from: number): PiiSpan[] {
       words.some(
         (w) => notName(w) || TEAM_WORDS.has(w.toLowerCase()) || COMPANY_WORDS.has(w.toUpperCase()),
       ) ||
-      (isCommonWord(words[0]!) && !isFirstName(words[0]!)) ||
+      (isCommonWord(words[0]!) && !isFirstName(words[0]!) && eastAsianName(words) === 0) ||
       COMPANY_AFTER.test(text.slice(end, end + 16))
     )
       break;
@@ -770,6 +803,27 @@ function names(text: string): PiiSpan[] {
   return out;
 }
 
+/**
+ * Greek first names as Greeks write and call them (Γιώργος, Γιάννης, Νίκος, Κατερίνα): faker's
+ * Greek list holds mostly the church forms (Γεώργιος, Ιωάννης). Not the ones that are also
+ * everyday words (Ελπίδα, Χαρά, Ζωή, Νίκη: hope, joy, life, victory).
+ */
+const GREEK_FIRST_NAMES = [
+  ...words(
+    "γιώργος γιάννης νίκος κώστας κωνσταντίνος δημήτρης παναγιώτης βασίλης χρήστος θανάσης " +
+      "μιχάλης σπύρος βαγγέλης αντώνης στέλιος στυλιανός μανώλης λευτέρης τάσος σωτήρης αλέξης " +
+      "θοδωρής παύλος πέτρος απόστολος άγγελος στάθης ηλίας κυριάκος φώτης αριστοτέλης μάριος " +
+      "μάρκος λάμπρος χαράλαμπος χάρης πάνος γρηγόρης στράτος στέφανος σταύρος ορέστης " +
+      "περικλής σωκράτης προκόπης τηλέμαχος φίλιππος ηρακλής θωμάς λουκάς μάνος νεκτάριος " +
+      "ραφαήλ τιμόθεος ζήσης μιλτιάδης άρης αχιλλέας οδυσσέας " +
+      "μαρία ελένη αικατερίνη κατερίνα βασιλική βάσω σοφία αγγελική γεωργία δήμητρα " +
+      "κωνσταντίνα παρασκευή βούλα ευαγγελία ιωάννα χριστίνα αναστασία δέσποινα ειρήνη " +
+      "φωτεινή αθηνά ευτυχία χρυσούλα σταυρούλα αλεξάνδρα άννα ευγενία θεοδώρα κυριακή " +
+      "αργυρώ παναγιώτα μαργαρίτα ελισάβετ στυλιανή στέλλα αφροδίτη πηνελόπη δανάη αντωνία " +
+      "μαρίνα ξανθή ουρανία ρένα τασούλα φανή χαρίκλεια γιάννα νεφέλη αλίκη ιφιγένεια",
+  ),
+];
+
 /** Tags of everyday words that are also surnames (Brown, Baker, Young); the rest never are (However). */
 const SURNAME_TAGS = new Set([
   "Noun",
@@ -806,11 +860,17 @@ const { FIRST_NAMES, COMMON_WORDS, NOUN_LIKE } = (() => {
       if (tags.every((t) => SURNAME_TAGS.has(t as string))) nounLike.add(word);
     }
   }
-  for (const word of LOCALE_FIRST_NAMES.split(" ")) {
-    names.add(word);
-    // Văn and Thế without their accents are also the particle `van` and the article `the`.
+  // Song and Sim are Korean surnames that are everyday words: the East Asian rules read them.
+  const everydayWords = words(EVERYDAY_WORDS);
+  const surnames = new Set([...words(CHINESE_SURNAMES), ...words(KOREAN_SURNAMES)]);
+  const everydaySurnames = new Set([...everydayWords].filter((w) => surnames.has(w)));
+  for (const word of [...LOCALE_FIRST_NAMES.split(" "), ...GREEK_FIRST_NAMES]) {
+    if (!everydaySurnames.has(word)) names.add(word);
+    // Văn and Thế without their accents are also the particle `van` and the article `the`; Hán,
+    // Sáng, Băng the words han, sang, bang.
     const plain = word.normalize("NFD").replace(/\p{M}/gu, "");
-    if (!PARTICLE_WORD.test(plain) && !common.has(plain)) names.add(plain);
+    if (!PARTICLE_WORD.test(plain) && !common.has(plain) && !everydayWords.has(plain))
+      names.add(plain);
   }
   return {
     FIRST_NAMES: names as ReadonlySet<string>,
@@ -827,11 +887,35 @@ const CYRILLIC_STEMS: ReadonlySet<string> = new Set(
     .map((n) => n.replace(/[аяйьо]$/u, "")),
 );
 
+/**
+ * Greek first names in each case (Γιώργου, Γιώργο, Γιώργε; Γιάννη; Μαρίας; Ελένης; Αργυρώς), read
+ * without accents and with σ for ς: the genitive moves the accent (Γεώργιος, Γεωργίου). Each
+ * name's own forms only: Ήλιος (the sun) is not a form of Ηλίας.
+ */
+const greekPlain = (word: string) =>
+  word.normalize("NFD").replace(/\p{M}/gu, "").replace(/ς/gu, "σ");
+/** Each nominative ending's other forms: -ος gives -ου, -ο, -ε; -ης, -ας, -ες lose their σ; -α, -η, -ω take one. */
+const GREEK_CASES: ReadonlyArray<[RegExp, (plain: string) => string[]]> = [
+  [/οσ$/u, (p) => ["ου", "ο", "ε"].map((e) => p.slice(0, -2) + e)],
+  [/[ηαε]σ$/u, (p) => [p.slice(0, -1)]],
+  [/[αηω]$/u, (p) => [`${p}σ`]],
+];
+const GREEK_FORMS: ReadonlySet<string> = new Set(
+  [...FIRST_NAMES]
+    .filter((n) => /^\p{Script=Greek}+$/u.test(n))
+    .flatMap((n) => {
+      const plain = greekPlain(n);
+      const rule = GREEK_CASES.find(([ending]) => ending.test(plain));
+      return [plain, ...(rule ? rule[1](plain) : [])];
+    }),
+);
+
 /** In the lexicon as written, without its accents (José, Zoë: the lexicon has jose, zoe) or declined. */
 function isFirstName(word: string): boolean {
   const lower = word.normalize("NFC").toLowerCase();
   if (FIRST_NAMES.has(lower) || FIRST_NAMES.has(lower.normalize("NFD").replace(/\p{M}/gu, "")))
     return true;
+  if (/^\p{Script=Greek}+$/u.test(lower)) return GREEK_FORMS.has(greekPlain(lower));
   if (!/^\p{Script=Cyrillic}+$/u.test(lower)) return false;
   return CYRILLIC_STEMS.has(lower) || CYRILLIC_STEMS.has(lower.replace(CYRILLIC_ENDING, ""));
 }
@@ -839,6 +923,206 @@ function isFirstName(word: string): boolean {
 /** An everyday English word of the lexicon, in any case (`OF`, `Period`). */
 function isCommonWord(word: string): boolean {
   return COMMON_WORDS.has(word.toLowerCase());
+}
+
+/** Given-name syllables of pinyin (a joined given name is read only as pinyin: Jianguo, Xiaoming). */
+const PINYIN_NAME_SYLLABLES: ReadonlySet<string> = (() => {
+  const never = words(PINYIN_NOT_IN_NAMES);
+  return new Set([...words(PINYIN_SYLLABLES)].filter((s) => !never.has(s)));
+})();
+const CHINESE_NAME_SYLLABLES: ReadonlySet<string> = new Set([
+  ...PINYIN_NAME_SYLLABLES,
+  ...words(OTHER_CHINESE_SYLLABLES),
+]);
+const KOREAN_NAME_SYLLABLES = words(KOREAN_SYLLABLES);
+/** Korean given names whose second syllable starts on a vowel (Ha-eun, Ji-a, Ye-eun). */
+const KOREAN_VOWEL_SECOND = words("a ae ah eon eui eun ui");
+const CHINESE_SURNAME_SET = words(CHINESE_SURNAMES);
+const KOREAN_SURNAME_SET = words(KOREAN_SURNAMES);
+const JAPANESE_SURNAME_SET = words(JAPANESE_SURNAMES);
+const JAPANESE_GIVEN_SET = words(JAPANESE_GIVEN_NAMES);
+const EVERYDAY = words(EVERYDAY_WORDS);
+const PLACES = words(EAST_ASIAN_PLACES);
+/** Places of several words, as the words read (hong kong, wan chai). */
+const PLACE_PHRASES = [...PLACES].filter((p) => p.includes("_")).map((p) => p.replace(/_/g, " "));
+const PLACE_PHRASE_WORDS: ReadonlySet<string> = new Set(PLACE_PHRASES.flatMap((p) => p.split(" ")));
+/** The surnames and the Japanese given names: a name's form holds one. */
+const NAME_LEXICON: ReadonlySet<string> = new Set([
+  ...CHINESE_SURNAME_SET,
+  ...KOREAN_SURNAME_SET,
+  ...JAPANESE_SURNAME_SET,
+  ...JAPANESE_GIVEN_SET,
+]);
+/** Every word of the lexicons: compromise's tags do not make these everyday words (it has wang, jun). */
+const EAST_ASIAN_WORDS: ReadonlySet<string> = new Set([
+  ...CHINESE_NAME_SYLLABLES,
+  ...KOREAN_NAME_SYLLABLES,
+  ...CHINESE_SURNAME_SET,
+  ...KOREAN_SURNAME_SET,
+  ...JAPANESE_SURNAME_SET,
+  ...JAPANESE_GIVEN_SET,
+]);
+
+/**
+ * Hepburn's morae (shi, chi, tsu, fu, ji; ky, ny…; a doubled consonant; n before a consonant or
+ * at the end), with long vowels written ō, ou, oo or oh: the shape of a Japanese name beyond the
+ * lexicons (Kurosawa, Kakuei). Not si, ti, tu, hu, zi, di, du, which Hepburn does not write and
+ * Italian and Spanish words do.
+ */
+const HEPBURN =
+  /^(?:(?!s[iy]|t[iuy]|hu|z[iy]|d[iuy]|w[iue]|y[ie])(?:[kgsztdnhbpmrwy]|[kgnhbpmr]y|sh|ch|ts|j|f)?[aeiouāīūēō]|(?<=[aeiouāīūēō])h(?![aeiouy])|n(?![aeiouy])|m(?=[bpm])|k(?=k)|s(?=s)|t(?=t|ch)|p(?=p))+$/u;
+
+/** A word as the lexicons hold it: lower case, without a possessive, ü as u (Lü, Lyu, Lu). */
+function lexiconForm(word: string): string {
+  const lower = /^[\x20-\x7e]*$/u.test(word)
+    ? word.toLowerCase()
+    : word.normalize("NFC").toLowerCase().replace(/ü/gu, "u");
+  return lower.endsWith("s") ? lower.replace(/['’]s$/u, "") : lower;
+}
+
+/** Two syllables of a set joined (Jianguo = jian+guo); `vowelSecond` says which may start on a vowel. */
+function twoSyllables(
+  word: string,
+  syllables: ReadonlySet<string>,
+  vowelSecond: ReadonlySet<string>,
+): boolean {
+  for (let i = 1; i < word.length && i <= 6; i++) {
+    const second = word.slice(i);
+    if (!syllables.has(word.slice(0, i)) || !syllables.has(second)) continue;
+    if (!/^[aeiou]/u.test(second) || vowelSecond.has(second)) return true;
+  }
+  return false;
+}
+
+const NO_SYLLABLES: ReadonlySet<string> = new Set();
+
+/**
+ * A Chinese given name: one syllable, two joined as pinyin writes them (a second syllable that
+ * starts on a vowel needs pinyin's apostrophe: Xi'an, not Xian), or two hyphenated as Hong Kong,
+ * Taiwan and Singapore write them (Tai-man, Ying-jeou).
+ */
+function chineseGiven(w: string): boolean {
+  const parts = w.split(/[-'’]/u);
+  if (parts.length === 2) return parts.every((p) => CHINESE_NAME_SYLLABLES.has(p));
+  return (
+    parts.length === 1 &&
+    (CHINESE_NAME_SYLLABLES.has(w) || twoSyllables(w, PINYIN_NAME_SYLLABLES, NO_SYLLABLES))
+  );
+}
+
+/** A Korean given name: two syllables, hyphenated or joined (Ji-hoon, Jihoon, Seo-yeon, Haeun). */
+function koreanGiven(w: string): boolean {
+  const parts = w.split("-");
+  if (parts.length === 2) return parts.every((p) => KOREAN_NAME_SYLLABLES.has(p));
+  return parts.length === 1 && twoSyllables(w, KOREAN_NAME_SYLLABLES, KOREAN_VOWEL_SECOND);
+}
+
+/** The romanized name cultures: a surname of the lexicon and the shape of a given name. */
+const EAST_ASIAN_CULTURES: ReadonlyArray<{
+  surnames: ReadonlySet<string>;
+  given: (w: string) => boolean;
+  /** Given names of a lexicon rather than of a shape: one may come first though an everyday word (Mai Tanaka). */
+  listed: boolean;
+}> = [
+  { surnames: CHINESE_SURNAME_SET, given: chineseGiven, listed: false },
+  { surnames: KOREAN_SURNAME_SET, given: koreanGiven, listed: false },
+  { surnames: JAPANESE_SURNAME_SET, given: (w) => JAPANESE_GIVEN_SET.has(w), listed: true },
+];
+
+/**
+ * An everyday word of the corpus languages (`Long`, `Sun`, `Park`, `Lake`, `Mio`), or a place:
+ * the lexicons' own words by the hand list alone, the others also by compromise's lexicon.
+ */
+function everyday(w: string): boolean {
+  return (
+    EVERYDAY.has(w) ||
+    PLACES.has(w) ||
+    (!EAST_ASIAN_WORDS.has(w) &&
+      (isCommonWord(w) || NOT_NAMES.has(w.charAt(0).toUpperCase() + w.slice(1))))
+  );
+}
+
+/**
+ * Whether `first second` is a romanized Chinese, Korean or Japanese name, in either order: a
+ * surname of the lexicon with a given name of its culture's shape (Wang Wei, Zhang Xiaoming, Park
+ * Ji-hoon, Jihoon Park, Yuki Tanaka, Tanaka Yuki). Surnames that are everyday words (He, Sun,
+ * Long, Ma, Song, Park, Moon, Han, Ho, So, Law) need a given name that is neither an everyday word
+ * nor a Western first name of several syllables (Sun Yat-sen, Park Ji-hoon, Tang Wei; not Sun
+ * Microsystems, Long Term, Park Lane, Song Title, Ma Luca); a given name of a shape written first
+ * must not be an everyday word (not Like Wang), one of the Japanese lexicon may unless the surname
+ * is one too (Mai Tanaka). Japanese names also pair a name of the lexicons with a word of
+ * Hepburn's shape, neither an everyday word (Yuki Kurosawa, Kurosawa Akira; not Kawasaki Ninja).
+ */
+function eastAsianPair(first: string, second: string): boolean {
+  const a = lexiconForm(first);
+  const b = lexiconForm(second);
+  // A Western first name of several syllables is not one here (Ma Luca); one of one is (Tang Wei).
+  const plainGiven = (g: string, original: string) =>
+    !everyday(g) &&
+    (/-/u.test(original) ||
+      JAPANESE_GIVEN_SET.has(g) ||
+      CHINESE_NAME_SYLLABLES.has(g) ||
+      !isFirstName(original));
+  for (const { surnames, given, listed } of EAST_ASIAN_CULTURES) {
+    if (surnames.has(a) && given(b) && (!everyday(a) || plainGiven(b, second))) return true;
+    if (given(a) && surnames.has(b) && (!everyday(b) || plainGiven(a, first)))
+      if (!everyday(a) || (listed && !everyday(b))) return true;
+  }
+  const japanese = (w: string) => JAPANESE_SURNAME_SET.has(w) || JAPANESE_GIVEN_SET.has(w);
+  const shaped = (w: string) => w.length >= 4 && HEPBURN.test(w) && !everyday(w);
+  return ((japanese(a) && shaped(b)) || (shaped(a) && japanese(b))) && !everyday(a) && !everyday(b);
+}
+
+/**
+ * A Chinese or Korean name in three words, a surname then two syllables (Chan Tai Man, Kim Jong
+ * Un, Lim Boon Keng): a surname that is an everyday word takes no everyday syllable.
+ */
+function eastAsianTriple(first: string, second: string, third: string): boolean {
+  const [a, b, c] = [first, second, third].map(lexiconForm) as [string, string, string];
+  const cultures: Array<[ReadonlySet<string>, ReadonlySet<string>]> = [
+    [CHINESE_SURNAME_SET, CHINESE_NAME_SYLLABLES],
+    [KOREAN_SURNAME_SET, KOREAN_NAME_SYLLABLES],
+  ];
+  if (
+    !cultures.some(
+      ([surnames, syllables]) => surnames.has(a) && syllables.has(b) && syllables.has(c),
+    )
+  )
+    return false;
+  return !everyday(a) || (!everyday(b) && !everyday(c));
+}
+
+/** Every form holds a surname or a Japanese given name of the lexicons in its first two words. */
+function mayBeEastAsian(names: readonly string[]): boolean {
+  return (
+    names.length >= 2 &&
+    (NAME_LEXICON.has(lexiconForm(names[0]!)) || NAME_LEXICON.has(lexiconForm(names[1]!)))
+  );
+}
+
+/**
+ * How many of the words, from the first, are a romanized East Asian name (2 or 3), or 0; `before`
+ * is the word right before them, for a place they would end (Lok Ma Chau). The words are
+ * capitalised as the text writes them or in capitals (WANG Wei).
+ */
+function eastAsianName(names: readonly string[], before = ""): number {
+  if (!mayBeEastAsian(names)) return 0;
+  if (!names.every((w) => /^\p{Lu}/u.test(w))) return 0;
+  let n = 0;
+  if (
+    names.length >= 3 &&
+    eastAsianTriple(names[0]!, names[1]!, names[2]!) &&
+    // The third word starts the next name rather (Wang Wei Li Na).
+    !(names.length >= 4 && eastAsianPair(names[2]!, names[3]!))
+  )
+    n = 3;
+  else if (eastAsianPair(names[0]!, names[1]!)) n = 2;
+  if (n === 0) return 0;
+  const used = names.slice(0, n).map(lexiconForm);
+  if (used.some((w) => PLACES.has(w))) return 0;
+  const phrase = ` ${[before.toLowerCase(), ...used, lexiconForm(names[n] ?? "")].join(" ")} `;
+  if (PLACE_PHRASES.some((p) => phrase.includes(` ${p} `))) return 0;
+  return n;
 }
 
 /**
@@ -870,6 +1154,71 @@ const CONJUNCTION_BEFORE =
   /(?:^|[\n:;(,]\s*|\b(?:and|or|with|by|from|to|und|oder|mit|von|et|ou|avec|par|y|o|con|por|e|da|en|of|door) )$/u;
 
 /**
+ * A surname in capitals before its given names, or given names before it, as Chinese, Korean and
+ * Japanese names are written in international documents (WANG Wei, CHAN Tai Man, PARK Ji-hoon,
+ * Yuki TANAKA).
+ */
+const CAPITAL_SURNAME_NAME = new RegExp(
+  `(?<![\\p{L}\\p{N}'’-])(?=(\\p{Lu}{2,}(?: ${NAME_WORD}){1,2}|${NAME_WORD} \\p{Lu}{2,})(?![\\p{L}\\p{N}'’-]))`,
+  "gu",
+);
+
+/** WANG as Wang, Ji-hoon and Wang as written. */
+function titleCase(word: string): string {
+  return word === word.toUpperCase() ? word.charAt(0) + word.slice(1).toLowerCase() : word;
+}
+
+/** A word of a company's name (Enterprises, Holdings, Partners), in any case. */
+function companyWord(word: string): boolean {
+  return word.length > 3 && COMPANY_WORDS.has(word.toUpperCase());
+}
+
+/** The word right before `at`, when only a space is between. */
+function wordBefore(text: string, at: number): string {
+  return (
+    /(?<![\p{L}'’-])(\p{L}[\p{L}'’-]*) $/u.exec(text.slice(Math.max(0, at - 24), at))?.[1] ?? ""
+  );
+}
+
+/** Whether the words at `start` begin a place of several words (Hong Kong, Wong Tai Sin). */
+function eastAsianPlace(text: string, start: number, words: readonly string[]): boolean {
+  if (!words.some((w) => PLACE_PHRASE_WORDS.has(w.toLowerCase()))) return false;
+  const phrase = ` ${[wordBefore(text, start), ...words].join(" ").toLowerCase()} `;
+  return PLACE_PHRASES.some((p) => phrase.includes(` ${p} `));
+}
+
+/**
+ * A romanized East Asian name at the start of the words (eastAsianName), as a span; not where the
+ * words go on as a company's, a street's or a place's name (Sun Yat-sen University, Zhang Wei
+ * Holdings Ltd, 12 Wang Road), nor after a saint's or a house number.
+ */
+function eastAsianAt(text: string, start: number, written: readonly string[]): PiiSpan | null {
+  // Lookups read WANG as Wang; the span keeps the words as written. A particle ends the name.
+  const upTo = written.findIndex((w) => !/^\p{Lu}/u.test(w));
+  const words = (upTo < 0 ? written : written.slice(0, upTo)).map(titleCase);
+  if (!mayBeEastAsian(words)) return null;
+  const n = eastAsianName(words, wordBefore(text, start));
+  if (n === 0) return null;
+  const next = written[n];
+  if (next && (notName(next) || companyWord(next))) return null;
+  // A surname that is also a listed word (Law) was weighed as an everyday word already.
+  if (written.slice(0, n).some((w) => notName(w) && !EVERYDAY.has(lexiconForm(w)))) return null;
+  const kept = written.slice(0, n);
+  if (notAPerson(text, start, start + kept.join(" ").length)) return null;
+  return nameSpan(text, start, kept);
+}
+
+/** A street, a saint's place or a company's name where the words start or end. */
+function notAPerson(text: string, start: number, end: number): boolean {
+  return (
+    COMPANY_AFTER.test(text.slice(end, end + 16)) ||
+    SAINT_BEFORE.test(text.slice(Math.max(0, start - 7), start)) ||
+    // After a house number the words are a street named after someone (9807 Louisa Fall).
+    /\d[\p{L}]? $/u.test(text.slice(Math.max(0, start - 3), start))
+  );
+}
+
+/**
  * Names without a label: a first name of the lexicon followed by capitalised words, unless the
  * words continue as a company name ("Ontiveros y Atencio S.L.") or are words that are not names;
  * the same in capitals, unless a word is a company's or an everyday one (GRANT OF LICENCE);
@@ -879,21 +1228,32 @@ function unlabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   const companyAfter = (end: number) => COMPANY_AFTER.test(text.slice(end, end + 16));
   for (const m of text.matchAll(UNLABELLED_NAME)) {
-    // Jean-Pierre, Hans-Jürgen: a first name of the lexicon in either part.
-    if (!m[1]!.split("-").some(isFirstName)) continue;
     const words = `${m[1]}${m[2]}`.split(" ");
+    // Jean-Pierre, Hans-Jürgen: a first name of the lexicon in either part.
+    if (!m[1]!.split("-").some(isFirstName)) {
+      const found = eastAsianAt(text, m.index, words);
+      if (found) out.push(found);
+      continue;
+    }
     while (words.length > 1 && SUFFIX_WORD.test(words.at(-1)!)) words.pop();
-    if (words.length < 2 || words.some((w) => NOT_NAMES.has(w))) continue;
-    if (companyAfter(m.index + `${m[1]}${m[2]}`.length)) continue;
-    if (SAINT_BEFORE.test(text.slice(Math.max(0, m.index - 7), m.index))) continue;
+    if (words.length < 2 || words.some((w) => NOT_NAMES.has(w) || companyWord(w))) continue;
+    if (notAPerson(text, m.index, m.index + `${m[1]}${m[2]}`.length)) continue;
     if (SAINT_BEFORE.test(`${m[1]} `)) continue;
-    // After a house number the words are a street named after someone (9807 Louisa Fall).
-    if (/\d[\p{L}]? $/u.test(text.slice(Math.max(0, m.index - 3), m.index))) continue;
+    if (eastAsianPlace(text, m.index, words)) continue;
     out.push(nameSpan(text, m.index, words));
+  }
+  for (const m of text.matchAll(CAPITAL_SURNAME_NAME)) {
+    const words = m[1]!.split(" ");
+    const found = eastAsianAt(text, m.index, words);
+    if (found) out.push(found);
   }
   for (const m of text.matchAll(UNLABELLED_CAPS)) {
     const words = m[1]!.split(" ");
-    if (!words[0]!.split("-").some(isFirstName)) continue;
+    if (!words[0]!.split("-").some(isFirstName)) {
+      const found = eastAsianAt(text, m.index, words);
+      if (found) out.push(found);
+      continue;
+    }
     // The name ends before the first word that cannot be one (JOHN SMITH SHALL → JOHN SMITH).
     let n = 1;
     while (n < words.length) {
@@ -907,6 +1267,7 @@ function unlabelledNames(text: string): PiiSpan[] {
     while (kept.length > 1 && SUFFIX_WORD.test(kept.at(-1)!)) kept.pop();
     if (kept.length < 2) continue;
     if (n === words.length && companyAfter(m.index + m[1]!.length)) continue;
+    if (eastAsianPlace(text, m.index, kept)) continue;
     out.push(nameSpan(text, m.index, kept));
   }
   for (const m of text.matchAll(UNLABELLED_INITIALS)) {
@@ -926,6 +1287,8 @@ function unlabelledNames(text: string): PiiSpan[] {
     const surname = value.slice(0, value.indexOf(","));
     const caps = surname === surname.toUpperCase();
     if (!caps && !CLAUSE_START.test(text.slice(Math.max(0, m.index - 4), m.index))) continue;
+    // A surname in capitals that ends a name (Ji-hoon PARK, Seo-yeon LEE) is not the next one's.
+    if (caps && eastAsianName([wordBefore(text, m.index), titleCase(surname)]) === 2) continue;
     if (!surnameFirst(value)) continue;
     // Surnames joined by a conjunction are a firm's name (Durgan, Fay and Dickens).
     const end = m.index + value.length;
@@ -945,6 +1308,7 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   UNLABELLED_INITIALS,
   UNLABELLED_SURNAME_FIRST,
   LISTED_NAME,
+  CAPITAL_SURNAME_NAME,
 ];
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";

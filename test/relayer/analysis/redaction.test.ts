@@ -471,6 +471,7 @@ describe("# analysis redaction of each type's other formats", function () {
   it("should redact passport, identity card, driving licence and residence permit numbers after their label, as SSN", function () {
     expectRedacted([
       ["Passport number X1234567 issued in London", "Passport number [SSN_1] issued in London"],
+      ["Her passport number is X1234567.", "Her passport number is [SSN_1]."],
       [
         "passport no. 123456789; Reisepassnummer C01X00T47",
         "passport no. [SSN_1]; Reisepassnummer [SSN_2]",
@@ -1088,6 +1089,138 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should redact Chinese names in pinyin, Cantonese, Wade-Giles and Hokkien, surname first or given name first, without a label", function () {
+    expectRedacted([
+      [
+        "Li Na signed the agreement on behalf of the buyer.",
+        "[NAME_1] signed the agreement on behalf of the buyer.",
+      ],
+      [
+        "Wang Wei and Zhang San met Maria Garcia in Madrid.",
+        "[NAME_1] and [NAME_2] met [NAME_3] in Madrid.",
+      ],
+      [
+        "The buyer, Zhang Xiaoming, and the seller, Chen Jianguo, agree.",
+        "The buyer, [NAME_1], and the seller, [NAME_2], agree.",
+      ],
+      ["Ouyang Xiu, Sima Qian and Zhuge Liang", "[NAME_1], [NAME_2] and [NAME_3]"],
+      ["Xiaoming Zhang and Jianguo Chen signed.", "[NAME_1] and [NAME_2] signed."],
+      ["Chen Jianguo's signature is missing.", "[NAME_1] signature is missing."],
+      ["Lü Bu and Lyu Bu", "[NAME_1] and [NAME_2]"],
+      // Hong Kong: two syllables as two words or hyphenated; Taiwan's Wade-Giles; Singapore's Hokkien.
+      [
+        "Mr. Chan Tai Man, Ms. Cheung Mei-ling and Leung Chun-ying",
+        "Mr. [NAME_1], Ms. [NAME_2] and [NAME_3]",
+      ],
+      ["Mei-ling Wong will call.", "[NAME_1] will call."],
+      ["Tsai Ing-wen met Ma Ying-jeou.", "[NAME_1] met [NAME_2]."],
+      ["Lee Kuan Yew and Goh Chok Tong", "[NAME_1] and [NAME_2]"],
+      // Surnames that are everyday words, with a given name that is not one.
+      ["He Jiankui and Sun Yat-sen", "[NAME_1] and [NAME_2]"],
+      ["Ma Yun founded it; Long Xiaoming joined.", "[NAME_1] founded it; [NAME_2] joined."],
+      ["Ho Ka-wai, So Man-ki and Law Chi-kwong", "[NAME_1], [NAME_2] and [NAME_3]"],
+      // In capitals, the surname in capitals, surname first with a comma, after a label.
+      ["WANG WEI AND LI NA SHALL PAY", "[NAME_1] AND [NAME_2] SHALL PAY"],
+      ["Signed: ZHANG Xiaoming and CHAN Tai Man", "Signed: [NAME_1] and [NAME_2]"],
+      ["Xiaoming ZHANG attended.", "[NAME_1] attended."],
+      ["WANG, Wei (the Borrower) agrees.", "[NAME_1] (the Borrower) agrees."],
+      ["To: Zhang Xiaoming", "To: [NAME_1]"],
+      ["Cc: Anand Subramanian, Wang Wei", "Cc: [NAME_1], [NAME_2]"],
+    ]);
+  });
+
+  it("should redact Korean names, the given name hyphenated, joined or in two words, in either order", function () {
+    expectRedacted([
+      ["Park Ji-hoon will review the NDA.", "[NAME_1] will review the NDA."],
+      [
+        "Park Ji-hoon, Kim Min-jun and Lee Seo-yeon attended.",
+        "[NAME_1], [NAME_2] and [NAME_3] attended.",
+      ],
+      ["Ji-hoon Park and Minjun Kim signed.", "[NAME_1] and [NAME_2] signed."],
+      ["Choi Jihoon's contract and Kang Haeun's", "[NAME_1] contract and [NAME_2]"],
+      ["Moon Jae-in met Yoon Suk-yeol and Ban Ki-moon.", "[NAME_1] met [NAME_2] and [NAME_3]."],
+      ["Song Ji-hyo, Han Ji-min, Jung Ho-yeon", "[NAME_1], [NAME_2], [NAME_3]"],
+      ["Kim Jong Un", "[NAME_1]"],
+      ["PARK JI-HOON SHALL PAY", "[NAME_1] SHALL PAY"],
+      ["Ji-hoon PARK, Seo-yeon LEE", "[NAME_1], [NAME_2]"],
+      ["Park, Ji-hoon (the Tenant) shall vacate.", "[NAME_1] (the Tenant) shall vacate."],
+    ]);
+  });
+
+  it("should redact Japanese names in either order, long vowels written any way, and a surname or given name beyond the lexicons beside a known one", function () {
+    expectRedacted([
+      ["Yuki Tanaka's phone is 090-1234-5678.", "[NAME_1] phone is [PHONE_1]."],
+      ["Hiroshi Suzuki met Sato Haruto and Tanaka Yuki.", "[NAME_1] met [NAME_2] and [NAME_3]."],
+      ["Satō Kenji, Satou Kenji, Satoh Kenji", "[NAME_1], [NAME_2], [NAME_3]"],
+      ["Itō Hinata and Ohno Sakura", "[NAME_1] and [NAME_2]"],
+      ["Mai Tanaka and Mio Watanabe", "[NAME_1] and [NAME_2]"],
+      ["Akira Kurosawa and Kurosawa Akira", "[NAME_1] and [NAME_2]"],
+      ["TANAKA YUKI", "[NAME_1]"],
+      ["Yuki TANAKA and Hiroshi SUZUKI", "[NAME_1] and [NAME_2]"],
+    ]);
+  });
+
+  it("should redact Greek names without a label, as Greeks call them and in each case", function () {
+    expectRedacted([
+      ["Γιώργος Παπαδόπουλος υπέγραψε τη σύμβαση.", "[NAME_1] υπέγραψε τη σύμβαση."],
+      ["Η σύμβαση του Γιώργου Παπαδόπουλου.", "Η σύμβαση του [NAME_1]."],
+      ["Υπογραφή του Γεωργίου Παπαδόπουλου.", "Υπογραφή του [NAME_1]."],
+      ["Με την Ελένη Οικονόμου και τον Νίκο Γεωργίου.", "Με την [NAME_1] και τον [NAME_2]."],
+      ["Της Μαρίας Ιωάννου και του Γιάννη Κωνσταντίνου", "Της [NAME_1] και του [NAME_2]"],
+      ["ΓΙΩΡΓΟΣ ΠΑΠΑΔΟΠΟΥΛΟΣ", "[NAME_1]"],
+    ]);
+    expectNoName(["Ο Ήλιος Λάμπει", "Η Σύμβαση Παροχής Υπηρεσιών", "Η Ελπίδα Πεθαίνει Τελευταία"]);
+  });
+
+  it("should leave everyday words, companies, streets, places and phrases that read as East Asian names", function () {
+    expectNoName([
+      // Surnames that are everyday words, with no given name that is not one.
+      "He Said it twice.",
+      "Sun Microsystems shipped.",
+      "The Long Term Incentive Plan",
+      "Ma Bell called.",
+      "Song Title and Song Book",
+      "Moon River plays.",
+      "Park Avenue is wide; Park Lane too.",
+      "So Long As the Buyer pays",
+      "Ding Dong",
+      "Han Dynasty and Tang Dynasty",
+      "HE SAID",
+      "LONG TERM AND SHORT TERM",
+      "THE HONG KONG OFFICE",
+      // Korean surnames need a two-syllable given name.
+      "Jang Ho is there.",
+      // Sentences of the other languages: a surname that is a word of theirs, then a first name or a word.
+      "Ma Lei non ha firmato.",
+      "Ma Luca ha firmato.",
+      "Son Juan y Pedro.",
+      "Au Liban et au Mali.",
+      "Im Namen der Parteien.",
+      // A given name's shape written first that is an everyday word.
+      "Like Wang, Chen said nothing.",
+      // Companies: a company word in or after the name.
+      "Lee Enterprises owns it.",
+      "Lee & Partners LLP advised.",
+      "Samsung and Suzuki Motor Corporation",
+      "Maruti Suzuki sells cars.",
+      "Zhang Wei Holdings Ltd",
+      "Wang Wei Group",
+      "Sun Yat-sen University",
+      "Kawasaki Ninja and Suzuki Samurai",
+      // Streets and places.
+      "The Park Street office.",
+      "88 Wang Wei Lane",
+      "Nanjing Road",
+      "The Hong Kong office.",
+      "Wan Chai, Yau Ma Tei and Lok Ma Chau",
+      "Beijing, Shanghai, Seoul, Tokyo and Osaka",
+      "in Shanghai Pudong",
+      // Phrases English took from Chinese.
+      "Feng Shui and Yin Yang",
+      "Ping An Insurance",
+    ]);
+  });
+
   it("should hold the name detectors to the start-up linearity check and read 256 KiB of their worst input in linear time", function () {
     for (const re of NAME_PATTERNS) expect(superLinear(re.source), re.source).to.equal(null);
     const SIZE = 256 * 1024;
@@ -1112,6 +1245,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Mr. van ",
       "Name: ",
       "Иваном ",
+      "AB Cd ",
+      "Ab CD ",
+      "Wang ",
     ]) {
       const text = piece.repeat(Math.ceil(SIZE / piece.length)).slice(0, SIZE);
       // A quadratic pattern takes seconds here; a floor keeps a loaded machine's noise out.

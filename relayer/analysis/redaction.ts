@@ -1399,7 +1399,7 @@ const DOCUMENT_NUMBER_LABEL =
  * Brazilian `(11) 2345-6789`, a 10-digit Indian mobile) is redacted all the same.
  */
 const PHONE_LABEL =
-  /\b(?:(?:tel|tél|phone|telephone|téléphone|telefon|teléfono|telefono|telf|mobile|mob|mobil|cell|cellphone|handy|portable|móvil|movil|cellulare|cel|fax|ph|whatsapp)\.?(?: (?:no|nr|n°|number|#))?\.?\s?[:.]?|(?:call|text|reach)(?: (?:me|us|him|her|them))?(?: (?:at|on))?|dial|erreichbar unter|unter der Nummer|appelez(?:-moi|-nous)?(?: au| le)?|joignable au|ll[áa]m(?:e|ame|enos) al|chiam(?:a|are|ami|ateci) (?:il|al))\s*$|(?<![\p{L}\p{N}.])[TMF]\s?:\s*$/iu;
+  /\b(?:(?:tel|tél|phone|telephone|téléphone|telefon|teléfono|telefono|telf|mobile|mob|mobil|cell|cellphone|handy|portable|móvil|movil|cellulare|cel|fax|ph|whatsapp)\.?(?: (?:no|nr|n°|number|#))?\.?\s?[:.]?|call(?: (?:me|us|him|her|them))?(?: (?:at|on))?|(?:text|reach) (?:me|us|him|her|them)(?: (?:at|on))?|dial|erreichbar unter|unter der Nummer|appelez(?:-moi|-nous)?(?: au| le)?|joignable au|ll[áa]m(?:e|ame|enos) al|chiam(?:a|are|ami|ateci) (?:il|al))\s*$|(?<![\p{L}\p{N}.])[TMF]\s?:\s*$/iu;
 
 /**
  * A local number after a phone label, 5 to 7 digits (`Tel: 555-1234`, `Fax 12 34 56`): without a

@@ -465,6 +465,10 @@ describe("# analysis redaction of each type's other formats", function () {
       "call 1234",
       "Tel: ref-555-1234",
       "Ref 555-1234, order 7654321",
+      // "reach" and "text" dial only with whom: a count after them is a count.
+      "to reach 500000 users",
+      "Reach 250 000 customers",
+      "the text 123456 of the decree",
     ]);
   });
 

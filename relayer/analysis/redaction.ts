@@ -311,12 +311,20 @@ function nationalIds(text: string): PiiSpan[] {
  * `12 3456 789`; `X1234567 issued` ends before `issued`).
  */
 const ID_DOCUMENT =
-  /\b(?:passport|Reisepass|Personalausweis|Ausweis|passeport|pasaporte|passaporto|paspoort|(?:national )?ID card|identity (?:card|document)|carte (?:nationale )?d'identit[ée]|documento (?:nacional )?de identidad|carta d'identit[àa]|identiteitskaart|driver'?s'? licen[cs]e|driving licen[cs]e|DL|F[üu]hrerschein|permis de conduire|licencia de conducir|carn[ée] de conducir|patente di guida|rijbewijs|residence permit|Aufenthaltstitel|titre de s[ée]jour|permesso di soggiorno)(?:-?(?:nummer|Nr)| (?:number|num[ée]ro|n[úu]mero|num|no|nr|n°)|#)?\.?(?: (?:is|was|ist|lautet|est|es|è))?[:#\s]*((?-i:[A-Z0-9]{1,20}(?:-[A-Z0-9]{1,20}| [0-9][A-Z0-9]{0,19}){0,4}))(?![\p{L}\p{N}])/giu;
+  /\b(?:passport|Reisepass|Personalausweis|Ausweis|passeport|pasaporte|passaporto|paspoort|(?:national )?ID card|identity (?:card|document)|carte (?:nationale )?d'identit[ée]|documento (?:nacional )?de identidad|carta d'identit[àa]|identiteitskaart|driver'?s'? licen[cs]e|driving licen[cs]e|DL|F[üu]hrerschein|permis de conduire|licencia de conducir|carn[ée] de conducir|patente di guida|rijbewijs|residence permit|Aufenthaltstitel|titre de s[ée]jour|permesso di soggiorno)(?:-?(?:nummer|Nr)| (?:number|num[ée]ro|n[úu]mero|num|no|nr|n°)|#)?\.?(?: (?:is|was|ist|lautet|est|es|è))?[:#\s]*([A-Za-z0-9]{1,20}(?:-[A-Za-z0-9]{1,20}| [0-9][A-Za-z0-9]{0,19}){0,4})(?![\p{L}\p{N}])/giu;
 
-/** A document's number: 6 to 20 letters and digits, at least two of them digits. */
+/**
+ * A document's number: 6 to 20 capitals and digits, at least two of them digits (the label's
+ * pattern reads any case, so the capitals are checked here).
+ */
 function isDocumentNumber(value: string): boolean {
   const compact = value.replace(/[ -]/g, "");
-  return compact.length >= 6 && compact.length <= 20 && (compact.match(/\d/g) ?? []).length >= 2;
+  return (
+    compact.length >= 6 &&
+    compact.length <= 20 &&
+    /^[A-Z0-9]+$/.test(compact) &&
+    (compact.match(/\d/g) ?? []).length >= 2
+  );
 }
 
 /** An NHS number's check digit: weights 10 to 2 over the first nine, 11 less the sum mod 11. */

@@ -65,6 +65,18 @@ const duration = (what: string) =>
     return ms;
   });
 
+/** The longest delay a Node timer keeps (2^31 - 1 ms, about 24.8 days). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A duration the relayer waits with a timer (a call's timeout, a retry's delay): Node fires a
+ * longer one after 1 ms, so `timeout: 30d` would time every call out at once.
+ */
+const timerDuration = (what: string) =>
+  duration(what).refine((ms) => ms <= MAX_TIMER_MS, {
+    message: `must be at most ${MAX_TIMER_MS} ms (24d): a longer timer fires at once`,
+  });
+
 /** A retry condition: `network_error`, `timeout`, or `status <op> <code>`. */
 export type RetryCondition =
   | { kind: "network_error" }
@@ -125,8 +137,8 @@ const retrySchema = z.union([
       backoff: z.enum(["exponential", "fibonacci"], {
         message: "must be exponential or fibonacci",
       }),
-      initial_delay: duration("initial_delay").optional(),
-      max_delay: duration("max_delay").optional(),
+      initial_delay: timerDuration("initial_delay").optional(),
+      max_delay: timerDuration("max_delay").optional(),
       conditions: z.array(condition).optional(),
     })
     .strict(),
@@ -256,7 +268,7 @@ const integrationSchema = z
       .strict()
       .optional(),
     retry: retrySchema.optional(),
-    timeout: duration("timeout").default(10_000),
+    timeout: timerDuration("timeout").default(10_000),
     /** Another integration to call while this one's circuit is open on chain. */
     fallback: z.string().min(1).optional(),
     circuit_breaker: circuitBreakerSchema.optional(),
@@ -321,13 +333,25 @@ const textAnalysisSchema = z
         (u) => {
           if (!URL.canParse(u)) return true;
           const url = new URL(u);
-          return !url.search && !url.hash && !u.includes("#") && !url.username && !url.password;
+          return !u.includes("?") && !u.includes("#") && !url.username && !url.password;
         },
         {
           message:
             "must be a base URL without a query, a fragment or credentials (the API key is auth.credential_id's, sent as a bearer header)",
+          abort: true,
         },
-      ),
+      )
+      // The paths are appended to the text as written: a blank, a backslash or a dot segment
+      // the parser reads away would send every call elsewhere (`/v1 ` + `/chat/completions`).
+      .superRefine((u, ctx) => {
+        if (!URL.canParse(u)) return;
+        const normal = new URL(u).href.replace(/\/+$/, "");
+        if (normal !== u.replace(/\/+$/, ""))
+          ctx.addIssue({
+            code: "custom",
+            message: `must be written as the URL parser reads it (${JSON.stringify(normal)}, got ${JSON.stringify(u)})`,
+          });
+      }),
     models: z.object({ ultra: datedModel, general: datedModel, in_house: datedModel }).strict(),
     fallback_model: datedModel,
     auth: z
@@ -392,7 +416,7 @@ const textAnalysisSchema = z
       .max(1, "must be between 0 and 1")
       .default(BIAS_THRESHOLD),
     retry: retrySchema.optional(),
-    timeout: duration("timeout")
+    timeout: timerDuration("timeout")
       .refine((ms) => ms > 0, { message: "must be more than 0 (every call would time out)" })
       .default(30_000),
     /** The legal rule sets (relayer/config/legal-rules.ts): a YAML or JSON file. */

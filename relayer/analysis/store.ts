@@ -11,6 +11,7 @@ import {
   type AuditHead,
   type AuditRecord,
 } from "./audit.ts";
+import { MAX_RETRY_AFTER_SECONDS } from "./provider.ts";
 
 /**
  * The analyses repository: every statement that writes `analyses`, `analysis_incidents` and
@@ -268,9 +269,11 @@ export async function takeTokens(
     { prepare: true },
   );
   const granted = Number(row!.granted);
+  // At most a day, as a provider's is passed on: a bucket refilling slower than a token a day (a
+  // tiny rpm) would write 6e+301 or Infinity, which no client reads as a Retry-After.
+  const wait = Math.ceil((1 - Number(row!.tokens)) / perMs / 1000);
   return {
     granted,
-    retryAfterSeconds:
-      granted < count ? Math.max(1, Math.ceil((1 - Number(row!.tokens)) / perMs / 1000)) : 0,
+    retryAfterSeconds: granted < count ? Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, wait)) : 0,
   };
 }

@@ -81,6 +81,17 @@ for (const backend of BACKENDS) {
       expect((await takeTokens(store, bucket, LIMIT, 9, NOW + 3_600_000)).granted).to.equal(5);
     });
 
+    it("should answer a Retry-After of at most a day, in whole seconds, however slowly the bucket refills", async function () {
+      for (const rpm of [1e-9, 1e-300, 5e-324]) {
+        const bucket = `bucket_${backend}_slow_${rpm}`;
+        expect((await takeTokens(store, bucket, { rpm, burst: 1 }, 1, NOW)).granted).to.equal(1);
+        expect(
+          await takeTokens(store, bucket, { rpm, burst: 1 }, 1, NOW),
+          String(rpm),
+        ).to.deep.equal({ granted: 0, retryAfterSeconds: 86_400 });
+      }
+    });
+
     it("should chain the records of batches of analyses in one sequence, each analysis naming its own record", async function () {
       // Without a head: the locking transaction; with the head it wrote: the single statement.
       const first = await storeAnalyses(store, null, finished("a", 3));

@@ -116,6 +116,12 @@ export interface ListedAuditRecord {
 export interface KeptAudit {
   audit_id: string;
   analysis_id: string;
+  /**
+   * What the client was told of the analysis (a report's entry carries both): each must be the
+   * audit record's, since the analyses table that a report is built from is not chained.
+   */
+  compliance_checks?: unknown;
+  created_at?: string;
 }
 
 export interface KeyAuditInput {
@@ -343,6 +349,11 @@ export function verifyKeyAudit(input: KeyAuditInput): KeyAuditResult {
       });
       continue;
     }
+    const claimed = claimedDifference(kept, record);
+    if (claimed) {
+      checks.push({ id, status: "fail", reason: `${kept.audit_id}: ${claimed}` });
+      continue;
+    }
     const recordCheck = checks.find((c) => c.id === `record[${record.audit_id}]`)!;
     checks.push({
       id,
@@ -351,6 +362,18 @@ export function verifyKeyAudit(input: KeyAuditInput): KeyAuditResult {
     });
   }
   return { ok: checks.every((c) => c.status === "pass"), checks };
+}
+
+/** What the kept entry says of the analysis that its audit record does not, or null. */
+function claimedDifference(kept: KeptAudit, record: ListedAuditRecord): string | null {
+  if (
+    kept.compliance_checks !== undefined &&
+    canonicalize(kept.compliance_checks) !== canonicalize(record.compliance_checks)
+  )
+    return `the kept compliance_checks ${canonicalize(kept.compliance_checks)} are not the audit record's ${canonicalize(record.compliance_checks)}`;
+  if (kept.created_at !== undefined && Date.parse(kept.created_at) !== Date.parse(record.timestamp))
+    return `the kept created_at ${kept.created_at} is not the audit record's timestamp ${record.timestamp}`;
+  return null;
 }
 
 function contentOf(record: ListedAuditRecord): AuditedContent {

@@ -332,6 +332,41 @@ describe("# a key's auditor verifies its analysis audit records from the chain",
     expect(statusOf(await verify(withheld, kept.a), "kept[aud_3]")).to.equal("fail");
   });
 
+  it("should fail a kept entry (a report's) whose compliance_checks or created_at are not the audit record's", async function () {
+    const genuine = await trail();
+    const record = genuine.records.find((r) => r.audit_id === "aud_1")!;
+    const entry = {
+      ...kept.a[0]!,
+      compliance_checks: structuredClone(record.compliance_checks),
+      created_at: record.timestamp,
+    };
+    expect(statusOf(await verify(genuine, [entry]), "kept[aud_1]")).to.equal("pass");
+    // The analyses row a report is built from is not chained: an altered one must not pass.
+    const passed = {
+      ...entry,
+      compliance_checks: { ...(entry.compliance_checks as object), uben_compliance: "failed" },
+    };
+    const leak = {
+      ...entry,
+      compliance_checks: { ...(entry.compliance_checks as object), pii_leakage: true },
+    };
+    const moved = {
+      ...entry,
+      created_at: new Date(Date.parse(record.timestamp) + 1).toISOString(),
+    };
+    for (const [what, forged] of [
+      ["uben", passed],
+      ["leak", leak],
+      ["created_at", moved],
+    ] as const) {
+      const result = await verify(genuine, [forged]);
+      expect(statusOf(result, "kept[aud_1]"), what).to.equal("fail");
+      expect(reasonOf(result, "kept[aud_1]"), what).to.match(
+        /is not the audit record's|are not the audit record's/,
+      );
+    }
+  });
+
   it("should count only the operator's anchors: a forged chain anchored from another account fails", async function () {
     const forged = await withoutRecord3();
     const { chain, registry } = analysis.target;

@@ -281,17 +281,27 @@ export async function verifyAuditChain(
   store: EngineStore,
   source?: AuditAnchorSource,
 ): Promise<ChainVerification> {
-  const [checkpoint] = await store.query<{ seq: string; hash: string }>(
-    "SELECT seq, hash FROM analysis_audit_checkpoint",
-  );
-  const [head] = await store.query<{ seq: string; hash: string }>(
-    "SELECT seq, hash FROM analysis_audit_head",
-  );
-  const rows = (
-    await store.query(
-      "SELECT seq, id, api_key_id, analysis_id, record, prev_hash, digest, hash FROM analysis_audit ORDER BY seq",
-    )
-  ).map(toEntry);
+  // One snapshot of the checkpoint, the head, the records and the anchor rows: on a live relayer an
+  // append or a pruning between separate reads would show as a record missing.
+  const { checkpoint, head, rows, anchors } = await store.transaction(async (tx) => {
+    await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    const [checkpoint] = await tx.query<{ seq: string; hash: string }>(
+      "SELECT seq, hash FROM analysis_audit_checkpoint",
+    );
+    const [head] = await tx.query<{ seq: string; hash: string }>(
+      "SELECT seq, hash FROM analysis_audit_head",
+    );
+    const rows = (
+      await tx.query(
+        "SELECT seq, id, api_key_id, analysis_id, record, prev_hash, digest, hash FROM analysis_audit ORDER BY seq",
+      )
+    ).map(toEntry);
+    const anchors = await tx.query<{ seq: string; hash: string }>(
+      "SELECT seq, hash FROM analysis_audit_anchors WHERE seq >= $1 ORDER BY seq",
+      [checkpoint!.seq],
+    );
+    return { checkpoint, head, rows, anchors };
+  });
   const headOut = { seq: Number(head!.seq), hash: head!.hash };
   const fail = (seq: number, problem: string, checked: number): ChainVerification => ({
     ok: false,
@@ -338,10 +348,6 @@ export async function verifyAuditChain(
       `the retention checkpoint at ${start} is not a head anchored in the registry`,
       rows.length,
     );
-  const anchors = await store.query<{ seq: string; hash: string }>(
-    "SELECT seq, hash FROM analysis_audit_anchors WHERE seq >= $1 ORDER BY seq",
-    [checkpoint!.seq],
-  );
   for (const a of anchors) {
     const seq = Number(a.seq);
     if (hashes.get(seq) !== a.hash)

@@ -1,6 +1,8 @@
 import { expect } from "chai";
 import { verifyAuditChain, type AuditRecord } from "../../../relayer/analysis/audit.ts";
+import type { EngineStore } from "../../../relayer/accounts/index.ts";
 import {
+  pruneAnalyses,
   storeAnalyses,
   takeTokens,
   type FinishedAnalysis,
@@ -147,6 +149,50 @@ for (const backend of BACKENDS) {
         } finally {
           await Promise.all(others.map((s) => s.close()));
         }
+      });
+
+      it("should verify the chain from one snapshot while another connection appends and prunes", async function () {
+        // The verification's store, on which another connection writes right after a read (what a
+        // live relayer's requests and its daily pruning do at any moment).
+        const interleaved = (after: RegExp, write: () => Promise<unknown>): EngineStore => {
+          let done = false;
+          const wrap = (s: EngineStore): EngineStore => ({
+            query: async <T>(sql: string, params?: unknown[]) => {
+              const rows = await s.query<T>(sql, params);
+              if (!done && after.test(sql)) {
+                done = true;
+                await write();
+              }
+              return rows;
+            },
+            transaction: (fn) => s.transaction((tx) => fn(wrap(tx))),
+          });
+          return wrap(store);
+        };
+        const appended = await verifyAuditChain(
+          interleaved(/FROM analysis_audit_head/, () =>
+            storeAnalyses(store, null, finished("live", 2)),
+          ),
+        );
+        expect(appended, appended.problem ?? "").to.include({ ok: true });
+        // Anchored at the head, every record older than the cutoff: the pruning removes them all.
+        const [head] = await store.query<{ seq: string; hash: string }>(
+          "SELECT seq, hash FROM analysis_audit_head",
+        );
+        await store.query(
+          `INSERT INTO analysis_audit_anchors (seq, hash, chain_id, registry, tx_hash, block_number, batch_id, anchored_at)
+           VALUES ($1, $2, 1, '0x0', '0x0', 1, '1', $3)`,
+          [head!.seq, head!.hash, new Date(NOW).toISOString()],
+        );
+        const pruned = await verifyAuditChain(
+          interleaved(/FROM analysis_audit_checkpoint/, () =>
+            pruneAnalyses(store, new Date(NOW + 1)),
+          ),
+        );
+        expect(pruned, pruned.problem ?? "").to.include({ ok: true });
+        expect(pruned.checked).to.be.above(0);
+        // After both, the chain holds from its new checkpoint.
+        expect(await verifyAuditChain(store)).to.include({ ok: true, checked: 0 });
       });
     }
   });

@@ -35,10 +35,15 @@ const completionSchema = z.object({
   choices: z
     .array(z.object({ message: z.object({ content: z.string() }) }))
     .min(1, "must hold at least one choice"),
-  usage: z.object({
-    prompt_tokens: z.number().int().nonnegative(),
-    completion_tokens: z.number().int().nonnegative(),
-  }),
+  usage: z
+    .object({
+      prompt_tokens: z.number().int().nonnegative(),
+      completion_tokens: z.number().int().nonnegative(),
+    })
+    // Their sum is the audit record's provider_tokens, an integer: past 2^53 it is not one exactly.
+    .refine((u) => Number.isSafeInteger(u.prompt_tokens + u.completion_tokens), {
+      message: "must add up to a safe integer (prompt_tokens + completion_tokens)",
+    }),
   cost_units: z.number().nonnegative().optional(),
 });
 

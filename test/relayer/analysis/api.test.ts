@@ -567,6 +567,14 @@ describe("# text analysis API (stand-in provider)", function () {
       `{"choices":[{"message":{"content":5}}],${usage}}`,
       '{"choices":[{"message":{"content":"ok"}}]}',
       `{"choices":[{"message":{"content":"ok"}}],${usage},"cost_units":-1}`,
+      // Token counts the audit record cannot hold as integers: each alone, or their sum.
+      '{"choices":[{"message":{"content":"ok"}}],"usage":{"prompt_tokens":-1,"completion_tokens":1}}',
+      '{"choices":[{"message":{"content":"ok"}}],"usage":{"prompt_tokens":1.5,"completion_tokens":1}}',
+      '{"choices":[{"message":{"content":"ok"}}],"usage":{"prompt_tokens":1e400,"completion_tokens":1}}',
+      '{"choices":[{"message":{"content":"ok"}}],"usage":{"prompt_tokens":"1","completion_tokens":1}}',
+      `{"choices":[{"message":{"content":"ok"}}],"usage":{"prompt_tokens":${Number.MAX_SAFE_INTEGER},"completion_tokens":${Number.MAX_SAFE_INTEGER}}}`,
+      `{"choices":[{"message":{"content":"ok"}}],${usage},"cost_units":1e400}`,
+      `{"choices":[{"message":{"content":"ok"}}],${usage},"cost_units":"0.5"}`,
       // The model that answered goes into the audit record: text PostgreSQL can hold, a name.
       `{"model":"general\\u0000x","choices":[{"message":{"content":"ok"}}],${usage}}`,
       `{"model":"${"m".repeat(300)}","choices":[{"message":{"content":"ok"}}],${usage}}`,

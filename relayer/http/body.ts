@@ -25,6 +25,20 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
+/** The Content-Type's `charset` parameter, lower-case and unquoted, or null without one. */
+function charsetOf(contentType: string | undefined): string | null {
+  for (const param of (contentType ?? "").split(";").slice(1)) {
+    const eq = param.indexOf("=");
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== "charset") continue;
+    return param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, "$1")
+      .toLowerCase();
+  }
+  return null;
+}
+
 /**
  * Refuses, before anything else, a URL PostgreSQL cannot store: a NUL character in the path or
  * query, or a malformed percent-encoding (400).
@@ -62,6 +76,16 @@ export async function loadBody(c: Context<AppEnv>, maxBytes = MAX_BODY_BYTES): P
       415,
       "UNSUPPORTED_MEDIA_TYPE",
       `Content-Type ${type ? `"${type}"` : "(none)"} is not accepted; send application/json or application/yaml`,
+    );
+  }
+  // Bodies are read as UTF-8 whatever they declare: Latin-1 bytes that happen to be UTF-8 would be
+  // read as other text than the one sent (and signed, hashed, stored as that).
+  const charset = charsetOf(c.req.header("content-type"));
+  if (charset !== null && charset !== "utf-8" && charset !== "utf8") {
+    throw new ApiError(
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+      `charset ${JSON.stringify(charset)} is not accepted: bodies are UTF-8 (send charset=utf-8, or no charset)`,
     );
   }
   const declared = Number(c.req.header("content-length"));

@@ -49,11 +49,11 @@ describe("# request bodies over a real socket (Node server)", function () {
   /** POSTs `chunks` (chunked transfer encoding unless `contentLength`), signed over their bytes. */
   function post(
     chunks: Buffer[],
-    options: { contentLength?: boolean; sign?: Buffer } = {},
+    options: { contentLength?: boolean; sign?: Buffer; contentType?: string } = {},
   ): Promise<{ status: number; body: Record<string, unknown> }> {
     const body = Buffer.concat(chunks);
     const headers: Record<string, string> = {
-      "Content-Type": "application/json",
+      "Content-Type": options.contentType ?? "application/json",
       ...signedHeaders(client.key, client.secret, options.sign ?? body, String(svc.clock.now)),
     };
     if (options.contentLength) headers["Content-Length"] = String(body.byteLength);
@@ -105,6 +105,36 @@ describe("# request bodies over a real socket (Node server)", function () {
       expect(res.body.error).to.equal("AUTH_BAD_SIGNATURE");
     }
     expect(seen).to.deep.equal([]);
+  });
+
+  it("should refuse a charset other than UTF-8 with 415 before the route, and read UTF-8 declared any way", async () => {
+    // "Ã©" in Latin-1 is the bytes of "é" in UTF-8: read as UTF-8 it would be other text.
+    const latin1 = Buffer.from('{"name":"CafÃ©"}', "latin1");
+    for (const contentType of [
+      "application/json; charset=latin1",
+      "application/json; charset=ISO-8859-1",
+      'application/json; charset="utf-16"',
+      "application/json;charset=windows-1252",
+    ]) {
+      const res = await post([latin1], { contentType, contentLength: true });
+      expect([res.status, res.body.error], contentType).to.deep.equal([
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+      ]);
+      expect(res.body.detail).to.match(/^charset ".+" is not accepted: bodies are UTF-8/);
+    }
+    expect(seen).to.deep.equal([]);
+    for (const [i, contentType] of [
+      "application/json; charset=utf-8",
+      "application/json;charset=UTF-8",
+      'application/json; charset="utf-8"',
+      "application/json; charset=utf8",
+      "application/json; foo=bar",
+    ].entries()) {
+      // Another body each: the same one signed at the same instant is a replay.
+      const res = await post([jsonBody(`café ${i}`)], { contentType, contentLength: true });
+      expect([res.status, res.body.name], contentType).to.deep.equal([202, `café ${i}`]);
+    }
   });
 
   it("should accept exactly 1 MiB sent without Content-Length", async () => {

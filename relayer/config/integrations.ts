@@ -278,6 +278,9 @@ const integrationSchema = z
 /** A model pinned to a dated version (spec "Versioning"): `general-2025-08-01`, a real date. */
 const datedModel = z
   .string()
+  // The provider answers with the model's name, which is refused past 128 characters
+  // (relayer/analysis/provider.ts): a longer one here would fail every completion.
+  .max(128, "must be at most 128 characters (the name the provider answers with)")
   .regex(
     /^[A-Za-z0-9][A-Za-z0-9._:/-]*-\d{4}-\d{2}-\d{2}$/,
     "must be a model pinned to a dated version such as general-2025-08-01",

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { parseIntegrations } from "../../../relayer/config/integrations.ts";
-import { textAnalysisEntry } from "../../fixtures/analysis.ts";
+import { MODELS, textAnalysisEntry } from "../../fixtures/analysis.ts";
 
 /** `text_analysis:` values at their edges: each bad one named at start, the edges kept. */
 const ENDPOINT = "https://llm.example.com/v1";
@@ -50,6 +50,29 @@ describe("# text_analysis configuration at its edges", function () {
       "http://127.0.0.1:8080/openai/v1",
     ])
       expect(analysisProblems({}, url), url).to.be.empty;
+  });
+
+  it("should refuse a model name longer than the 128 characters an answer's model may have", function () {
+    // The provider answers with the name it was asked for: a longer one failed every completion.
+    const named = (length: number) => `${"m".repeat(length - 11)}-2025-08-01`;
+    for (const models of [
+      { ...MODELS, ultra: named(129) },
+      { ...MODELS, general: named(129) },
+      { ...MODELS, in_house: named(129) },
+    ]) {
+      const problems = analysisProblems({ models });
+      expect(
+        problems.some((p) => /^text_analysis\.models\.\w+ must be at most 128/.test(p)),
+      ).to.equal(true, problems.join("\n"));
+    }
+    expectRefused(
+      analysisProblems({ fallback_model: named(129) }),
+      "text_analysis.fallback_model",
+      /at most 128/,
+    );
+    expect(
+      analysisProblems({ models: { ...MODELS, ultra: named(128) }, fallback_model: named(128) }),
+    ).to.be.empty;
   });
 
   it("should refuse a timeout or a retry delay longer than a timer holds, which would fire at once", function () {

@@ -293,9 +293,9 @@ export async function verifyAuditChain(
     );
     const rows = (
       await tx.query(
-        "SELECT seq, id, api_key_id, analysis_id, record, prev_hash, digest, hash FROM analysis_audit ORDER BY seq",
+        "SELECT seq, id, api_key_id, analysis_id, record, prev_hash, digest, hash, recorded_at FROM analysis_audit ORDER BY seq",
       )
-    ).map(toEntry);
+    ).map((row) => ({ ...toEntry(row), recordedAt: new Date(row.recorded_at as string) }));
     const anchors = await tx.query<{ seq: string; hash: string }>(
       "SELECT seq, hash FROM analysis_audit_anchors WHERE seq >= $1 ORDER BY seq",
       [checkpoint!.seq],
@@ -323,6 +323,9 @@ export async function verifyAuditChain(
       return fail(e.seq, `record ${e.seq} has no digest after records that have one`, i);
     sawDigest ||= e.digest !== null;
     if (!entryHolds(prev, e)) return fail(e.seq, `record ${e.seq} was altered`, i);
+    // Outside the digest, but what the listing's from/to and the retention go by.
+    if (e.recordedAt.getTime() !== Date.parse(e.record.timestamp))
+      return fail(e.seq, `record ${e.seq}'s recorded_at is not its timestamp`, i);
     prev = e.hash;
     hashes.set(e.seq, e.hash);
     expectedSeq++;

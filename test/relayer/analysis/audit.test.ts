@@ -96,6 +96,18 @@ describe("# text-analysis audit chain", function () {
       expect(await analysis.verify()).to.include({ ok: false, brokenAt: 2 });
       await store.query("UPDATE analysis_audit SET digest = $1 WHERE seq = 2", [digest]);
       expect((await analysis.verify()).ok).to.equal(true);
+      // The time the listing's from/to and the retention pruning go by, outside the digest:
+      // backdated, the record would leave a listing by dates and be pruned years early.
+      await store.query(
+        "UPDATE analysis_audit SET recorded_at = recorded_at - interval '8 years' WHERE seq = 2",
+      );
+      const backdated = await analysis.verify();
+      expect(backdated).to.include({ ok: false, brokenAt: 2 });
+      expect(backdated.problem).to.match(/recorded_at is not its timestamp/);
+      await store.query(
+        "UPDATE analysis_audit SET recorded_at = recorded_at + interval '8 years' WHERE seq = 2",
+      );
+      expect((await analysis.verify()).ok).to.equal(true);
       const [row] = await store.query<Record<string, unknown>>(
         "SELECT * FROM analysis_audit WHERE seq = 3",
       );

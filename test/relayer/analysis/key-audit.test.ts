@@ -367,6 +367,28 @@ describe("# a key's auditor verifies its analysis audit records from the chain",
     }
   });
 
+  it("should call records pruned between the listing and the links unverifiable, not forged", async function () {
+    // What the links list once the daily pruning has moved the checkpoint to the head anchored at
+    // 6, read just after the records were listed.
+    const listed = await trail();
+    const six = listed.links.find((l) => l.seq === 6)!;
+    const pruned: Trail = {
+      records: listed.records,
+      links: listed.links.filter((l) => l.seq > 6),
+      checkpoint: { seq: 6, hash: six.hash },
+    };
+    const result = await verify(pruned, kept.a);
+    expect(statusOf(result, "links")).to.equal("pass");
+    expect(statusOf(result, "anchors"), reasonOf(result, "anchors")).to.equal("pass");
+    for (const id of ["aud_1", "aud_3", "aud_6"]) {
+      expect(statusOf(result, `record[${id}]`), id).to.equal("unverifiable");
+      expect(reasonOf(result, `record[${id}]`)).to.match(/pruned since it was listed/);
+      expect(statusOf(result, `kept[${id}]`), id).to.equal("unverifiable");
+    }
+    expect(statusOf(result, "record[aud_7]")).to.equal("not-anchored");
+    expect(result.checks.filter((c) => c.status === "fail")).to.deep.equal([]);
+  });
+
   it("should count only the operator's anchors: a forged chain anchored from another account fails", async function () {
     const forged = await withoutRecord3();
     const { chain, registry } = analysis.target;

@@ -43,6 +43,17 @@ describe("# text_analysis configuration at its edges", function () {
       "text_analysis.api_endpoint",
       /as the URL parser reads it \("https:\/\/llm\.example\.com\/v1", got "https:\/\/llm\.example\.com\/v1 "\)/,
     );
+    // A refusal names the key, never the credentials or query the URL carried.
+    for (const url of [
+      "https://user:sk-1@llm.example.com/v1",
+      "https://llm.example.com/v1?key=sk-1",
+      "https://user:sk-1@LLM.example.com/v1 ",
+      "https://llm.example.com/v1#sk-1",
+    ]) {
+      const problems = analysisProblems({}, url);
+      expectRefused(problems, "text_analysis.api_endpoint");
+      expect(problems.join("\n"), url).to.not.include("sk-1");
+    }
     for (const url of [
       ENDPOINT,
       `${ENDPOINT}/`,

@@ -330,12 +330,21 @@ export async function verifyAuditChain(
     hashes.set(e.seq, e.hash);
     expectedSeq++;
   }
-  if (expectedSeq - 1 !== headOut.seq || prev !== headOut.hash)
+  const last = expectedSeq - 1;
+  if (last > headOut.seq)
     return fail(
-      expectedSeq,
-      `records after ${expectedSeq - 1} are missing (head ${headOut.seq})`,
+      headOut.seq + 1,
+      `record ${headOut.seq + 1} is beyond the head ${headOut.seq}: it was inserted after it`,
       rows.length,
     );
+  if (last < headOut.seq)
+    return fail(
+      expectedSeq,
+      `records after ${last} are missing (head ${headOut.seq})`,
+      rows.length,
+    );
+  if (prev !== headOut.hash)
+    return fail(last, `the head's hash is not record ${last}'s`, rows.length);
   const verified = new Set<number>();
   const inRegistry = async (hash: string, seq: number) => {
     const batch = (await source!.registry.getFunction("batchOf")(`0x${hash}`)) as {

@@ -5,7 +5,12 @@ import path from "node:path";
 import { expect } from "chai";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import type { TextAnalysis } from "../../../relayer/analysis/index.ts";
-import type { AuditEntry } from "../../../relayer/analysis/audit.ts";
+import {
+  auditParams,
+  chainAfter,
+  insertAuditsStatement,
+  type AuditEntry,
+} from "../../../relayer/analysis/audit.ts";
 import { linkHash, recordDigest } from "../../../relayer/audit/index.ts";
 import { anchorIfDue } from "../../../relayer/analysis/worker.ts";
 import { createTestDatabase, type TestDatabase } from "../../fixtures/postgres.ts";
@@ -129,6 +134,28 @@ describe("# text-analysis audit chain", function () {
           row!.recorded_at,
         ],
       );
+      // A record inserted after the head (its digest and hash computed as the relayer would),
+      // the head left alone; then the head's hash changed alone.
+      const [head] = await store.query<{ seq: string; hash: string }>(
+        "SELECT seq, hash FROM analysis_audit_head",
+      );
+      const [forged] = chainAfter({ seq: Number(head!.seq), hash: head!.hash }, [
+        {
+          apiKeyId: String(row!.api_key_id),
+          analysisId: "an_01JA0000000000000000000000",
+          record: row!.record as AuditEntry["record"],
+        },
+      ]);
+      await store.query(insertAuditsStatement(1), auditParams([forged!]));
+      const inserted = await analysis.verify();
+      expect(inserted).to.include({ ok: false, brokenAt: Number(head!.seq) + 1 });
+      expect(inserted.problem).to.match(/beyond the head .*inserted after it/);
+      await store.query("DELETE FROM analysis_audit WHERE seq = $1", [forged!.seq]);
+      await store.query("UPDATE analysis_audit_head SET hash = $1", ["ab".repeat(32)]);
+      const moved = await analysis.verify();
+      expect(moved).to.include({ ok: false, brokenAt: Number(head!.seq) });
+      expect(moved.problem).to.match(/the head's hash is not record/);
+      await store.query("UPDATE analysis_audit_head SET hash = $1", [head!.hash]);
     } finally {
       await store.exec("ALTER TABLE analysis_audit ENABLE TRIGGER analysis_audit_append_only");
     }

@@ -93,8 +93,11 @@ export async function analysisChecks(
       reason: chain.map((c) => `${c.id}: ${c.reason}`).join("; "),
     },
   ];
-  for (const [i, kept] of listed.entries()) {
-    const check = result.checks.find((c) => c.id === `kept[${kept.audit_id}]`)!;
+  // One kept check per listed entry, in order: found by id, an audit id listed twice would give
+  // the second entry (a forged analysis under a genuine record) the first one's pass.
+  const keptChecks = result.checks.filter((c) => c.id.startsWith("kept["));
+  for (const i of listed.keys()) {
+    const check = keptChecks[i]!;
     checks.push({
       id: `analysis[${i}]`,
       family: "analysis",

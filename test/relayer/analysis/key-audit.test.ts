@@ -14,6 +14,7 @@ import {
   type KeyAuditResult,
   type ListedAuditRecord,
 } from "../../../relayer/audit/index.ts";
+import { analysisChecks } from "../../../relayer/audit/analyses.ts";
 import { CONTRACT_NAMES } from "../../../relayer/deployments/index.ts";
 import { DEVNET_DEPLOYER } from "../../../relayer/devnet/index.ts";
 import { DEVNET_FUNDED } from "../../../relayer/devnet/accounts.ts";
@@ -387,6 +388,30 @@ describe("# a key's auditor verifies its analysis audit records from the chain",
     }
     expect(statusOf(result, "record[aud_7]")).to.equal("not-anchored");
     expect(result.checks.filter((c) => c.status === "fail")).to.deep.equal([]);
+  });
+
+  it("should check each analysis a report lists on its own, one audit id listed twice included (npm run audit)", async function () {
+    const genuine = await trail();
+    // A second analysis claimed under the first one's audit record: the analyses table the
+    // report is built from is not chained.
+    const listed = [kept.a[0]!, { ...kept.a[0]!, analysis_id: "an_01JA0000000000000000000000" }];
+    const checks = await analysisChecks(
+      listed,
+      async () => genuine,
+      [
+        {
+          ...analysis.target.chain,
+          abi: () => analysis.target.registry.interface.fragments,
+        },
+      ],
+      operator,
+    );
+    expect(checks.map((c) => [c.id, c.status])).to.deep.equal([
+      ["analyses", "pass"],
+      ["analysis[0]", "pass"],
+      ["analysis[1]", "fail"],
+    ]);
+    expect(checks[2]!.reason).to.match(/aud_1 audits an_\w+, not an_01JA0000000000000000000000/);
   });
 
   it("should count only the operator's anchors: a forged chain anchored from another account fails", async function () {

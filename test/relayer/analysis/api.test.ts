@@ -594,6 +594,27 @@ describe("# text analysis API (stand-in provider)", function () {
         world.provider.failModel(MODELS.general, null);
       }
     }
+    // A 4xx other than 401, 403 and 429 (a retired model's 404, a 400): ours to fix, not retried,
+    // no fallback.
+    for (const status of [400, 404, 422]) {
+      world.provider.failModel(MODELS.general, status);
+      world.provider.hits.length = 0;
+      try {
+        const res = await world.post({ text: "A memo." });
+        const answer = (await res.json()) as { error: string; detail: string };
+        expect([res.status, answer.error], String(status)).to.deep.equal([
+          502,
+          "ANALYSIS_PROVIDER_BAD_RESPONSE",
+        ]);
+        expect(answer.detail).to.include(`HTTP ${status}`);
+        expect(
+          world.provider.hits.filter((h) => h.path === "/v1/chat/completions"),
+          String(status),
+        ).to.have.length(1);
+      } finally {
+        world.provider.failModel(MODELS.general, null);
+      }
+    }
     // An answer that is not JSON at all counts as a gateway's 502: retried, then the fallback.
     world.provider.failModel(MODELS.general, { body: "<html>upstream error</html>" });
     try {

@@ -27,11 +27,7 @@ import {
   type AuditRecord,
   type ChainVerification,
 } from "./audit.ts";
-import {
-  AnalysisProvider,
-  ProviderError,
-  type ProviderFailure,
-} from "./provider.ts";
+import { AnalysisProvider, ProviderError, type ProviderFailure } from "./provider.ts";
 import {
   DEFAULT_REDACTION,
   quotedPlaceholders,

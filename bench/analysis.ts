@@ -15,6 +15,11 @@
  *    exponentially distributed gaps of mean 100 ms, seeded: a Poisson process, as independent
  *    clients arrive) and bursts of 50 at once every 5 s (the configured burst), after a warm-up of
  *    sequential requests and one burst that is not measured. The relayer process's CPU per request is read from /proc.
+ *    Each shape also goes through a pass-through (bench/analysis-passthrough.ts: the three calls
+ *    forwarded by a bare Node server, what forwarding alone costs here), with the CPU of every
+ *    process taking part per path (relayer, pass-through, stand-in, this process, PostgreSQL), the
+ *    relayer's stage times from its /metrics, and for bursts the CPU a burst takes against what
+ *    the machine's cores do within the target (`burst_capacity`).
  *
  * Writes bench/results/analysis.json (the latency under `by_database`, one database per run; the
  * other's last figures are kept). Run: `npm run bench:analysis [-- --database postgres [--socket
@@ -30,13 +35,15 @@ import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { signedHeaders } from "../relayer/auth/hmac.ts";
+import { ANALYSIS_STAGES } from "../relayer/analysis/index.ts";
 import { redact, warmDetectors } from "../relayer/analysis/redaction.ts";
 import { generateCorpus, scoreCorpus, type CorpusText } from "../scripts/analysis-corpus.ts";
 import { ANALYSIS_PROVIDER_KEY, MODELS, textAnalysisEntry } from "../test/fixtures/analysis.ts";
 import { startChildRelayer } from "../test/fixtures/child.ts";
 import { createTestDatabase, type TestDatabase } from "../test/fixtures/postgres.ts";
 import { seededRandom } from "../test/fixtures/seeded.ts";
-import { processSeconds } from "./api-storage.ts";
+import { SERVICE_NODE_FLAGS } from "../test/fixtures/service-flags.ts";
+import { postgresSeconds, processSeconds } from "./api-storage.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const PACED_SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
@@ -91,7 +98,7 @@ for (let i = 0; largest.length < 256 * 1024 - 2_000; i++) largest += `${texts[i 
 const largestCpuMs = cpuMs(() => redact(largest));
 
 /** The stand-in in its own process (bench/analysis-standin.ts), once it listens. */
-async function startStandIn(): Promise<{ url: string; close(): Promise<void> }> {
+async function startStandIn(): Promise<{ url: string; pid: number; close(): Promise<void> }> {
   const child = spawn(
     process.execPath,
     [path.join(root, "bench/analysis-standin.ts"), ANALYSIS_PROVIDER_KEY],
@@ -101,6 +108,7 @@ async function startStandIn(): Promise<{ url: string; close(): Promise<void> }> 
   const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
   return {
     url: (JSON.parse(line) as { url: string }).url,
+    pid: child.pid!,
     close: async () => {
       child.kill("SIGTERM");
       await exited;
@@ -108,6 +116,33 @@ async function startStandIn(): Promise<{ url: string; close(): Promise<void> }> 
   };
 }
 const provider = await startStandIn();
+
+/** The pass-through (bench/analysis-passthrough.ts) in its own process, once it listens. */
+async function startPassThrough() {
+  const child = spawn(
+    process.execPath,
+    [
+      ...SERVICE_NODE_FLAGS,
+      path.join(root, "bench/analysis-passthrough.ts"),
+      provider.url,
+      ANALYSIS_PROVIDER_KEY,
+      MODELS.general,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
+  const ready = JSON.parse(line) as { ready: string; pid: number };
+  return {
+    url: ready.ready,
+    pid: ready.pid,
+    close: async () => {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+const passThrough = await startPassThrough();
 const dir = await mkdtemp(path.join(os.tmpdir(), "vf-bench-analysis-"));
 const integrations = path.join(dir, "integrations.json");
 await writeFile(
@@ -185,6 +220,18 @@ async function viaRelayer(text: string, i = 0): Promise<{ ms: number; status: nu
   return { ms: performance.now() - t, status: res.status };
 }
 
+/** The same request to the pass-through: what forwarding alone adds. */
+async function viaPassThrough(text: string): Promise<{ ms: number; status: number }> {
+  const body = JSON.stringify({ text });
+  const t = performance.now();
+  const res = await post(
+    `${passThrough.url}/v1/analysis`,
+    { "Content-Type": "application/json" },
+    body,
+  );
+  return { ms: performance.now() - t, status: res.status };
+}
+
 async function direct(text: string): Promise<number> {
   const redacted = redact(text).text; // what the relayer sends; computed outside the timing
   const call = async (p: string, payload: unknown) =>
@@ -245,6 +292,97 @@ const relayerCpu = () => {
     main: sum(relayerProcesses.map((r) => processSeconds(`${r.pid}/task/${r.pid}`))),
   };
 };
+/**
+ * CPU seconds of every process on the machine that takes part in a shape: the relayer (all
+ * threads), the pass-through, the stand-in, this process (the load generator and the direct
+ * calls) and PostgreSQL's server and backends (zero on PGlite, whose statements run in the
+ * relayer). Read from /proc at 10 ms resolution: summed over a shape's requests.
+ */
+function machineCpu() {
+  const own = process.cpuUsage();
+  return {
+    relayer: relayerCpu().process,
+    pass_through: processSeconds(passThrough.pid),
+    stand_in: processSeconds(provider.pid),
+    load_generator: (own.user + own.system) / 1e6,
+    postgres: postgresSeconds(),
+  };
+}
+type MachineCpu = ReturnType<typeof machineCpu>;
+/** CPU ms per request of each process between two readings. */
+function cpuPerRequest(before: MachineCpu, after: MachineCpu, count: number) {
+  let postgres = 0;
+  // Backends that started in between count from zero.
+  for (const [pid, s] of after.postgres) postgres += s - (before.postgres.get(pid) ?? 0);
+  const per = (a: number | null, b: number | null) =>
+    a === null || b === null ? null : Math.round(((b - a) * 100_000) / count) / 100;
+  return {
+    relayer: per(before.relayer, after.relayer),
+    pass_through: per(before.pass_through, after.pass_through),
+    stand_in: per(before.stand_in, after.stand_in),
+    load_generator: per(before.load_generator, after.load_generator),
+    postgres: Math.round((postgres * 100_000) / count) / 100,
+  };
+}
+
+/**
+ * The relayer's own timing of each stage (`veriflow_analysis_stage_seconds` on /metrics), summed
+ * over its processes: per stage, the cumulative bucket counts by upper bound, the sum and the count.
+ */
+type StageTimes = Map<string, { buckets: Map<number, number>; sum: number; count: number }>;
+async function stageTimes(): Promise<StageTimes> {
+  const times: StageTimes = new Map();
+  for (const relayer of relayerProcesses) {
+    const text = await (await fetch(`${relayer.url}/metrics`)).text();
+    for (const m of text.matchAll(
+      /^veriflow_analysis_stage_seconds_(bucket|sum|count)\{([^}]*)\} (\S+)$/gm,
+    )) {
+      const stage = /stage="([^"]+)"/.exec(m[2]!)![1]!;
+      const entry = times.get(stage) ?? { buckets: new Map(), sum: 0, count: 0 };
+      times.set(stage, entry);
+      const value = Number(m[3]);
+      if (m[1] === "sum") entry.sum += value;
+      else if (m[1] === "count") entry.count += value;
+      else {
+        const le = /le="([^"]+)"/.exec(m[2]!)![1]!;
+        const bound = le === "+Inf" ? Infinity : Number(le) * 1000;
+        entry.buckets.set(bound, (entry.buckets.get(bound) ?? 0) + value);
+      }
+    }
+  }
+  return times;
+}
+/**
+ * Each stage between two readings: its mean, and the bucket bounds its p50 and p99 fall under
+ * (the histogram's resolution: "at most"), in ms.
+ */
+function stagesBetween(before: StageTimes, after: StageTimes) {
+  return Object.fromEntries(
+    ANALYSIS_STAGES.map((stage) => {
+      const a = after.get(stage);
+      const b = before.get(stage);
+      const count = (a?.count ?? 0) - (b?.count ?? 0);
+      const under = (q: number) => {
+        for (const [bound, n] of [...(a?.buckets ?? [])].sort(([x], [y]) => x - y))
+          if (n - (b?.buckets.get(bound) ?? 0) >= q * count) return bound;
+        return null;
+      };
+      return [
+        stage,
+        {
+          count,
+          mean_ms:
+            count === 0
+              ? null
+              : Math.round((((a?.sum ?? 0) - (b?.sum ?? 0)) * 1000 * 100) / count) / 100,
+          p50_at_most_ms: count === 0 ? null : under(0.5),
+          p99_at_most_ms: count === 0 ? null : under(0.99),
+        },
+      ];
+    }),
+  );
+}
+
 /** CPU ms per unit (request, second) between two readings. */
 const cpuMsPer = (before: number | null, after: number | null, count: number) =>
   before === null || after === null ? null : Math.round(((after - before) * 100_000) / count) / 100;
@@ -255,7 +393,11 @@ async function measure(
   at: (i: number) => number,
   burst?: (i: number) => number,
 ) {
+  // Between the paths, the quiet a shape has between its own requests or bursts.
+  const rest = burst ? BURST_EVERY_MS : 1_000;
   const statuses: Record<string, number> = {};
+  const stagesBefore = await stageTimes();
+  const machineBefore = machineCpu();
   const cpuBefore = relayerCpu();
   const relayerMs: number[] = [];
   const byBurst: number[][] = [];
@@ -266,10 +408,26 @@ async function measure(
     if (burst) (byBurst[burst(i)] ??= []).push(r.ms);
   });
   const cpuAfter = relayerCpu();
-  await sleep(1_000);
+  const relayerPath = cpuPerRequest(machineBefore, machineCpu(), count);
+  const stages = stagesBetween(stagesBefore, await stageTimes());
+  await sleep(rest);
+  const directBefore = machineCpu();
   const directMs = await drive(count, at, (i) => direct(texts[i % texts.length]!));
+  const directPath = cpuPerRequest(directBefore, machineCpu(), count);
+  await sleep(rest);
+  const passBefore = machineCpu();
+  const passStatuses: Record<string, number> = {};
+  const passMs: number[] = [];
+  for (const r of await drive(count, at, (i) => viaPassThrough(texts[i % texts.length]!))) {
+    passStatuses[r.status] = (passStatuses[r.status] ?? 0) + 1;
+    if (r.status === 200) passMs.push(r.ms);
+  }
+  const passPath = cpuPerRequest(passBefore, machineCpu(), count);
   const relayer = quantiles(relayerMs);
   const directQ = quantiles(directMs);
+  const pass = quantiles(passMs);
+  const only = <K extends keyof typeof relayerPath>(c: typeof relayerPath, keys: K[]) =>
+    Object.fromEntries(keys.map((k) => [k, c[k]])) as Pick<typeof relayerPath, K>;
   return {
     shape: name,
     requests: count,
@@ -282,6 +440,20 @@ async function measure(
     },
     relayer_process_cpu_ms_per_request: cpuMsPer(cpuBefore.process, cpuAfter.process, count),
     relayer_event_loop_cpu_ms_per_request: cpuMsPer(cpuBefore.main, cpuAfter.main, count),
+    relayer_stages: stages,
+    pass_through: {
+      statuses: passStatuses,
+      latency: pass,
+      overhead_ms: {
+        p50: Math.round((pass.p50_ms - directQ.p50_ms) * 100) / 100,
+        p99: Math.round((pass.p99_ms - directQ.p99_ms) * 100) / 100,
+      },
+    },
+    cpu_ms_per_request_by_process: {
+      relayer_path: only(relayerPath, ["relayer", "stand_in", "load_generator", "postgres"]),
+      direct_path: only(directPath, ["stand_in", "load_generator", "postgres"]),
+      pass_through_path: only(passPath, ["pass_through", "stand_in", "load_generator", "postgres"]),
+    },
     ...(burst
       ? {
           relayer_by_burst: byBurst.map((ms) => {
@@ -300,6 +472,12 @@ await drive(
   BURST,
   () => 0,
   (i) => viaRelayer(texts[i % texts.length]!, i),
+);
+for (let i = 0; i < 10; i++) await viaPassThrough(texts[i]!);
+await drive(
+  BURST,
+  () => 0,
+  (i) => viaPassThrough(texts[i % texts.length]!),
 );
 // At rest: the relayer's background work (job queue polling, scheduled jobs) on its event loop,
 // which every shape's CPU per request includes at its rate.
@@ -331,6 +509,7 @@ const bursts = await measure(
 );
 for (const relayer of relayerProcesses) relayer.process.kill("SIGTERM");
 await Promise.all(relayerProcesses.map((r) => r.exited));
+await passThrough.close();
 await provider.close();
 await database?.drop();
 await rm(dir, { recursive: true, force: true });
@@ -350,6 +529,49 @@ const floor = {
   largest_burst_per_process_within_target:
     eventLoopMs === null ? null : Math.max(1, Math.floor(10 / eventLoopMs) + 1),
   explanation: `the last request a process receives of a burst waits for the event-loop work of the ${perProcess - 1} before it in that process: (requests per process - 1) x event-loop CPU per request, whatever the provider's latency; on one core per process, a p99 overhead of 10 ms needs at most largest_burst_per_process_within_target requests of a burst per process (relayer processes share the bucket and the audit chain through PostgreSQL)`,
+};
+
+/**
+ * The core time a burst takes against what the target leaves: in [0, p99] of a burst the machine's
+ * cores do at most cores × p99 of work, and every request of the burst that finishes by then has
+ * had all of its work done, on every process. So a relayer path's p99 within the direct path's p99
+ * + 10 ms needs its burst's work (relayer, stand-in, load generator, database) to fit in
+ * cores × (direct p99 + 10 ms). The least that work can be for a relayer that does what the issue
+ * asks: the pass-through's forwarding and the input's redaction for each request (warm, as measured
+ * above; the output's scan, the signature, the encryption and the statements' client side counted
+ * at nothing), with the stand-in's, the load generator's and the database's work as measured on the
+ * relayer path.
+ */
+const CPUS = os.cpus().length;
+const perBurst = (msPerRequest: number | null) =>
+  msPerRequest === null ? null : Math.round(msPerRequest * BURST);
+const relayerPath = bursts.cpu_ms_per_request_by_process.relayer_path;
+const passPath = bursts.cpu_ms_per_request_by_process.pass_through_path;
+const sum = (values: Array<number | null>) =>
+  values.some((v) => v === null) ? null : values.reduce<number>((a, v) => a + v!, 0);
+const others = sum([relayerPath.stand_in, relayerPath.load_generator, relayerPath.postgres]);
+const capacity = {
+  cores: CPUS,
+  core_ms_per_burst: {
+    relayer_path: {
+      relayer: perBurst(relayerPath.relayer),
+      stand_in: perBurst(relayerPath.stand_in),
+      load_generator: perBurst(relayerPath.load_generator),
+      postgres: perBurst(relayerPath.postgres),
+      total: perBurst(sum(Object.values(relayerPath))),
+    },
+    pass_through_path: {
+      pass_through: perBurst(passPath.pass_through),
+      total: perBurst(sum(Object.values(passPath))),
+    },
+  },
+  core_ms_within_target: Math.round(CPUS * (bursts.direct.p99_ms + 10)),
+  least_core_ms_for_the_relayer_work:
+    passPath.pass_through === null || others === null
+      ? null
+      : Math.round(BURST * (passPath.pass_through + redactionCpuMsPerText) + BURST * others),
+  explanation:
+    "a burst's requests finish by its p99 only once all of their work is done: relayer_path.total must fit in core_ms_within_target (cores x (direct p99 + 10 ms)) for the target; least_core_ms_for_the_relayer_work is forwarding (the pass-through's CPU) plus the input's redaction for each request, with the stand-in's, load generator's and database's CPU as on the relayer path",
 };
 
 const previous = await readFile(path.join(root, "bench/results/analysis.json"), "utf8")
@@ -385,6 +607,7 @@ const result = {
           at_rest: atRest,
           shapes: [paced, random, bursts],
           burst_floor: floor,
+          burst_capacity: capacity,
         },
     },
   },

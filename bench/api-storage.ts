@@ -36,7 +36,7 @@ export function processSeconds(pid: number | string): number | null {
 }
 
 /** CPU seconds of every process whose name starts with "postgres" (the server and its backends). */
-function postgresSeconds(): Map<string, number> {
+export function postgresSeconds(): Map<string, number> {
   const seconds = new Map<string, number>();
   let pids: string[];
   try {

@@ -1,6 +1,6 @@
 import { createHash, createSecretKey, type KeyObject } from "node:crypto";
 import type { Logger } from "pino";
-import { Counter, type Registry } from "prom-client";
+import { Counter, Histogram, type Registry } from "prom-client";
 import { decryptSecret, encryptSecret } from "../auth/index.ts";
 import type { ReportAnalysis } from "../report/index.ts";
 import { ApiError } from "../http/index.ts";
@@ -27,12 +27,7 @@ import {
   type AuditRecord,
   type ChainVerification,
 } from "./audit.ts";
-import {
-  AnalysisProvider,
-  ProviderError,
-  type Completion,
-  type ProviderFailure,
-} from "./provider.ts";
+import { AnalysisProvider, ProviderError, type ProviderFailure } from "./provider.ts";
 import {
   DEFAULT_REDACTION,
   quotedPlaceholders,
@@ -113,6 +108,16 @@ const SYSTEM_PROMPT =
 const CLM_ADVICE =
   "update the legal rule sets (text_analysis.rules) if the rule is outdated, or send the text to a manual audit";
 const BREAKER_CACHE_MS = 1_000;
+const STAGE_METRIC = "veriflow_analysis_stage_seconds";
+/** The stages of an analysis that `veriflow_analysis_stage_seconds` times, in their order. */
+export const ANALYSIS_STAGES = [
+  "admission",
+  "bias_check",
+  "completion",
+  "output_checks",
+  "store",
+] as const;
+type AnalysisStage = (typeof ANALYSIS_STAGES)[number];
 const CREDENTIAL_CACHE_MS = 1_000;
 const BUCKET = "text_analysis";
 /** Texts up to this many characters are scanned on the event loop when it is otherwise idle. */
@@ -128,6 +133,7 @@ export class TextAnalysis {
   private readonly redactor: Redactor;
   private readonly clmViolations: Counter<"kind">;
   private readonly ruleTimeouts: Counter<"kind">;
+  private readonly stageSeconds: Histogram<"stage">;
   /** The circuit's state as last read from the chain, and the read under way. */
   private breakerState: { open: boolean; at: number } | null = null;
   private breakerRead: Promise<boolean> | null = null;
@@ -204,6 +210,15 @@ export class TextAnalysis {
       "veriflow_analysis_rule_timeouts_total",
       "Legal-rule checks stopped at text_analysis.rules_timeout, by the rule set running",
     );
+    this.stageSeconds =
+      (deps.registry.getSingleMetric(STAGE_METRIC) as Histogram<"stage"> | undefined) ??
+      new Histogram({
+        name: STAGE_METRIC,
+        help: "Time of each stage of POST /v1/analysis: admission (rate limit, input redaction, circuit), bias_check and completion (the provider), output_checks (output scan and its bias score), store (the durable audit record and analysis)",
+        labelNames: ["stage"],
+        buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [deps.registry],
+      });
     this.tokens = new Batcher(async (items) => {
       const taken = await takeTokens(
         deps.store,
@@ -250,6 +265,16 @@ export class TextAnalysis {
     return value;
   }
 
+  /** Runs one stage of an analysis and records its time, whatever its outcome. */
+  private async timed<T>(stage: AnalysisStage, run: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      this.stageSeconds.observe({ stage }, (performance.now() - started) / 1000);
+    }
+  }
+
   private now(): number {
     return (this.deps.clock ?? Date.now)();
   }
@@ -280,11 +305,9 @@ export class TextAnalysis {
     // The shared bucket (a database statement), the redaction (a worker thread) and the circuit's
     // state run at the same time: nothing leaves before all three allowed it, and their refusals
     // keep this order (rate limit, redaction, circuit).
-    const [bucket, input, circuit] = await Promise.allSettled([
-      this.tokens.submit(null),
-      this.redactInput(request),
-      this.circuitOpen(),
-    ]);
+    const [bucket, input, circuit] = await this.timed("admission", () =>
+      Promise.allSettled([this.tokens.submit(null), this.redactInput(request), this.circuitOpen()]),
+    );
     if (bucket.status === "rejected") throw bucket.reason;
     if (bucket.value.granted === 0)
       throw new ApiError(
@@ -303,7 +326,9 @@ export class TextAnalysis {
 
     // The instructions go to the model with the text: they are scored with it, in the same call.
     const scored = instructions ? `${instructions.text}\n\n${redacted.text}` : redacted.text;
-    const score = await this.guard(() => this.provider.biasScore(scored));
+    const score = await this.timed("bias_check", () =>
+      this.guard(() => this.provider.biasScore(scored)),
+    );
     if (score > this.config.biasThreshold) {
       await recordIncident(store, {
         apiKeyId: request.apiKeyId,
@@ -335,31 +360,41 @@ export class TextAnalysis {
       ...(instructions ? [{ role: "system", content: instructions.text }] : []),
       { role: "user", content: redacted.text },
     ];
-    let completion: Completion;
-    let model = route.model;
-    let fallbackReason: string | null = null;
-    try {
-      completion = await this.guard(() => this.provider.complete(route.model, messages));
-    } catch (err) {
-      if (!(err instanceof ApiError) || err.code !== "ANALYSIS_PROVIDER_UNAVAILABLE") throw err;
-      fallbackReason = `${route.model}: ${String(err.extra.reason)}`;
-      model = this.config.fallbackModel;
-      logger.warn(
-        { model: route.model, fallback: model, reason: err.extra.reason },
-        "text analysis falls back",
-      );
-      completion = await this.guard(() => this.provider.complete(model, messages));
-    }
+    const { completion, model, fallbackReason } = await this.timed("completion", async () => {
+      try {
+        return {
+          completion: await this.guard(() => this.provider.complete(route.model, messages)),
+          model: route.model,
+          fallbackReason: null,
+        };
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code !== "ANALYSIS_PROVIDER_UNAVAILABLE") throw err;
+        const fallback = this.config.fallbackModel;
+        logger.warn(
+          { model: route.model, fallback, reason: err.extra.reason },
+          "text analysis falls back",
+        );
+        return {
+          completion: await this.guard(() => this.provider.complete(fallback, messages)),
+          model: fallback,
+          fallbackReason: `${route.model}: ${String(err.extra.reason)}`,
+        };
+      }
+    });
 
     // Output checks: personal data the model wrote (not a placeholder), the legal rules (both in
     // one job of a worker thread), UBEN. The thread's job and the bias score of the answer (the
     // provider) run at the same time: the score is asked for the provider's own answer, which
     // holds nothing it did not write (a leak fails UBEN whatever the score, so the redacted output
     // needs no score).
-    const [scanned, answerScore] = await Promise.allSettled([
-      this.scan(() => this.redactor.checkOutput(completion.content, request.text, this.redaction)),
-      this.guard(() => this.provider.biasScore(completion.content)),
-    ]);
+    const [scanned, answerScore] = await this.timed("output_checks", () =>
+      Promise.allSettled([
+        this.scan(() =>
+          this.redactor.checkOutput(completion.content, request.text, this.redaction),
+        ),
+        this.guard(() => this.provider.biasScore(completion.content)),
+      ]),
+    );
     if (scanned.status === "rejected") throw scanned.reason;
     if (answerScore.status === "rejected") throw answerScore.reason;
     const { leaks, violations } = scanned.value;
@@ -407,25 +442,27 @@ export class TextAnalysis {
         platform_units: completion.costUnits ?? Math.round(providerTokens) / 1000,
       },
     };
-    const row = await this.records.submit({
-      record,
-      row: {
-        id,
-        api_key_id: request.apiKeyId,
-        workflow_id: request.workflowId ?? null,
-        model,
-        model_version: completion.modelVersion,
-        route_reason: route.reason,
-        fallback_reason: fallbackReason,
-        // What was redacted from all that was sent: the instructions reach the model too.
-        redactions: sumCounts(redacted.counts, instructions?.counts ?? []),
-        compliance_checks: checks,
-        alerts,
-        output_blob: encryptSecret(this.blobKey, returned, `${id}:output`),
-        input_blob: encryptSecret(this.blobKey, redacted.text, `${id}:input`),
-        created_at: record.timestamp,
-      },
-    });
+    const row = await this.timed("store", () =>
+      this.records.submit({
+        record,
+        row: {
+          id,
+          api_key_id: request.apiKeyId,
+          workflow_id: request.workflowId ?? null,
+          model,
+          model_version: completion.modelVersion,
+          route_reason: route.reason,
+          fallback_reason: fallbackReason,
+          // What was redacted from all that was sent: the instructions reach the model too.
+          redactions: sumCounts(redacted.counts, instructions?.counts ?? []),
+          compliance_checks: checks,
+          alerts,
+          output_blob: encryptSecret(this.blobKey, returned, `${id}:output`),
+          input_blob: encryptSecret(this.blobKey, redacted.text, `${id}:input`),
+          created_at: record.timestamp,
+        },
+      }),
+    );
     return this.view(row, returned);
   }
 

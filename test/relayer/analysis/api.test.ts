@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { expect } from "chai";
+import { ANALYSIS_STAGES } from "../../../relayer/analysis/index.ts";
 import { MAX_ANALYSIS_BODY_BYTES } from "../../../relayer/analysis/routes.ts";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import { MAX_BODY_BYTES } from "../../../relayer/http/body.ts";
@@ -407,6 +408,67 @@ describe("# text analysis API (stand-in provider)", function () {
     );
     expect(incidents[0]!.input_sha256).to.equal(createHash("sha256").update(text).digest("hex"));
     expect(JSON.stringify(incidents)).to.not.include("neighbourhood");
+  });
+
+  /** Count and summed seconds of each stage in veriflow_analysis_stage_seconds. */
+  async function stageTimes(): Promise<Record<string, { count: number; sum: number }>> {
+    const metric = world.relayer.ctx.metrics.registry.getSingleMetric(
+      "veriflow_analysis_stage_seconds",
+    )!;
+    const times: Record<string, { count: number; sum: number }> = {};
+    for (const stage of ANALYSIS_STAGES) times[stage] = { count: 0, sum: 0 };
+    for (const v of (await metric.get()).values) {
+      const stage = String(v.labels.stage);
+      const name = (v as { metricName?: string }).metricName ?? "";
+      if (name.endsWith("_count")) times[stage]!.count = v.value;
+      if (name.endsWith("_sum")) times[stage]!.sum = v.value;
+    }
+    return times;
+  }
+  const since = (
+    before: Record<string, { count: number; sum: number }>,
+    after: Record<string, { count: number; sum: number }>,
+  ) =>
+    Object.fromEntries(
+      ANALYSIS_STAGES.map((s) => [
+        s,
+        { count: after[s]!.count - before[s]!.count, sum: after[s]!.sum - before[s]!.sum },
+      ]),
+    );
+
+  it("should time each stage of an analysis, a slow completion in the completion stage", async function () {
+    // The redaction threads may still be compiling their detectors for a world's first analysis.
+    expect((await world.post({ text: "Warm the threads." })).status).to.equal(200);
+    const slowMs = world.provider.slowMs;
+    world.provider.slowMs = 400;
+    world.provider.failModel(MODELS.general, "slow");
+    try {
+      const before = await stageTimes();
+      const res = await world.post({ text: "Time my stages." });
+      expect(res.status).to.equal(200);
+      const delta = since(before, await stageTimes());
+      for (const stage of ANALYSIS_STAGES) expect(delta[stage]!.count, stage).to.equal(1);
+      expect(delta.completion!.sum).to.be.at.least(0.4);
+      for (const stage of ANALYSIS_STAGES.filter((s) => s !== "completion"))
+        expect(delta[stage]!.sum, stage).to.be.below(delta.completion!.sum);
+    } finally {
+      world.provider.slowMs = slowMs;
+      world.provider.failModel(MODELS.general, null);
+    }
+  });
+
+  it("should time only the stages a refused analysis reached: a biased input stops at the bias check", async function () {
+    const before = await stageTimes();
+    const res = await world.post({ text: `${BIASED_MARKER} Timed and refused.` });
+    expect(res.status).to.equal(422);
+    const delta = since(before, await stageTimes());
+    expect(Object.fromEntries(ANALYSIS_STAGES.map((s) => [s, delta[s]!.count]))).to.deep.equal({
+      admission: 1,
+      bias_check: 1,
+      completion: 0,
+      output_checks: 0,
+      store: 0,
+    });
   });
 
   it("should score the instructions with the text: biased instructions are rejected and never sent for completion", async function () {

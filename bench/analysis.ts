@@ -14,7 +14,8 @@
  *    600 requests per minute: paced (one request every 100 ms), random arrivals (independent, at
  *    exponentially distributed gaps of mean 100 ms, seeded: a Poisson process, as independent
  *    clients arrive) and bursts of 50 at once every 5 s (the configured burst), after a warm-up of
- *    sequential requests and one burst that is not measured. The relayer process's CPU per request is read from /proc.
+ *    sequential requests and one burst that is not measured. The relayer process's CPU per request is read from /proc,
+ *    in all and by thread (event loop, redaction threads, V8's helper threads, the devnet's, libuv's).
  *    Each shape also goes through a pass-through (bench/analysis-passthrough.ts: the three calls
  *    forwarded by a bare Node server, what forwarding alone costs here), with the CPU of every
  *    process taking part per path (relayer, pass-through, stand-in, this process, PostgreSQL), the
@@ -30,6 +31,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { Agent, request } from "node:http";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -293,6 +295,54 @@ const relayerCpu = () => {
   };
 };
 /**
+ * CPU seconds of the relayer processes' threads by kind, from /proc/<pid>/task: the event loop, the
+ * redaction threads (Node's worker threads), V8's helpers (its concurrent compilers and garbage
+ * collector's threads), the embedded devnet's (EDR's native threads), libuv's pool, and the rest.
+ * A thread that ends between two readings takes its time with it (none does in a bench run).
+ */
+const THREAD_KINDS = [
+  ["event_loop", (name: string, main: boolean) => main],
+  ["redaction_threads", (name: string) => name === "WorkerThread"],
+  ["v8_helpers", (name: string) => name.startsWith("V8Worker")],
+  ["devnet", (name: string) => name.startsWith("edr")],
+  ["libuv_pool", (name: string) => name.startsWith("libuv-worker")],
+  ["other", () => true],
+] as const;
+type ThreadKind = (typeof THREAD_KINDS)[number][0];
+function relayerThreadsCpu(): Record<ThreadKind, number> {
+  const by = Object.fromEntries(THREAD_KINDS.map(([k]) => [k, 0])) as Record<ThreadKind, number>;
+  for (const { pid } of relayerProcesses) {
+    let tids: string[];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      let name: string;
+      try {
+        name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
+      } catch {
+        continue;
+      }
+      const seconds = processSeconds(`${pid}/task/${tid}`);
+      if (seconds === null) continue;
+      const [kind] = THREAD_KINDS.find(([, is]) => is(name, tid === String(pid)))!;
+      by[kind] += seconds;
+    }
+  }
+  return by;
+}
+const threadCpuMsPer = (
+  before: Record<ThreadKind, number>,
+  after: Record<ThreadKind, number>,
+  count: number,
+) =>
+  Object.fromEntries(
+    THREAD_KINDS.map(([k]) => [k, Math.round(((after[k] - before[k]) * 100_000) / count) / 100]),
+  ) as Record<ThreadKind, number>;
+
+/**
  * CPU seconds of every process on the machine that takes part in a shape: the relayer (all
  * threads), the pass-through, the stand-in, this process (the load generator and the direct
  * calls) and PostgreSQL's server and backends (zero on PGlite, whose statements run in the
@@ -399,6 +449,7 @@ async function measure(
   const stagesBefore = await stageTimes();
   const machineBefore = machineCpu();
   const cpuBefore = relayerCpu();
+  const threadsBefore = relayerThreadsCpu();
   const relayerMs: number[] = [];
   const byBurst: number[][] = [];
   (await drive(count, at, (i) => viaRelayer(texts[i % texts.length]!, i))).forEach((r, i) => {
@@ -408,6 +459,7 @@ async function measure(
     if (burst) (byBurst[burst(i)] ??= []).push(r.ms);
   });
   const cpuAfter = relayerCpu();
+  const threadsAfter = relayerThreadsCpu();
   const relayerPath = cpuPerRequest(machineBefore, machineCpu(), count);
   const stages = stagesBetween(stagesBefore, await stageTimes());
   await sleep(rest);
@@ -440,6 +492,7 @@ async function measure(
     },
     relayer_process_cpu_ms_per_request: cpuMsPer(cpuBefore.process, cpuAfter.process, count),
     relayer_event_loop_cpu_ms_per_request: cpuMsPer(cpuBefore.main, cpuAfter.main, count),
+    relayer_cpu_ms_per_request_by_thread: threadCpuMsPer(threadsBefore, threadsAfter, count),
     relayer_stages: stages,
     pass_through: {
       statuses: passStatuses,
@@ -482,11 +535,18 @@ await drive(
 // At rest: the relayer's background work (job queue polling, scheduled jobs) on its event loop,
 // which every shape's CPU per request includes at its rate.
 const restBefore = relayerCpu();
+const restThreadsBefore = relayerThreadsCpu();
 await sleep(BURST_EVERY_MS);
 const restAfter = relayerCpu();
+const restThreadsAfter = relayerThreadsCpu();
 const atRest = {
   process_cpu_ms_per_second: cpuMsPer(restBefore.process, restAfter.process, BURST_EVERY_MS / 1000),
   event_loop_cpu_ms_per_second: cpuMsPer(restBefore.main, restAfter.main, BURST_EVERY_MS / 1000),
+  cpu_ms_per_second_by_thread: threadCpuMsPer(
+    restThreadsBefore,
+    restThreadsAfter,
+    BURST_EVERY_MS / 1000,
+  ),
 };
 const paced = await measure(
   "paced: one request every 100 ms",

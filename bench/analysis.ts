@@ -285,15 +285,6 @@ async function drive<T>(count: number, at: (i: number) => number, call: (i: numb
   );
 }
 
-/** CPU seconds of the relayer process (all threads) and of its main thread (its event loop). */
-const relayerCpu = () => {
-  const sum = (readings: Array<number | null>) =>
-    readings.some((r) => r === null) ? null : readings.reduce<number>((a, r) => a + r!, 0);
-  return {
-    process: sum(relayerProcesses.map((r) => processSeconds(r.pid))),
-    main: sum(relayerProcesses.map((r) => processSeconds(`${r.pid}/task/${r.pid}`))),
-  };
-};
 /**
  * CPU seconds of the relayer processes' threads by kind, from /proc/<pid>/task: the event loop, the
  * redaction threads (Node's worker threads), V8's helpers (its concurrent compilers and garbage
@@ -333,14 +324,32 @@ function relayerThreadsCpu(): Record<ThreadKind, number> {
   }
   return by;
 }
+/** CPU ms per unit (request, second) between two readings. */
+const cpuMsPer = (before: number | null, after: number | null, count: number) =>
+  before === null || after === null ? null : Math.round(((after - before) * 100_000) / count) / 100;
+
 const threadCpuMsPer = (
   before: Record<ThreadKind, number>,
   after: Record<ThreadKind, number>,
   count: number,
 ) =>
   Object.fromEntries(
-    THREAD_KINDS.map(([k]) => [k, Math.round(((after[k] - before[k]) * 100_000) / count) / 100]),
-  ) as Record<ThreadKind, number>;
+    THREAD_KINDS.map(([k]) => [k, cpuMsPer(before[k], after[k], count)]),
+  ) as Record<ThreadKind, number | null>;
+
+/**
+ * CPU seconds of the relayer process (all threads), of its main thread (its event loop) and of its
+ * threads by kind.
+ */
+const relayerCpu = () => {
+  const sum = (readings: Array<number | null>) =>
+    readings.some((r) => r === null) ? null : readings.reduce<number>((a, r) => a + r!, 0);
+  return {
+    process: sum(relayerProcesses.map((r) => processSeconds(r.pid))),
+    main: sum(relayerProcesses.map((r) => processSeconds(`${r.pid}/task/${r.pid}`))),
+    threads: relayerThreadsCpu(),
+  };
+};
 
 /**
  * CPU seconds of every process on the machine that takes part in a shape: the relayer (all
@@ -433,10 +442,6 @@ function stagesBetween(before: StageTimes, after: StageTimes) {
   );
 }
 
-/** CPU ms per unit (request, second) between two readings. */
-const cpuMsPer = (before: number | null, after: number | null, count: number) =>
-  before === null || after === null ? null : Math.round(((after - before) * 100_000) / count) / 100;
-
 async function measure(
   name: string,
   count: number,
@@ -449,7 +454,6 @@ async function measure(
   const stagesBefore = await stageTimes();
   const machineBefore = machineCpu();
   const cpuBefore = relayerCpu();
-  const threadsBefore = relayerThreadsCpu();
   const relayerMs: number[] = [];
   const byBurst: number[][] = [];
   (await drive(count, at, (i) => viaRelayer(texts[i % texts.length]!, i))).forEach((r, i) => {
@@ -459,7 +463,6 @@ async function measure(
     if (burst) (byBurst[burst(i)] ??= []).push(r.ms);
   });
   const cpuAfter = relayerCpu();
-  const threadsAfter = relayerThreadsCpu();
   const relayerPath = cpuPerRequest(machineBefore, machineCpu(), count);
   const stages = stagesBetween(stagesBefore, await stageTimes());
   await sleep(rest);
@@ -492,7 +495,11 @@ async function measure(
     },
     relayer_process_cpu_ms_per_request: cpuMsPer(cpuBefore.process, cpuAfter.process, count),
     relayer_event_loop_cpu_ms_per_request: cpuMsPer(cpuBefore.main, cpuAfter.main, count),
-    relayer_cpu_ms_per_request_by_thread: threadCpuMsPer(threadsBefore, threadsAfter, count),
+    relayer_cpu_ms_per_request_by_thread: threadCpuMsPer(
+      cpuBefore.threads,
+      cpuAfter.threads,
+      count,
+    ),
     relayer_stages: stages,
     pass_through: {
       statuses: passStatuses,
@@ -535,16 +542,14 @@ await drive(
 // At rest: the relayer's background work (job queue polling, scheduled jobs) on its event loop,
 // which every shape's CPU per request includes at its rate.
 const restBefore = relayerCpu();
-const restThreadsBefore = relayerThreadsCpu();
 await sleep(BURST_EVERY_MS);
 const restAfter = relayerCpu();
-const restThreadsAfter = relayerThreadsCpu();
 const atRest = {
   process_cpu_ms_per_second: cpuMsPer(restBefore.process, restAfter.process, BURST_EVERY_MS / 1000),
   event_loop_cpu_ms_per_second: cpuMsPer(restBefore.main, restAfter.main, BURST_EVERY_MS / 1000),
   cpu_ms_per_second_by_thread: threadCpuMsPer(
-    restThreadsBefore,
-    restThreadsAfter,
+    restBefore.threads,
+    restAfter.threads,
     BURST_EVERY_MS / 1000,
   ),
 };

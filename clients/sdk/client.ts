@@ -62,8 +62,16 @@ function safeToRepeat(request: Request, status: number | null): boolean {
 }
 
 /**
+ * 502s that are the relayer's own account of a provider refusing it: they last until an operator
+ * rotates a credential or whitelists an address, so repeating them only spends the provider's calls.
+ */
+const NEEDS_OPERATOR = new Set(["ANALYSIS_PROVIDER_UNAUTHORIZED", "ANALYSIS_PROVIDER_FORBIDDEN"]);
+
+/**
  * fetch that signs every attempt and retries what is safe: 429 after `Retry-After`; network
- * errors, 502 and 504, and 503 carrying `Retry-After`, with backoff. Bounded in attempts and wait.
+ * errors, 502 (not one an operator must mend) and 504, 503 carrying `Retry-After`, and a 409 with
+ * `Retry-After` to a request with an Idempotency-Key (its first attempt still runs), with
+ * backoff. Bounded in attempts and wait.
  */
 function signingFetch(options: VeriflowClientOptions, policy: RetryPolicy) {
   const base = options.fetch ?? globalThis.fetch;
@@ -81,12 +89,22 @@ function signingFetch(options: VeriflowClientOptions, policy: RetryPolicy) {
       }
       const status = response?.status ?? null;
       const retryAfter = response ? retryAfterSeconds(response.headers.get("Retry-After")) : null;
+      const code =
+        response && !response.ok
+          ? (
+              (await response
+                .clone()
+                .json()
+                .catch(() => ({}))) as { error?: string }
+            ).error
+          : undefined;
       const retryable =
         status === null ||
         status === 429 ||
-        status === 502 ||
+        (status === 502 && !NEEDS_OPERATOR.has(code ?? "")) ||
         status === 504 ||
-        (status === 503 && retryAfter !== null);
+        (status === 503 && retryAfter !== null) ||
+        (status === 409 && retryAfter !== null && request.headers.has("Idempotency-Key"));
       if (!retryable || attempt >= policy.maxRetries || !safeToRepeat(request, status)) {
         if (response) return response;
         throw failure;
@@ -96,10 +114,6 @@ function signingFetch(options: VeriflowClientOptions, policy: RetryPolicy) {
       if (delayMs > policy.maxDelayMs) {
         if (response) return response;
         throw failure;
-      }
-      let code: string | undefined;
-      if (response) {
-        code = ((await response.json().catch(() => ({}))) as { error?: string }).error;
       }
       options.onRetry?.({ attempt: attempt + 1, delayMs, status, code });
       await sleep(delayMs, request.signal);
@@ -234,9 +248,18 @@ export class VeriflowClient {
     );
   }
 
-  /** POST /v1/analysis: a text analysed by the configured provider (redacted, audited). */
-  analyze(body: Schemas["AnalysisRequest"]) {
-    return this.unwrap(this.api.POST("/v1/analysis", { body }));
+  /**
+   * POST /v1/analysis: a text analysed by the configured provider (redacted, audited). Sends an
+   * Idempotency-Key (a new one unless given), so a retry after a lost response answers the
+   * analysis that ran instead of paying the provider for a second one, and a retry that arrives
+   * while the first attempt still runs waits for it (409 with Retry-After).
+   */
+  analyze(
+    body: Schemas["AnalysisRequest"],
+    options: { idempotencyKey?: string; signal?: AbortSignal } = {},
+  ) {
+    const headers = { "Idempotency-Key": options.idempotencyKey ?? crypto.randomUUID() };
+    return this.unwrap(this.api.POST("/v1/analysis", { body, headers, signal: options.signal }));
   }
 
   /**

@@ -3796,7 +3796,10 @@ export interface operations {
   post_v1_analysis: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description 1-255 visible ASCII characters, scoped to the API key. The first request with a key runs; a repeat with the same body within 24 h answers that analysis again (nothing is sent to the provider, no rate-limit token is taken); the same key with another body is a 409 IDEMPOTENCY_KEY_REUSED, and while the first still runs a 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A refused or failed request frees its key. */
+        "idempotency-key"?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3841,6 +3844,15 @@ export interface operations {
       };
       /** @description WORKFLOW_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED (the key was used with another body), IDEMPOTENCY_KEY_IN_USE (the request with this key still runs; Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };

@@ -111,6 +111,16 @@ export class AnalysisProvider {
       : new HttpAgent({ keepAlive: true });
   }
 
+  /**
+   * The longest one call may take through the retry policy: every attempt to its timeout, and
+   * the longest wait between attempts (a provider's Retry-After is honoured only up to it).
+   */
+  longestCallMs(): number {
+    return (
+      this.policy.attempts * this.timeoutMs + (this.policy.attempts - 1) * this.policy.maxDelayMs
+    );
+  }
+
   /** Closes the pooled connections. */
   close(): void {
     this.agent.destroy();

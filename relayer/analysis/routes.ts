@@ -2,10 +2,13 @@ import { createRoute, z } from "@hono/zod-openapi";
 import {
   HMAC_SECURITY,
   ApiError,
+  checkIdempotencyKey,
   errorSchema,
   createRouter,
+  mediaType,
   queryInteger,
   queryIntegerOr,
+  requestHash,
 } from "../http/index.ts";
 import { listedRecord } from "./audit.ts";
 import { codePoints } from "./unicode.ts";
@@ -255,12 +258,19 @@ export function analysisRoutes(analysis: TextAnalysis | null) {
           },
           required: true,
         },
+        headers: z.object({
+          "idempotency-key": z.string().optional().openapi({
+            description:
+              "1-255 visible ASCII characters, scoped to the API key. The first request with a key runs; a repeat with the same body within 24 h answers that analysis again (nothing is sent to the provider, no rate-limit token is taken); the same key with another body is a 409 IDEMPOTENCY_KEY_REUSED, and while the first still runs a 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A refused or failed request frees its key.",
+          }),
+        }),
       },
       responses: {
         200: analysisResponse,
         ...errors({
           400: "VALIDATION_FAILED",
           404: "WORKFLOW_NOT_FOUND",
+          409: "IDEMPOTENCY_KEY_REUSED (the key was used with another body), IDEMPOTENCY_KEY_IN_USE (the request with this key still runs; Retry-After)",
           422: "BIAS_REJECTED (the input's bias score is above the threshold; nothing was sent for analysis), REDACTION_FAILED",
           429: "RATE_LIMITED (600 rpm, burst 50 across the relayer) or ANALYSIS_PROVIDER_RATE_LIMITED; Retry-After",
           502: "ANALYSIS_PROVIDER_UNAUTHORIZED (rotate the credential), ANALYSIS_PROVIDER_FORBIDDEN (source address not whitelisted, or key to rotate), ANALYSIS_PROVIDER_BAD_RESPONSE",
@@ -270,11 +280,25 @@ export function analysisRoutes(analysis: TextAnalysis | null) {
     }),
     async (c) => {
       const body = c.req.valid("json");
+      const key = c.req.valid("header")["idempotency-key"];
+      const idempotency =
+        key === undefined
+          ? undefined
+          : {
+              key: checkIdempotencyKey(key),
+              requestHash: requestHash(
+                "POST",
+                ANALYSIS_PATH,
+                mediaType(c.req.header("content-type")),
+                c.get("rawBody") ?? new Uint8Array(),
+              ),
+            };
       const view = await service().analyze({
         apiKeyId: c.get("apiKey").id,
         text: body.text,
         ...(body.instructions !== undefined ? { instructions: body.instructions } : {}),
         ...(body.workflow_id !== undefined ? { workflowId: body.workflow_id } : {}),
+        ...(idempotency ? { idempotency } : {}),
       });
       return c.json(view, 200);
     },

@@ -1,9 +1,9 @@
-import { createHash, createSecretKey, type KeyObject } from "node:crypto";
+import { createHash, createSecretKey, randomBytes, type KeyObject } from "node:crypto";
 import type { Logger } from "pino";
 import { Counter, Histogram, type Registry } from "prom-client";
 import { decryptSecret, encryptSecret } from "../auth/index.ts";
 import type { ReportAnalysis } from "../report/index.ts";
-import { ApiError } from "../http/index.ts";
+import { ApiError, IDEMPOTENCY_TTL_HOURS, idempotencyKeyReused } from "../http/index.ts";
 import {
   anchorTarget,
   type AnchorTarget,
@@ -46,13 +46,16 @@ import { routeText, type RouteDecision } from "./routing.ts";
 import { RulesError } from "./rules.ts";
 import {
   analysesOfWorkflow,
+  claimIdempotencyKey,
   findAnalysis,
   pruneAnalyses,
   recordIncident,
+  releaseIdempotencyKey,
   storeAnalyses,
   takeTokens,
   type AnalysisRow,
   type BucketDecision,
+  type ClaimedKey,
   type FinishedAnalysis,
 } from "./store.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
@@ -83,6 +86,8 @@ export interface AnalysisRequest {
   text: string;
   instructions?: string;
   workflowId?: string;
+  /** The request's `Idempotency-Key` (checked) and what identifies the request (its hash). */
+  idempotency?: { key: string; requestHash: string };
 }
 
 export interface TextAnalysisDeps {
@@ -122,6 +127,9 @@ const CREDENTIAL_CACHE_MS = 1_000;
 const BUCKET = "text_analysis";
 /** Texts up to this many characters are scanned on the event loop when it is otherwise idle. */
 const INLINE_SCAN_CHARS = 2_000;
+const IDEMPOTENCY_TTL_MS = IDEMPOTENCY_TTL_HOURS * 3_600_000;
+/** Beyond the provider's calls: admission, scans, the store's batch, a loaded machine. */
+const ANALYSIS_SLACK_MS = 60_000;
 
 export class TextAnalysis {
   readonly config: TextAnalysisConfig;
@@ -302,6 +310,73 @@ export class TextAnalysis {
           `no workflow ${request.workflowId} for this API key`,
         );
     }
+    if (!request.idempotency) return this.run(request, null);
+    const claimed = await this.claim(request.apiKeyId, request.idempotency);
+    if (!("claim" in claimed)) return claimed;
+    try {
+      return await this.run(request, claimed);
+    } catch (err) {
+      // Nothing was stored: the key is free again for a retry (a refusal, or a failure to retry).
+      await releaseIdempotencyKey(store, claimed).catch((releaseErr: unknown) =>
+        logger.error(
+          { err: releaseErr },
+          "releasing an Idempotency-Key failed; it is free once its claim is abandoned",
+        ),
+      );
+      throw err;
+    }
+  }
+
+  /**
+   * How long a claimed key waits for its analysis before another request may take it over: every
+   * provider call of one analysis (two scores, a completion and the fallback's) through all of
+   * their attempts, the legal rules' limit, and slack. Only a process that stopped mid-analysis
+   * leaves a claim that old.
+   */
+  get abandonedClaimMs(): number {
+    return 4 * this.provider.longestCallMs() + this.config.rulesTimeoutMs + ANALYSIS_SLACK_MS;
+  }
+
+  /**
+   * The key for this request: claimed (it runs), or the stored analysis of the earlier request
+   * with the same key and body (replayed, nothing sent), or a 409 for another body or while the
+   * earlier request still runs.
+   */
+  private async claim(
+    apiKeyId: string,
+    idempotency: NonNullable<AnalysisRequest["idempotency"]>,
+  ): Promise<ClaimedKey | AnalysisView> {
+    const now = this.now();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const claim: ClaimedKey = {
+        apiKeyId,
+        key: idempotency.key,
+        claim: randomBytes(16).toString("base64url"),
+      };
+      const holder = await claimIdempotencyKey(
+        this.deps.store,
+        { ...claim, requestHash: idempotency.requestHash, at: new Date(now).toISOString() },
+        new Date(now - IDEMPOTENCY_TTL_MS).toISOString(),
+        new Date(now - this.abandonedClaimMs).toISOString(),
+      );
+      if (holder === null) return claim;
+      if (holder === undefined) continue;
+      if (holder.requestHash !== idempotency.requestHash)
+        throw idempotencyKeyReused(idempotency.key);
+      if (holder.state === "answered") return this.opened(holder.analysis);
+      break;
+    }
+    throw new ApiError(
+      409,
+      "IDEMPOTENCY_KEY_IN_USE",
+      `a request with Idempotency-Key "${idempotency.key}" and this body is still running; retry to receive its analysis once it has finished`,
+      { retry_in: 1 },
+      { "Retry-After": "1" },
+    );
+  }
+
+  private async run(request: AnalysisRequest, key: ClaimedKey | null): Promise<AnalysisView> {
+    const { store, logger } = this.deps;
     // The shared bucket (a database statement), the redaction (a worker thread) and the circuit's
     // state run at the same time: nothing leaves before all three allowed it, and their refusals
     // keep this order (rate limit, redaction, circuit).
@@ -461,6 +536,7 @@ export class TextAnalysis {
           input_blob: encryptSecret(this.blobKey, redacted.text, `${id}:input`),
           created_at: record.timestamp,
         },
+        ...(key ? { idempotency: key } : {}),
       }),
     );
     return this.view(row, returned);
@@ -469,7 +545,12 @@ export class TextAnalysis {
   async get(id: string, apiKeyId: string): Promise<AnalysisView> {
     const row = await findAnalysis(this.deps.store, id, apiKeyId);
     if (!row) throw new ApiError(404, "ANALYSIS_NOT_FOUND", `no analysis ${id} for this API key`);
-    return this.view(row, decryptSecret(this.blobKey, row.output_blob, `${id}:output`));
+    return this.opened(row);
+  }
+
+  /** A stored analysis as its owner reads it: the output decrypted. */
+  private opened(row: AnalysisRow): AnalysisView {
+    return this.view(row, decryptSecret(this.blobKey, row.output_blob, `${row.id}:output`));
   }
 
   private view(row: AnalysisRow, output: string): AnalysisView {
@@ -584,7 +665,12 @@ export class TextAnalysis {
   }
 
   prune(): Promise<number> {
-    return pruneAnalyses(this.deps.store, new Date(this.now() - this.config.audit.retentionMs));
+    const now = this.now();
+    return pruneAnalyses(
+      this.deps.store,
+      new Date(now - this.config.audit.retentionMs),
+      new Date(now - IDEMPOTENCY_TTL_MS),
+    );
   }
 
   /** The documented verification, against the anchors the registry holds (not the database's). */

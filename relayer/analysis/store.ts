@@ -14,9 +14,9 @@ import {
 import { MAX_RETRY_AFTER_SECONDS } from "./provider.ts";
 
 /**
- * The analyses repository: every statement that writes `analyses`, `analysis_incidents` and
- * `analysis_rate_bucket` (the audit chain's tables are audit.ts's; storing analyses appends their
- * records through it).
+ * The analyses repository: every statement that writes `analyses`, `analysis_idempotency`,
+ * `analysis_incidents` and `analysis_rate_bucket` (the audit chain's tables are audit.ts's;
+ * storing analyses appends their records through it).
  */
 export interface AnalysisRow {
   id: string;
@@ -105,17 +105,53 @@ export async function insertAnalyses(tx: Store, rows: readonly AnalysisRow[]): P
 export interface FinishedAnalysis {
   row: Omit<AnalysisRow, "audit_id">;
   record: AuditRecord;
+  /** The Idempotency-Key this analysis claimed: marked with its id in the same statement. */
+  idempotency?: ClaimedKey;
+}
+
+/** An `Idempotency-Key` held by a running analysis (`claimIdempotencyKey`). */
+export interface ClaimedKey {
+  apiKeyId: string;
+  key: string;
+  /** The claiming request's random token: only its holder marks or releases the key. */
+  claim: string;
+}
+
+/** Marks claimed keys with their analyses, from `keyMarkParams` at `$first`. */
+function markKeysStatement(first: number): string {
+  const [apiKey, key, claim, analysis] = [0, 1, 2, 3].map((i) => `$${first + i}::text[]`);
+  return `UPDATE analysis_idempotency i SET analysis_id = u.analysis_id
+       FROM unnest(${apiKey}, ${key}, ${claim}, ${analysis}) AS u(api_key_id, key, claim, analysis_id)
+      WHERE i.api_key_id = u.api_key_id AND i.key = u.key AND i.claim = u.claim`;
+}
+
+function keyMarkParams(analyses: readonly FinishedAnalysis[]): unknown[] {
+  const marked = analyses.filter((a) => a.idempotency);
+  return [
+    marked.map((a) => a.idempotency!.apiKeyId),
+    marked.map((a) => a.idempotency!.key),
+    marked.map((a) => a.idempotency!.claim),
+    marked.map((a) => a.row.id),
+  ];
 }
 
 /** The audit chain's writes are audit.ts's statements; this one composes them with its own. */
-const STORE_AFTER_HEAD = `WITH head AS (
+const storeAfterHead = (markKeys: boolean) => `WITH head AS (
        ${moveHeadStatement(1)}
      ), audit AS (
        ${insertAuditsStatement(5)} WHERE EXISTS (SELECT 1 FROM head)
      ), analysis AS (
        INSERT INTO analyses ${analysisRows(14)} WHERE EXISTS (SELECT 1 FROM head)
-     )
+     )${
+       markKeys
+         ? `, keys AS (
+       ${markKeysStatement(28)} AND EXISTS (SELECT 1 FROM head)
+     )`
+         : ""
+     }
      SELECT count(*)::int AS moved FROM head`;
+const STORE_AFTER_HEAD = storeAfterHead(false);
+const STORE_AFTER_HEAD_WITH_KEYS = storeAfterHead(true);
 
 /**
  * Stores analyses that finished together with their audit records, appended to the chain in
@@ -123,7 +159,8 @@ const STORE_AFTER_HEAD = `WITH head AS (
  * process last wrote (`head`), in ONE statement that moves the head only if it still is that one
  * and inserts only then: when no other process wrote in between (always on PGlite, which has one
  * process), one statement and one commit. Otherwise, or without a head, in a transaction that
- * locks the head first.
+ * locks the head first. The keys the analyses claimed are marked with them in that statement or
+ * transaction: a key is answered by its analysis from the moment the analysis exists.
  */
 export async function storeAnalyses(
   store: Store,
@@ -141,13 +178,22 @@ export async function storeAnalyses(
     seq: entries.at(-1)!.seq,
     hash: entries.at(-1)!.hash,
   });
+  const markKeys = analyses.some((a) => a.idempotency);
   if (head) {
     const entries = chainAfter(head, inputs);
     const rows = withIds(entries);
     const next = headOf(entries);
     const [result] = await store.query<{ moved: number }>(
-      STORE_AFTER_HEAD,
-      [next.seq, next.hash, head.seq, head.hash, ...auditParams(entries), ...analysisParams(rows)],
+      markKeys ? STORE_AFTER_HEAD_WITH_KEYS : STORE_AFTER_HEAD,
+      [
+        next.seq,
+        next.hash,
+        head.seq,
+        head.hash,
+        ...auditParams(entries),
+        ...analysisParams(rows),
+        ...(markKeys ? keyMarkParams(analyses) : []),
+      ],
       { prepare: true },
     );
     if (result!.moved === 1) return { rows, head: next };
@@ -156,6 +202,7 @@ export async function storeAnalyses(
     const entries = await appendAudits(tx, inputs);
     const rows = withIds(entries);
     await insertAnalyses(tx, rows);
+    if (markKeys) await tx.query(markKeysStatement(1), keyMarkParams(analyses));
     return { rows, head: headOf(entries) };
   });
 }
@@ -164,15 +211,93 @@ export async function storeAnalyses(
  * Retention (audit.ts `pruneAuditRecords`): the audit records older than `cutoff` up to the newest
  * anchored head among them, and the analyses they audit with them (an analysis is kept as long as
  * its audit), and the bias incidents older than `cutoff` (no chain holds them). Returns how many
- * records were removed.
+ * records were removed. With them go the Idempotency-Keys of the removed analyses (a key never
+ * names an analysis that is gone) and the keys claimed before `keysBefore` (past their replay
+ * window).
  */
-export async function pruneAnalyses(store: EngineStore, cutoff: Date): Promise<number> {
+export async function pruneAnalyses(
+  store: EngineStore,
+  cutoff: Date,
+  keysBefore: Date,
+): Promise<number> {
   return store.transaction(async (tx) => {
     const removed = await pruneAuditRecords(tx, cutoff);
-    await tx.query("DELETE FROM analyses WHERE audit_id = ANY($1::text[])", [removed]);
+    const analyses = await tx.query<{ id: string }>(
+      "DELETE FROM analyses WHERE audit_id = ANY($1::text[]) RETURNING id",
+      [removed],
+    );
+    await tx.query(
+      "DELETE FROM analysis_idempotency WHERE analysis_id = ANY($1::text[]) OR created_at < $2",
+      [analyses.map((a) => a.id), keysBefore.toISOString()],
+    );
     await tx.query("DELETE FROM analysis_incidents WHERE created_at < $1", [cutoff.toISOString()]);
     return removed.length;
   });
+}
+
+/** Where a key stands when this request could not claim it. */
+export type KeyHolder =
+  | { state: "running"; requestHash: string; since: string }
+  | { state: "answered"; requestHash: string; analysis: AnalysisRow };
+
+/**
+ * Claims an Idempotency-Key for a request before anything is sent: a new key, one past its replay
+ * window (`expiresBefore`), or one whose analysis never finished and whose claim is older than
+ * `abandonedBefore` (its process stopped). Returns null when claimed, otherwise who holds it, read
+ * in one snapshot with its analysis; `undefined` when the holder released it meanwhile (try
+ * again).
+ */
+export async function claimIdempotencyKey(
+  store: Store,
+  claim: ClaimedKey & { requestHash: string; at: string },
+  expiresBefore: string,
+  abandonedBefore: string,
+): Promise<KeyHolder | null | undefined> {
+  const claimed = await store.query(
+    `INSERT INTO analysis_idempotency AS i (api_key_id, key, request_hash, claim, created_at)
+     VALUES ($1, $2, $3, $4, $5::timestamptz)
+     ON CONFLICT (api_key_id, key) DO UPDATE
+        SET request_hash = EXCLUDED.request_hash, claim = EXCLUDED.claim, analysis_id = NULL,
+            created_at = EXCLUDED.created_at
+      WHERE i.created_at < $6::timestamptz
+         OR (i.analysis_id IS NULL AND i.created_at < $7::timestamptz)
+     RETURNING 1`,
+    [
+      claim.apiKeyId,
+      claim.key,
+      claim.requestHash,
+      claim.claim,
+      claim.at,
+      expiresBefore,
+      abandonedBefore,
+    ],
+  );
+  if (claimed.length === 1) return null;
+  const [row] = await store.query(
+    `SELECT i.request_hash AS key_request_hash, i.created_at AS key_created_at, a.*
+       FROM analysis_idempotency i LEFT JOIN analyses a ON a.id = i.analysis_id
+      WHERE i.api_key_id = $1 AND i.key = $2`,
+    [claim.apiKeyId, claim.key],
+  );
+  if (!row) return undefined;
+  const requestHash = String(row.key_request_hash);
+  if (row.id === null || row.id === undefined)
+    return {
+      state: "running",
+      requestHash,
+      since: new Date(row.key_created_at as string).toISOString(),
+    };
+  const { key_request_hash: _hash, key_created_at: _at, ...analysis } = row;
+  return { state: "answered", requestHash, analysis: toRow(analysis) };
+}
+
+/** Gives a key back after its request was refused or failed: a retry may use it. */
+export async function releaseIdempotencyKey(store: Store, claim: ClaimedKey): Promise<void> {
+  await store.query(
+    `DELETE FROM analysis_idempotency
+      WHERE api_key_id = $1 AND key = $2 AND claim = $3 AND analysis_id IS NULL`,
+    [claim.apiKeyId, claim.key, claim.claim],
+  );
 }
 
 export async function findAnalysis(

@@ -5,6 +5,7 @@ import { startIntegrationJobs } from "../integrations/index.ts";
 import { purgeRateLimitWindows, purgeZkQuotaDays } from "../limits/index.ts";
 import { JOB_NAMES } from "../queue/index.ts";
 import { startDispatcher, webhookPolicy } from "../webhooks/index.ts";
+import { purgeExpiredIdempotencyKeys } from "../workflows/index.ts";
 import { startWorkflowJobs } from "../workflows/worker.ts";
 import type { Services } from "./services.ts";
 
@@ -36,9 +37,10 @@ export async function startWorkers(
       const signatures = await purgeExpiredSignatures(store, now);
       const windows = await purgeRateLimitWindows(store, now);
       const zkDays = await purgeZkQuotaDays(store, now);
+      const idempotencyKeys = await purgeExpiredIdempotencyKeys(store);
       // Uploads and batch manifests past VERIFLOW_ARTIFACT_RETENTION_DAYS, and blocks left unowned.
       const artifacts = await services.artifacts.prune(now);
-      return { signatures, windows, zkDays, artifacts };
+      return { signatures, windows, zkDays, idempotencyKeys, artifacts };
     });
     await queue.schedule(JOB_NAMES.platformMaintenance, "*/5 * * * *", {});
   }

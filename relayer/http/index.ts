@@ -16,6 +16,12 @@ export {
   renderNotFound,
   validationErrorSchema,
 } from "./errors.ts";
+export {
+  checkIdempotencyKey,
+  IDEMPOTENCY_TTL_HOURS,
+  idempotencyKeyReused,
+  requestHash,
+} from "./idempotency.ts";
 export { createLogger } from "./logging.ts";
 export { createMetrics, registerQueueMetrics } from "./metrics.ts";
 export type { Metrics } from "./metrics.ts";

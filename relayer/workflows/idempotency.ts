@@ -1,55 +1,18 @@
-import { createHash } from "node:crypto";
-import { ApiError } from "../http/index.ts";
+import { IDEMPOTENCY_TTL_HOURS, idempotencyKeyReused } from "../http/index.ts";
 import type { Store } from "../store/index.ts";
 
 /**
- * `Idempotency-Key` on the creating endpoints (POST /v1/workflows, POST /workflows/deploy): the
- * first response to a (key, request) pair is stored in the same transaction as what it created
- * and replayed for 24 hours; the same key with a different request (method, path, media type or
- * body bytes) is a 409. Keys are scoped to the API key. Requests refused before anything is
- * created (validation, limits) store nothing, so a corrected retry may reuse the key.
+ * `Idempotency-Key` on the creating workflow endpoints (POST /v1/workflows, POST /workflows/deploy;
+ * the shared rules are relayer/http/idempotency.ts's): the first response to a (key, request)
+ * pair is stored in the same transaction as what it created and replayed for 24 hours; the same
+ * key with a different request (method, path, media type or body bytes) is a 409. Requests
+ * refused before anything is created (validation, limits) store nothing, so a corrected retry may
+ * reuse the key.
  */
-
-export const IDEMPOTENCY_TTL_HOURS = 24;
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 export interface StoredResponse {
   status: number;
   body: unknown;
-}
-
-export function checkIdempotencyKey(key: string): string {
-  if (!KEY_PATTERN.test(key)) {
-    throw new ApiError(
-      400,
-      "VALIDATION_FAILED",
-      "Idempotency-Key: 1 to 255 visible ASCII characters",
-      {
-        issues: [{ path: "header.idempotency-key", message: "1 to 255 visible ASCII characters" }],
-      },
-    );
-  }
-  return key;
-}
-
-export function requestHash(
-  method: string,
-  path: string,
-  mediaType: string,
-  body: Uint8Array | string,
-): string {
-  return createHash("sha256")
-    .update(`${method} ${path}\n${mediaType}\n`)
-    .update(body)
-    .digest("hex");
-}
-
-function reused(key: string): ApiError {
-  return new ApiError(
-    409,
-    "IDEMPOTENCY_KEY_REUSED",
-    `Idempotency-Key "${key}" was already used with a different request; use a new key for a new request`,
-  );
 }
 
 /** The stored response for this key and request, a 409 for another request, or null when unused. */
@@ -66,7 +29,7 @@ export async function replayIdempotent(
     [apiKeyId, key, IDEMPOTENCY_TTL_HOURS],
   );
   if (!row) return null;
-  if (row.request_hash !== hash) throw reused(key);
+  if (row.request_hash !== hash) throw idempotencyKeyReused(key);
   const body = typeof row.response === "string" ? JSON.parse(row.response) : row.response;
   return { status: Number(row.status), body };
 }
@@ -105,4 +68,17 @@ export async function recordIdempotentResponse(
     `UPDATE workflow_idempotency SET status = $3, response = $4::jsonb WHERE api_key_id = $1 AND key = $2`,
     [apiKeyId, key, response.status, JSON.stringify(response.body)],
   );
+}
+
+/**
+ * Deletes the keys past their replay window (the platform's housekeeping): a later request with
+ * such a key claims it anew, so the rows only take room.
+ */
+export async function purgeExpiredIdempotencyKeys(store: Store): Promise<number> {
+  const rows = await store.query(
+    `DELETE FROM workflow_idempotency
+      WHERE created_at <= now() - make_interval(hours => $1) RETURNING 1`,
+    [IDEMPOTENCY_TTL_HOURS],
+  );
+  return rows.length;
 }

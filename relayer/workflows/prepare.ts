@@ -1,15 +1,16 @@
 import { howToConfigure, missingListFiles } from "../compliance/index.ts";
-import { ApiError, issuesFromZod, validationFailed } from "../http/index.ts";
+import {
+  ApiError,
+  checkIdempotencyKey,
+  issuesFromZod,
+  requestHash,
+  validationFailed,
+} from "../http/index.ts";
 import { estimateCostSummary, InsufficientLiquidityError, NoRouteError } from "../routing/index.ts";
 import type { RoutingChainSet } from "../routing/index.ts";
 import type { AssetCatalogue } from "./catalogue.ts";
 import { findDeployment } from "./deployments.ts";
-import {
-  checkIdempotencyKey,
-  replayIdempotent,
-  requestHash,
-  type StoredResponse,
-} from "./idempotency.ts";
+import { replayIdempotent, type StoredResponse } from "./idempotency.ts";
 import type { Workflow } from "../model/index.ts";
 import { parseBody } from "./body.ts";
 import { normaliseWorkflow } from "./normalise.ts";

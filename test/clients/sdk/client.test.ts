@@ -13,6 +13,7 @@ import {
   WebhookVerificationError,
 } from "../../../clients/sdk/index.ts";
 import { newApiKey, startInProcessRelayer, type InProcessRelayer } from "../../fixtures/relayer.ts";
+import { openAnalysisWorld } from "../../fixtures/analysis.ts";
 
 interface Seen {
   method: string;
@@ -230,6 +231,109 @@ describe("# SDK client", function () {
         const err = (await client.cancel("wf_1").catch((e: unknown) => e)) as VeriflowApiError;
         expect(err.code).to.equal("HTTP_500");
         expect(err.detail).to.contain("oops");
+      } finally {
+        await srv.close();
+      }
+    });
+  });
+
+  describe("# analyze", function () {
+    it("should retry a lost answer with its Idempotency-Key and receive the analysis that ran, paid once", async function () {
+      const world = await openAnalysisWorld({ label: "sdk-analyze" });
+      const server = await listen(world.relayer.app, "127.0.0.1", 0);
+      try {
+        let lost = 0;
+        const keys: string[] = [];
+        const client = new VeriflowClient({
+          baseUrl: server.url,
+          apiKey: world.key.key,
+          signingSecret: world.key.secret,
+          retry: { baseDelayMs: 10 },
+          // The first answer reaches the relayer's side of the network and is lost on the way back.
+          fetch: async (request) => {
+            keys.push(String((request as Request).headers.get("Idempotency-Key")));
+            const response = await fetch(request);
+            if (lost++ === 0) {
+              await response.arrayBuffer();
+              throw new TypeError("fetch failed: connection reset");
+            }
+            return response;
+          },
+        });
+        const analysis = await client.analyze({ text: "Pay Jane Whitfield by Friday." });
+        expect(keys).to.have.length(2);
+        expect(keys[0])
+          .to.match(/^[0-9a-f-]{36}$/)
+          .and.equal(keys[1]);
+        // One analysis: the provider was called for it once (score, completion, output score).
+        expect(world.provider.hits).to.have.length(3);
+        const [row] = await world.relayer.ctx.store.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM analyses",
+        );
+        expect(row!.n).to.equal(1);
+        expect(analysis.analysis_id).to.match(/^an_/);
+      } finally {
+        await server.close(1_000);
+        await world.close();
+      }
+    });
+
+    it("should wait out a 409 with Retry-After and repeat a proxy's 502, not a provider's refusal", async function () {
+      const ANALYSIS = { analysis_id: "an_1", output: "ok" };
+      const srv = await scriptedServer((_s, n) =>
+        n === 1
+          ? { status: 502, body: "<html>bad gateway</html>" }
+          : n === 2
+            ? {
+                status: 409,
+                body: { error: "IDEMPOTENCY_KEY_IN_USE", detail: "running", retry_in: 1 },
+                headers: { "Retry-After": "1" },
+              }
+            : { status: 200, body: ANALYSIS },
+      );
+      const refusing = await scriptedServer(() => ({
+        status: 502,
+        body: { error: "ANALYSIS_PROVIDER_UNAUTHORIZED", detail: "rotate the credential" },
+      }));
+      try {
+        const retries: Array<number | null> = [];
+        const client = new VeriflowClient({
+          baseUrl: srv.url,
+          ...CREDS,
+          retry: { baseDelayMs: 10 },
+          onRetry: (i) => retries.push(i.status),
+        });
+        expect(await client.analyze({ text: "x" }, { idempotencyKey: "mine-1" })).to.deep.equal(
+          ANALYSIS,
+        );
+        expect(retries).to.deep.equal([502, 409]);
+        expect(srv.seen.map((s) => s.headers["idempotency-key"])).to.deep.equal([
+          "mine-1",
+          "mine-1",
+          "mine-1",
+        ]);
+        expect(srv.seen[2]!.at - srv.seen[1]!.at).to.be.at.least(950);
+
+        const refused = new VeriflowClient({ baseUrl: refusing.url, ...CREDS });
+        const err = await refused.analyze({ text: "x" }).catch((e: unknown) => e);
+        expect(isApiError(err, "ANALYSIS_PROVIDER_UNAUTHORIZED")).to.equal(true);
+        expect(refusing.seen).to.have.length(1);
+      } finally {
+        await srv.close();
+        await refusing.close();
+      }
+    });
+
+    it("should not wait out a 409 without Retry-After (a key reused for another body)", async function () {
+      const srv = await scriptedServer(() => ({
+        status: 409,
+        body: { error: "IDEMPOTENCY_KEY_REUSED", detail: "another body" },
+      }));
+      try {
+        const client = new VeriflowClient({ baseUrl: srv.url, ...CREDS });
+        const err = await client.analyze({ text: "x" }).catch((e: unknown) => e);
+        expect(isApiError(err, "IDEMPOTENCY_KEY_REUSED")).to.equal(true);
+        expect(srv.seen).to.have.length(1);
       } finally {
         await srv.close();
       }

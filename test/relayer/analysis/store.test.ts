@@ -2,9 +2,12 @@ import { expect } from "chai";
 import { verifyAuditChain, type AuditRecord } from "../../../relayer/analysis/audit.ts";
 import type { EngineStore } from "../../../relayer/accounts/index.ts";
 import {
+  claimIdempotencyKey,
   pruneAnalyses,
+  releaseIdempotencyKey,
   storeAnalyses,
   takeTokens,
+  type ClaimedKey,
   type FinishedAnalysis,
 } from "../../../relayer/analysis/store.ts";
 import { openStore, type Store } from "../../../relayer/store/index.ts";
@@ -12,6 +15,7 @@ import { openTestStore, type TestStore } from "../../fixtures/platform.ts";
 
 const BACKENDS = ["pglite", "postgres"] as const;
 const NOW = 1_800_000_000_000;
+const DAY = 86_400_000;
 /** 60 requests per minute: one token a second. */
 const LIMIT = { rpm: 60, burst: 5 };
 
@@ -123,6 +127,132 @@ for (const backend of BACKENDS) {
       expect(await verifyAuditChain(store)).to.include({ ok: true, checked: 7 });
     });
 
+    describe("## Idempotency-Key claims", () => {
+      const iso = (ms: number) => new Date(ms).toISOString();
+      /** Claims `key` for key_a at `at` (24 h replay window, claims abandoned after 10 min). */
+      const claimAt = (key: string, requestHash: string, at: number, token = `t-${at}`) => {
+        const claim: ClaimedKey = { apiKeyId: "key_a", key, claim: token };
+        return {
+          claim,
+          holder: claimIdempotencyKey(
+            store,
+            { ...claim, requestHash, at: iso(at) },
+            iso(at - DAY),
+            iso(at - 600_000),
+          ),
+        };
+      };
+      const keyRow = async (key: string) =>
+        (
+          await store.query<{ analysis_id: string | null; claim: string }>(
+            "SELECT analysis_id, claim FROM analysis_idempotency WHERE api_key_id = 'key_a' AND key = $1",
+            [key],
+          )
+        )[0];
+
+      it("should claim a new key once: the second claim sees it running, another body sees its hash", async function () {
+        expect(await claimAt("k-run", "h1", NOW).holder).to.equal(null);
+        expect(await claimAt("k-run", "h1", NOW + 1, "other").holder).to.deep.include({
+          state: "running",
+          requestHash: "h1",
+        });
+        expect(await claimAt("k-run", "h2", NOW + 1, "other").holder).to.deep.include({
+          requestHash: "h1",
+        });
+        // Keys are the API key's: another key's same name is its own.
+        expect(
+          await claimIdempotencyKey(
+            store,
+            { apiKeyId: "key_b", key: "k-run", claim: "b", requestHash: "h9", at: iso(NOW) },
+            iso(NOW - DAY),
+            iso(NOW - 600_000),
+          ),
+        ).to.equal(null);
+      });
+
+      it("should mark the key with its analysis in the storing statement and in the locking transaction", async function () {
+        const [a, b] = ["k-mark-1", "k-mark-2"].map((key) => claimAt(key, "h", NOW));
+        expect(await a!.holder).to.equal(null);
+        expect(await b!.holder).to.equal(null);
+        const [one] = finished("key1", 1);
+        const [two, plain] = finished("key2", 2);
+        // Without a head: the transaction; with the head it wrote: the single statement.
+        const first = await storeAnalyses(store, null, [{ ...one!, idempotency: a!.claim }]);
+        await storeAnalyses(store, first.head, [{ ...two!, idempotency: b!.claim }, plain!]);
+        expect((await keyRow("k-mark-1"))!.analysis_id).to.equal(one!.row.id);
+        expect((await keyRow("k-mark-2"))!.analysis_id).to.equal(two!.row.id);
+        // A repeat is answered by the analysis, read with the key.
+        const replay = await claimAt("k-mark-2", "h", NOW + 5, "late").holder;
+        expect(replay).to.have.property("state", "answered");
+        expect(replay && replay.state === "answered" && replay.analysis.id).to.equal(two!.row.id);
+        expect(replay && replay.state === "answered" && replay.analysis.audit_id).to.match(
+          /^aud_\d+$/,
+        );
+      });
+
+      it("should mark nothing for a claim that was taken over, and release only its own claim", async function () {
+        const taken = claimAt("k-own", "h", NOW, "first");
+        expect(await taken.holder).to.equal(null);
+        // Abandoned (11 min later): another request takes it over.
+        const over = claimAt("k-own", "h", NOW + 660_000, "second");
+        expect(await over.holder).to.equal(null);
+        // The first one's late release and late store do not touch the second's claim.
+        await releaseIdempotencyKey(store, taken.claim);
+        expect((await keyRow("k-own"))!.claim).to.equal("second");
+        const [late] = finished("own-late", 1);
+        await storeAnalyses(store, null, [{ ...late!, idempotency: taken.claim }]);
+        expect(await keyRow("k-own")).to.deep.include({ claim: "second", analysis_id: null });
+        await releaseIdempotencyKey(store, over.claim);
+        expect(await keyRow("k-own")).to.equal(undefined);
+        // Released: claimed again at once.
+        expect(await claimAt("k-own", "h2", NOW + 660_001).holder).to.equal(null);
+      });
+
+      it("should keep a running claim until it is abandoned, and an answered key for 24 hours", async function () {
+        expect(await claimAt("k-age", "h", NOW).holder).to.equal(null);
+        expect(await claimAt("k-age", "h", NOW + 599_000, "x").holder).to.have.property(
+          "state",
+          "running",
+        );
+        const answered = claimAt("k-day", "h", NOW);
+        expect(await answered.holder).to.equal(null);
+        const [row] = finished("day", 1);
+        await storeAnalyses(store, null, [{ ...row!, idempotency: answered.claim }]);
+        // An answered key is never abandoned: 23 h later it still replays, past 24 h it is new.
+        expect(await claimAt("k-day", "h2", NOW + 23 * 3_600_000, "y").holder).to.deep.include({
+          state: "answered",
+          requestHash: "h",
+        });
+        expect(await claimAt("k-day", "h2", NOW + DAY + 1, "z").holder).to.equal(null);
+        expect(await keyRow("k-day")).to.deep.include({ claim: "z", analysis_id: null });
+      });
+
+      it("should prune the keys of pruned analyses and those past their window, with the analyses", async function () {
+        const kept = claimAt("k-prune-new", "h", NOW);
+        const old = claimAt("k-prune-old", "h", NOW - 2 * DAY);
+        expect(await kept.holder).to.equal(null);
+        expect(await old.holder).to.equal(null);
+        const [row] = finished("prune", 1);
+        await storeAnalyses(store, null, [{ ...row!, idempotency: kept.claim }]);
+        const [head] = await store.query<{ seq: string; hash: string }>(
+          "SELECT seq, hash FROM analysis_audit_head",
+        );
+        await store.query(
+          `INSERT INTO analysis_audit_anchors (seq, hash, chain_id, registry, tx_hash, block_number, batch_id, anchored_at)
+           VALUES ($1, $2, 1, '0x0', '0x0', 1, '2', $3)`,
+          [head!.seq, head!.hash, iso(NOW)],
+        );
+        // A cutoff before the analysis: its key stays, the two-day-old claim goes.
+        await pruneAnalyses(store, new Date(NOW - 1), new Date(NOW - DAY));
+        expect(await keyRow("k-prune-old")).to.equal(undefined);
+        expect((await keyRow("k-prune-new"))!.analysis_id).to.equal(row!.row.id);
+        // A cutoff after it: the analysis goes, and its key with it.
+        expect(await pruneAnalyses(store, new Date(NOW + 1), new Date(NOW - DAY))).to.be.above(0);
+        expect(await keyRow("k-prune-new")).to.equal(undefined);
+        expect(await verifyAuditChain(store)).to.include({ ok: true });
+      });
+    });
+
     if (backend === "postgres") {
       it("should share the bucket and the chain between processes writing at the same moment", async function () {
         const others = await Promise.all(
@@ -186,7 +316,7 @@ for (const backend of BACKENDS) {
         );
         const pruned = await verifyAuditChain(
           interleaved(/FROM analysis_audit_checkpoint/, () =>
-            pruneAnalyses(store, new Date(NOW + 1)),
+            pruneAnalyses(store, new Date(NOW + 1), new Date(NOW - DAY)),
           ),
         );
         expect(pruned, pruned.problem ?? "").to.include({ ok: true });

@@ -5,6 +5,7 @@ import type { ChainSet } from "../../../relayer/chains/index.ts";
 import type { Workflow } from "../../../relayer/model/workflow.ts";
 import { reconcileSchedules } from "../../../relayer/workflows/schedules.ts";
 import { fireSchedule } from "../../../relayer/workflows/fire.ts";
+import { purgeExpiredIdempotencyKeys } from "../../../relayer/workflows/idempotency.ts";
 import { riskEvaluation, swapStepResult } from "../../fixtures/results.ts";
 import { RECIPIENT_A, SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "../../fixtures/catalogue.ts";
 import {
@@ -453,6 +454,37 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           await bob.request("POST", "/v1/workflows", plainWorkflow("a"), { headers }),
         );
         expect(b.execution_id).to.not.equal(a.execution_id);
+      });
+
+      it("should purge keys past their 24 hours and keep the others replaying", async () => {
+        const body = plainWorkflow("purged");
+        const old = { "Idempotency-Key": "order-old" };
+        const kept = { "Idempotency-Key": "order-kept" };
+        const first = await json(
+          await alice.request("POST", "/v1/workflows", body, { headers: old }),
+        );
+        const keptBody = await json(
+          await alice.request("POST", "/v1/workflows", plainWorkflow("kept"), { headers: kept }),
+        );
+        // The first key's request as if made a day and a second ago.
+        await svc.ctx.store.query(
+          `UPDATE workflow_idempotency SET created_at = now() - interval '24 hours 1 second'
+            WHERE key = 'order-old'`,
+        );
+        expect(await purgeExpiredIdempotencyKeys(svc.ctx.store)).to.be.at.least(1);
+        const keys = await svc.ctx.store.query<{ key: string }>(
+          "SELECT key FROM workflow_idempotency WHERE key IN ('order-old', 'order-kept')",
+        );
+        expect(keys.map((k) => k.key)).to.deep.equal(["order-kept"]);
+        // The kept key still replays; the purged one is a new request.
+        const again = await alice.request("POST", "/v1/workflows", plainWorkflow("kept"), {
+          headers: kept,
+        });
+        expect(await json(again)).to.deep.equal(keptBody);
+        const anew = await json(
+          await alice.request("POST", "/v1/workflows", body, { headers: old }),
+        );
+        expect(anew.execution_id).to.not.equal(first.execution_id);
       });
 
       it("should refuse a malformed Idempotency-Key", async () => {

@@ -35,7 +35,9 @@ const HELP = `veriflow <command> [options]
   webhooks list | delete ID | deliveries ID [--limit N] | redeliver ID [--message MSG_ID]
   simulate FILE                    dry-run a transaction ({chain_id, tx_data, block_count?})
   compliance ADDRESS [--jurisdictions US,EU]
-  analysis FILE [--instructions T] [--workflow ID]   analyse a text file (text-analysis provider)
+  analysis FILE [--instructions T] [--workflow ID] [--idempotency-key K]
+                                   analyse a text file (text-analysis provider); a retry with
+                                   the same key answers the analysis that ran
   audit REPORT [--chains FILE] [--receipt FILE] [--cid CID]
                                    audit a report from the chains alone (runs veriflow-audit);
                                    REPORT: a JSON or CAR file, or the signed report's CID
@@ -373,11 +375,14 @@ async function main(argv: string[]): Promise<number> {
       }
       case "analysis": {
         const text = await readFile(need(args[0], "FILE"), "utf8");
-        const result = await client.analyze({
-          text,
-          ...(flags.instructions ? { instructions: flags.instructions } : {}),
-          ...(flags.workflow ? { workflow_id: flags.workflow } : {}),
-        });
+        const result = await client.analyze(
+          {
+            text,
+            ...(flags.instructions ? { instructions: flags.instructions } : {}),
+            ...(flags.workflow ? { workflow_id: flags.workflow } : {}),
+          },
+          flags["idempotency-key"] ? { idempotencyKey: flags["idempotency-key"] } : {},
+        );
         print(result, flags, () =>
           [
             `${result.analysis_id} by ${result.model} (${result.route}${result.fallback_reason ? `, fallback: ${result.fallback_reason}` : ""})`,

@@ -257,6 +257,14 @@ describe("# veriflow CLI", function () {
       expect(out.stderr).to.contain("ANALYSIS_NOT_CONFIGURED");
     });
 
+    it("should send its --idempotency-key with the text (a malformed one is the relayer's 400)", async function () {
+      const file = path.join(home, "contract.txt");
+      await writeFile(file, "This NDA binds both parties.");
+      const out = await cli(["analysis", file, "--idempotency-key", "two words"]);
+      expect(out.code).to.equal(1);
+      expect(out.stderr).to.contain("VALIDATION_FAILED").and.contain("Idempotency-Key");
+    });
+
     it("should run the auditor on a report file and pass its verdict's exit status through", async function () {
       const file = path.join(home, "not-a-report.json");
       await writeFile(file, JSON.stringify({ hello: "world" }));

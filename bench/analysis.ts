@@ -24,7 +24,7 @@
  *
  * Writes bench/results/analysis.json (the latency under `by_database`, one database per run; the
  * other's last figures are kept). Run: `npm run bench:analysis [-- --database postgres [--socket
- * /var/run/postgresql] [--processes N]]`
+ * /var/run/postgresql] [--processes N]] [--idempotency-keys]`
  * (BENCH_SECONDS, BENCH_BURSTS; BENCH_CPU_PROF=dir writes the relayer's V8 CPU profile there).
  */
 import { spawn } from "node:child_process";
@@ -68,6 +68,11 @@ if (!Number.isInteger(PROCESSES) || PROCESSES < 1 || (PROCESSES > 1 && DATABASE 
 const SOCKET_DIR = args.includes("--socket") ? args[args.indexOf("--socket") + 1] : undefined;
 if (SOCKET_DIR !== undefined && (DATABASE !== "postgres" || !SOCKET_DIR.startsWith("/")))
   throw new Error("--socket DIR: an absolute directory, only with --database postgres");
+/**
+ * `--idempotency-keys`: every request to the relayer carries a new `Idempotency-Key`, as the SDK
+ * sends one (the key's claim and mark are then on the path).
+ */
+const IDEMPOTENCY_KEYS = args.includes("--idempotency-keys");
 /** A directory for the relayer process's V8 CPU profile (`--cpu-prof`), when set. */
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 
@@ -216,6 +221,7 @@ async function viaRelayer(text: string, i = 0): Promise<{ ms: number; status: nu
   const headers = {
     "Content-Type": "application/json",
     ...signedHeaders(key.key, key.secret, body, String(Date.now())),
+    ...(IDEMPOTENCY_KEYS ? { "Idempotency-Key": randomBytes(16).toString("hex") } : {}),
   };
   const t = performance.now();
   const res = await post(`${relayer.url}/v1/analysis`, headers, body);
@@ -663,7 +669,7 @@ const result = {
     // One run measures one database; the other's last figures are kept.
     by_database: {
       ...previous?.latency?.by_database,
-      [`${DATABASE}${SOCKET_DIR ? "_unix_socket" : ""}${PROCESSES > 1 ? `_${PROCESSES}_processes` : ""}`]:
+      [`${DATABASE}${SOCKET_DIR ? "_unix_socket" : ""}${PROCESSES > 1 ? `_${PROCESSES}_processes` : ""}${IDEMPOTENCY_KEYS ? "_idempotency_keys" : ""}`]:
         {
           measured_at: new Date().toISOString(),
           relayer_processes: PROCESSES,

@@ -116,6 +116,7 @@ const BREAKER_CACHE_MS = 1_000;
 const STAGE_METRIC = "veriflow_analysis_stage_seconds";
 /** The stages of an analysis that `veriflow_analysis_stage_seconds` times, in their order. */
 export const ANALYSIS_STAGES = [
+  "idempotency",
   "admission",
   "bias_check",
   "completion",
@@ -222,7 +223,7 @@ export class TextAnalysis {
       (deps.registry.getSingleMetric(STAGE_METRIC) as Histogram<"stage"> | undefined) ??
       new Histogram({
         name: STAGE_METRIC,
-        help: "Time of each stage of POST /v1/analysis: admission (rate limit, input redaction, circuit), bias_check and completion (the provider), output_checks (output scan and its bias score), store (the durable audit record and analysis)",
+        help: "Time of each stage of POST /v1/analysis: idempotency (claiming the Idempotency-Key, or reading the analysis it replays; only with a key), admission (rate limit, input redaction, circuit), bias_check and completion (the provider), output_checks (output scan and its bias score), store (the durable audit record and analysis)",
         labelNames: ["stage"],
         buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
         registers: [deps.registry],
@@ -311,7 +312,10 @@ export class TextAnalysis {
         );
     }
     if (!request.idempotency) return this.run(request, null);
-    const claimed = await this.claim(request.apiKeyId, request.idempotency);
+    const idempotency = request.idempotency;
+    const claimed = await this.timed("idempotency", () =>
+      this.claim(request.apiKeyId, idempotency),
+    );
     if (!("claim" in claimed)) return claimed;
     try {
       return await this.run(request, claimed);

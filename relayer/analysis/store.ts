@@ -253,7 +253,10 @@ export async function claimIdempotencyKey(
   expiresBefore: string,
   abandonedBefore: string,
 ): Promise<KeyHolder | null | undefined> {
-  const claimed = await store.query(
+  // Without waiting for the disk: the analysis's ordinary commit makes the claim durable with it
+  // (WAL is sequential). Only a database crash between the two forgets a claim; its analysis, if
+  // stored after the restart, is then not under the key, and a repeat runs anew.
+  const claimed = await store.queryAsyncCommit(
     `INSERT INTO analysis_idempotency AS i (api_key_id, key, request_hash, claim, created_at)
      VALUES ($1, $2, $3, $4, $5::timestamptz)
      ON CONFLICT (api_key_id, key) DO UPDATE
@@ -271,6 +274,7 @@ export async function claimIdempotencyKey(
       expiresBefore,
       abandonedBefore,
     ],
+    { prepare: true },
   );
   if (claimed.length === 1) return null;
   const [row] = await store.query(
@@ -293,7 +297,8 @@ export async function claimIdempotencyKey(
 
 /** Gives a key back after its request was refused or failed: a retry may use it. */
 export async function releaseIdempotencyKey(store: Store, claim: ClaimedKey): Promise<void> {
-  await store.query(
+  // A release the database forgets in a crash leaves a claim that is taken over once abandoned.
+  await store.queryAsyncCommit(
     `DELETE FROM analysis_idempotency
       WHERE api_key_id = $1 AND key = $2 AND claim = $3 AND analysis_id IS NULL`,
     [claim.apiKeyId, claim.key, claim.claim],

@@ -71,6 +71,26 @@ describe("# text analysis Idempotency-Key", function () {
     expect(await read.json()).to.deep.equal(body);
   });
 
+  it("should time the key's claim and its replays in the idempotency stage", async function () {
+    const claims = async () => {
+      const metric = world.relayer.ctx.metrics.registry.getSingleMetric(
+        "veriflow_analysis_stage_seconds",
+      )!;
+      const value = (await metric.get()).values.find(
+        (v) =>
+          v.labels.stage === "idempotency" &&
+          ((v as { metricName?: string }).metricName ?? "").endsWith("_count"),
+      );
+      return value?.value ?? 0;
+    };
+    const before = await claims();
+    expect((await world.post({ text: TEXT }, undefined, key("timed"))).status).to.equal(200);
+    expect((await world.post({ text: TEXT }, undefined, key("timed"))).status).to.equal(200);
+    expect((await world.post({ text: "other" }, undefined, key("timed"))).status).to.equal(409);
+    expect((await world.post({ text: TEXT })).status).to.equal(200);
+    expect((await claims()) - before).to.equal(3);
+  });
+
   it("should refuse the key with another body (409 IDEMPOTENCY_KEY_REUSED), sending and storing nothing", async function () {
     expect((await world.post({ text: TEXT }, undefined, key("review-0002"))).status).to.equal(200);
     world.provider.hits.length = 0;

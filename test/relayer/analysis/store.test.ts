@@ -281,6 +281,43 @@ for (const backend of BACKENDS) {
         }
       });
 
+      it("should give a key racing in from several processes to exactly one of them", async function () {
+        const others = await Promise.all(
+          [1, 2, 3].map(() =>
+            openStore({ databaseUrl: opened.databaseUrl, dataDir: opened.dataDir }),
+          ),
+        );
+        try {
+          const at = new Date(NOW).toISOString();
+          for (let round = 0; round < 5; round++) {
+            const holders = await Promise.all(
+              [store, ...others].map((s, i) =>
+                claimIdempotencyKey(
+                  s,
+                  {
+                    apiKeyId: "key_race",
+                    key: `race-${round}`,
+                    claim: `p${i}`,
+                    requestHash: "h",
+                    at,
+                  },
+                  new Date(NOW - DAY).toISOString(),
+                  new Date(NOW - 600_000).toISOString(),
+                ),
+              ),
+            );
+            expect(
+              holders.filter((h) => h === null),
+              `round ${round}`,
+            ).to.have.length(1);
+            for (const h of holders.filter((h) => h !== null))
+              expect(h).to.deep.include({ state: "running", requestHash: "h" });
+          }
+        } finally {
+          await Promise.all(others.map((s) => s.close()));
+        }
+      });
+
       it("should verify the chain from one snapshot while another connection appends and prunes", async function () {
         // The verification's store, on which another connection writes right after a read (what a
         // live relayer's requests and its daily pruning do at any moment).

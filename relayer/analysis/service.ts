@@ -46,7 +46,7 @@ import { routeText, type RouteDecision } from "./routing.ts";
 import { RulesError } from "./rules.ts";
 import {
   analysesOfWorkflow,
-  claimIdempotencyKey,
+  claimIdempotencyKeys,
   findAnalysis,
   pruneAnalyses,
   recordIncident,
@@ -57,6 +57,8 @@ import {
   type BucketDecision,
   type ClaimedKey,
   type FinishedAnalysis,
+  type KeyClaim,
+  type KeyHolder,
 } from "./store.ts";
 import { CONTRACT_NAMES } from "../deployments/index.ts";
 
@@ -150,6 +152,8 @@ export class TextAnalysis {
   private readonly reports = new Set<Promise<unknown>>();
   /** The requests arriving together take their tokens in one statement. */
   private readonly tokens: Batcher<null, BucketDecision>;
+  /** The Idempotency-Keys of requests arriving together are claimed in one statement. */
+  private readonly claims: Batcher<KeyClaim, KeyHolder | null | undefined>;
   /** The analyses finishing together are audited and stored in one transaction. */
   private readonly records: Batcher<FinishedAnalysis, AnalysisRow>;
   /** The chain's head as this process last wrote it (the next write expects it still is). */
@@ -240,6 +244,16 @@ export class TextAnalysis {
         ok: true,
         value: i < taken.granted ? { granted: 1, retryAfterSeconds: 0 } : { ...taken, granted: 0 },
       }));
+    });
+    this.claims = new Batcher(async (items) => {
+      const now = this.now();
+      const holders = await claimIdempotencyKeys(
+        deps.store,
+        items,
+        new Date(now - IDEMPOTENCY_TTL_MS).toISOString(),
+        new Date(now - this.abandonedClaimMs).toISOString(),
+      );
+      return holders.map((value) => ({ ok: true, value }));
     });
     this.records = new Batcher(async (items) => {
       const stored = await storeAnalyses(deps.store, this.auditHead, items);
@@ -350,19 +364,17 @@ export class TextAnalysis {
     apiKeyId: string,
     idempotency: NonNullable<AnalysisRequest["idempotency"]>,
   ): Promise<ClaimedKey | AnalysisView> {
-    const now = this.now();
     for (let attempt = 0; attempt < 3; attempt++) {
       const claim: ClaimedKey = {
         apiKeyId,
         key: idempotency.key,
         claim: randomBytes(16).toString("base64url"),
       };
-      const holder = await claimIdempotencyKey(
-        this.deps.store,
-        { ...claim, requestHash: idempotency.requestHash, at: new Date(now).toISOString() },
-        new Date(now - IDEMPOTENCY_TTL_MS).toISOString(),
-        new Date(now - this.abandonedClaimMs).toISOString(),
-      );
+      const holder = await this.claims.submit({
+        ...claim,
+        requestHash: idempotency.requestHash,
+        at: new Date(this.now()).toISOString(),
+      });
       if (holder === null) return claim;
       if (holder === undefined) continue;
       if (holder.requestHash !== idempotency.requestHash)

@@ -240,59 +240,80 @@ export type KeyHolder =
   | { state: "running"; requestHash: string; since: string }
   | { state: "answered"; requestHash: string; analysis: AnalysisRow };
 
+/** A claim to make: the key, the request it is for and when. */
+export type KeyClaim = ClaimedKey & { requestHash: string; at: string };
+
 /**
- * Claims an Idempotency-Key for a request before anything is sent: a new key, one past its replay
- * window (`expiresBefore`), or one whose analysis never finished and whose claim is older than
- * `abandonedBefore` (its process stopped). Returns null when claimed, otherwise who holds it, read
- * in one snapshot with its analysis; `undefined` when the holder released it meanwhile (try
- * again).
+ * Claims the Idempotency-Keys of requests arriving together, before anything is sent, in one
+ * statement: a new key, one past its replay window (`expiresBefore`), or one whose analysis never
+ * finished and whose claim is older than `abandonedBefore` (its process stopped). Each answer is
+ * null when claimed, otherwise who holds the key, read in one snapshot with its analysis;
+ * `undefined` when the holder released it meanwhile (try again). Of one key twice in the batch
+ * the first is claimed and the second finds it running.
  */
-export async function claimIdempotencyKey(
+export async function claimIdempotencyKeys(
   store: Store,
-  claim: ClaimedKey & { requestHash: string; at: string },
+  claims: readonly KeyClaim[],
   expiresBefore: string,
   abandonedBefore: string,
-): Promise<KeyHolder | null | undefined> {
+): Promise<Array<KeyHolder | null | undefined>> {
+  const id = (c: ClaimedKey) => JSON.stringify([c.apiKeyId, c.key]);
+  const firsts = claims.filter((c, i) => claims.findIndex((o) => id(o) === id(c)) === i);
   // Without waiting for the disk: the analysis's ordinary commit makes the claim durable with it
   // (WAL is sequential). Only a database crash between the two forgets a claim; its analysis, if
   // stored after the restart, is then not under the key, and a repeat runs anew.
-  const claimed = await store.queryAsyncCommit(
+  const claimed = await store.queryAsyncCommit<{ claim: string }>(
     `INSERT INTO analysis_idempotency AS i (api_key_id, key, request_hash, claim, created_at)
-     VALUES ($1, $2, $3, $4, $5::timestamptz)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
      ON CONFLICT (api_key_id, key) DO UPDATE
         SET request_hash = EXCLUDED.request_hash, claim = EXCLUDED.claim, analysis_id = NULL,
             created_at = EXCLUDED.created_at
       WHERE i.created_at < $6::timestamptz
          OR (i.analysis_id IS NULL AND i.created_at < $7::timestamptz)
-     RETURNING 1`,
+     RETURNING claim`,
     [
-      claim.apiKeyId,
-      claim.key,
-      claim.requestHash,
-      claim.claim,
-      claim.at,
+      firsts.map((c) => c.apiKeyId),
+      firsts.map((c) => c.key),
+      firsts.map((c) => c.requestHash),
+      firsts.map((c) => c.claim),
+      firsts.map((c) => c.at),
       expiresBefore,
       abandonedBefore,
     ],
     { prepare: true },
   );
-  if (claimed.length === 1) return null;
-  const [row] = await store.query(
-    `SELECT i.request_hash AS key_request_hash, i.created_at AS key_created_at, a.*
+  const won = new Set(claimed.map((r) => r.claim));
+  const held = claims.filter((c) => !won.has(c.claim));
+  if (held.length === 0) return claims.map(() => null);
+  const rows = await store.query(
+    `SELECT i.api_key_id AS key_api_key_id, i.key AS key_key, i.request_hash AS key_request_hash,
+            i.created_at AS key_created_at, a.*
        FROM analysis_idempotency i LEFT JOIN analyses a ON a.id = i.analysis_id
-      WHERE i.api_key_id = $1 AND i.key = $2`,
-    [claim.apiKeyId, claim.key],
+      WHERE (i.api_key_id, i.key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+    [held.map((c) => c.apiKeyId), held.map((c) => c.key)],
+    { prepare: true },
   );
-  if (!row) return undefined;
-  const requestHash = String(row.key_request_hash);
-  if (row.id === null || row.id === undefined)
-    return {
-      state: "running",
-      requestHash,
-      since: new Date(row.key_created_at as string).toISOString(),
-    };
-  const { key_request_hash: _hash, key_created_at: _at, ...analysis } = row;
-  return { state: "answered", requestHash, analysis: toRow(analysis) };
+  const holders = new Map<string, KeyHolder>();
+  for (const row of rows) {
+    const {
+      key_api_key_id: apiKeyId,
+      key_key: key,
+      key_request_hash: requestHash,
+      key_created_at: since,
+      ...analysis
+    } = row;
+    holders.set(
+      id({ apiKeyId: String(apiKeyId), key: String(key), claim: "" }),
+      analysis.id === null || analysis.id === undefined
+        ? {
+            state: "running",
+            requestHash: String(requestHash),
+            since: new Date(since as string).toISOString(),
+          }
+        : { state: "answered", requestHash: String(requestHash), analysis: toRow(analysis) },
+    );
+  }
+  return claims.map((c) => (won.has(c.claim) ? null : holders.get(id(c))));
 }
 
 /** Gives a key back after its request was refused or failed: a retry may use it. */

@@ -1,11 +1,11 @@
 import { expect } from "chai";
-import { claimIdempotencyKey } from "../../../relayer/analysis/store.ts";
+import { claimIdempotencyKeys } from "../../../relayer/analysis/store.ts";
 import {
   ANALYSIS_PROVIDER_KEY,
   openAnalysisWorld,
   type AnalysisWorld,
 } from "../../fixtures/analysis.ts";
-import { newApiKey } from "../../fixtures/relayer.ts";
+import { newApiKey, signedRequest } from "../../fixtures/relayer.ts";
 import { BIASED_MARKER } from "../../fixtures/standins/analysis-provider.ts";
 
 /**
@@ -140,6 +140,25 @@ describe("# text analysis Idempotency-Key", function () {
     expect(await after.json()).to.deep.equal(body);
   });
 
+  it("should run one of repeats arriving together (one batch of claims) and refuse the rest", async function () {
+    const body = JSON.stringify({ text: `${TEXT} Together.` });
+    const now = world.relayer.ctx.clock();
+    // Sent at once, each signed at its own millisecond (one signature twice is a replay).
+    const answers = await Promise.all(
+      [0, 1, 2, 3].map((i) =>
+        signedRequest(world.relayer.app, world.key, "POST", "/v1/analysis", body, {
+          timestamp: String(now - i),
+          headers: key("together"),
+        }),
+      ),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).to.deep.equal([200, 409, 409, 409]);
+    for (const res of answers.filter((r) => r.status === 409))
+      expect(await res.json()).to.deep.include({ error: "IDEMPOTENCY_KEY_IN_USE" });
+    expect(world.provider.hits).to.have.length(3);
+  });
+
   it("should free the key of a refused request: a corrected retry with the key runs", async function () {
     // Refused by the bias pre-check: nothing stored, the key free for the corrected text.
     const biased = await world.post({ text: `${TEXT} ${BIASED_MARKER}` }, undefined, key("k-4"));
@@ -214,13 +233,13 @@ describe("# text analysis Idempotency-Key", function () {
     // A request that claimed the key and stopped (its process died) before storing anything.
     const at = new Date(world.relayer.ctx.clock()).toISOString();
     expect(
-      await claimIdempotencyKey(
+      await claimIdempotencyKeys(
         world.relayer.ctx.store,
-        { apiKeyId: world.key.id, key: "k-crash", claim: "dead", requestHash: hash, at },
+        [{ apiKeyId: world.key.id, key: "k-crash", claim: "dead", requestHash: hash, at }],
         new Date(0).toISOString(),
         new Date(0).toISOString(),
       ),
-    ).to.equal(null);
+    ).to.deep.equal([null]);
     const held = await world.post({ text: TEXT }, undefined, key("k-crash"));
     expect(held.status).to.equal(409);
     expect(world.provider.hits).to.deep.equal([]);

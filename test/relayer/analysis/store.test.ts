@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { verifyAuditChain, type AuditRecord } from "../../../relayer/analysis/audit.ts";
 import type { EngineStore } from "../../../relayer/accounts/index.ts";
 import {
-  claimIdempotencyKey,
+  claimIdempotencyKeys,
   pruneAnalyses,
   releaseIdempotencyKey,
   storeAnalyses,
@@ -15,6 +15,14 @@ import { openTestStore, type TestStore } from "../../fixtures/platform.ts";
 
 const BACKENDS = ["pglite", "postgres"] as const;
 const NOW = 1_800_000_000_000;
+
+/** One claim alone in its batch. */
+const claimIdempotencyKey = async (
+  store: Store,
+  claim: Parameters<typeof claimIdempotencyKeys>[1][number],
+  expiresBefore: string,
+  abandonedBefore: string,
+) => (await claimIdempotencyKeys(store, [claim], expiresBefore, abandonedBefore))[0];
 const DAY = 86_400_000;
 /** 60 requests per minute: one token a second. */
 const LIMIT = { rpm: 60, burst: 5 };
@@ -168,6 +176,44 @@ for (const backend of BACKENDS) {
             iso(NOW - 600_000),
           ),
         ).to.equal(null);
+      });
+
+      it("should claim a batch in one go: the first of a key twice wins, the other finds it running", async function () {
+        expect(await claimAt("b-held", "hh", NOW, "earlier").holder).to.equal(null);
+        const answered = claimAt("b-done", "hd", NOW, "done");
+        expect(await answered.holder).to.equal(null);
+        const [row] = finished("batch", 1);
+        await storeAnalyses(store, null, [{ ...row!, idempotency: answered.claim }]);
+        const claim = (key: string, requestHash: string, token: string) => ({
+          apiKeyId: "key_a",
+          key,
+          claim: token,
+          requestHash,
+          at: iso(NOW + 1),
+        });
+        const holders = await claimIdempotencyKeys(
+          store,
+          [
+            claim("b-new", "h1", "n1"),
+            claim("b-new", "h1", "n2"),
+            claim("b-new", "h2", "n3"),
+            claim("b-held", "hh", "n4"),
+            claim("b-done", "hd", "n5"),
+            claim("b-other", "h9", "n6"),
+          ],
+          iso(NOW + 1 - DAY),
+          iso(NOW + 1 - 600_000),
+        );
+        expect(holders[0]).to.equal(null);
+        expect(holders[1]).to.deep.include({ state: "running", requestHash: "h1" });
+        expect(holders[2]).to.deep.include({ state: "running", requestHash: "h1" });
+        expect(holders[3]).to.deep.include({ state: "running", requestHash: "hh" });
+        expect(holders[4]).to.deep.include({ state: "answered", requestHash: "hd" });
+        expect(holders[4] && holders[4].state === "answered" && holders[4].analysis.id).to.equal(
+          row!.row.id,
+        );
+        expect(holders[5]).to.equal(null);
+        expect((await keyRow("b-new"))!.claim).to.equal("n1");
       });
 
       it("should mark the key with its analysis in the storing statement and in the locking transaction", async function () {

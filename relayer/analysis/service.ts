@@ -334,7 +334,7 @@ export class TextAnalysis {
     try {
       return await this.run(request, claimed);
     } catch (err) {
-      // Nothing was stored: the key is free again for a retry (a refusal, or a failure to retry).
+      // Nothing was stored: after a refusal or a failure the key is free again for a retry.
       await releaseIdempotencyKey(store, claimed).catch((releaseErr: unknown) =>
         logger.error(
           { err: releaseErr },

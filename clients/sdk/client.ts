@@ -1,5 +1,10 @@
 import createClient, { type Client } from "openapi-fetch";
-import { apiErrorOf, ExecutionFailedError, retryAfterSeconds } from "./errors.ts";
+import {
+  apiErrorOf,
+  ExecutionFailedError,
+  retryAfterSeconds,
+  type KnownErrorCode,
+} from "./errors.ts";
 import type { components, paths } from "./openapi.ts";
 import { signingClock, signRequest, type Credentials } from "./signing.ts";
 
@@ -65,7 +70,10 @@ function safeToRepeat(request: Request, status: number | null): boolean {
  * 502s that are the relayer's own account of a provider refusing it: they last until an operator
  * rotates a credential or whitelists an address, so repeating them only spends the provider's calls.
  */
-const NEEDS_OPERATOR = new Set(["ANALYSIS_PROVIDER_UNAUTHORIZED", "ANALYSIS_PROVIDER_FORBIDDEN"]);
+const NEEDS_OPERATOR: ReadonlySet<string> = new Set<KnownErrorCode>([
+  "ANALYSIS_PROVIDER_UNAUTHORIZED",
+  "ANALYSIS_PROVIDER_FORBIDDEN",
+]);
 
 /**
  * fetch that signs every attempt and retries what is safe: 429 after `Retry-After`; network

@@ -139,7 +139,27 @@ function emails(text: string): PiiSpan[] {
     if (validator.isEmail(plain, { allow_utf8_local_part: true }))
       out.push(span("EMAIL", i, value));
   }
+  // Percent-encoded in a link's query or a mailto: `?payer=jane%40example.com`.
+  if (text.includes("%40"))
+    for (const [i, v] of matches(
+      /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+%40[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu,
+      text,
+    )) {
+      const value = v.replace(/[.-]+$/, "");
+      const plain = percentDecoded(value);
+      if (plain && validator.isEmail(plain, { allow_utf8_local_part: true }))
+        out.push(span("EMAIL", i, value));
+    }
   return out;
+}
+
+/** The text with its percent-escapes decoded, or null where one is malformed. */
+function percentDecoded(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
 }
 
 /**

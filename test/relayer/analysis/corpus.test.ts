@@ -8,14 +8,7 @@ import {
   scoreCorpus,
   type CorpusText,
 } from "../../../scripts/analysis-corpus.ts";
-import { openAnalysisWorld, type AnalysisWorld } from "../../fixtures/analysis.ts";
-
-/** Whether `needle` occurs in `text` with no digit right before or after it. */
-function standsAlone(text: string, needle: string): boolean {
-  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1))
-    if (!/\d/.test(text[at - 1] ?? "") && !/\d/.test(text[at + needle.length] ?? "")) return true;
-  return false;
-}
+import { openAnalysisWorld, standsAlone, type AnalysisWorld } from "../../fixtures/analysis.ts";
 
 /**
  * The labelled corpus (scripts/analysis-corpus.ts) sent through the relayer: the provider

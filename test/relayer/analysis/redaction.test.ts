@@ -396,7 +396,13 @@ describe("# analysis redaction of each type's other formats", function () {
       ],
       ["user@[192.168.0.1]", "[EMAIL_1]"],
       ["jane [at] example [dot] org or jane(at)example.org", "[EMAIL_1] or [EMAIL_2]"],
+      [
+        "pay via https://pay.example.com/?payer=jane.doe%2Binvoices%40example.com&amount=5 or mailto:j%40example.org",
+        "pay via https://pay.example.com/?payer=[EMAIL_1]&amount=5 or mailto:[EMAIL_2]",
+      ],
     ]);
+    // Percent-escapes that decode to no address, or do not decode at all.
+    expect(findPii("save 50%40 off; ?x=%E0%A4%A%40example.com")).to.deep.equal([]);
     // Spelt out but no domain: not an address.
     expect(findPii("meet me [at] noon (at) the office")).to.deep.equal([]);
   });

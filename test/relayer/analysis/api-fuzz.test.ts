@@ -5,6 +5,7 @@ import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import { CORPUS_FILE, type CorpusText } from "../../../scripts/analysis-corpus.ts";
 import { newApiKey, type Credentials } from "../../fixtures/relayer.ts";
 import { openAnalysisWorld, standsAlone, type AnalysisWorld } from "../../fixtures/analysis.ts";
+import { createTestDatabase, type TestDatabase } from "../../fixtures/postgres.ts";
 import { BIASED_MARKER } from "../../fixtures/standins/analysis-provider.ts";
 
 /**
@@ -228,8 +229,15 @@ interface Answered {
 }
 
 describe("# text analysis API fuzz (seeded, configured provider)", function () {
-  this.timeout(Math.max(180_000, RUNS * 1_000));
+  for (const database of ["pglite", "postgres"] as const)
+    describe(`on ${database === "pglite" ? "PGlite" : "PostgreSQL"}`, function () {
+      fuzzAnalysis(database);
+    });
+});
+
+function fuzzAnalysis(database: "pglite" | "postgres"): void {
   let world: AnalysisWorld;
+  let db: TestDatabase | undefined;
   let other: Credentials & { id: string };
   let lastTimestamp = 0;
   let keys = 0;
@@ -242,8 +250,11 @@ describe("# text analysis API fuzz (seeded, configured provider)", function () {
   const answered: Answered[] = [];
 
   before(async function () {
+    this.timeout(120_000);
+    if (database === "postgres") db = await createTestDatabase("analysis_fuzz");
     world = await openAnalysisWorld({
       label: "analysis-fuzz",
+      ...(db ? { databaseUrl: db.url } : {}),
       // The key's own request limit (tested with the HTTP layer) would answer a long run's reads.
       env: { VERIFLOW_LIMITS: JSON.stringify({ enterprise: { requestsPerMinute: 1_000_000 } }) },
       textAnalysis: {
@@ -265,6 +276,7 @@ describe("# text analysis API fuzz (seeded, configured provider)", function () {
   });
   after(async function () {
     await world?.close();
+    await db?.drop();
   });
 
   async function stored(): Promise<Record<string, number>> {
@@ -323,6 +335,7 @@ describe("# text analysis API fuzz (seeded, configured provider)", function () {
   }
 
   it(`should answer ${RUNS} generated analysis requests without a 5xx, storing and sending nothing for a refusal, each answer its owner's alone (seed ${SEED})`, async function () {
+    this.timeout(Math.max(180_000, RUNS * 1_000));
     const byStatus = new Map<string, number>();
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
@@ -452,4 +465,4 @@ describe("# text analysis API fuzz (seeded, configured provider)", function () {
         seen,
       ).to.equal(true);
   });
-});
+}

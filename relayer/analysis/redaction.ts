@@ -457,14 +457,20 @@ const STREET_WORD =
   "(?:\\p{Lu}[\\p{L}'’.-]*|de|del|de la|de los|de las|la|le|les|du|des|d'\\p{L}+|l'\\p{L}+|di|della|delle|dei|degli|von|van|der|dem|den|y)";
 const CITY =
   "\\p{Lu}[\\p{L}'’-]*(?:[ ](?:\\p{Lu}[\\p{L}'’-]*|de|del|de la|la|le|les|sur|sous|en|am|an der|im|\\p{Ll}+'\\p{L}+|laziale|sardo|veneto|calabro|lombardo|umbro|salentino|ligure|terme|marittimo|nell'\\p{L}+)){0,4}(?: \\(\\p{Lu}[\\p{L}-]*\\))?";
+/** A town's name in capitalised words (Springfield, Salt Lake City, St. Albans). */
+const TOWN = "\\p{Lu}[\\p{L}'’.-]*(?: \\p{Lu}[\\p{L}'’.-]*){0,3}";
 const ADDRESS_PATTERNS: RegExp[] = [
   // 123 Main Street[, Apt. 4][, Springfield, IL 62704]
   new RegExp(
     `\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm)\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?)?(?:,[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d]))?(?:,? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2})?`,
     "gu",
   ),
-  // A post-office box, in the six languages.
-  /\b(?:P\.? ?O\.? ?Box|Post Office Box|Postfach|Boîte postale|B\.P\.|Apartado de correos|Apdo\.|Casella postale) ?\d{1,6}\b/giu,
+  // A post-office box, in the six languages (Postfach numbers in pairs: 10 01 01), with its town
+  // as the country writes it: Springfield, IL 62704 / London SW1A 1AA / 10001 Berlin.
+  new RegExp(
+    `\\b(?:[Pp]\\.? ?[Oo]\\.? ?(?:Box|BOX|box)|Post Office Box|POST OFFICE BOX|Postfach|POSTFACH|[Bb]oîte [Pp]ostale|B\\.P\\.|[Aa]partado de [Cc]orreos|Apdo\\.|[Cc]asella [Pp]ostale) ?#?\\d{1,6}(?: \\d{2}){0,2}\\b(?:,? ${TOWN},? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?(?!\\d)|,? ${TOWN},? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2}\\b|,? (?:[A-Z]{1,2}-)?\\d{4,5} ${CITY})?`,
+    "gu",
+  ),
   // Flat 2, 10 Downing Street style handled above; Hauptstraße 5 / Am Markt 3 / Friedrich-Ebert-Platz 5 [, 10115 Berlin]
   /(?<![\p{L}\p{N}_-])(?:[A-ZÄÖÜ][\p{L}-]*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|berg|graben|hof|kamp|straat|laan|plein|gracht|dijk|kade|singel)|(?:Am|An der|Im|In der|Auf der|Zum|Zur) [A-ZÄÖÜ][\p{L}-]+) \d{1,4}[a-z]?(?:,? (?:D-)?\d{4,5} [A-ZÄÖÜ][\p{L}-]+(?: (?:am |an der |im |ob der |in der )?\p{Lu}[\p{L}-]+)?)?/gu,
   // 12 rue de la Paix[, 75002 Paris] / 5 bis avenue Foch

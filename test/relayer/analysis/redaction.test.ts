@@ -581,7 +581,14 @@ describe("# analysis redaction of each type's other formats", function () {
       ["Ship to 742 Evergreen Terrace, Apt #2, Springfield, OR 97477", "Ship to [ADDRESS_1]"],
       ["Hauptstr. 5, D-80331 München", "[ADDRESS_1]"],
       ["8 boulevard Haussmann, 75009 Paris Cedex 09", "[ADDRESS_1]"],
-      ["PO Box 1234, Postfach 10 01 01", "[ADDRESS_1], [ADDRESS_2] 01 01"],
+      ["PO Box 1234, Postfach 10 01 01", "[ADDRESS_1], [ADDRESS_2]"],
+      ["PO Box 1234, Springfield, IL 62704-0001", "[ADDRESS_1]"],
+      ["Write to P.O. BOX 77, Salt Lake City, UT 84101.", "Write to [ADDRESS_1]."],
+      ["po box #5, St. Albans AL1 3AB", "[ADDRESS_1]"],
+      ["Postfach 10 01 01, D-10001 Berlin", "[ADDRESS_1]"],
+      ["Boîte postale 12, 75001 Paris; casella postale 45, 00184 Roma", "[ADDRESS_1]; [ADDRESS_2]"],
+      // The box alone when no town follows it.
+      ["PO Box 12. Then we paid 50000 EUR", "[ADDRESS_1]. Then we paid 50000 EUR"],
     ]);
   });
 

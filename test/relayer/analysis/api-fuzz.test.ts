@@ -4,7 +4,12 @@ import fc from "fast-check";
 import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import { CORPUS_FILE, type CorpusText } from "../../../scripts/analysis-corpus.ts";
 import { newApiKey, type Credentials } from "../../fixtures/relayer.ts";
-import { openAnalysisWorld, standsAlone, type AnalysisWorld } from "../../fixtures/analysis.ts";
+import {
+  openAnalysisWorld,
+  PAYMENT_RULES_YAML,
+  standsAlone,
+  type AnalysisWorld,
+} from "../../fixtures/analysis.ts";
 import { createTestDatabase, type TestDatabase } from "../../fixtures/postgres.ts";
 import { BIASED_MARKER } from "../../fixtures/standins/analysis-provider.ts";
 
@@ -262,14 +267,7 @@ function fuzzAnalysis(database: "pglite" | "postgres"): void {
         rules: "rules.yaml",
       },
       files: {
-        "rules.yaml": [
-          "kinds:",
-          "  payment_instruction:",
-          "    detect: ['\\btransfer\\b', 'IBAN']",
-          "    must_include: ['confirm the beneficiary']",
-          "  general:",
-          "    must_not_include: ['guarantee']",
-        ].join("\n"),
+        "rules.yaml": PAYMENT_RULES_YAML,
       },
     });
     other = await newApiKey(world.relayer.ctx);

@@ -14,6 +14,7 @@ import {
   MODELS,
   openAnalysisWorld,
   type AnalysisWorld,
+  PAYMENT_RULES_YAML,
 } from "../../fixtures/analysis.ts";
 import { BIASED_MARKER } from "../../fixtures/standins/analysis-provider.ts";
 
@@ -37,14 +38,7 @@ describe("# text analysis API (stand-in provider)", function () {
       // Short enough for the slow-answer test, long enough for a loaded machine.
       textAnalysis: { rules: "rules.yaml", timeout: "2s" },
       files: {
-        "rules.yaml": [
-          "kinds:",
-          "  payment_instruction:",
-          "    detect: ['\\btransfer\\b', 'IBAN']",
-          "    must_include: ['confirm the beneficiary']",
-          "  general:",
-          "    must_not_include: ['guarantee']",
-        ].join("\n"),
+        "rules.yaml": PAYMENT_RULES_YAML,
       },
     });
   });

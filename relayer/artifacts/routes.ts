@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../context/index.ts";
-import { ApiError, errorSchema, createRouter } from "../http/index.ts";
+import type { Context } from "hono";
+import { ApiError, errorSchema, createRouter, type AppEnv } from "../http/index.ts";
 import { chargeZkProof } from "../limits/index.ts";
 import { generateArtifactBatch, registryChain } from "./batch.ts";
 import type { Artifacts } from "./service.ts";
@@ -114,15 +115,15 @@ export const zkGenerateResultSchema = z
   })
   .openapi("ZkGenerateResult");
 
-/** The streamed CAR, with its exact length (known before the first byte). */
-const carResponse = (car: CarExport, name?: string) =>
-  new Response(car.stream, {
-    status: 200,
-    headers: {
-      "Content-Type": CAR_TYPE,
-      "Content-Length": String(car.bytes),
-      ...(name ? { "Content-Disposition": `attachment; filename="${name}.car"` } : {}),
-    },
+/**
+ * The streamed CAR, with its exact length (known before the first byte). Built by the context, so
+ * the headers the middleware set before the route ran (the rate limit's) are in it.
+ */
+const carResponse = (c: Context<AppEnv>, car: CarExport, name?: string) =>
+  c.body(car.stream, 200, {
+    "Content-Type": CAR_TYPE,
+    "Content-Length": String(car.bytes),
+    ...(name ? { "Content-Disposition": `attachment; filename="${name}.car"` } : {}),
   });
 
 export function artifactRoutes(
@@ -315,7 +316,7 @@ export function artifactRoutes(
     async (c) => {
       const { cid } = c.req.valid("param");
       const car = await ctx.artifacts.exportCar([cid], c.get("apiKey").id, "cid");
-      return carResponse(car, cid);
+      return carResponse(c, car, cid);
     },
   );
 
@@ -350,7 +351,7 @@ export function artifactRoutes(
     }),
     async (c) => {
       const { cids } = c.req.valid("json");
-      return carResponse(await ctx.artifacts.exportCar(cids, c.get("apiKey").id));
+      return carResponse(c, await ctx.artifacts.exportCar(cids, c.get("apiKey").id));
     },
   );
 

@@ -38,7 +38,9 @@ export function rateLimit(options: {
         { ...headers, "Retry-After": String(decision.retryAfterSeconds) },
       );
     }
-    await next();
+    // Set before the route answers: Hono then writes them into the response it builds, where a
+    // header set on a finished response copies that response (and sends its body as a stream).
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    await next();
   });
 }

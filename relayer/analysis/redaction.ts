@@ -118,38 +118,50 @@ function span(type: PiiType, start: number, value: string): PiiSpan {
 }
 
 function emails(text: string): PiiSpan[] {
-  const out: PiiSpan[] = [];
   // Starts only where a run of local-part characters starts: from inside a run the match would
   // fail the same way, and retrying there made a long run without "@" cost quadratic time.
-  for (const [i, v] of matches(
+  const out = addressesAs(
+    text,
     /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+@(?:\[[\d.]{7,15}\]|[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+)/gu,
-    text,
-  )) {
-    const value = v.replace(/[.-]+$/, "");
-    if (validator.isEmail(value, { allow_utf8_local_part: true, allow_ip_domain: true }))
-      out.push(span("EMAIL", i, value));
-  }
+    (value) => value,
+    { allow_utf8_local_part: true, allow_ip_domain: true },
+  );
   // Written against harvesting: `jane [at] example [dot] org`, `jane(at)example.org`.
-  for (const [i, v] of matches(
-    /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+ ?[[(]at[\])] ?[\p{L}\p{N}-]+(?:(?:\.| ?[[(]dot[\])] ?)[\p{L}\p{N}-]+)+/giu,
-    text,
-  )) {
-    const value = v.replace(/[.-]+$/, "");
-    const plain = value.replace(/ ?[[(]at[\])] ?/i, "@").replace(/ ?[[(]dot[\])] ?/gi, ".");
-    if (validator.isEmail(plain, { allow_utf8_local_part: true }))
-      out.push(span("EMAIL", i, value));
-  }
+  out.push(
+    ...addressesAs(
+      text,
+      /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+ ?[[(]at[\])] ?[\p{L}\p{N}-]+(?:(?:\.| ?[[(]dot[\])] ?)[\p{L}\p{N}-]+)+/giu,
+      (value) => value.replace(/ ?[[(]at[\])] ?/i, "@").replace(/ ?[[(]dot[\])] ?/gi, "."),
+    ),
+  );
   // Percent-encoded in a link's query or a mailto: `?payer=jane%40example.com`.
   if (text.includes("%40"))
-    for (const [i, v] of matches(
-      /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+%40[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu,
-      text,
-    )) {
-      const value = v.replace(/[.-]+$/, "");
-      const plain = percentDecoded(value);
-      if (plain && validator.isEmail(plain, { allow_utf8_local_part: true }))
-        out.push(span("EMAIL", i, value));
-    }
+    out.push(
+      ...addressesAs(
+        text,
+        /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+%40[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu,
+        percentDecoded,
+      ),
+    );
+  return out;
+}
+
+/**
+ * The candidates of `re` (their trailing dots and hyphens left out) whose plain form, as `plain`
+ * writes it (null: none), validator takes for an e-mail address.
+ */
+function addressesAs(
+  text: string,
+  re: RegExp,
+  plain: (value: string) => string | null,
+  options: validator.IsEmailOptions = { allow_utf8_local_part: true },
+): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const [i, v] of matches(re, text)) {
+    const value = v.replace(/[.-]+$/, "");
+    const address = plain(value);
+    if (address !== null && validator.isEmail(address, options)) out.push(span("EMAIL", i, value));
+  }
   return out;
 }
 
@@ -457,18 +469,21 @@ const STREET_WORD =
   "(?:\\p{Lu}[\\p{L}'’.-]*|de|del|de la|de los|de las|la|le|les|du|des|d'\\p{L}+|l'\\p{L}+|di|della|delle|dei|degli|von|van|der|dem|den|y)";
 const CITY =
   "\\p{Lu}[\\p{L}'’-]*(?:[ ](?:\\p{Lu}[\\p{L}'’-]*|de|del|de la|la|le|les|sur|sous|en|am|an der|im|\\p{Ll}+'\\p{L}+|laziale|sardo|veneto|calabro|lombardo|umbro|salentino|ligure|terme|marittimo|nell'\\p{L}+)){0,4}(?: \\(\\p{Lu}[\\p{L}-]*\\))?";
+/** A US ZIP code (62704, 62704-0001) and a British postcode (SW1A 1AA), as address tails end. */
+const US_ZIP = "\\d{5}(?:-\\d{4})?";
+const UK_POSTCODE = "[A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2}";
 /** A town's name in capitalised words (Springfield, Salt Lake City, St. Albans). */
 const TOWN = "\\p{Lu}[\\p{L}'’.-]*(?: \\p{Lu}[\\p{L}'’.-]*){0,3}";
 const ADDRESS_PATTERNS: RegExp[] = [
   // 123 Main Street[, Apt. 4][, Springfield, IL 62704]
   new RegExp(
-    `\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm)\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?)?(?:,[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d]))?(?:,? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2})?`,
+    `\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm)\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?${US_ZIP})?(?:,[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d]))?(?:,? ${UK_POSTCODE})?`,
     "gu",
   ),
   // A post-office box, in the six languages (Postfach numbers in pairs: 10 01 01), with its town
   // as the country writes it: Springfield, IL 62704 / London SW1A 1AA / 10001 Berlin.
   new RegExp(
-    `\\b(?:[Pp]\\.? ?[Oo]\\.? ?(?:Box|BOX|box)|Post Office Box|POST OFFICE BOX|Postfach|POSTFACH|[Bb]oîte [Pp]ostale|B\\.P\\.|[Aa]partado de [Cc]orreos|Apdo\\.|[Cc]asella [Pp]ostale) ?#?\\d{1,6}(?: \\d{2}){0,2}\\b(?:,? ${TOWN},? (?:[A-Z]{2} )?\\d{5}(?:-\\d{4})?(?!\\d)|,? ${TOWN},? [A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2}\\b|,? (?:[A-Z]{1,2}-)?\\d{4,5} ${CITY})?`,
+    `\\b(?:[Pp]\\.? ?[Oo]\\.? ?(?:Box|BOX|box)|Post Office Box|POST OFFICE BOX|Postfach|POSTFACH|[Bb]oîte [Pp]ostale|B\\.P\\.|[Aa]partado de [Cc]orreos|Apdo\\.|[Cc]asella [Pp]ostale) ?#?\\d{1,6}(?: \\d{2}){0,2}\\b(?:,? ${TOWN},? (?:[A-Z]{2} )?${US_ZIP}(?!\\d)|,? ${TOWN},? ${UK_POSTCODE}\\b|,? (?:[A-Z]{1,2}-)?\\d{4,5} ${CITY})?`,
     "gu",
   ),
   // Flat 2, 10 Downing Street style handled above; Hauptstraße 5 / Am Markt 3 / Friedrich-Ebert-Platz 5 [, 10115 Berlin]

@@ -258,8 +258,9 @@ export async function claimIdempotencyKeys(
   abandonedBefore: string,
 ): Promise<Array<KeyHolder | null | undefined>> {
   const id = (c: ClaimedKey) => JSON.stringify([c.apiKeyId, c.key]);
-  const seen = new Set<string>();
-  const firsts = claims.filter((c) => !seen.has(id(c)) && Boolean(seen.add(id(c))));
+  const byKey = new Map<string, KeyClaim>();
+  for (const c of claims) if (!byKey.has(id(c))) byKey.set(id(c), c);
+  const firsts = [...byKey.values()];
   // Without waiting for the disk: the analysis's ordinary commit makes the claim durable with it
   // (WAL is sequential). Only a database crash between the two forgets a claim; its analysis, if
   // stored after the restart, is then not under the key, and a repeat runs anew.

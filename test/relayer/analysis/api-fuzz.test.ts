@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import fc from "fast-check";
-import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import { CORPUS_FILE, type CorpusText } from "../../../scripts/analysis-corpus.ts";
-import { newApiKey, type Credentials } from "../../fixtures/relayer.ts";
+import { newApiKey, signedRequest, type Credentials } from "../../fixtures/relayer.ts";
 import {
   openAnalysisWorld,
   PAYMENT_RULES_YAML,
@@ -288,6 +287,7 @@ function fuzzAnalysis(database: "pglite" | "postgres"): void {
     return counts;
   }
 
+  /** Signed as clients sign (version 2), by the owner or the other key; or badly, or not at all. */
   async function send(
     method: "GET" | "POST",
     target: string,
@@ -295,24 +295,30 @@ function fuzzAnalysis(database: "pglite" | "postgres"): void {
     body?: string,
     extra: Record<string, string> = {},
   ): Promise<Response> {
+    if (w === "unsigned")
+      return world.relayer.app.request(target, {
+        method,
+        headers: {
+          ...extra,
+          ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+        },
+        ...(body !== undefined ? { body } : {}),
+      });
     lastTimestamp = Math.max(world.relayer.ctx.clock(), lastTimestamp + 1);
-    const creds = w === "other" ? other : world.key;
-    const headers: Record<string, string> = { ...extra };
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    if (w !== "unsigned")
-      Object.assign(
-        headers,
-        signedHeaders(creds.key, creds.secret, body ?? "", String(lastTimestamp), {
-          method,
-          target,
-        }),
-      );
-    if (w === "bad-signature") headers["X-SVC-Signature"] = "0".repeat(64);
-    return world.relayer.app.request(target, {
+    return signedRequest(
+      world.relayer.app,
+      w === "other" ? other : world.key,
       method,
-      headers,
-      ...(body !== undefined ? { body } : {}),
-    });
+      target,
+      body,
+      {
+        timestamp: String(lastTimestamp),
+        headers: {
+          ...extra,
+          ...(w === "bad-signature" ? { "X-SVC-Signature": "0".repeat(64) } : {}),
+        },
+      },
+    );
   }
 
   function target(r: FuzzRequest): string {
@@ -440,7 +446,7 @@ function fuzzAnalysis(database: "pglite" | "postgres"): void {
           expect(seqs, where).to.deep.equal([...seqs].sort((a, b) => a - b));
           expect(new Set(seqs).size, where).to.equal(seqs.length);
         }
-        expect(sent.length, where).to.satisfy((n: number) => r.op === "post" || n === 0);
+        if (r.op !== "post") expect(sent.length, `a read sent: ${where}`).to.equal(0);
       }),
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );

@@ -126,6 +126,7 @@ function emails(text: string): PiiSpan[] {
     (value) => value,
     { allow_utf8_local_part: true, allow_ip_domain: true },
   );
+  if (text.includes('"@')) out.push(...quotedAddresses(text));
   // Written against harvesting: `jane [at] example [dot] org`, `jane(at)example.org`.
   out.push(
     ...addressesAs(
@@ -161,6 +162,27 @@ function addressesAs(
     const value = v.replace(/[.-]+$/, "");
     const address = plain(value);
     if (address !== null && validator.isEmail(address, options)) out.push(span("EMAIL", i, value));
+  }
+  return out;
+}
+
+/** A quoted local part (RFC 5321), spaces and escapes and all: `"john doe"@example.com`. */
+const QUOTED_ADDRESS =
+  /"(?:[^"\\\r\n]|\\.){1,64}"@(?:\[[\d.]{7,15}\]|[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+)/gu;
+
+/**
+ * Quoted addresses. After a candidate validator refuses (a local part too long, say), the next
+ * starts one character on, not past it: escaped quotes before an address (`"\"\"…"j d"@x.org`)
+ * must not hide it inside a longer candidate.
+ */
+function quotedAddresses(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  const re = new RegExp(QUOTED_ADDRESS);
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const value = m[0].replace(/[.-]+$/, "");
+    if (validator.isEmail(value, { allow_utf8_local_part: true, allow_ip_domain: true }))
+      out.push(span("EMAIL", m.index, value));
+    else re.lastIndex = m.index + 1;
   }
   return out;
 }
@@ -411,7 +433,7 @@ function ips(text: string): PiiSpan[] {
 }
 
 const ACCOUNT_LABEL =
-  /\b(?:account(?: (?:number|no\.?|#))?|acct\.?(?: (?:no\.?|#))?|a\/c(?: no\.?)?|Kontonummer|Konto(?:-?Nr\.?)?|num[ée]ro de compte|n[°º] de compte|n[úu]mero de cuenta|cuenta|numero di conto|conto(?: n\.)?|rekeningnummer|(?:ABA )?routing(?: (?:number|no\.?|#))?|ABA(?: (?:number|no\.?|#))?|RTN)[:#\s]*((?:\d[ -]?){5,17}\d)\b/giu;
+  /\b(?:account(?: (?:number|no\.?|#))?|acct\.?(?: (?:no\.?|#))?|a\/c(?: no\.?)?|Kontonummer|Konto(?:-?Nr\.?)?|num[ée]ro de compte|n[°º] de compte|n[úu]mero de cuenta|cuenta|numero di conto|conto(?: n\.)?|rekeningnummer|(?:ABA )?routing(?: (?:number|no\.?|#))?|ABA(?: (?:number|no\.?|#))?|RTN|sort ?code|BSB(?: (?:number|no\.?))?)[:#\s]*((?:\d[ -]?){5,17}\d)\b/giu;
 
 /** A span of years (`2024-2025`, `2024 25`), as fiscal years are written after "account". */
 const YEAR_SPAN = /^(?:19|20)\d{2}[ -](?:(?:19|20)\d{2}|\d{2})$/;

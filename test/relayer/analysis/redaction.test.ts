@@ -397,6 +397,10 @@ describe("# analysis redaction of each type's other formats", function () {
       ["user@[192.168.0.1]", "[EMAIL_1]"],
       ["jane [at] example [dot] org or jane(at)example.org", "[EMAIL_1] or [EMAIL_2]"],
       [
+        'Write to "john doe"@example.com or "j\\"d"@example.org.',
+        "Write to [EMAIL_1] or [EMAIL_2].",
+      ],
+      [
         "pay via https://pay.example.com/?payer=jane.doe%2Binvoices%40example.com&amount=5 or mailto:j%40example.org",
         "pay via https://pay.example.com/?payer=[EMAIL_1]&amount=5 or mailto:[EMAIL_2]",
       ],
@@ -405,6 +409,15 @@ describe("# analysis redaction of each type's other formats", function () {
     expect(findPii("save 50%40 off; ?x=%E0%A4%A%40example.com")).to.deep.equal([]);
     // Spelt out but no domain: not an address.
     expect(findPii("meet me [at] noon (at) the office")).to.deep.equal([]);
+    // Escaped quotes before an address do not hide it in a candidate too long to be one.
+    const escaped = `${'\\"'.repeat(40)}"j d"@example.com`;
+    expect(findPii(escaped).map((s) => s.value.endsWith('"j d"@example.com'))).to.deep.equal([
+      true,
+    ]);
+    // Quoted words that are no local part: a quote, a line break or nothing before the "@".
+    expect(
+      findPii('He said "ok" @ the meeting; "line\nbreak"@example.com; ""@example.com'),
+    ).to.deep.equal([]);
   });
 
   it("should redact IPv4 with ports, ranges or zero padding, and IPv6 compressed, zoned or ending in IPv4", function () {
@@ -518,6 +531,11 @@ describe("# analysis redaction of each type's other formats", function () {
       [
         "ABA 021000021, Acct 0012345678, RTN 011000015",
         "ABA [BANK_ACCOUNT_1], Acct [BANK_ACCOUNT_2], RTN [BANK_ACCOUNT_3]",
+      ],
+      // A sort code or BSB names the account holder's branch: redacted with or without the account.
+      [
+        "Sort code 20-00-00. Sortcode: 402715; BSB 062-000, BSB number 062 000",
+        "Sort code [BANK_ACCOUNT_1]. Sortcode: [BANK_ACCOUNT_2]; BSB [BANK_ACCOUNT_3], BSB number [BANK_ACCOUNT_4]",
       ],
     ]);
     expectNothingFound([
@@ -677,7 +695,16 @@ describe("# analysis scans of digit-heavy text and of long tokens", function () 
     const base = time(ordinary);
     // Each started a street at every capital inside the token (or a name reaching to the end of
     // the text): 2 to 25 s each before.
-    for (const piece of ["Aa-", "A'", "Aa.", "AÉ", "D’É", "ИВАН ", "Calle A "])
+    for (const piece of [
+      "Aa-",
+      "A'",
+      "Aa.",
+      "AÉ",
+      "D’É",
+      "ИВАН ",
+      "Calle A ",
+      `"${'\\"'.repeat(40)}"@x.y `,
+    ])
       expect(time(repeated(piece)), piece).to.be.below(Math.max(1_000, 3 * base));
   });
 

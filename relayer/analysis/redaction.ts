@@ -117,6 +117,12 @@ function span(type: PiiType, start: number, value: string): PiiSpan {
   return { type, start, end: start + value.length, value };
 }
 
+/** An address as written: a local part in any script, an IP-literal domain (`j@[192.0.2.1]`). */
+const ADDRESS_AS_WRITTEN: validator.IsEmailOptions = {
+  allow_utf8_local_part: true,
+  allow_ip_domain: true,
+};
+
 function emails(text: string): PiiSpan[] {
   // Starts only where a run of local-part characters starts: from inside a run the match would
   // fail the same way, and retrying there made a long run without "@" cost quadratic time.
@@ -124,7 +130,7 @@ function emails(text: string): PiiSpan[] {
     text,
     /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+@(?:\[[\d.]{7,15}\]|[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+)/gu,
     (value) => value,
-    { allow_utf8_local_part: true, allow_ip_domain: true },
+    ADDRESS_AS_WRITTEN,
   );
   if (text.includes('"@')) out.push(...quotedAddresses(text));
   // Written against harvesting: `jane [at] example [dot] org`, `jane(at)example.org`.
@@ -180,8 +186,7 @@ function quotedAddresses(text: string): PiiSpan[] {
   const re = new RegExp(QUOTED_ADDRESS);
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const value = m[0].replace(/[.-]+$/, "");
-    if (validator.isEmail(value, { allow_utf8_local_part: true, allow_ip_domain: true }))
-      out.push(span("EMAIL", m.index, value));
+    if (validator.isEmail(value, ADDRESS_AS_WRITTEN)) out.push(span("EMAIL", m.index, value));
     else re.lastIndex = m.index + 1;
   }
   return out;

@@ -27,7 +27,7 @@
  * /var/run/postgresql] [--processes N]] [--idempotency-keys]`
  * (BENCH_SECONDS, BENCH_BURSTS; BENCH_CPU_PROF=dir writes the relayer's V8 CPU profile there).
  */
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { Agent, request } from "node:http";
@@ -36,9 +36,11 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { promisify } from "node:util";
 import { signedHeaders } from "../relayer/auth/hmac.ts";
 import { ANALYSIS_STAGES } from "../relayer/analysis/index.ts";
-import { redact, warmDetectors } from "../relayer/analysis/redaction.ts";
+import { redact } from "../relayer/analysis/redaction.ts";
+import { warmDetectors } from "../relayer/analysis/warm-up.ts";
 import { generateCorpus, scoreCorpus, type CorpusText } from "../scripts/analysis-corpus.ts";
 import { ANALYSIS_PROVIDER_KEY, MODELS, textAnalysisEntry } from "../test/fixtures/analysis.ts";
 import { startChildRelayer } from "../test/fixtures/child.ts";
@@ -103,6 +105,41 @@ const redactionCpuMsPerText = cpuMs(() => texts.forEach((t) => redact(t))) / tex
 let largest = "";
 for (let i = 0; largest.length < 256 * 1024 - 2_000; i++) largest += `${texts[i % texts.length]}\n`;
 const largestCpuMs = cpuMs(() => redact(largest));
+
+/**
+ * A fresh process's first corpus texts after each warm-up (bench/analysis-warm-up.ts), three rounds
+ * alternating the two, the median per figure.
+ */
+interface AfterStart {
+  warm_up_ms: number;
+  batches_ms: number[];
+}
+async function redactionAfterStart() {
+  const run = async (mode: "compile" | "full") => {
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      path.join(root, "bench/analysis-warm-up.ts"),
+      mode,
+    ]);
+    return JSON.parse(stdout) as AfterStart;
+  };
+  const runs: Record<"compile" | "full", AfterStart[]> = { compile: [], full: [] };
+  for (let round = 0; round < 3; round++)
+    for (const mode of ["compile", "full"] as const) runs[mode].push(await run(mode));
+  const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[1]! * 10) / 10;
+  const summary = (rs: AfterStart[]) => ({
+    warm_up_cpu_ms: median(rs.map((r) => r.warm_up_ms)),
+    cpu_ms_per_50_texts_after_it: rs[0]!.batches_ms.map((_, b) =>
+      median(rs.map((r) => r.batches_ms[b]!)),
+    ),
+  });
+  return {
+    patterns_compiled_only: summary(runs.compile),
+    warm_detectors: summary(runs.full),
+    explanation:
+      "thread CPU in a fresh process: the warm-up, then each of the corpus's first four batches of 50 texts in turn (median of three runs); patterns_compiled_only is two passes over the every-type texts, warm_detectors the serving threads' warm-up",
+  };
+}
+const afterStart = await redactionAfterStart();
 
 /** The stand-in in its own process (bench/analysis-standin.ts), once it listens. */
 async function startStandIn(): Promise<{ url: string; pid: number; close(): Promise<void> }> {
@@ -662,6 +699,7 @@ const result = {
     held_out_seed_15000: { texts: heldOut.length, per_type: scoreCorpus(heldOut) },
     redaction_cpu_ms_per_text: Math.round(redactionCpuMsPerText * 1000) / 1000,
     redaction_cpu_ms_256kib_text: Math.round(largestCpuMs),
+    redaction_after_start: afterStart,
   },
   latency: {
     rate: "600 requests/min",

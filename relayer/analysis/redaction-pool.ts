@@ -7,8 +7,8 @@ import {
   type PiiSpan,
   type Redaction,
   type RedactionOptions,
-  warmDetectors,
 } from "./redaction.ts";
+import { warmDetectors } from "./warm-up.ts";
 import { describeRule, RULES_PROGRESS, ruleAt, RulesError, type RuleAt } from "./rules.ts";
 
 /** What the output checks found: the output's personal data and its legal-rule violations. */

@@ -1,7 +1,8 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { findPii, redact, warmDetectors } from "./redaction.ts";
+import { findPii, redact } from "./redaction.ts";
 import type { RedactionAnswer, RedactionJob, RulesThreadData } from "./redaction-pool.ts";
 import { checkRules, RULES_PROGRESS } from "./rules.ts";
+import { warmDetectors } from "./warm-up.ts";
 
 /**
  * A redaction thread of RedactionPool: answers each job with its result or the failure's text.

@@ -542,6 +542,15 @@ function addresses(text: string): PiiSpan[] {
 
 const HONORIFICS =
   "Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Herr|Frau|Hr|Fr|M|Mme|Mlle|Monsieur|Madame|Mademoiselle|Sr|Sra|Srta|Don|Doña|Dña|Sig|Sig\\.ra|Signor|Signora|Signorina|Dott|Dott\\.ssa|Ing|Avv|Dhr|Mevr|Mevrouw|[Dd]e heer|Heer|heer|Г-н|Г-жа|[Гг]осподин|[Гг]оспожа|κ|κα|[Κκ]ύριος|[Κκ]υρία";
+/**
+ * The honorifics of one word (Dott, Sig.ra, Avv): never a later word of a name, so a salutation
+ * before one (Gentile Dott.ssa, where Gentile is also a first name) is not taken for a name.
+ */
+const HONORIFIC_WORDS = new Set(
+  HONORIFICS.split("|")
+    .map((h) => h.replaceAll("\\", "").split(".")[0]!)
+    .filter((h) => /^\p{Lu}\p{L}+$/u.test(h)),
+);
 // The part after a hyphen may be in lower case (Jae-won, Min-jun).
 const NAME_WORD = "(?:\\p{Lu}['’]|Mc|Mac)?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?";
 const PARTICLE =
@@ -1313,6 +1322,7 @@ function unlabelledNames(text: string): PiiSpan[] {
     }
     while (words.length > 1 && SUFFIX_WORD.test(words.at(-1)!)) words.pop();
     if (words.length < 2 || words.some((w) => NOT_NAMES.has(w) || companyWord(w))) continue;
+    if (words.slice(1).some((w) => HONORIFIC_WORDS.has(w))) continue;
     if (notAPerson(text, m.index, m.index + `${m[1]}${m[2]}`.length)) continue;
     if (SAINT_BEFORE.test(`${m[1]} `)) continue;
     if (eastAsianPlace(text, m.index, words)) continue;
@@ -1334,7 +1344,7 @@ function unlabelledNames(text: string): PiiSpan[] {
     let n = 1;
     while (n < words.length) {
       const w = words[n]!;
-      if (COMPANY_WORDS.has(w) || notName(w)) break;
+      if (COMPANY_WORDS.has(w) || notName(w) || HONORIFIC_WORDS.has(titleCase(w))) break;
       if (isCommonWord(w) && !w.split("-").some(isFirstName) && !SUFFIX_WORD.test(w)) break;
       n++;
     }
@@ -1366,9 +1376,11 @@ function unlabelledNames(text: string): PiiSpan[] {
     // A surname in capitals that ends a name (Ji-hoon PARK, Seo-yeon LEE) is not the next one's.
     if (caps && eastAsianName([wordBefore(text, m.index), titleCase(surname)]) === 2) continue;
     if (!surnameFirst(value)) continue;
-    // Surnames joined by a conjunction are a firm's name (Durgan, Fay and Dickens).
+    // Surnames joined by a conjunction are a firm's name (Durgan, Fay and Dickens); a surname in
+    // capitals before given names is how registers and lists write a person (SMITH, John and Wang
+    // Wei), not a firm.
     const end = m.index + value.length;
-    if (/^,? (?:and|y|e|und|et|en|&) /u.test(text.slice(end, end + 6))) continue;
+    if (!caps && /^,? (?:and|y|e|und|et|en|&) /u.test(text.slice(end, end + 6))) continue;
     out.push(nameSpan(text, m.index, value.split(" ")));
   }
   return out;
@@ -1745,27 +1757,6 @@ class Intervals {
   add(span: PiiSpan): void {
     this.spans.splice(this.firstEndingAfter(span.start), 0, span);
   }
-}
-
-/**
- * Texts holding every type of personal data, in strings of one byte per character (Latin-1) and
- * of two (a character beyond it): V8 compiles a regular expression separately for each and only
- * at its second run on one (the first is interpreted).
- */
-const WARM_UP_TEXT =
-  "Beneficiary: Jane Doe (born 12 March 1980, jane.doe@example.com, +44 20 7946 0958, tel. (212) 555-0134) pays IBAN DE89 3704 0044 0532 0130 00 from account number 12345678 by card 4111 1111 1111 1111 from 192.0.2.1 to 0x52908400098527886E0F7030069857D2E4169EE7 or bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq; SSN 123-45-6789; 10 Downing Street, London SW1A 2AA. Signed: Mr. John Smith and J. R. Tolkien for ";
-export const WARM_UP_TEXTS: readonly string[] = [
-  `${WARM_UP_TEXT}Anne Dupré.`,
-  `${WARM_UP_TEXT}Ayşe Yılmaz.`,
-];
-
-/**
- * Runs every detector twice on each warm-up text, so the thread has compiled them all before its
- * first request: otherwise the first text beyond Latin-1 (a Turkish or Polish name, a dash) paid
- * ~50 ms of compilation there, on the event loop when scanned inline.
- */
-export function warmDetectors(): void {
-  for (const text of WARM_UP_TEXTS) for (let run = 0; run < 2; run++) findPii(text);
 }
 
 /**

@@ -259,7 +259,10 @@ export async function claimIdempotencyKeys(
 ): Promise<Array<KeyHolder | null | undefined>> {
   const id = (c: ClaimedKey) => JSON.stringify([c.apiKeyId, c.key]);
   const byKey = new Map<string, KeyClaim>();
-  for (const c of claims) if (!byKey.has(id(c))) byKey.set(id(c), c);
+  for (const c of claims) {
+    const k = id(c);
+    if (!byKey.has(k)) byKey.set(k, c);
+  }
   const firsts = [...byKey.values()];
   // Without waiting for the disk: the analysis's ordinary commit makes the claim durable with it
   // (WAL is sequential). Only a database crash between the two forgets a claim; its analysis, if

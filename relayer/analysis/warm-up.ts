@@ -49,10 +49,10 @@ Sort code 20-00-00, account 12345678; BSB 062-000; SSN 078-05-1120; card 5555 55
 /**
  * Passes over all the warm-up texts before a thread's first job. The first two compile every
  * pattern; the others run the detectors' code often enough for V8's optimising compilers to take
- * it. Measured on the corpus in a fresh thread (2-core AMD EPYC, `redaction_after_start` in
+ * it. Measured on the corpus in a fresh thread (`redaction_after_start` in
  * bench/results/analysis.json): with two passes over the two texts above, the first 50 texts took
- * 52-60 ms of CPU and the fourth 50 about 25; with these, about 25 from the first, for about 110 ms
- * more at start.
+ * about twice the CPU of the fourth 50; with these, about what later ones take, for 110-140 ms
+ * more CPU at start (2-core AMD EPYC).
  */
 export const WARM_UP_PASSES = 8;
 

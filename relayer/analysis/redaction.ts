@@ -541,7 +541,7 @@ function addresses(text: string): PiiSpan[] {
 }
 
 const HONORIFICS =
-  "Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Herr|Frau|Hr|Fr|M|Mme|Mlle|Monsieur|Madame|Mademoiselle|Sr|Sra|Srta|Don|Doña|Dña|Sig|Sig\\.ra|Signor|Signora|Signorina|Dott|Dott\\.ssa|Ing|Avv|Dhr|Mevr|Mevrouw|[Dd]e heer|Heer|heer|Г-н|Г-жа|[Гг]осподин|[Гг]оспожа|κ|κα|[Κκ]ύριος|[Κκ]υρία";
+  "Mr|Mrs|Ms|Miss|Mx|Dr|Prof|MR|MRS|MISS|Sir|Dame|Herr|Frau|Hr|Fr|M|Mme|Mlle|Monsieur|Madame|Mademoiselle|Sr|Sra|Srta|Don|Doña|Dña|Sig|Sig\\.ra|Signor|Signora|Signorina|Dott|Dott\\.ssa|Ing|Avv|Dhr|Mevr|Mevrouw|[Dd]e heer|Heer|heer|Г-н|Г-жа|[Гг]осподин|[Гг]оспожа|κ|κα|[Κκ]ύριος|[Κκ]υρία";
 /**
  * The honorifics of one word (Dott, Sig.ra, Avv): never a later word of a name, so a salutation
  * before one (Gentile Dott.ssa, where Gentile is also a first name) is not taken for a name.
@@ -551,6 +551,11 @@ const HONORIFIC_WORDS = new Set(
     .map((h) => h.replaceAll("\\", "").split(".")[0]!)
     .filter((h) => /^\p{Lu}\p{L}+$/u.test(h)),
 );
+/**
+ * Titles in capitals that also write other things (MS Word, DR Congo): a title only between a
+ * label and a name (Beneficiary: MS A JONES).
+ */
+const LABEL_TITLES = "MS|DR|PROF";
 // The part after a hyphen may be in lower case (Jae-won, Min-jun).
 const NAME_WORD = "(?:\\p{Lu}['’]|Mc|Mac)?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?";
 const PARTICLE =
@@ -564,12 +569,18 @@ const CAPS_NAME = `${CAPS_WORD}(?: (?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}){
 /** Initials before a surname: J. Smith, J. R. Tolkien, J.R.R. Martin, P. J. van Rensburg. */
 const INITIALS = "\\p{Lu}\\.(?: ?\\p{Lu}\\.){0,3}";
 const INITIALS_NAME = `${INITIALS} (?:${PARTICLE} )?(?:${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD}){0,2}|${CAPS_WORD})`;
+/**
+ * Initials without their dots, as banks and British forms write them (Mr J Smith, Payee: J R
+ * SMITH): only after a title or a label, where a lone capital is no heading's letter.
+ */
+const BARE_INITIALS_NAME = `\\p{Lu}(?: \\p{Lu}){0,2} (?:${PARTICLE} )?(?:${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD})?|${CAPS_WORD})`;
+const BARE_INITIAL = /^\p{Lu}$/u;
 /** Surname first, as lists, registers and forms write it: Smith, John; SMITH, John; Tolkien, J.R.R. */
 const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_WORD})?|(?:${PARTICLE} )?${NAME_WORD}(?: ${NAME_WORD})?), (?:${NAME_WORD}(?: ${NAME_WORD}){0,2}|${INITIALS})`;
 /** What a label may be followed by: a name in any of the forms above. */
 /** The dot of a suffix the name pattern ends on (Jr.), which the span then takes back. */
 const SUFFIX_DOT = "(?:(?<=Jr|Sr|JR|SR)\\.)?";
-const LABELLED = `((?:${SURNAME_FIRST}|${INITIALS_NAME}|${FULL_NAME}|${CAPS_NAME})(?![\\p{L}\\p{N}]))`;
+const LABELLED = `((?:${SURNAME_FIRST}|${INITIALS_NAME}|${BARE_INITIALS_NAME}|${FULL_NAME}|${CAPS_NAME})(?![\\p{L}\\p{N}]))`;
 /**
  * Where a name stands, by what leads it, and whether the words found must hold a first name of the
  * lexicon (or initials, or a surname-first form) to count: after a label such as `To:` or `De:`
@@ -579,14 +590,14 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
   // The surname alone after a title may start on its particle (Ms. de la Fuente, Mr. van der Berg).
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:${HONORIFICS})\\.? ((?:${PARTICLE} ){0,2}(?:${INITIALS_NAME}|${CAPS_NAME}(?![\\p{L}\\p{N}])|${FULL_NAME}))`,
+      `(?<![\\p{L}\\p{N}])(?:${HONORIFICS})\\.? ((?:${PARTICLE} ){0,2}(?:${INITIALS_NAME}|${BARE_INITIALS_NAME}(?![\\p{L}\\p{N}])|${CAPS_NAME}(?![\\p{L}\\p{N}])|${FULL_NAME}))`,
       "gu",
     ),
     firstName: false,
   },
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Yours sincerely|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti)\\s?[:,]?\\s+(?:(?:${HONORIFICS})\\.? )?${LABELLED}`,
+      `(?<![\\p{L}\\p{N}])(?:Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Yours sincerely|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti)\\s?[:,]?\\s+(?:(?:${HONORIFICS}|${LABEL_TITLES})\\.? )?${LABELLED}`,
       "gu",
     ),
     firstName: false,
@@ -595,7 +606,7 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
   // with its colon (To: Jane Doe, De : Marie).
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:(?:Per pro|Employee name|Attendees|Zeuge|Zeugin|Erstellt von|Genehmigt von|Geprüft von|z\\. ?Hd\\.?|zu Händen(?: von)?|Témoin|Titulaire du compte|À l['’]attention de|Préparé par|Approuvé par|Signé(?! par)|Testigo|Titular de la cuenta|Atención|Preparado por|Aprobado por|Firmado(?! por)|Testimone|Intestatario del conto|Alla cortese attenzione di|Alla c\\.a\\.|Preparato da|Approvato da|Firmato(?! da)|Naam|Getuige|Ter attentie van|T\\.a\\.v\\.|Rekeninghouder|Begunstigde|Opgesteld door|Goedgekeurd door|Ondertekend door|Handtekening|Met vriendelijke groet(?:en)?|Geachte(?: heer| mevrouw)?|Beste|Свидетель|Подписано|Подпись|Получатель|Имя|ФИО|Μάρτυρας|Όνομα|Ονοματεπώνυμο|Δικαιούχος)\\s?[:,]?\\s+|(?:From|To|Cc|Bcc|pp|An|Von|De|À|Para|Da|A|Aan|Van|От|Кому|Από|Προς) ?: ?)(?:(?:${HONORIFICS})\\.? )?${LABELLED}`,
+      `(?<![\\p{L}\\p{N}])(?:(?:Per pro|Employee name|Attendees|Zeuge|Zeugin|Erstellt von|Genehmigt von|Geprüft von|z\\. ?Hd\\.?|zu Händen(?: von)?|Témoin|Titulaire du compte|À l['’]attention de|Préparé par|Approuvé par|Signé(?! par)|Testigo|Titular de la cuenta|Atención|Preparado por|Aprobado por|Firmado(?! por)|Testimone|Intestatario del conto|Alla cortese attenzione di|Alla c\\.a\\.|Preparato da|Approvato da|Firmato(?! da)|Naam|Getuige|Ter attentie van|T\\.a\\.v\\.|Rekeninghouder|Begunstigde|Opgesteld door|Goedgekeurd door|Ondertekend door|Handtekening|Met vriendelijke groet(?:en)?|Geachte(?: heer| mevrouw)?|Beste|Свидетель|Подписано|Подпись|Получатель|Имя|ФИО|Μάρτυρας|Όνομα|Ονοματεπώνυμο|Δικαιούχος)\\s?[:,]?\\s+|(?:From|To|Cc|Bcc|pp|An|Von|De|À|Para|Da|A|Aan|Van|От|Кому|Από|Προς) ?: ?)(?:(?:${HONORIFICS}|${LABEL_TITLES})\\.? )?${LABELLED}`,
       "gu",
     ),
     firstName: true,
@@ -606,6 +617,12 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
       "gu",
     ),
     firstName: false,
+  },
+  // An e-mail's display name in quotes, as headers and address books write it, anywhere in a
+  // list: "Doe, Jane" <jane@example.com>, "Roe, Richard" <r@example.com>.
+  {
+    re: new RegExp(`["“]${LABELLED}["”] ?<[^<>\\s@]{1,64}@[^<>\\s]{1,255}>`, "gu"),
+    firstName: true,
   },
 ];
 /**
@@ -839,6 +856,16 @@ function names(text: string): PiiSpan[] {
       while (words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) words.shift();
       while (words.length && notName(words.at(-1)!)) words.pop();
       if (!words.length) continue;
+      // Initials without dots are a person's only before a surname that is no everyday word
+      // (Payee: J SMITH, not To: A Customer).
+      const surnameAt = words.findIndex((w) => !BARE_INITIAL.test(w));
+      if (surnameAt > 0) {
+        const surname = words.slice(surnameAt);
+        if (surname.every(isCommonWord) || surname.some((w) => COMPANY_WORDS.has(w.toUpperCase())))
+          continue;
+        out.push(nameSpan(text, i + head.indexOf(words[0]!), words));
+        continue;
+      }
       // Capitals also write departments and headings (HUMAN RESOURCES): after a label a person's
       // holds a first name of the lexicon or a word that is not an everyday one (JADE MARCHAL);
       // after a title it is a person's.

@@ -1076,6 +1076,33 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should redact initials without their dots after a title or a label, as banks write them, and a quoted display name before an e-mail address", function () {
+    expectRedacted([
+      ["Payee: J SMITH", "Payee: [NAME_1]"],
+      ["Account name: Mr J Smith", "Account name: Mr [NAME_1]"],
+      ["Beneficiary: MR J SMITH", "Beneficiary: MR [NAME_1]"],
+      ["Beneficiary: MS A JONES", "Beneficiary: MS [NAME_1]"],
+      ["Signed: J R Smith", "Signed: [NAME_1]"],
+      ["Dear Mr A B van der Berg,", "Dear Mr [NAME_1],"],
+      [
+        'To: "Doe, Jane" <jane@example.com>, "Roe, Richard" <r@example.com>',
+        'To: "[NAME_1]" <[EMAIL_1]>, "[NAME_2]" <[EMAIL_2]>',
+      ],
+      ['From: "J SMITH" <js@example.com>', 'From: "[NAME_1]" <[EMAIL_1]>'],
+    ]);
+    // A lone capital before an everyday word or a company's is an article or a heading's letter;
+    // MS and DR in capitals also write other things than titles.
+    expectNoName([
+      "To: A Customer",
+      "Client: A Corporation",
+      "Beneficiary: J SMITH LTD",
+      "Part A Definitions",
+      "MS Word and MS Teams are installed.",
+      "The DR Congo office",
+      '"Customer Support" <support@example.com>',
+    ]);
+  });
+
   it("should keep a generational suffix with its name", function () {
     expectRedacted([
       ["Martin Luther King Jr. is quoted.", "[NAME_1] is quoted."],

@@ -438,7 +438,7 @@ function ips(text: string): PiiSpan[] {
 }
 
 const ACCOUNT_LABEL =
-  /\b(?:account(?: (?:number|no\.?|#))?|acct\.?(?: (?:no\.?|#))?|a\/c(?: no\.?)?|Kontonummer|Konto(?:-?Nr\.?)?|num[ée]ro de compte|n[°º] de compte|n[úu]mero de cuenta|cuenta|numero di conto|conto(?: n\.)?|rekeningnummer|(?:ABA )?routing(?: (?:number|no\.?|#))?|ABA(?: (?:number|no\.?|#))?|RTN|sort ?code|BSB(?: (?:number|no\.?))?)[:#\s]*((?:\d[ -]?){5,17}\d)\b/giu;
+  /\b(?:account(?: (?:number|no\.?|#))?|acct\.?(?: (?:no\.?|#))?|a\/c(?: no\.?)?|Kontonummer|Konto(?:-?Nr\.?)?|num[ée]ro de compte|n[°º] de compte|n[úu]mero de cuenta|cuenta|numero di conto|conto(?: n\.)?|rekeningnummer|(?:ABA )?routing(?: (?:number|no\.?|#))?|ABA(?: (?:number|no\.?|#))?|RTN|sort ?code|BSB(?: (?:number|no\.?))?|BLZ|Bankleitzahl)[:#\s]*((?:\d[ -]?){5,17}\d)\b/giu;
 
 /** A span of years (`2024-2025`, `2024 25`), as fiscal years are written after "account". */
 const YEAR_SPAN = /^(?:19|20)\d{2}[ -](?:(?:19|20)\d{2}|\d{2})$/;
@@ -450,7 +450,24 @@ function bankAccounts(text: string): PiiSpan[] {
   // UK sort code + account number.
   for (const [i, v] of matches(/\b\d{2}-\d{2}-\d{2}[ ,/]+\d{8}\b/g, text))
     out.push(span("BANK_ACCOUNT", i, v));
+  for (const m of text.matchAll(RIB))
+    if (ribKeyValid(m[1]!, m[3]!, m[4]!, m[5]!)) out.push(span("BANK_ACCOUNT", m.index, m[0]));
   return out;
+}
+
+/**
+ * A French RIB, as payment instructions give it beside or instead of the IBAN: bank code, branch
+ * code, account number (digits or capitals) and key, 5-5-11-2, spaced alike or not at all.
+ */
+const RIB = /(?<![\p{L}\p{N}])(\d{5})( ?)(\d{5})\2([0-9A-Z]{11})\2(\d{2})(?![\p{L}\p{N}])/gu;
+/** The digit each capital of a RIB's account number stands for (A-I 1-9, J-R 1-9, S-Z 2-9). */
+const RIB_LETTER_DIGITS = "12345678912345678923456789";
+
+/** The RIB key: 97 - ((89 bank + 15 branch + 3 account) mod 97). */
+function ribKeyValid(bank: string, branch: string, account: string, key: string): boolean {
+  const digits = account.replace(/[A-Z]/g, (c) => RIB_LETTER_DIGITS[c.charCodeAt(0) - 65]!);
+  const sum = 89n * BigInt(bank) + 15n * BigInt(branch) + 3n * BigInt(digits);
+  return 97n - (sum % 97n) === BigInt(key);
 }
 
 const MONTHS =
@@ -501,10 +518,14 @@ const US_ZIP = "\\d{5}(?:-\\d{4})?";
 const UK_POSTCODE = "[A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2}";
 /** A town's name in capitalised words (Springfield, Salt Lake City, St. Albans). */
 const TOWN = "\\p{Lu}[\\p{L}'’.-]*(?: \\p{Lu}[\\p{L}'’.-]*){0,3}";
+/** A town after a street, one to four capitalised words (Mountain View, Little Whinging). */
+const TOWN_AFTER = ",[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d])";
 const ADDRESS_PATTERNS: RegExp[] = [
-  // 123 Main Street[, Apt. 4][, Springfield, IL 62704]
+  // [Flat 3, ]123 Main Street[, Apt. 4][, Springfield, IL 62704]; a British town may have its
+  // county before the postcode (Little Whinging, Surrey GU1 1AA), an Australian its state's
+  // postcode after it (Melbourne VIC 3000).
   new RegExp(
-    `\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm)\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?${US_ZIP})?(?:,[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d]))?(?:,? ${UK_POSTCODE})?`,
+    `(?:\\b(?:Apt|Apartment|Suite|Ste|Unit|Flat)\\.? #?\\d{1,4}[A-Za-z]?,? )?\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm)\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?${US_ZIP})?(?:(?:${TOWN_AFTER}){1,2},? ${UK_POSTCODE}|(?:${TOWN_AFTER})?(?:(?<=\\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)) \\d{4}(?!\\d))?(?:,? ${UK_POSTCODE})?)`,
     "gu",
   ),
   // A post-office box, in the six languages (Postfach numbers in pairs: 10 01 01), with its town

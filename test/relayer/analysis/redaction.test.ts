@@ -45,9 +45,9 @@ describe("# analysis redaction", function () {
     expect(restore(r.text, r.placeholders)).to.equal(text);
   });
 
-  it("should leave numbers that fail their checks: a card failing Luhn, an invalid IBAN, SSN area 000, a version date", function () {
+  it("should leave numbers that fail their checks: a card failing Luhn, an invalid IBAN, SSN area 000, a version date, a RIB with a wrong key", function () {
     const text =
-      "Order 4111 1111 1111 1112, ref DE00 3704 0044 0532 0130 00, id 000-12-3456, model general-2025-08-01, total 1,250.00.";
+      "Order 4111 1111 1111 1112, ref DE00 3704 0044 0532 0130 00, id 000-12-3456, model general-2025-08-01, total 1,250.00, RIB 30006 00001 12345678901 88.";
     expect(findPii(text)).to.deep.equal([]);
   });
 
@@ -244,7 +244,15 @@ describe("# analysis redaction of formats beyond the corpus", function () {
       ],
       ["C/ Gran Vía 28, 3º B, 28013 Madrid.", "[ADDRESS_1]."],
       ["Via dei Condotti 8/A, 00187 Roma", "[ADDRESS_1]"],
-      ["Apartment 5, 100 Main St., Springfield, IL 62704-1234", "Apartment 5, [ADDRESS_1]"],
+      ["Apartment 5, 100 Main St., Springfield, IL 62704-1234", "[ADDRESS_1]"],
+      ["Flat 3, 14 High Street, Oxford OX1 4AA", "[ADDRESS_1]"],
+      // A county between the town and the postcode; an Australian state's postcode.
+      ["4 Privet Drive, Little Whinging, Surrey GU1 1AA.", "[ADDRESS_1]."],
+      ["Unit 5, 22 Collins St, Melbourne VIC 3000", "[ADDRESS_1]"],
+      // A French RIB (its key checked) and a German bank code after its label.
+      ["RIB 30006 00001 12345678901 89", "RIB [BANK_ACCOUNT_1]"],
+      ["RIB : 20041 01005 0500013M026 06.", "RIB : [BANK_ACCOUNT_1]."],
+      ["Konto-Nr. 1234567, BLZ 370 400 44", "Konto-Nr. [BANK_ACCOUNT_1], BLZ [BANK_ACCOUNT_2]"],
       // Soft hyphens and zero-width characters inside a value, as hyphenation and pasting leave.
       [
         "Signed by Jane Whit\u00adfield, jane\u200b.whitfield@example.com",

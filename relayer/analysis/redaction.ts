@@ -305,7 +305,8 @@ const NUMBERED_BY =
  * NIE and IT codice fiscale by their check letter, FR NIR by its key (mod 97), DE Steuer-ID by its
  * check digit (ISO 7064 MOD 11,10) after its label, UK National Insurance numbers by their
  * prefix rules, Canadian Social Insurance Numbers by their Luhn digit after their label, UK NHS
- * numbers by their check digit after their label.
+ * numbers by their check digit after their label, DE social insurance numbers by their date of
+ * birth and check digit, FR tax numbers (numéro fiscal) after their label.
  */
 function nationalIds(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
@@ -357,9 +358,37 @@ function nationalIds(text: string): PiiSpan[] {
     1,
   ))
     if (nhsNumberCheck(v.replace(/[ -]/g, ""))) out.push(span("SSN", i, v));
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}])\d{2} ?(?:[0-2]\d|3[01]|[5-7]\d|8[01])(?:0[1-9]|1[0-2])\d{2} ?[A-Z] ?\d{3}(?![\p{L}\p{N}])/gu,
+    text,
+  ))
+    if (rentenversicherungCheck(v.replace(/ /g, ""))) out.push(span("SSN", i, v));
+  for (const [i, v] of matches(
+    /\b(?:num[ée]ro fiscal(?: de r[ée]f[ée]rence)?|n[°º] fiscal|num[ée]ro d'identification fiscale|SPI)[:#\s]*([0-3]\d(?: ?\d){11})(?![\p{L}\p{N}])/giu,
+    text,
+    1,
+  ))
+    out.push(span("SSN", i, v));
   for (const [i, v] of matches(ID_DOCUMENT, text, 1))
     if (isDocumentNumber(v)) out.push(span("SSN", i, v));
   return out;
+}
+
+/**
+ * A German social insurance number (Rentenversicherungsnummer: area, date of birth, the birth
+ * name's initial, serial, check digit): the initial as its place in the alphabet (two digits),
+ * weights 2 1 2 5 7 1 2 1 2 1 2 1, the products' digit sums added, mod 10.
+ */
+function rentenversicherungCheck(id: string): boolean {
+  const letter = String(id.charCodeAt(8) - 64).padStart(2, "0");
+  const digits = `${id.slice(0, 8)}${letter}${id.slice(9, 11)}`;
+  const weights = [2, 1, 2, 5, 7, 1, 2, 1, 2, 1, 2, 1];
+  let sum = 0;
+  for (const [k, w] of weights.entries()) {
+    const product = Number(digits[k]) * w;
+    sum += Math.floor(product / 10) + (product % 10);
+  }
+  return sum % 10 === Number(id[11]);
 }
 
 /**

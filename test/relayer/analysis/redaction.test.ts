@@ -369,7 +369,7 @@ describe("# analysis redaction of each type's other formats", function () {
     expect(findPii("Maestro 6759 2727 2727 2727 277, Mir 2200 2727 2727 2726")).to.deep.equal([]);
   });
 
-  it("should redact SSNs spaced or labelled otherwise and ITINs, and leave numbers the SSA never issues", function () {
+  it("should redact SSNs spaced or labelled otherwise, ITINs and national ids, and leave numbers the SSA never issues", function () {
     expectRedacted([
       ["her number 078 05 1120 on file", "her number [SSN_1] on file"],
       ["Soc. Sec. #: 219099999; S.S.N. 219 09 9998", "Soc. Sec. #: [SSN_1]; S.S.N. [SSN_2]"],
@@ -377,9 +377,15 @@ describe("# analysis redaction of each type's other formats", function () {
       ["ITIN 912-70-1234", "ITIN [SSN_1]"],
       ["SIN 046 454 286", "SIN [SSN_1]"],
       ["NHS number 943 476 5919; NHS 943-476-5919", "NHS number [SSN_1]; NHS [SSN_2]"],
+      // A German social insurance number holds a date of birth and an initial: checked, unlabelled.
+      ["SV-Nummer: 65170839J003", "SV-Nummer: [SSN_1]"],
+      ["Versicherungsnummer 12 150380 M 019 (Rente)", "Versicherungsnummer [SSN_1] (Rente)"],
+      ["numéro fiscal 1234567890123", "numéro fiscal [SSN_1]"],
     ]);
     // An NHS number failing its check digit is no national id (a phone's plan may still read it).
     expect(findPii("NHS number 943 476 5918").map((s) => s.type)).to.not.include("SSN");
+    // Nor a German social insurance number failing its check digit, or whose date is none.
+    expect(findPii("65170839J004 and 65173939J003").map((s) => s.type)).to.not.include("SSN");
     // Area 000, 666, 9xx outside the ITIN groups, group 00, serial 0000: not an SSN, and the SSN's
     // 3-2-4 shape is no phone number either.
     expect(

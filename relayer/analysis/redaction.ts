@@ -517,7 +517,7 @@ const PLACE_THEN_DATE =
  * (`Date of Birth (MM/DD/YYYY):`, `Geburtsdatum (TT.MM.JJJJ)`), and a biography's `(b. 3 April 1985)`.
  */
 const DOB_RE = new RegExp(
-  `(?:\\b(?:date of birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth ?date|birthday|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum(?:\\/-?ort| und -ort)?|Geburtstag|date and place of birth|date et lieu de naissance|fecha y lugar de nacimiento|data e luogo di nascita|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|${BIRTHPLACE}|${PLACE_THEN_DATE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?[:\\s–—-]*(?:the )?(${DATE})`,
+  `(?:\\b(?:date[ _]?of[ _]?birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth[ _]?date|birthday|date_(?:de_)?naissance|fecha_(?:de_)?nacimiento|data_(?:di_)?nascita|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum(?:\\/-?ort| und -ort)?|Geburtstag|date and place of birth|date et lieu de naissance|fecha y lugar de nacimiento|data e luogo di nascita|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|${BIRTHPLACE}|${PLACE_THEN_DATE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?["']?[:=\\s–—-]*["']?(?:the )?(${DATE})`,
   "giu",
 );
 
@@ -961,7 +961,61 @@ function names(text: string): PiiSpan[] {
     if (v.includes(", ") ? !surnameFirst(v) : !looksPersonal(v.split(" "))) continue;
     out.push(nameSpan(text, m.index, v.split(" ")));
   }
-  out.push(...unlabelledNames(text));
+  out.push(...unlabelledNames(text), ...fieldNames(text));
+  return out;
+}
+
+/**
+ * A name's parts in a form's fields, where one word is a whole value: surname and given names in
+ * the six languages and Dutch, Russian and Greek, with their colon (`Surname: Okafor`, `NOM :
+ * DUPONT`, `Nachname: Müller`, `Cognome: Rossi`), and a record's keys in JSON, YAML or a query
+ * string (`"last_name": "Doe"`, `firstName=Jane`).
+ */
+const NAME_PART_LABEL =
+  "surname|last[ _-]?name|family[ _-]?name|given[ _-]?names?|first[ _-]?names?|forenames?|middle[ _-]?names?|maiden[ _-]?name|birth[ _-]?name|full[ _-]?name|(?:customer|client|holder|account[ _-]?holder|beneficiary|payee|recipient|sender|contact|employee|tenant|patient|applicant)[ _-]?name|nachname|familienname|vornamen?|geburtsname|nom|nom de famille|nom de naissance|nom d['’]usage|pr[ée]noms?|apellidos?|primer apellido|segundo apellido|nombres?|cognome|nome|achternaam|naam|voorna(?:am|men)|фамилия|имя|отчество|επώνυμο|όνομα";
+/** A name's part, or `name`, which also names things: its words must then read as a person's. */
+const NAME_LABEL = `(?:${NAME_PART_LABEL}|name)`;
+const NAME_PART = new RegExp(`^(?:${NAME_PART_LABEL})$`, "iu");
+/** One word of a form's value, whole (`Nome` is not `Nom` before `e`). */
+const FIELD_WORD = "\\p{L}[\\p{L}'’-]*(?![\\p{L}'’-])";
+/** A label with its colon, then one to three words, none a next label's (`Cognome: Rossi Nome:`). */
+const NAME_FIELD = new RegExp(
+  `(?<![\\p{L}\\p{N}_])(${NAME_LABEL})\\s?[:：]\\s*(${FIELD_WORD}(?:[ ]${FIELD_WORD}(?!\\s?[:：])){0,2})`,
+  "giu",
+);
+/** A record's key and its value in quotes, or in a query string. */
+const NAME_RECORD = new RegExp(
+  `(?<![\\p{L}\\p{N}_])["']?(${NAME_LABEL.replaceAll("[ _-]?", "_?")})["']?\\s*[:=]\\s*(?:["']([^"'\\n]{1,80})["']|(?<==)([^&\\s"'#]{1,80}))`,
+  "giu",
+);
+
+function fieldNames(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  const keep = (at: number, label: string, value: string, capitalised: boolean) => {
+    let words = value.split(/[ +]|%20/u).filter(Boolean);
+    // A form's value is written capitalised; a record's may be in any case.
+    if (capitalised) {
+      const n = words.findIndex((w) => !/^\p{Lu}/u.test(w));
+      words = n < 0 ? words : words.slice(0, n);
+    }
+    if (!words.length || !words.every((w) => /^\p{L}[\p{L}'’.-]*$/u.test(w))) return;
+    if (
+      words.some(
+        (w) => notName(w) || TEAM_WORDS.has(w.toLowerCase()) || COMPANY_WORDS.has(w.toUpperCase()),
+      )
+    )
+      return;
+    // After a bare `name` the words must read as a person's (a workflow's or a product's name does not).
+    if (!NAME_PART.test(label) && !looksPersonal(words)) return;
+    const written = value.slice(0, value.indexOf(words.at(-1)!) + words.at(-1)!.length);
+    out.push(span("NAME", at, written));
+  };
+  for (const m of text.matchAll(NAME_FIELD))
+    keep(m.index + m[0].length - m[2]!.length, m[1]!, m[2]!, true);
+  for (const m of text.matchAll(NAME_RECORD)) {
+    const value = m[2] ?? m[3]!;
+    keep(m.index + m[0].lastIndexOf(value), m[1]!.replaceAll("_", " "), value, false);
+  }
   return out;
 }
 
@@ -1474,6 +1528,8 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   UNLABELLED_SURNAME_FIRST,
   LISTED_NAME,
   CAPITAL_SURNAME_NAME,
+  NAME_FIELD,
+  NAME_RECORD,
 ];
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";

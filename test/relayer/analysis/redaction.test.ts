@@ -1117,6 +1117,37 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should redact a name's parts in a form's fields and under a record's keys, and a date of birth under its key", function () {
+    expectRedacted([
+      ["Surname: Okafor  Given names: Chinedu Emeka", "Surname: [NAME_1]  Given names: [NAME_2]"],
+      ["NOM : DUPONT  Prénom : Jean", "NOM : [NAME_1]  Prénom : [NAME_2]"],
+      ["Nachname: Müller, Vorname: Hans", "Nachname: [NAME_1], Vorname: [NAME_2]"],
+      ["Cognome: Rossi Nome: Mario", "Cognome: [NAME_1] Nome: [NAME_2]"],
+      ["Apellidos: García López; Nombre: Ana", "Apellidos: [NAME_1]; Nombre: [NAME_2]"],
+      ["Last name: Baker, First name: Hiroshi", "Last name: [NAME_1], First name: [NAME_2]"],
+      ["Фамилия: Петров, имя: Иван", "Фамилия: [NAME_1], имя: [NAME_2]"],
+      [
+        '{"first_name":"jane","last_name":"Doe","dob":"1985-04-03","ssn":"078-05-1120"}',
+        '{"first_name":"[NAME_1]","last_name":"[NAME_2]","dob":"[DOB_1]","ssn":"[SSN_1]"}',
+      ],
+      ["holderName: 'Ngozi Okafor'", "holderName: '[NAME_1]'"],
+      ["?lastName=Okafor&birthdate=1985-04-03", "?lastName=[NAME_1]&birthdate=[DOB_1]"],
+      ['"date_of_birth": "03/04/1985"', '"date_of_birth": "[DOB_1]"'],
+    ]);
+    // A bare `name` names workflows and products too: its words must read as a person's; a team,
+    // a company, a placeholder or a form's instruction is no name.
+    expectNoName([
+      "Name: Treasury rebalance",
+      'steps: [{"name": "swap"}, {"name": "USDC"}], "name": "general-2025-08-01"',
+      "name: Treasury Rebalance",
+      "Nome: obbligatorio",
+      "Surname: (required)",
+      "First name: ______",
+      '"contact_name": "Finance Team", "holder_name": "ACME LTD"',
+      "name=report&format=json",
+    ]);
+  });
+
   it("should keep a generational suffix with its name", function () {
     expectRedacted([
       ["Martin Luther King Jr. is quoted.", "[NAME_1] is quoted."],

@@ -1090,13 +1090,18 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
-  it("should redact initials without their dots after a title or a label, as banks write them, and a quoted display name before an e-mail address", function () {
+  it("should redact initials without their dots after a title or a label, as banks write them, a first name after a sign-off, and a quoted display name before an e-mail address", function () {
     expectRedacted([
       ["Payee: J SMITH", "Payee: [NAME_1]"],
       ["Account name: Mr J Smith", "Account name: Mr [NAME_1]"],
       ["Beneficiary: MR J SMITH", "Beneficiary: MR [NAME_1]"],
       ["Beneficiary: MS A JONES", "Beneficiary: MS [NAME_1]"],
       ["Signed: J R Smith", "Signed: [NAME_1]"],
+      // Sign-offs in the six languages before a first name alone.
+      ["Cheers, Tom", "Cheers, [NAME_1]"],
+      ["Many thanks,\nPriya", "Many thanks,\n[NAME_1]"],
+      ["Liebe Grüße\nHans", "Liebe Grüße\n[NAME_1]"],
+      ["Un saluto, Giulia", "Un saluto, [NAME_1]"],
       ["Dear Mr A B van der Berg,", "Dear Mr [NAME_1],"],
       [
         'To: "Doe, Jane" <jane@example.com>, "Roe, Richard" <r@example.com>',
@@ -1112,6 +1117,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Beneficiary: J SMITH LTD",
       "Part A Definitions",
       "MS Word and MS Teams are installed.",
+      "Cheers\nThe Finance Team",
+      "Best wishes for the New Year",
       "The DR Congo office",
       '"Customer Support" <support@example.com>',
     ]);

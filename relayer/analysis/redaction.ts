@@ -1007,8 +1007,10 @@ function fieldNames(text: string): PiiSpan[] {
       return;
     // After a bare `name` the words must read as a person's (a workflow's or a product's name does not).
     if (!NAME_PART.test(label) && !looksPersonal(words)) return;
-    const written = value.slice(0, value.indexOf(words.at(-1)!) + words.at(-1)!.length);
-    out.push(span("NAME", at, written));
+    // Up to the last word kept, found word after word (`Annabel Ann` ends on the second `Ann`).
+    let end = 0;
+    for (const w of words) end = value.indexOf(w, end) + w.length;
+    out.push(span("NAME", at, value.slice(0, end)));
   };
   for (const m of text.matchAll(NAME_FIELD))
     keep(m.index + m[0].length - m[2]!.length, m[1]!, m[2]!, true);

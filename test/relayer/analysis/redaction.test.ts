@@ -1138,6 +1138,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
         '{"first_name":"[NAME_1]","last_name":"[NAME_2]","dob":"[DOB_1]","ssn":"[SSN_1]"}',
       ],
       ["holderName: 'Ngozi Okafor'", "holderName: '[NAME_1]'"],
+      // The value whole, though its last word is also the start of an earlier one.
+      ['"last_name": "Okonkwo Okon"', '"last_name": "[NAME_1]"'],
       ["?lastName=Okafor&birthdate=1985-04-03", "?lastName=[NAME_1]&birthdate=[DOB_1]"],
       ['"date_of_birth": "03/04/1985"', '"date_of_birth": "[DOB_1]"'],
     ]);

@@ -1059,6 +1059,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
         "Present: [NAME_1], [NAME_2] and [NAME_3].",
       ],
       ["GARCÍA, Lucía y López, Ana firman.", "[NAME_1] y López, Ana firman."],
+      // A role's acronym before the comma is no surname.
+      ["The CFO, Oluwaseun Adebayo, approved it.", "The CFO, [NAME_1], approved it."],
     ]);
     expectNoName([
       "However, Acme shall pay.",

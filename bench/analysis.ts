@@ -110,6 +110,7 @@ const largestCpuMs = cpuMs(() => redact(largest));
  * A fresh process's first corpus texts after each warm-up (bench/analysis-warm-up.ts), three rounds
  * alternating the two, the median per figure.
  */
+const AFTER_START_ROUNDS = 3;
 interface AfterStart {
   warm_up_ms: number;
   batches_ms: number[];
@@ -123,9 +124,10 @@ async function redactionAfterStart() {
     return JSON.parse(stdout) as AfterStart;
   };
   const runs: Record<"compile" | "full", AfterStart[]> = { compile: [], full: [] };
-  for (let round = 0; round < 3; round++)
+  for (let round = 0; round < AFTER_START_ROUNDS; round++)
     for (const mode of ["compile", "full"] as const) runs[mode].push(await run(mode));
-  const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[1]! * 10) / 10;
+  const median = (xs: number[]) =>
+    Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]! * 10) / 10;
   const summary = (rs: AfterStart[]) => ({
     warm_up_cpu_ms: median(rs.map((r) => r.warm_up_ms)),
     cpu_ms_per_50_texts_after_it: rs[0]!.batches_ms.map((_, b) =>
@@ -135,8 +137,7 @@ async function redactionAfterStart() {
   return {
     patterns_compiled_only: summary(runs.compile),
     warm_detectors: summary(runs.full),
-    explanation:
-      "thread CPU in a fresh process: the warm-up, then each of the corpus's first four batches of 50 texts in turn (median of three runs); patterns_compiled_only is two passes over the every-type texts, warm_detectors the serving threads' warm-up",
+    explanation: `thread CPU in a fresh process: the warm-up, then each of the corpus's first four batches of 50 texts in turn (median of ${AFTER_START_ROUNDS} runs); patterns_compiled_only is two passes over the every-type texts, warm_detectors the serving threads' warm-up`,
   };
 }
 const afterStart = await redactionAfterStart();

@@ -1016,7 +1016,7 @@ function fieldNames(text: string): PiiSpan[] {
     keep(m.index + m[0].length - m[2]!.length, m[1]!, m[2]!, true);
   for (const m of text.matchAll(NAME_RECORD)) {
     const value = m[2] ?? m[3]!;
-    keep(m.index + m[0].lastIndexOf(value), m[1]!.replaceAll("_", " "), value, false);
+    keep(m.index + m[0].lastIndexOf(value), m[1]!, value, false);
   }
   return out;
 }

@@ -286,13 +286,6 @@ function ssns(text: string): PiiSpan[] {
   )) {
     if (validSsn(v.replace(/[ -]/g, ""))) out.push(span("SSN", i, v));
   }
-  for (const [i, v] of matches(
-    /\b(?:SSN|S\.S\.N\.?|SS#|ITIN|soc(?:ial|\.) ?sec(?:urity|\.)?(?: (?:number|no\.?|card|#))?)[:#\s-]*(\d{3}[ .-]?\d{2}[ .-]?\d{4})\b/gi,
-    text,
-    1,
-  )) {
-    if (validSsn(v.replace(/[ .-]/g, ""))) out.push(span("SSN", i, v));
-  }
   return out;
 }
 
@@ -301,12 +294,11 @@ const NUMBERED_BY =
   /(?:\b(?:clauses?|sections?|sec|articles?|art|paragraphs?|para|schedules?|annex|appendix|exhibit|rules?|items?|versions?|ver|release|build|firmware|fw|patch|revision|rev|Ziffer|Abschnitt|Artikel|Absatz|Klausel|cl[aá]usula|art[ií]culo|apartado|secci[oó]n|articolo|clausola|paragrafo|sezione)\.?|§|¶|\bv)\s*$/iu;
 
 /**
- * The national identification numbers of the other locales, as SSN (a national id): ES DNI and
- * NIE and IT codice fiscale by their check letter, FR NIR by its key (mod 97), DE Steuer-ID by its
- * check digit (ISO 7064 MOD 11,10) after its label, UK National Insurance numbers by their
- * prefix rules, Canadian Social Insurance Numbers by their Luhn digit after their label, UK NHS
- * numbers by their check digit after their label, DE social insurance numbers by their date of
- * birth and check digit, FR tax numbers (numéro fiscal) after their label.
+ * The national identification numbers of the other locales, as SSN (a national id), where no label
+ * names them: ES DNI and NIE and IT codice fiscale by their check letter, FR NIR by its key (mod
+ * 97), UK National Insurance numbers by their prefix rules, DE social insurance numbers by their
+ * date of birth and check digit; after a label, every national id in its shape
+ * (LABELLED_NATIONAL_IDS) and identity documents' numbers.
  */
 function nationalIds(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
@@ -334,45 +326,75 @@ function nationalIds(text: string): PiiSpan[] {
     if (97n - (BigInt(body) % 97n) === BigInt(compact.slice(13))) out.push(span("SSN", i, v));
   }
   for (const [i, v] of matches(
-    /\b(?:Steuer-?ID|Steueridentifikationsnummer|Steuer-Identifikationsnummer|IdNr\.?|tax id(?:entification number)?)[:#\s]*([1-9]\d(?: ?\d{3}){3})\b/giu,
-    text,
-    1,
-  )) {
-    if (steuerIdCheck(v.replace(/ /g, ""))) out.push(span("SSN", i, v));
-  }
-  for (const [i, v] of matches(
-    /\b(?:SIN|social insurance (?:number|no\.?)|NAS|num[ée]ro d'assurance sociale)[:#\s]*(\d{3}[ -]?\d{3}[ -]?\d{3})\b/giu,
-    text,
-    1,
-  )) {
-    if (validator.isLuhnNumber(v.replace(/[ -]/g, ""))) out.push(span("SSN", i, v));
-  }
-  for (const [i, v] of matches(
     /(?<![\p{L}\p{N}])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\p{L}\p{N}])/gu,
     text,
   ))
     out.push(span("SSN", i, v));
   for (const [i, v] of matches(
-    /\bNHS(?: (?:number|no\.?|#))?[:#\s]*(\d{3}[ -]?\d{3}[ -]?\d{4})(?![\p{L}\p{N}])/giu,
-    text,
-    1,
-  ))
-    if (nhsNumberCheck(v.replace(/[ -]/g, ""))) out.push(span("SSN", i, v));
-  for (const [i, v] of matches(
     /(?<![\p{L}\p{N}])\d{2} ?(?:[0-2]\d|3[01]|[5-7]\d|8[01])(?:0[1-9]|1[0-2])\d{2} ?[A-Z] ?\d{3}(?![\p{L}\p{N}])/gu,
     text,
   ))
     if (rentenversicherungCheck(v.replace(/ /g, ""))) out.push(span("SSN", i, v));
-  for (const [i, v] of matches(
-    /\b(?:num[ée]ro fiscal(?: de r[ée]f[ée]rence)?|n[°º] fiscal|num[ée]ro d'identification fiscale|SPI)[:#\s]*([0-3]\d(?: ?\d){11})(?![\p{L}\p{N}])/giu,
-    text,
-    1,
-  ))
-    out.push(span("SSN", i, v));
+  for (const re of LABELLED_NATIONAL_IDS)
+    for (const m of text.matchAll(re))
+      if (!LOWER_CASE_WORD_LABEL.test(m[0]))
+        out.push(span("SSN", m.index + m[0].length - m[1]!.length, m[1]!));
   for (const [i, v] of matches(ID_DOCUMENT, text, 1))
     if (isDocumentNumber(v)) out.push(span("SSN", i, v));
   return out;
 }
+
+/** Labels that in lower case are words of the six languages (sin, nie) or an abbreviation (cf.). */
+const LOWER_CASE_WORD_LABEL = /^(?:sin|nas|nie|nir|spi|cf)\b/;
+/**
+ * National ids after their label, in their shape, whether or not their check passes: the label
+ * says whose number it is, and one mistyped digit leaves it as identifying (unlabelled, the check
+ * alone decides, above). US SSN and ITIN, ES DNI, NIE and NIF, IT codice fiscale, FR NIR and tax
+ * number, DE Steuer-ID and social insurance number, Canadian SIN, UK National Insurance and NHS
+ * numbers.
+ */
+const LABELLED_NATIONAL_IDS = [
+  [
+    "SSN|S\\.S\\.N\\.?|SS#|ITIN|soc(?:ial|\\.) ?sec(?:urity|\\.)?(?: (?:number|no\\.?|card|#))?",
+    "\\d{3}[ .-]?\\d{2}[ .-]?\\d{4}",
+  ],
+  [
+    "DNI|NIE|NIF|documento nacional de identidad|n[úu]mero de identidad de extranjero",
+    "(?:\\d{2}\\.?\\d{3}\\.?\\d{3}|[XYZ]-?\\d{7})-?[A-Z]",
+  ],
+  ["codice fiscale|cod\\. ?fisc\\.|C\\.F\\.|CF", "[A-Z]{6}\\d{2}[A-Z]\\d{2}[A-Z]\\d{3}[A-Z]"],
+  [
+    "NIR|num[ée]ro de s[ée]curit[ée] sociale|n[°º] (?:de )?s[ée]curit[ée] sociale|num[ée]ro INSEE",
+    "[12] ?\\d{2} ?\\d{2} ?(?:\\d{2}|2[AB]) ?\\d{3} ?\\d{3} ?\\d{2}",
+  ],
+  [
+    "num[ée]ro fiscal(?: de r[ée]f[ée]rence)?|n[°º] fiscal|num[ée]ro d'identification fiscale|SPI",
+    "[0-3]\\d(?: ?\\d){11}",
+  ],
+  [
+    "Steuer-?ID|Steueridentifikationsnummer|Steuer-Identifikationsnummer|IdNr\\.?|tax id(?:entification number)?",
+    "\\d{2}(?: ?\\d{3}){3}",
+  ],
+  [
+    "Rentenversicherungsnummer|Sozialversicherungsnummer|Versicherungsnummer|RV-?Nummer|SV-?Nummer",
+    "\\d{2} ?\\d{6} ?[A-Z] ?\\d{3}",
+  ],
+  [
+    "SIN|social insurance (?:number|no\\.?)|NAS|num[ée]ro d'assurance sociale",
+    "\\d{3}[ -]?\\d{3}[ -]?\\d{3}",
+  ],
+  [
+    "NINO|NI (?:number|no\\.?)|National Insurance(?: (?:number|no\\.?))?",
+    "[A-Z]{2} ?\\d{2} ?\\d{2} ?\\d{2} ?[A-D]",
+  ],
+  ["NHS(?: (?:number|no\\.?|#))?", "\\d{3}[ -]?\\d{3}[ -]?\\d{4}"],
+].map(
+  ([label, shape]) =>
+    new RegExp(
+      `(?<![\\p{L}\\p{N}])(?:${label})[:#\\s-]*(${shape})(?![\\p{L}\\p{N}]|[ .-]\\d)`,
+      "giu",
+    ),
+);
 
 /**
  * A German social insurance number (Rentenversicherungsnummer: area, date of birth, the birth
@@ -415,14 +437,6 @@ function isDocumentNumber(value: string): boolean {
   );
 }
 
-/** An NHS number's check digit: weights 10 to 2 over the first nine, 11 less the sum mod 11. */
-function nhsNumberCheck(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < 9; i++) sum += Number(digits[i]) * (10 - i);
-  const check = (11 - (sum % 11)) % 11;
-  return check !== 10 && check === Number(digits[9]);
-}
-
 /** The check letter of a codice fiscale's first 15 characters. */
 function codiceFiscaleCheck(first15: string): string {
   const ODD = [
@@ -434,17 +448,6 @@ function codiceFiscaleCheck(first15: string): string {
     sum += i % 2 === 0 ? ODD[n]! : n;
   }
   return String.fromCharCode(65 + (sum % 26));
-}
-
-/** ISO 7064 MOD 11,10 over the first ten digits of a Steuer-ID. */
-function steuerIdCheck(id: string): boolean {
-  let product = 10;
-  for (const c of id.slice(0, 10)) {
-    let sum = (Number(c) + product) % 10;
-    if (sum === 0) sum = 10;
-    product = (sum * 2) % 11;
-  }
-  return (11 - product) % 10 === Number(id[10]);
 }
 
 /** Each part at most 255; zero-padded parts (`010.001.002.003`, as some logs write them) too. */
@@ -602,6 +605,14 @@ const HONORIFIC_WORDS = new Set(
     .filter((h) => /^\p{Lu}\p{L}+$/u.test(h)),
 );
 /**
+ * Honorifics as Italian, Dutch and Spanish write them in running text, in lower case (`il sig.
+ * Bianchi`, `dhr. Jansen`, `mevr. de Vries`), and English ones as chats and notes do (`mr. Smith`):
+ * with their dot, or whole words that write nothing else (`sig.ra`, `dott.ssa`, `mme`), so `ing`
+ * or `ms` ending a word or a sentence lead no name.
+ */
+const LOWER_HONORIFICS =
+  "(?:(?:mr|mrs|ms|dr|prof|sig|sigg|dott|avv|ing|geom|rag|arch|dhr|mevr|sra|srta)\\.|sig\\.r[ae]|sig\\.na|dott\\.ssa|mme|mlle)";
+/**
  * Titles in capitals that also write other things (MS Word, DR Congo): a title only between a
  * label and a name (Beneficiary: MS A JONES).
  */
@@ -640,7 +651,7 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
   // The surname alone after a title may start on its particle (Ms. de la Fuente, Mr. van der Berg).
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:${HONORIFICS})\\.? ((?:${PARTICLE} ){0,2}(?:${INITIALS_NAME}|${BARE_INITIALS_NAME}(?![\\p{L}\\p{N}])|${CAPS_NAME}(?![\\p{L}\\p{N}])|${FULL_NAME}))`,
+      `(?<![\\p{L}\\p{N}])(?:(?:${HONORIFICS})\\.?|${LOWER_HONORIFICS}) ((?:${PARTICLE} ){0,2}(?:${INITIALS_NAME}|${BARE_INITIALS_NAME}(?![\\p{L}\\p{N}])|${CAPS_NAME}(?![\\p{L}\\p{N}])|${FULL_NAME}))`,
       "gu",
     ),
     firstName: false,
@@ -872,6 +883,8 @@ function listedNames(text: string, from: number): PiiSpan[] {
 
 const AFTER_HONORIFIC = new RegExp(`(?:${HONORIFICS})\\.? $`, "u");
 const HONORIFIC = new RegExp(`^(?:${HONORIFICS})$`, "u");
+const AFTER_LOWER_HONORIFIC = new RegExp(`(?<![\\p{L}\\p{N}])(${LOWER_HONORIFICS}) $`, "u");
+const AMBIGUOUS_LOWER_TITLES = new Set(["ms.", "ing.", "arch.", "rag.", "geom."]);
 
 /** Words of a team's, a department's or a role's name, which labels lead as often as a person's. */
 const TEAM_WORDS = words(
@@ -926,6 +939,18 @@ function names(text: string): PiiSpan[] {
       )
         continue;
       if (firstName && !looksPersonal(words)) continue;
+      // A title in lower case leads no company word (`ing. Corp`), and the ones that also write an
+      // abbreviation (`ms.`, a manuscript; `ing.`, `arch.`) lead no everyday words (`ms. Word`).
+      const lowerTitle =
+        re === NAME_CONTEXTS[0]!.re &&
+        AFTER_LOWER_HONORIFIC.exec(text.slice(Math.max(0, i - 10), i))?.[1];
+      if (
+        lowerTitle &&
+        !looksPersonal(words) &&
+        (words.some((w) => COMPANY_WORDS.has(w.toUpperCase())) ||
+          (AMBIGUOUS_LOWER_TITLES.has(lowerTitle) && words.every(isCommonWord)))
+      )
+        continue;
       // After a label, words that are all everyday words name a team or a role (Legal Department).
       if (
         re === NAME_CONTEXTS[1]!.re &&
@@ -983,9 +1008,12 @@ const NAME_FIELD = new RegExp(
   `(?<![\\p{L}\\p{N}_])(${NAME_LABEL})\\s?[:：]\\s*(${FIELD_WORD}(?:[ ]${FIELD_WORD}(?!\\s?[:：])){0,2})`,
   "giu",
 );
-/** A record's key and its value in quotes, or in a query string. */
+/**
+ * A record's key and its value in quotes, or in a query string; the key's words joined as code,
+ * spreadsheets and forms join them (`last_name`, `last-name`, `"Last Name"`, `last+name=`).
+ */
 const NAME_RECORD = new RegExp(
-  `(?<![\\p{L}\\p{N}_])["']?(${NAME_LABEL.replaceAll("[ _-]?", "_?")})["']?\\s*[:=]\\s*(?:["']([^"'\\n]{1,80})["']|(?<==)([^&\\s"'#]{1,80}))`,
+  `(?<![\\p{L}\\p{N}_])["']?(${NAME_LABEL.replaceAll("[ _-]?", "(?:[ _+-]|%20)?")})["']?\\s*[:=]\\s*(?:["']([^"'\\n]{1,80})["']|(?<==)([^&\\s"'#]{1,80}))`,
   "giu",
 );
 
@@ -1016,7 +1044,7 @@ function fieldNames(text: string): PiiSpan[] {
     keep(m.index + m[0].length - m[2]!.length, m[1]!, m[2]!, true);
   for (const m of text.matchAll(NAME_RECORD)) {
     const value = m[2] ?? m[3]!;
-    keep(m.index + m[0].lastIndexOf(value), m[1]!, value, false);
+    keep(m.index + m[0].lastIndexOf(value), m[1]!.replace(/\+|%20/g, " "), value, false);
   }
   return out;
 }

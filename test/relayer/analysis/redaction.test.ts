@@ -382,17 +382,54 @@ describe("# analysis redaction of each type's other formats", function () {
       ["Versicherungsnummer 12 150380 M 019 (Rente)", "Versicherungsnummer [SSN_1] (Rente)"],
       ["numéro fiscal 1234567890123", "numéro fiscal [SSN_1]"],
     ]);
-    // An NHS number failing its check digit is no national id (a phone's plan may still read it).
-    expect(findPii("NHS number 943 476 5918").map((s) => s.type)).to.not.include("SSN");
-    // Nor a German social insurance number failing its check digit, or whose date is none.
+    // Unlabelled, a German social insurance number failing its check digit, or whose date is
+    // none, is no national id.
     expect(findPii("65170839J004 and 65173939J003").map((s) => s.type)).to.not.include("SSN");
     // Area 000, 666, 9xx outside the ITIN groups, group 00, serial 0000: not an SSN, and the SSN's
     // 3-2-4 shape is no phone number either.
     expect(
       findPii("ids 000-12-3456, 666-12-3456, 900-12-3456, 123-00-4567, 123-45-0000"),
     ).to.deep.equal([]);
-    // A SIN failing its Luhn digit is no national id (the phone plans may still read it).
-    expect(findPii("SIN 046 454 287").filter((s) => s.type === "SSN")).to.deep.equal([]);
+  });
+
+  it("should redact a national id after its label whether or not its check passes, and check the unlabelled ones", function () {
+    // The label says whose number it is: one mistyped digit or letter leaves it identifying.
+    expectRedacted([
+      ["SSN: 000-12-3456; SS# 666 12 3456", "SSN: [SSN_1]; SS# [SSN_2]"],
+      ["NHS number 943 476 5918", "NHS number [SSN_1]"],
+      ["SIN 046 454 287", "SIN [SSN_1]"],
+      ["Steuer-ID: 86 095 742 718", "Steuer-ID: [SSN_1]"],
+      ["DNI: 12345678A, NIE X-1234567-A", "DNI: [SSN_1], NIE [SSN_2]"],
+      [
+        "Codice fiscale: RSSMRA85T10A562Y; C.F. RSSMRA85T10A562X",
+        "Codice fiscale: [SSN_1]; C.F. [SSN_2]",
+      ],
+      ["NIR : 1 85 05 78 006 084 99", "NIR : [SSN_1]"],
+      [
+        "numéro de sécurité sociale : 2 84 12 75 123 456 78",
+        "numéro de sécurité sociale : [SSN_1]",
+      ],
+      ["National Insurance number: QQ 12 34 56 C", "National Insurance number: [SSN_1]"],
+      ["SV-Nummer: 65170839J004", "SV-Nummer: [SSN_1]"],
+    ]);
+    // Unlabelled, the same numbers fail their checks and no detector takes them for an id.
+    for (const id of [
+      "943 476 5918",
+      "000-12-3456",
+      "12345678A",
+      "RSSMRA85T10A562Y",
+      "1 85 05 78 006 084 99",
+      "QQ 12 34 56 C",
+      "65170839J004",
+    ])
+      expect(
+        findPii(`ref ${id}`).filter((s) => s.type === "SSN"),
+        id,
+      ).to.deep.equal([]);
+    // Labels that in lower case are everyday words or an abbreviation lead no id.
+    expect(findPii("sin 046 454 287 dudas").filter((s) => s.type === "SSN")).to.deep.equal([]);
+    // The shape must fit: a longer number after the label is not the id.
+    expect(findPii("SSN 123-45-67890").filter((s) => s.type === "SSN")).to.deep.equal([]);
   });
 
   it("should redact e-mails with tags, new and international domains, in brackets, links, or spelt against harvesting", function () {
@@ -1144,6 +1181,13 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ['"last_name": "Okonkwo Okon"', '"last_name": "[NAME_1]"'],
       ["?lastName=Okafor&birthdate=1985-04-03", "?lastName=[NAME_1]&birthdate=[DOB_1]"],
       ['"date_of_birth": "03/04/1985"', '"date_of_birth": "[DOB_1]"'],
+      // Keys written in kebab case, with spaces as spreadsheets export them, or encoded in a query.
+      [
+        '{"last-name": "Okafor", "First Name": "Ngozi", "Account Holder Name": "Ngozi Okafor"}',
+        '{"last-name": "[NAME_1]", "First Name": "[NAME_2]", "Account Holder Name": "[NAME_3]"}',
+      ],
+      ["?first+name=Jane&last%20name=Doe", "?first+name=[NAME_1]&last%20name=[NAME_2]"],
+      ['family name = "Nakamura"', 'family name = "[NAME_1]"'],
     ]);
     // A bare `name` names workflows and products too: its words must read as a person's; a team,
     // a company, a placeholder or a form's instruction is no name.
@@ -1156,6 +1200,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "First name: ______",
       '"contact_name": "Finance Team", "holder_name": "ACME LTD"',
       "name=report&format=json",
+      'customer-name: "Treasury Rebalance"',
+      '"display name": "Monthly Payroll"',
     ]);
   });
 
@@ -1187,6 +1233,37 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Grant Thornton LLP audited the accounts.",
       "Van Oord BV will dredge the harbour.",
       "The April delivery and the June invoice.",
+    ]);
+  });
+
+  it("should read a name after a title in lower case, as Italian, Dutch and Spanish write them and notes do", function () {
+    expectRedacted([
+      ["Gentile sig.ra Rossi, la informiamo", "Gentile sig.ra [NAME_1], la informiamo"],
+      ["il sig. Bianchi ha firmato", "il sig. [NAME_1] ha firmato"],
+      ["con il dott. Verdi e con l'avv. Neri.", "con il dott. [NAME_1] e con l'avv. [NAME_2]."],
+      ["la dott.ssa Giulia Bianchi", "la dott.ssa [NAME_1]"],
+      ["progetto dell'arch. Renzo Piano", "progetto dell'arch. [NAME_1]"],
+      [
+        "Geachte dhr. Jansen, ik heb mevr. de Vries gebeld.",
+        "Geachte dhr. [NAME_1], ik heb mevr. [NAME_2] gebeld.",
+      ],
+      ["la srta. Ana Gómez", "la srta. [NAME_1]"],
+      ["mme Dupont est arrivée", "mme [NAME_1] est arrivée"],
+      [
+        "spoke to mr. Smith and dr. Brown yesterday",
+        "spoke to mr. [NAME_1] and dr. [NAME_2] yesterday",
+      ],
+      ["cc: prof. J. R. Tolkien", "cc: prof. [NAME_1]"],
+    ]);
+    // Not a title without its dot or inside a word; after those that also abbreviate other things
+    // (a manuscript, an engineer's degree) not everyday words; after any, no company.
+    expectNoName([
+      "The ms. Word file",
+      "Rendering, ing. The Report",
+      "ing. Corp",
+      "a dr Pepper and mr Clean",
+      "Meeting. Monday",
+      "the dr. Holdings Ltd",
     ]);
   });
 
@@ -1376,7 +1453,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "SMITH, ",
       "van der ",
       "Mr. van ",
+      "sig. ",
+      "mr. Ab ",
       "Name: ",
+      '"last name": "',
+      "last-name=",
       "Иваном ",
       "AB Cd ",
       "Ab CD ",

@@ -1017,34 +1017,125 @@ const NAME_RECORD = new RegExp(
   "giu",
 );
 
+/**
+ * The name in a field's value under its label, from the value's start: its length, or 0 when the
+ * value is no person's name (a team, a company, a form's instruction; under a bare `name`, words
+ * that do not read as a person's).
+ */
+function nameInField(label: string, value: string, capitalised: boolean): number {
+  // Surname first, its comma a separator (`"Doe, Jane"`).
+  let words = value.split(/[ +,]|%20/u).filter(Boolean);
+  // A form's value is written capitalised; a record's may be in any case.
+  if (capitalised) {
+    const n = words.findIndex((w) => !/^\p{Lu}/u.test(w));
+    words = n < 0 ? words : words.slice(0, n);
+  }
+  if (!words.length || !words.every((w) => /^\p{L}[\p{L}'’.-]*$/u.test(w))) return 0;
+  if (
+    words.some(
+      (w) => notName(w) || TEAM_WORDS.has(w.toLowerCase()) || COMPANY_WORDS.has(w.toUpperCase()),
+    )
+  )
+    return 0;
+  // After a bare `name` the words must read as a person's (a workflow's or a product's name does not).
+  if (!NAME_PART.test(label) && !looksPersonal(words)) return 0;
+  // Up to the last word kept, found word after word (`Annabel Ann` ends on the second `Ann`).
+  let end = 0;
+  for (const w of words) end = value.indexOf(w, end) + w.length;
+  return end;
+}
+
 function fieldNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   const keep = (at: number, label: string, value: string, capitalised: boolean) => {
-    let words = value.split(/[ +]|%20/u).filter(Boolean);
-    // A form's value is written capitalised; a record's may be in any case.
-    if (capitalised) {
-      const n = words.findIndex((w) => !/^\p{Lu}/u.test(w));
-      words = n < 0 ? words : words.slice(0, n);
-    }
-    if (!words.length || !words.every((w) => /^\p{L}[\p{L}'’.-]*$/u.test(w))) return;
-    if (
-      words.some(
-        (w) => notName(w) || TEAM_WORDS.has(w.toLowerCase()) || COMPANY_WORDS.has(w.toUpperCase()),
-      )
-    )
-      return;
-    // After a bare `name` the words must read as a person's (a workflow's or a product's name does not).
-    if (!NAME_PART.test(label) && !looksPersonal(words)) return;
-    // Up to the last word kept, found word after word (`Annabel Ann` ends on the second `Ann`).
-    let end = 0;
-    for (const w of words) end = value.indexOf(w, end) + w.length;
-    out.push(span("NAME", at, value.slice(0, end)));
+    const length = nameInField(label, value, capitalised);
+    if (length) out.push(span("NAME", at, value.slice(0, length)));
   };
   for (const m of text.matchAll(NAME_FIELD))
     keep(m.index + m[0].length - m[2]!.length, m[1]!, m[2]!, true);
   for (const m of text.matchAll(NAME_RECORD)) {
     const value = m[2] ?? m[3]!;
     keep(m.index + m[0].lastIndexOf(value), m[1]!.replace(/\+|%20/g, " "), value, false);
+  }
+  return out;
+}
+
+/** A column's header that names a name's part, or `name`; one that names a date of birth. */
+const NAME_COLUMN = new RegExp(`^(?:${NAME_LABEL})$`, "iu");
+const DOB_COLUMN =
+  /^(?:date[ _-]?of[ _-]?birth|dob|d\.o\.b\.|birth[ _-]?date|birthday|geburtsdatum|geb\.?[ -]?datum|date[ _-]de[ _-]naissance|fecha[ _-]de[ _-]nacimiento|data[ _-]di[ _-]nascita|geboortedatum|дата рождения|ημερομηνία γέννησης)$/iu;
+/** A date as a table's cell holds one: numeric in any order, or with its month's name. */
+const DATE_CELL =
+  /^(?:\d{1,4}[./ -]\d{1,2}[./ -]\d{1,4}|\d{8}|\d{1,2}\.?[ -]\p{L}{3,9}\.?[ -]\d{2,4}|\p{L}{3,9}\.? \d{1,2},? \d{4})$/u;
+/** How a table's cells are separated: CSV, semicolons (as European spreadsheets write), tabs, pipes. */
+const CELL_SEPARATORS = [",", ";", "\t", "|"] as const;
+/** A Markdown table's rule under its header (`|---|:--:|`). */
+const TABLE_RULE = /^[\s|:-]+$/u;
+
+/** A line's cells between `separator`s, with where each starts; a quoted cell may hold one. */
+function cellsOf(line: string, separator: string): Array<{ at: number; value: string }> {
+  const cells: Array<{ at: number; value: string }> = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i <= line.length; i++) {
+    const c = line[i];
+    if (c === '"') quoted = !quoted;
+    else if (i === line.length || (c === separator && !quoted)) {
+      const raw = line.slice(start, i);
+      const trimmed = raw.trim();
+      const unquoted = /^".*"$/su.test(trimmed) ? trimmed.slice(1, -1).trim() : trimmed;
+      cells.push({ at: start + raw.indexOf(unquoted), value: unquoted });
+      start = i + 1;
+    }
+  }
+  return cells;
+}
+
+/**
+ * A table's rows under its header (CSV, semicolon- or tab-separated, a Markdown or a pipe table,
+ * as exports and reports paste them): a cell under a column whose header names a name's part
+ * (`first_name`, `Surname`, `Nom`, `Cognome`; under `Name`, words that read as a person's) is a
+ * name, one under a date of birth's header (`dob`, `Date of birth`, `Geburtsdatum`) in a date's
+ * shape a date of birth. The rows are the lines after the header with as many cells, up to the
+ * first that has not.
+ */
+function tableColumns(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  const lines: Array<{ at: number; line: string }> = [];
+  for (let at = 0; at <= text.length;) {
+    const end = text.indexOf("\n", at);
+    const stop = end < 0 ? text.length : end;
+    lines.push({ at, line: text.slice(at, stop).replace(/\r$/u, "") });
+    at = stop + 1;
+  }
+  for (let h = 0; h < lines.length - 1; h++) {
+    const header = lines[h]!.line;
+    for (const separator of CELL_SEPARATORS) {
+      if (!header.includes(separator)) continue;
+      const labels = cellsOf(header, separator).map((c) => c.value);
+      // A header's cells are short labels, not a sentence's clauses (`Name, Surname and age are…`).
+      if (labels.length < 2 || labels.some((l) => l.length > 40 || l.split(" ").length > 4))
+        continue;
+      const names = labels.map((l) => NAME_COLUMN.test(l));
+      const births = labels.map((l) => DOB_COLUMN.test(l));
+      if (!(names.includes(true) || births.includes(true))) continue;
+      let r = h + 1;
+      if (TABLE_RULE.test(lines[r]!.line) && lines[r]!.line.includes("-")) r++;
+      for (; r < lines.length; r++) {
+        const { at, line } = lines[r]!;
+        const cells = cellsOf(line, separator);
+        if (cells.length !== labels.length) break;
+        cells.forEach((cell, c) => {
+          if (names[c] && cell.value.split(" ").length <= 4) {
+            const length = nameInField(labels[c]!, cell.value, false);
+            if (length) out.push(span("NAME", at + cell.at, cell.value.slice(0, length)));
+          } else if (births[c] && DATE_CELL.test(cell.value))
+            out.push(span("DOB", at + cell.at, cell.value));
+        });
+      }
+      h = r - 1;
+      break;
+    }
   }
   return out;
 }
@@ -1870,6 +1961,7 @@ export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACT
     ...ips(masked),
     ...bankAccounts(masked),
     ...datesOfBirth(masked),
+    ...tableColumns(masked),
   ];
   const candidates = [
     ...specific,

@@ -993,14 +993,17 @@ function names(text: string): PiiSpan[] {
 /**
  * A name's parts in a form's fields, where one word is a whole value: surname and given names in
  * the six languages and Dutch, Russian and Greek, with their colon (`Surname: Okafor`, `NOM :
- * DUPONT`, `Nachname: Müller`, `Cognome: Rossi`), and a record's keys in JSON, YAML or a query
- * string (`"last_name": "Doe"`, `firstName=Jane`).
+ * DUPONT`, `Nachname: Müller`, `Cognome: Rossi`), a record's keys in JSON, YAML or a query
+ * string (`"last_name": "Doe"`, `firstName=Jane`), and a page's form fields (`<input
+ * name="last-name" value="Doe">`).
  */
 const NAME_PART_LABEL =
   "surname|last[ _-]?name|family[ _-]?name|given[ _-]?names?|first[ _-]?names?|forenames?|middle[ _-]?names?|maiden[ _-]?name|birth[ _-]?name|full[ _-]?name|(?:customer|client|holder|account[ _-]?holder|beneficiary|payee|recipient|sender|contact|employee|tenant|patient|applicant)[ _-]?name|nachname|familienname|vornamen?|geburtsname|nom|nom de famille|nom de naissance|nom d['’]usage|pr[ée]noms?|apellidos?|primer apellido|segundo apellido|nombres?|cognome|nome|achternaam|naam|voorna(?:am|men)|фамилия|имя|отчество|επώνυμο|όνομα";
 /** A name's part, or `name`, which also names things: its words must then read as a person's. */
 const NAME_LABEL = `(?:${NAME_PART_LABEL}|name)`;
 const NAME_PART = new RegExp(`^(?:${NAME_PART_LABEL})$`, "iu");
+/** A column's header or a page's field key that names a name's part, or `name`. */
+const NAME_KEY = new RegExp(`^(?:${NAME_LABEL})$`, "iu");
 /** One word of a form's value, whole (`Nome` is not `Nom` before `e`). */
 const FIELD_WORD = "\\p{L}[\\p{L}'’-]*(?![\\p{L}'’-])";
 /** A label with its colon, then one to three words, none a next label's (`Cognome: Rossi Nome:`). */
@@ -1057,11 +1060,21 @@ function fieldNames(text: string): PiiSpan[] {
     const value = m[2] ?? m[3]!;
     keep(m.index + m[0].lastIndexOf(value), m[1]!.replace(/\+|%20/g, " "), value, false);
   }
+  for (const tag of text.matchAll(HTML_INPUT)) {
+    const key = INPUT_KEY.exec(tag[0])?.[1];
+    const value = INPUT_VALUE.exec(tag[0]);
+    if (key && value && NAME_KEY.test(key))
+      keep(tag.index + value.index + value[0].length - value[1]!.length - 1, key, value[1]!, false);
+  }
   return out;
 }
 
-/** A column's header that names a name's part, or `name`; one that names a date of birth. */
-const NAME_COLUMN = new RegExp(`^(?:${NAME_LABEL})$`, "iu");
+/** A form's field as a page writes it: its key in `name` or `id`, its value in `value`. */
+const HTML_INPUT = /<input\b[^<>]{1,400}>/giu;
+const INPUT_KEY = /\s(?:name|id)\s*=\s*["']([^"'<>]{1,40})["']/iu;
+const INPUT_VALUE = /\svalue\s*=\s*["']([^"'<>]{1,80})["']/iu;
+
+/** A column's header that names a date of birth. */
 const DOB_COLUMN =
   /^(?:date[ _-]?of[ _-]?birth|dob|d\.o\.b\.|birth[ _-]?date|birthday|geburtsdatum|geb\.?[ -]?datum|date[ _-]de[ _-]naissance|fecha[ _-]de[ _-]nacimiento|data[ _-]di[ _-]nascita|geboortedatum|дата рождения|ημερομηνία γέννησης)$/iu;
 /** A date as a table's cell holds one: numeric in any order, or with its month's name. */
@@ -1116,7 +1129,7 @@ function tableColumns(text: string): PiiSpan[] {
       // A header's cells are short labels, not a sentence's clauses (`Name, Surname and age are…`).
       if (labels.length < 2 || labels.some((l) => l.length > 40 || l.split(" ").length > 4))
         continue;
-      const names = labels.map((l) => NAME_COLUMN.test(l));
+      const names = labels.map((l) => NAME_KEY.test(l));
       const births = labels.map((l) => DOB_COLUMN.test(l));
       if (!(names.includes(true) || births.includes(true))) continue;
       let r = h + 1;
@@ -1651,6 +1664,7 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   CAPITAL_SURNAME_NAME,
   NAME_FIELD,
   NAME_RECORD,
+  HTML_INPUT,
 ];
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";

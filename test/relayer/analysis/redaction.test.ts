@@ -1188,6 +1188,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ],
       ["?first+name=Jane&last%20name=Doe", "?first+name=[NAME_1]&last%20name=[NAME_2]"],
       ['family name = "Nakamura"', 'family name = "[NAME_1]"'],
+      // A page's form: the key in `name` or `id`, the value in `value`, in any order.
+      [
+        '<input type="text" name="last-name" value="Okafor"><input value=\'Ngozi\' id="firstName" />',
+        '<input type="text" name="last-name" value="[NAME_1]"><input value=\'[NAME_2]\' id="firstName" />',
+      ],
     ]);
     // A bare `name` names workflows and products too: its words must read as a person's; a team,
     // a company, a placeholder or a form's instruction is no name.
@@ -1202,6 +1207,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "name=report&format=json",
       'customer-name: "Treasury Rebalance"',
       '"display name": "Monthly Payroll"',
+      '<input name="name" value="Monthly Payroll"><input name="team" value="Okafor">',
     ]);
   });
 
@@ -1497,6 +1503,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Name: ",
       '"last name": "',
       "last-name=",
+      "<input ",
       "Иваном ",
       "AB Cd ",
       "Ab CD ",

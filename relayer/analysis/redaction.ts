@@ -1061,9 +1061,9 @@ function fieldNames(text: string): PiiSpan[] {
     keep(m.index + m[0].lastIndexOf(value), m[1]!.replace(/\+|%20/g, " "), value, false);
   }
   for (const tag of text.matchAll(HTML_INPUT)) {
-    const key = INPUT_KEY.exec(tag[0])?.[1];
+    const key = [...tag[0].matchAll(INPUT_KEY)].map((k) => k[1]!).find((k) => NAME_KEY.test(k));
     const value = INPUT_VALUE.exec(tag[0]);
-    if (key && value && NAME_KEY.test(key))
+    if (key && value)
       keep(tag.index + value.index + value[0].length - value[1]!.length - 1, key, value[1]!, false);
   }
   return out;
@@ -1071,7 +1071,7 @@ function fieldNames(text: string): PiiSpan[] {
 
 /** A form's field as a page writes it: its key in `name` or `id`, its value in `value`. */
 const HTML_INPUT = /<input\b[^<>]{1,400}>/giu;
-const INPUT_KEY = /\s(?:name|id)\s*=\s*["']([^"'<>]{1,40})["']/iu;
+const INPUT_KEY = /\s(?:name|id)\s*=\s*["']([^"'<>]{1,40})["']/giu;
 const INPUT_VALUE = /\svalue\s*=\s*["']([^"'<>]{1,80})["']/iu;
 
 /** A column's header that names a date of birth. */

@@ -1193,6 +1193,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
         '<input type="text" name="last-name" value="Okafor"><input value=\'Ngozi\' id="firstName" />',
         '<input type="text" name="last-name" value="[NAME_1]"><input value=\'[NAME_2]\' id="firstName" />',
       ],
+      // Whichever of its keys names the part.
+      [
+        '<input id="f1" name="last_name" value="Okafor">',
+        '<input id="f1" name="last_name" value="[NAME_1]">',
+      ],
     ]);
     // A bare `name` names workflows and products too: its words must read as a person's; a team,
     // a company, a placeholder or a form's instruction is no name.

@@ -335,6 +335,8 @@ function nationalIds(text: string): PiiSpan[] {
     text,
   ))
     if (rentenversicherungCheck(v.replace(/ /g, ""))) out.push(span("SSN", i, v));
+  for (const [i, v] of matches(/(?<![\p{N}.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\p{N}-]|\.\d)/gu, text))
+    if (cpfCheck(v.replace(/\D/g, ""))) out.push(span("SSN", i, v));
   for (const re of LABELLED_NATIONAL_IDS)
     for (const m of text.matchAll(re))
       if (!LOWER_CASE_WORD_LABEL.test(m[0]))
@@ -344,14 +346,14 @@ function nationalIds(text: string): PiiSpan[] {
   return out;
 }
 
-/** Labels that in lower case are words of the six languages (sin, nie) or an abbreviation (cf.). */
-const LOWER_CASE_WORD_LABEL = /^(?:sin|nas|nie|nir|spi|cf)\b/;
+/** Labels that in lower case are words of the six languages (sin, nie, pan) or an abbreviation (cf.). */
+const LOWER_CASE_WORD_LABEL = /^(?:sin|nas|nie|nir|spi|cf|pan)\b/;
 /**
  * National ids after their label, in their shape, whether or not their check passes: the label
  * says whose number it is, and one mistyped digit leaves it as identifying (unlabelled, the check
  * alone decides, above). US SSN and ITIN, ES DNI, NIE and NIF, IT codice fiscale, FR NIR and tax
  * number, DE Steuer-ID and social insurance number, Canadian SIN, UK National Insurance and NHS
- * numbers.
+ * numbers, Brazilian CPF, Indian PAN and Aadhaar.
  */
 const LABELLED_NATIONAL_IDS = [
   [
@@ -388,6 +390,9 @@ const LABELLED_NATIONAL_IDS = [
     "[A-Z]{2} ?\\d{2} ?\\d{2} ?\\d{2} ?[A-D]",
   ],
   ["NHS(?: (?:number|no\\.?|#))?", "\\d{3}[ -]?\\d{3}[ -]?\\d{4}"],
+  ["CPF(?: n[º°o]\\.?)?", "\\d{3}\\.?\\d{3}\\.?\\d{3}-?\\d{2}"],
+  ["PAN(?: (?:number|no\\.?|card))?", "[A-Z]{5}\\d{4}[A-Z]"],
+  ["Aadhaar(?: (?:number|no\\.?|card))?", "[2-9]\\d{3} ?\\d{4} ?\\d{4}"],
 ].map(
   ([label, shape]) =>
     new RegExp(
@@ -395,6 +400,18 @@ const LABELLED_NATIONAL_IDS = [
       "giu",
     ),
 );
+
+/** A Brazilian CPF's two check digits over its nine (mod 11), not one digit repeated. */
+function cpfCheck(digits: string): boolean {
+  if (/^(\d)\1{10}$/.test(digits)) return false;
+  const check = (n: number) => {
+    let sum = 0;
+    for (let k = 0; k < n; k++) sum += Number(digits[k]) * (n + 1 - k);
+    const r = sum % 11;
+    return r < 2 ? 0 : 11 - r;
+  };
+  return check(9) === Number(digits[9]) && check(10) === Number(digits[10]);
+}
 
 /**
  * A German social insurance number (Rentenversicherungsnummer: area, date of birth, the birth
@@ -636,8 +653,13 @@ const INITIALS_NAME = `${INITIALS} (?:${PARTICLE} )?(?:${NAME_WORD}(?: (?:${PART
  */
 const BARE_INITIALS_NAME = `\\p{Lu}(?: \\p{Lu}){0,2} (?:${PARTICLE} )?(?:${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD})?|${CAPS_WORD})`;
 const BARE_INITIAL = /^\p{Lu}$/u;
-/** Surname first, as lists, registers and forms write it: Smith, John; SMITH, John; Tolkien, J.R.R. */
-const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_WORD})?|(?:${PARTICLE} )?${NAME_WORD}(?: ${NAME_WORD})?), (?:${NAME_WORD}(?: ${NAME_WORD}){0,2}|${INITIALS})`;
+/** A particle of two words starting a surname in capitals, as registers write it (Van Der Berg, De La Cruz). */
+const TITLE_PARTICLE = "(?:Van|Von|De) (?:[Dd]er|[Dd]en|[Dd]em|[Dd]e|[Hh]et|[Ll]os|[Ll]as|[Ll]a)";
+/**
+ * Surname first, as lists, registers and forms write it: Smith, John; SMITH, John; Tolkien, J.R.R.;
+ * Van Der Berg, Jan.
+ */
+const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_WORD})?|(?:${PARTICLE} |${TITLE_PARTICLE} )?${NAME_WORD}(?: ${NAME_WORD})?), (?:${NAME_WORD}(?: ${NAME_WORD}){0,2}|${INITIALS})`;
 /** What a label may be followed by: a name in any of the forms above. */
 /** The dot of a suffix the name pattern ends on (Jr.), which the span then takes back. */
 const SUFFIX_DOT = "(?:(?<=Jr|Sr|JR|SR)\\.)?";
@@ -649,9 +671,10 @@ const LABELLED = `((?:${SURNAME_FIRST}|${INITIALS_NAME}|${BARE_INITIALS_NAME}|${
  */
 const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
   // The surname alone after a title may start on its particle (Ms. de la Fuente, Mr. van der Berg).
+  // A title in lower case is its first group, the name its second.
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:(?:${HONORIFICS})\\.?|${LOWER_HONORIFICS}) ((?:${PARTICLE} ){0,2}(?:${INITIALS_NAME}|${BARE_INITIALS_NAME}(?![\\p{L}\\p{N}])|${CAPS_NAME}(?![\\p{L}\\p{N}])|${FULL_NAME}))`,
+      `(?<![\\p{L}\\p{N}])(?:(?:${HONORIFICS})\\.?|(${LOWER_HONORIFICS})) ((?:${PARTICLE} ){0,2}(?:${INITIALS_NAME}|${BARE_INITIALS_NAME}(?![\\p{L}\\p{N}])|${CAPS_NAME}(?![\\p{L}\\p{N}])|${FULL_NAME}))`,
       "gu",
     ),
     firstName: false,
@@ -883,7 +906,6 @@ function listedNames(text: string, from: number): PiiSpan[] {
 
 const AFTER_HONORIFIC = new RegExp(`(?:${HONORIFICS})\\.? $`, "u");
 const HONORIFIC = new RegExp(`^(?:${HONORIFICS})$`, "u");
-const AFTER_LOWER_HONORIFIC = new RegExp(`(?<![\\p{L}\\p{N}])(${LOWER_HONORIFICS}) $`, "u");
 const AMBIGUOUS_LOWER_TITLES = new Set(["ms.", "ing.", "arch.", "rag.", "geom."]);
 
 /** Words of a team's, a department's or a role's name, which labels lead as often as a person's. */
@@ -902,9 +924,13 @@ const SAINT_BEFORE = /(?:^|[^\p{L}])(?:San|Santa|Santo|São|Saint|Sainte|Sankt|S
 function names(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const { re, firstName } of NAME_CONTEXTS) {
-    for (const [i, v] of matches(re, text, 1)) {
+    const afterTitle = re === NAME_CONTEXTS[0]!.re;
+    for (const m of text.matchAll(re)) {
+      const lowerTitle = afterTitle ? m[1] : undefined;
+      const v = m[afterTitle ? 2 : 1]!;
+      const i = m.index + m[0].indexOf(v);
       if (v.includes(", ")) {
-        if (surnameFirst(v, re !== NAME_CONTEXTS[0]!.re)) {
+        if (surnameFirst(v, !afterTitle)) {
           out.push(nameSpan(text, i, v.split(" ")));
           continue;
         }
@@ -934,16 +960,13 @@ function names(text: string): PiiSpan[] {
       // after a title it is a person's.
       if (
         head === head.toUpperCase() &&
-        re !== NAME_CONTEXTS[0]!.re &&
+        !afterTitle &&
         (words.length < 2 || (!looksPersonal(words) && words.every(isCommonWord)))
       )
         continue;
       if (firstName && !looksPersonal(words)) continue;
       // A title in lower case leads no company word (`ing. Corp`), and the ones that also write an
       // abbreviation (`ms.`, a manuscript; `ing.`, `arch.`) lead no everyday words (`ms. Word`).
-      const lowerTitle =
-        re === NAME_CONTEXTS[0]!.re &&
-        AFTER_LOWER_HONORIFIC.exec(text.slice(Math.max(0, i - 10), i))?.[1];
       if (
         lowerTitle &&
         !looksPersonal(words) &&
@@ -961,7 +984,7 @@ function names(text: string): PiiSpan[] {
         continue;
       let start = i + head.indexOf(words[0]!);
       // After a label "M." is as often an initial as Monsieur: the span takes it either way.
-      if (re !== NAME_CONTEXTS[0]!.re && /(?:^|[\s:])M\. $/u.test(text.slice(start - 4, start))) {
+      if (!afterTitle && /(?:^|[\s:])M\. $/u.test(text.slice(start - 4, start))) {
         start -= 3;
         words.unshift("M.");
       }
@@ -1085,6 +1108,24 @@ const CELL_SEPARATORS = [",", ";", "\t", "|"] as const;
 /** A Markdown table's rule under its header (`|---|:--:|`). */
 const TABLE_RULE = /^[\s|:-]+$/u;
 
+/** A column's label that names a name's part or a date of birth. */
+function isColumnLabel(label: string): boolean {
+  return NAME_KEY.test(label) || DOB_COLUMN.test(label);
+}
+
+/**
+ * A cell's value under its column's label, at `at`: a name under a name's part (short, as a
+ * name's cell is), a date under a date of birth's.
+ */
+function cellSpan(label: string, at: number, value: string): PiiSpan | undefined {
+  if (NAME_KEY.test(label)) {
+    if (value.split(" ").length > 4) return undefined;
+    const length = nameInField(label, value, false);
+    return length ? span("NAME", at, value.slice(0, length)) : undefined;
+  }
+  return DOB_COLUMN.test(label) && DATE_CELL.test(value) ? span("DOB", at, value) : undefined;
+}
+
 /** A line's cells between `separator`s, with where each starts; a quoted cell may hold one. */
 function cellsOf(line: string, separator: string): Array<{ at: number; value: string }> {
   const cells: Array<{ at: number; value: string }> = [];
@@ -1114,42 +1155,119 @@ function cellsOf(line: string, separator: string): Array<{ at: number; value: st
  */
 function tableColumns(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  const lines: Array<{ at: number; line: string }> = [];
-  for (let at = 0; at <= text.length;) {
+  // A line's text and where the next starts; past the text's end when it is the last.
+  const lineAt = (at: number) => {
     const end = text.indexOf("\n", at);
-    const stop = end < 0 ? text.length : end;
-    lines.push({ at, line: text.slice(at, stop).replace(/\r$/u, "") });
-    at = stop + 1;
-  }
-  for (let h = 0; h < lines.length - 1; h++) {
-    const header = lines[h]!.line;
+    const next = end < 0 ? text.length + 1 : end + 1;
+    return { line: text.slice(at, next - 1).replace(/\r$/u, ""), next };
+  };
+  for (let h = 0; h <= text.length;) {
+    const { line: header, next } = lineAt(h);
+    h = next;
+    if (next > text.length) break;
     for (const separator of CELL_SEPARATORS) {
       if (!header.includes(separator)) continue;
       const labels = cellsOf(header, separator).map((c) => c.value);
       // A header's cells are short labels, not a sentence's clauses (`Name, Surname and age are…`).
       if (labels.length < 2 || labels.some((l) => l.length > 40 || l.split(" ").length > 4))
         continue;
-      const names = labels.map((l) => NAME_KEY.test(l));
-      const births = labels.map((l) => DOB_COLUMN.test(l));
-      if (!(names.includes(true) || births.includes(true))) continue;
-      let r = h + 1;
-      if (TABLE_RULE.test(lines[r]!.line) && lines[r]!.line.includes("-")) r++;
-      for (; r < lines.length; r++) {
-        const { at, line } = lines[r]!;
-        const cells = cellsOf(line, separator);
+      if (!labels.some(isColumnLabel)) continue;
+      let r = next;
+      const rule = lineAt(r).line;
+      if (TABLE_RULE.test(rule) && rule.includes("-")) r = lineAt(r).next;
+      for (; r <= text.length;) {
+        const row = lineAt(r);
+        const cells = cellsOf(row.line, separator);
         if (cells.length !== labels.length) break;
         cells.forEach((cell, c) => {
-          if (names[c] && cell.value.split(" ").length <= 4) {
-            const length = nameInField(labels[c]!, cell.value, false);
-            if (length) out.push(span("NAME", at + cell.at, cell.value.slice(0, length)));
-          } else if (births[c] && DATE_CELL.test(cell.value))
-            out.push(span("DOB", at + cell.at, cell.value));
+          const found = cellSpan(labels[c]!, r + cell.at, cell.value);
+          if (found) out.push(found);
         });
+        r = row.next;
       }
-      h = r - 1;
+      // The line that ended the rows may head the next table.
+      h = r;
       break;
     }
   }
+  return out;
+}
+
+/** A page's table: its rows, their cells, its end; the tags in any case. */
+const HTML_ROW = /<tr\b[^<>]{0,200}>/giu;
+const HTML_CELL = /<(t[dh])\b[^<>]{0,200}>/giu;
+const HTML_CELL_END = /<\/t[dh]\s*>/iu;
+const HTML_TABLE_END = /<\/table\s*>/giu;
+/** Tags before a cell's text (`<td><b>Doe</b></td>`), which the text is read after. */
+const LEADING_TAGS = /^(?:\s|<[^<>]{0,200}>)*/u;
+/** Longer than this, a cell holds no name's or date's value alone. */
+const HTML_CELL_MAX = 400;
+
+/** A row's cells: whether each is a header's (`th`), and its text with where it starts, if it is text alone. */
+function htmlCells(
+  text: string,
+  from: number,
+  to: number,
+): Array<{ header: boolean; at: number; value: string | undefined }> {
+  const row = text.slice(from, to);
+  const openers = [...row.matchAll(HTML_CELL)];
+  return openers.map((o, k) => {
+    const start = o.index + o[0].length;
+    const next = k + 1 < openers.length ? openers[k + 1]!.index : row.length;
+    let content = row.slice(start, next);
+    const end = HTML_CELL_END.exec(content);
+    if (end) content = content.slice(0, end.index);
+    const header = o[1]!.toLowerCase() === "th";
+    if (content.length > HTML_CELL_MAX) return { header, at: from + start, value: undefined };
+    const lead = LEADING_TAGS.exec(content)![0].length;
+    let inner = content.slice(lead).trimEnd();
+    // The tags after it, from the end: a pattern anchored there alone would be tried at every start.
+    while (inner.endsWith(">") && inner.lastIndexOf("<") >= 0)
+      inner = inner.slice(0, inner.lastIndexOf("<")).trimEnd();
+    return {
+      header,
+      at: from + start + lead,
+      value: inner && !inner.includes("<") ? inner : undefined,
+    };
+  });
+}
+
+/**
+ * A page's table (`<table>`, as e-mails and exported reports hold one): under a row of header
+ * cells (`<th>`) that names a name's part or a date of birth, the cells of its column in the rows
+ * after it, up to the table's end; and a row of two cells whose first is such a label (`<tr><th>
+ * Surname</th><td>Okafor</td></tr>`). The same rules as a text table's cells decide.
+ */
+function htmlTableCells(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  const rows = [...text.matchAll(HTML_ROW)].map((m) => m.index + m[0].length);
+  if (!rows.length) return out;
+  const tableEnds = [...text.matchAll(HTML_TABLE_END)].map((m) => m.index);
+  let nextEnd = 0;
+  let labels: string[] | undefined;
+  let labelsEnd = Infinity;
+  rows.forEach((from, r) => {
+    while (nextEnd < tableEnds.length && tableEnds[nextEnd]! < from) nextEnd++;
+    const to = Math.min(rows[r + 1] ?? text.length, tableEnds[nextEnd] ?? text.length);
+    if (from > labelsEnd) labels = undefined;
+    const cells = htmlCells(text, from, to);
+    const label = (c: { value: string | undefined }) => (c.value ?? "").replace(/\s*[:：]$/u, "");
+    if (cells.length >= 2 && cells.every((c) => c.header)) {
+      const heads = cells.map(label);
+      labels = heads.some(isColumnLabel) ? heads : undefined;
+      labelsEnd = tableEnds[nextEnd] ?? Infinity;
+      return;
+    }
+    const keep = (head: string, cell: { at: number; value: string | undefined }) => {
+      const found = cell.value === undefined ? undefined : cellSpan(head, cell.at, cell.value);
+      if (found) out.push(found);
+    };
+    if (labels && cells.length === labels.length)
+      cells.forEach((cell, c) => {
+        if (!cell.header) keep(labels![c]!, cell);
+      });
+    else if (cells.length === 2 && !cells[1]!.header) keep(label(cells[0]!), cells[1]!);
+  });
   return out;
 }
 
@@ -1665,6 +1783,10 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   NAME_FIELD,
   NAME_RECORD,
   HTML_INPUT,
+  HTML_ROW,
+  HTML_CELL,
+  HTML_TABLE_END,
+  LEADING_TAGS,
 ];
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
@@ -1976,6 +2098,7 @@ export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACT
     ...bankAccounts(masked),
     ...datesOfBirth(masked),
     ...tableColumns(masked),
+    ...htmlTableCells(masked),
   ];
   const candidates = [
     ...specific,

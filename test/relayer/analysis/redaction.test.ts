@@ -411,9 +411,15 @@ describe("# analysis redaction of each type's other formats", function () {
       ],
       ["National Insurance number: QQ 12 34 56 C", "National Insurance number: [SSN_1]"],
       ["SV-Nummer: 65170839J004", "SV-Nummer: [SSN_1]"],
+      ["CPF: 529.982.247-24; CPF nº 52998224725", "CPF: [SSN_1]; CPF nº [SSN_2]"],
+      ["PAN: ABCPE1234F, Aadhaar number 2345 6789 0123", "PAN: [SSN_1], Aadhaar number [SSN_2]"],
     ]);
+    // A Brazilian CPF in its dotted form is one by its two check digits, labelled or not.
+    expectRedacted([["titular 529.982.247-25, conta 12", "titular [SSN_1], conta 12"]]);
     // Unlabelled, the same numbers fail their checks and no detector takes them for an id.
     for (const id of [
+      "529.982.247-24",
+      "111.111.111-11",
       "943 476 5918",
       "000-12-3456",
       "12345678A",
@@ -428,6 +434,7 @@ describe("# analysis redaction of each type's other formats", function () {
       ).to.deep.equal([]);
     // Labels that in lower case are everyday words or an abbreviation lead no id.
     expect(findPii("sin 046 454 287 dudas").filter((s) => s.type === "SSN")).to.deep.equal([]);
+    expect(findPii("pan ABCPE1234F").filter((s) => s.type === "SSN")).to.deep.equal([]);
     // The shape must fit: a longer number after the label is not the id.
     expect(findPii("SSN 123-45-67890").filter((s) => s.type === "SSN")).to.deep.equal([]);
   });
@@ -1082,6 +1089,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Kind regards,\nMcGlynn, Dixie\nAuer and Sons", "Kind regards,\n[NAME_1]\nAuer and Sons"],
       ["Treutel, Mamie, born in 1985, witnessed", "[NAME_1], born in [DOB_1], witnessed"],
       ["DE JONG, Pieter (verhuurder)", "[NAME_1] (verhuurder)"],
+      // A particle of two words in capitals, as registers write it.
+      ["Name: Van Der Berg, Jan", "Name: [NAME_1]"],
+      ["Witness: De La Cruz, Maria", "Witness: [NAME_1]"],
+      ["Attendees: Van den Bosch, Pieter; Von Der Leyen, Ursula", "Attendees: [NAME_1]; [NAME_2]"],
       [
         "Tolkien, J.R.R. (the Author) grants the licence.",
         "[NAME_1] (the Author) grants the licence.",
@@ -1253,6 +1264,42 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Note, surname and age are required, as follows.\nPlease send them by Friday, the team said, before noon.",
     ]);
     expect(findPii("id,dob\n1,unknown\n2,n/a")).to.deep.equal([]);
+  });
+
+  it("should redact a page's table cells under its header row or beside their label, with the text tables' rules", function () {
+    expectRedacted([
+      [
+        "<table><tr><th>Name</th><th>Date of birth</th><th>Amount</th></tr>" +
+          "<tr><td>Maria Garcia</td><td>1985-04-03</td><td>200</td></tr>" +
+          "<tr><td><b>Treasury Rebalance</b></td><td>n/a</td><td>300</td></tr></table>",
+        "<table><tr><th>Name</th><th>Date of birth</th><th>Amount</th></tr>" +
+          "<tr><td>[NAME_1]</td><td>[DOB_1]</td><td>200</td></tr>" +
+          "<tr><td><b>Treasury Rebalance</b></td><td>n/a</td><td>300</td></tr></table>",
+      ],
+      // Tags in any case, attributes, a header in <thead>, a cell's text inside inline tags.
+      [
+        '<TABLE class="x">\n<THEAD><TR><TH scope="col">Surname</TH><TH>Prénom</TH></TR></THEAD>\n' +
+          '<TBODY><TR><TD class="c"> <span>Okafor</span> </TD><TD>Ngozi</TD></TR></TBODY></TABLE>',
+        '<TABLE class="x">\n<THEAD><TR><TH scope="col">Surname</TH><TH>Prénom</TH></TR></THEAD>\n' +
+          '<TBODY><TR><TD class="c"> <span>[NAME_1]</span> </TD><TD>[NAME_2]</TD></TR></TBODY></TABLE>',
+      ],
+      // A row of a label and its value, the label with or without its colon, in th or td.
+      [
+        "<tr><th>Cognome</th><td>Rossi</td></tr><tr><td>Geburtsdatum:</td><td>12.05.1970</td></tr>",
+        "<tr><th>Cognome</th><td>[NAME_1]</td></tr><tr><td>Geburtsdatum:</td><td>[DOB_1]</td></tr>",
+      ],
+    ]);
+    // Under a bare `name`, a workflow's name stays; a header holds only after its table ends at
+    // `</table>`; a header that names no person's part leads nothing.
+    expectNoName([
+      "<table><tr><th>Name</th><th>Amount</th></tr><tr><td>Monthly Payroll</td><td>200</td></tr></table>",
+      "<table><tr><th>Surname</th><th>Team</th></tr></table><table><tr><td>Okafor</td><td>Ngozi</td></tr></table>",
+      "<table><tr><th>Item</th><th>Team</th></tr><tr><td>Okafor</td><td>Ngozi</td></tr></table>",
+      "<tr><th>Team</th><td>Okafor</td></tr>",
+    ]);
+    expect(
+      findPii("<table><tr><th>DOB</th><th>x</th></tr><tr><td>unknown</td><td>1</td></tr></table>"),
+    ).to.deep.equal([]);
   });
 
   it("should keep a generational suffix with its name", function () {
@@ -1509,6 +1556,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       '"last name": "',
       "last-name=",
       "<input ",
+      "<td> ",
+      "<td><b",
       "Иваном ",
       "AB Cd ",
       "Ab CD ",
@@ -1518,12 +1567,16 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       // A quadratic pattern takes seconds here; a floor keeps a loaded machine's noise out.
       expect(time(text), piece).to.be.below(Math.max(1_000, 20 * base));
     }
-    // A header's list is read name by name, each read bounded; a table's rows cell by cell.
+    // A header's list is read name by name, each read bounded; a table's rows cell by cell, a
+    // page's too.
     const list = `Cc: Jean Dupont${", Ab Cd".repeat(SIZE / 7)}`;
     const table = `name,surname,dob\n${"Ab,Cd,1985-04-03\n".repeat(SIZE / 17)}`;
+    const row = `<tr><td>Ab</td><td>Cd</td><td>1985-04-03</td></tr>`;
+    const page = `<table><tr><th>Name</th><th>Surname</th><th>DOB</th></tr>${row.repeat(SIZE / row.length)}`;
     for (const [text, found] of [
       [list, 30_000],
       [table, 30_000],
+      [page, 10_000],
     ] as const) {
       const started = performance.now();
       expect(findPii(text).length).to.be.greaterThan(found);

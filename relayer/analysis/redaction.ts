@@ -630,12 +630,18 @@ const HONORIFIC_WORDS = new Set(
 const LOWER_HONORIFICS =
   "(?:(?:mr|mrs|ms|dr|prof|sig|sigg|dott|avv|ing|geom|rag|arch|dhr|mevr|sra|srta)\\.|sig\\.r[ae]|sig\\.na|dott\\.ssa|mme|mlle)";
 /**
+ * A title after the first (Herr Dr. Schäfer, Prof. Dr. Smith), with a doctorate's faculty (Dr.
+ * med., Dr. rer. nat.) or a German or Austrian degree (Dipl.-Ing., Mag.).
+ */
+const LATER_TITLE = `(?:(?:${HONORIFICS})\\.?(?: (?:med|jur|phil|dent|vet|oec|rer\\. ?nat|rer\\. ?pol|h\\. ?c)\\.)?|Dipl\\.-(?:Ing|Kfm|Kffr|Psych|Inf)\\.|Mag\\.)`;
+/**
  * Titles in capitals that also write other things (MS Word, DR Congo): a title only between a
  * label and a name (Beneficiary: MS A JONES).
  */
 const LABEL_TITLES = "MS|DR|PROF";
 // The part after a hyphen may be in lower case (Jae-won, Min-jun).
-const NAME_WORD = "(?:\\p{Lu}['’]|Mc|Mac)?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?";
+const NAME_WORD =
+  "(?:\\p{Lu}['’]|Mc|Mac|De|Di|Da|Du|La|Le|Van|Fitz)?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?";
 const PARTICLE =
   "(?:van der|van den|van de|van het|von der|von dem|de los|de las|de la|von|van|der|den|de|del|della|di|da|du|le|la|dos|das|zu|ter|ten|bin|ibn|al|el)";
 // A surname written with a lower-case part after its particle ("Da silva", "Le gall") counts too.
@@ -670,11 +676,12 @@ const LABELLED = `((?:${SURNAME_FIRST}|${INITIALS_NAME}|${BARE_INITIALS_NAME}|${
  * the words are as often a team, a company or a place.
  */
 const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
-  // The surname alone after a title may start on its particle (Ms. de la Fuente, Mr. van der Berg).
-  // A title in lower case is its first group, the name its second.
+  // The surname alone after a title may start on its particle (Ms. de la Fuente, Mr. van der Berg),
+  // or after more titles (Herr Dr. Schäfer, Frau Dr. med. Weber). A title in lower case is the
+  // first group, the name the second.
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:(?:${HONORIFICS})\\.?|(${LOWER_HONORIFICS})) ((?:${PARTICLE} ){0,2}(?:${INITIALS_NAME}|${BARE_INITIALS_NAME}(?![\\p{L}\\p{N}])|${CAPS_NAME}(?![\\p{L}\\p{N}])|${FULL_NAME}))`,
+      `(?<![\\p{L}\\p{N}])(?:(?:${HONORIFICS})\\.?|(${LOWER_HONORIFICS})) (?:${LATER_TITLE} ){0,3}((?:${PARTICLE} ){0,2}(?:${INITIALS_NAME}|${BARE_INITIALS_NAME}(?![\\p{L}\\p{N}])|${CAPS_NAME}(?![\\p{L}\\p{N}])|${FULL_NAME}))`,
       "gu",
     ),
     firstName: false,
@@ -906,6 +913,8 @@ function listedNames(text: string, from: number): PiiSpan[] {
 
 const AFTER_HONORIFIC = new RegExp(`(?:${HONORIFICS})\\.? $`, "u");
 const HONORIFIC = new RegExp(`^(?:${HONORIFICS})$`, "u");
+/** The rest of a word after a match that ended inside it. */
+const CUT_WORD = /^\p{L}+/u;
 const AMBIGUOUS_LOWER_TITLES = new Set(["ms.", "ing.", "arch.", "rag.", "geom."]);
 
 /** Words of a team's, a department's or a role's name, which labels lead as often as a person's. */
@@ -941,6 +950,9 @@ function names(text: string): PiiSpan[] {
         continue;
       if (words.some((w) => TEAM_WORDS.has(w.toLowerCase()) || HEADING_WORDS.has(w))) continue;
       if (COMPANY_AFTER.test(text.slice(i + v.length, i + v.length + 16))) continue;
+      // A company's form the name pattern cut in its middle (Dr. Oetker GmbH read up to `Gmb`).
+      const rest = CUT_WORD.exec(text.slice(i + v.length, i + v.length + 16))?.[0];
+      if (rest && COMPANY_WORDS.has(`${words.at(-1)!}${rest}`.toUpperCase())) continue;
       // A second title (Herr Dr. Karl-Heinz Neumann) is not the name.
       while (words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) words.shift();
       while (words.length && notName(words.at(-1)!)) words.pop();

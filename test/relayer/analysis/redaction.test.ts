@@ -1396,6 +1396,26 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should read a surname after stacked titles and degrees, a surname written in camel case, and no company's form cut short", function () {
+    expectRedacted([
+      ["Sehr geehrter Herr Dr. Schäfer-Gümbel,", "Sehr geehrter Herr Dr. [NAME_1],"],
+      [
+        "Herr Prof. Schmidt und Frau Dr. med. Weber",
+        "Herr Prof. [NAME_1] und Frau Dr. med. [NAME_2]",
+      ],
+      [
+        "Herr Dr. rer. nat. Klein, Herr Dipl.-Ing. Bauer",
+        "Herr Dr. rer. nat. [NAME_1], Herr Dipl.-Ing. [NAME_2]",
+      ],
+      ["Frau Mag. Huber; Dear Prof. Dr. Smith", "Frau Mag. [NAME_1]; Dear Prof. Dr. [NAME_2]"],
+      ["Mr. DeVito and Ms. LeBlanc", "Mr. [NAME_1] and Ms. [NAME_2]"],
+      ["Dear Ms. LaToya Jackson,", "Dear Ms. [NAME_1],"],
+      ["Signed: Leonardo DiCaprio", "Signed: [NAME_1]"],
+    ]);
+    // A company named after a person, its form read whole.
+    expectNoName(["Dr. Oetker GmbH", "Herr Dr. Oetker GmbH liefert."]);
+  });
+
   it("should redact Chinese names in pinyin, Cantonese, Wade-Giles and Hokkien, surname first or given name first, without a label", function () {
     expectRedacted([
       [
@@ -1552,6 +1572,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Mr. van ",
       "sig. ",
       "mr. Ab ",
+      "Herr Dr. ",
+      "Dr. med. ",
+      "DeVi ",
       "Name: ",
       '"last name": "',
       "last-name=",

@@ -646,7 +646,10 @@ const PARTICLE =
   "(?:van der|van den|van de|van het|von der|von dem|de los|de las|de la|von|van|der|den|de|del|della|di|da|du|le|la|dos|das|zu|ter|ten|bin|ibn|al|el)";
 // A surname written with a lower-case part after its particle ("Da silva", "Le gall") counts too.
 const CAPITAL_PARTICLE = "(?:Da|De|Di|Do|Du|Le|La|Van|Von|Dos|Das)";
-const FULL_NAME = `${NAME_WORD}(?: (?:${PARTICLE} )?(?!${CAPITAL_PARTICLE} \\p{Ll})${NAME_WORD}){0,3}(?: ${CAPITAL_PARTICLE} \\p{Ll}+)?`;
+/** A middle initial between a first name and what follows (John Q. Public, Michael J. Fox). */
+const MIDDLE_INITIAL = "(?: \\p{Lu}\\.(?= \\p{Lu}))?";
+const MIDDLE_INITIAL_WORD = /^\p{Lu}\.$/u;
+const FULL_NAME = `${NAME_WORD}${MIDDLE_INITIAL}(?: (?:${PARTICLE} )?(?!${CAPITAL_PARTICLE} \\p{Ll})${NAME_WORD}){0,3}(?: ${CAPITAL_PARTICLE} \\p{Ll}+)?`;
 /** A name in capitals, as party blocks and signature lines write them (MARIA GARCIA-LÓPEZ, O'BRIEN). */
 const CAPS_WORD = "(?:\\p{Lu}['’])?\\p{Lu}{2,}(?:['’-]\\p{Lu}{2,})?";
 const CAPS_NAME = `${CAPS_WORD}(?: (?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}){1,3}`;
@@ -670,6 +673,11 @@ const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_
 /** The dot of a suffix the name pattern ends on (Jr.), which the span then takes back. */
 const SUFFIX_DOT = "(?:(?<=Jr|Sr|JR|SR)\\.)?";
 const LABELLED = `((?:${SURNAME_FIRST}|${INITIALS_NAME}|${BARE_INITIALS_NAME}|${FULL_NAME}|${CAPS_NAME})(?![\\p{L}\\p{N}]))`;
+/** Labels, salutations and sign-offs a name follows, in the six languages. */
+const NAME_LABELS =
+  "Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Yours sincerely|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Many thanks|Thank you|Best wishes|Warm regards|Warmest regards|All the best|Take care|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Grüße|Liebe Grüße|Beste Grüße|Gruß|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti";
+/** The labels of one word (Dear, Cher, Gentile, Payee), some of them also first names. */
+const NAME_LABEL_WORDS = new Set(NAME_LABELS.split("|").filter((l) => /^\p{L}+$/u.test(l)));
 /**
  * Where a name stands, by what leads it, and whether the words found must hold a first name of the
  * lexicon (or initials, or a surname-first form) to count: after a label such as `To:` or `De:`
@@ -688,7 +696,7 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
   },
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Yours sincerely|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Many thanks|Thank you|Best wishes|Warm regards|Warmest regards|All the best|Take care|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Grüße|Liebe Grüße|Beste Grüße|Gruß|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti)\\s?[:,]?\\s+(?:(?:${HONORIFICS}|${LABEL_TITLES})\\.? )?${LABELLED}`,
+      `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS})\\s?[:,]?\\s+(?:(?:${HONORIFICS}|${LABEL_TITLES})\\.? )?${LABELLED}`,
       "gu",
     ),
     firstName: false,
@@ -954,9 +962,17 @@ function names(text: string): PiiSpan[] {
       const rest = CUT_WORD.exec(text.slice(i + v.length, i + v.length + 16))?.[0];
       if (rest && COMPANY_WORDS.has(`${words.at(-1)!}${rest}`.toUpperCase())) continue;
       // A second title (Herr Dr. Karl-Heinz Neumann) is not the name.
-      while (words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) words.shift();
+      let notNameBefore = false;
+      while (words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) {
+        notNameBefore ||= notName(words[0]!);
+        words.shift();
+      }
       while (words.length && notName(words.at(-1)!)) words.pop();
       if (!words.length) continue;
+      // After a word that is no name's, a letter with its dot is a list's (Annex B. Pricing).
+      if (notNameBefore && MIDDLE_INITIAL_WORD.test(words[0]!)) continue;
+      // A middle initial (John Q. Public) says nothing of whether the words are a person's.
+      const plain = words.filter((w, k) => k === 0 || !MIDDLE_INITIAL_WORD.test(w));
       // Initials without dots are a person's only before a surname that is no everyday word
       // (Payee: J SMITH, not To: A Customer).
       const surnameAt = words.findIndex((w) => !BARE_INITIAL.test(w));
@@ -973,24 +989,24 @@ function names(text: string): PiiSpan[] {
       if (
         head === head.toUpperCase() &&
         !afterTitle &&
-        (words.length < 2 || (!looksPersonal(words) && words.every(isCommonWord)))
+        (words.length < 2 || (!looksPersonal(plain) && plain.every(isCommonWord)))
       )
         continue;
-      if (firstName && !looksPersonal(words)) continue;
+      if (firstName && !looksPersonal(plain)) continue;
       // A title in lower case leads no company word (`ing. Corp`), and the ones that also write an
       // abbreviation (`ms.`, a manuscript; `ing.`, `arch.`) lead no everyday words (`ms. Word`).
       if (
         lowerTitle &&
-        !looksPersonal(words) &&
+        !looksPersonal(plain) &&
         (words.some((w) => COMPANY_WORDS.has(w.toUpperCase())) ||
-          (AMBIGUOUS_LOWER_TITLES.has(lowerTitle) && words.every(isCommonWord)))
+          (AMBIGUOUS_LOWER_TITLES.has(lowerTitle) && plain.every(isCommonWord)))
       )
         continue;
       // After a label, words that are all everyday words name a team or a role (Legal Department).
       if (
         re === NAME_CONTEXTS[1]!.re &&
-        !looksPersonal(words) &&
-        words.every(isCommonWord) &&
+        !looksPersonal(plain) &&
+        plain.every(isCommonWord) &&
         !AFTER_HONORIFIC.test(text.slice(Math.max(0, i - 14), i))
       )
         continue;
@@ -1011,7 +1027,8 @@ function names(text: string): PiiSpan[] {
       continue;
     }
     const words = describedName(v.split(" "));
-    while (words.length && notName(words[0]!)) words.shift();
+    // A title before the name is not of it (Frau V. Kalinowski, geboren).
+    while (words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) words.shift();
     while (words.length && notName(words.at(-1)!)) words.pop();
     if (words.length) out.push(nameSpan(text, i + v.lastIndexOf(words.join(" ")), words));
   }
@@ -1611,7 +1628,7 @@ function eastAsianName(names: readonly string[], before = ""): number {
  * the words a name starts on).
  */
 const UNLABELLED_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}'’-])(?=(\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?)((?: (?:${PARTICLE} )?${NAME_WORD}){1,3})(?![\\p{L}\\p{N}]))`,
+  `(?<![\\p{L}\\p{N}'’-])(?=(\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?)(${MIDDLE_INITIAL}(?: (?:${PARTICLE} )?${NAME_WORD}){1,3})(?![\\p{L}\\p{N}]))`,
   "gu",
 );
 /** The same in capitals (JOHN SMITH, MARIA GARCIA LOPEZ). */
@@ -1718,6 +1735,13 @@ function unlabelledNames(text: string): PiiSpan[] {
     while (words.length > 1 && SUFFIX_WORD.test(words.at(-1)!)) words.pop();
     if (words.length < 2 || words.some((w) => NOT_NAMES.has(w) || companyWord(w))) continue;
     if (words.slice(1).some((w) => HONORIFIC_WORDS.has(w))) continue;
+    // Before initials, a title or a salutation that is also a first name (Frau V. Kalinowski,
+    // Gentile C. Balzano, Cher B. Nicolas) leads the name; it is not its first word.
+    if (
+      MIDDLE_INITIAL_WORD.test(words[1]!) &&
+      (HONORIFIC.test(words[0]!) || NAME_LABEL_WORDS.has(words[0]!))
+    )
+      continue;
     if (notAPerson(text, m.index, m.index + `${m[1]}${m[2]}`.length)) continue;
     if (SAINT_BEFORE.test(`${m[1]} `)) continue;
     if (eastAsianPlace(text, m.index, words)) continue;

@@ -1416,6 +1416,22 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     expectNoName(["Dr. Oetker GmbH", "Herr Dr. Oetker GmbH liefert."]);
   });
 
+  it("should read a name with its middle initial whole, and no list's letter or salutation as one", function () {
+    expectRedacted([
+      ["Michael J. Fox signed the lease.", "[NAME_1] signed the lease."],
+      ["Signed by John Q. Public", "Signed by [NAME_1]"],
+      ["Dear George W. Bush,", "Dear [NAME_1],"],
+      ["Name: Franklin D. Roosevelt", "Name: [NAME_1]"],
+      ["Payee: Anna M. Schmidt", "Payee: [NAME_1]"],
+      ["between John Q. Public (the Buyer)", "between [NAME_1] (the Buyer)"],
+      // A title or a salutation that is also a first name leads initials; it is not of the name.
+      ["Frau V. Kalinowski, geboren am 25.09.1997", "Frau [NAME_1], geboren am [DOB_1]"],
+      ["Gentile C. Balzano,\nvi scrivo", "Gentile [NAME_1],\nvi scrivo"],
+      ["Cher B. Nicolas,", "Cher [NAME_1],"],
+    ]);
+    expectNoName(["Name: Annex B. Pricing", "By Plan A. Then we go.", "See Schedule A. The Buyer"]);
+  });
+
   it("should redact Chinese names in pinyin, Cantonese, Wade-Giles and Hokkien, surname first or given name first, without a label", function () {
     expectRedacted([
       [
@@ -1575,6 +1591,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Herr Dr. ",
       "Dr. med. ",
       "DeVi ",
+      "Ab C. ",
       "Name: ",
       '"last name": "',
       "last-name=",

@@ -123,6 +123,14 @@ const ADDRESS_AS_WRITTEN: validator.IsEmailOptions = {
   allow_ip_domain: true,
 };
 
+/** Top-level domains an address spelt with bare words ends on: the common generic ones and countries'. */
+const SPELT_TLDS =
+  "com|org|net|edu|gov|int|info|biz|io|co|eu|uk|de|fr|es|it|nl|be|ch|at|lu|ie|pt|pl|se|dk|no|fi|gr|ru|us|ca|au|nz|jp|cn|in|br|mx|ar|za";
+const SPELT_ADDRESS = new RegExp(
+  `(?<![\\p{L}\\p{N}._%+'-])[\\p{L}\\p{N}._%+'-]+ at [\\p{L}\\p{N}-]+(?:(?:\\.| dot )[\\p{L}\\p{N}-]+)*(?:\\.| dot )(?:${SPELT_TLDS})(?![\\p{L}\\p{N}-]|\\.[\\p{L}\\p{N}])`,
+  "giu",
+);
+
 function emails(text: string): PiiSpan[] {
   // Starts only where a run of local-part characters starts: from inside a run the match would
   // fail the same way, and retrying there made a long run without "@" cost quadratic time.
@@ -141,6 +149,14 @@ function emails(text: string): PiiSpan[] {
       (value) => value.replace(/ ?[[(]at[\])] ?/i, "@").replace(/ ?[[(]dot[\])] ?/gi, "."),
     ),
   );
+  // Spelt with bare words (`jane.doe at example dot com`, `jane AT example.org`): only before a
+  // top-level domain of the list, so that `look at this dot point` is no address.
+  if (/ at /iu.test(text))
+    out.push(
+      ...addressesAs(text, SPELT_ADDRESS, (value) =>
+        value.replace(/ at /iu, "@").replace(/ dot /giu, "."),
+      ),
+    );
   // Percent-encoded in a link's query or a mailto: `?payer=jane%40example.com`.
   if (text.includes("%40"))
     out.push(

@@ -449,6 +449,11 @@ describe("# analysis redaction of each type's other formats", function () {
       ],
       ["user@[192.168.0.1]", "[EMAIL_1]"],
       ["jane [at] example [dot] org or jane(at)example.org", "[EMAIL_1] or [EMAIL_2]"],
+      // With bare words, before a top-level domain of the list.
+      [
+        "Contact: jane.doe at example dot com, or bob AT example.co.uk.",
+        "Contact: [EMAIL_1], or [EMAIL_2].",
+      ],
       [
         'Write to "john doe"@example.com or "j\\"d"@example.org.',
         "Write to [EMAIL_1] or [EMAIL_2].",
@@ -458,6 +463,16 @@ describe("# analysis redaction of each type's other formats", function () {
         "pay via https://pay.example.com/?payer=[EMAIL_1]&amount=5 or mailto:[EMAIL_2]",
       ],
     ]);
+    // Bare words that spell no address: no listed top-level domain, or no domain.
+    expect(
+      findPii("look at this dot point; we arrive at 5 dot 30; meet at the office dot com"),
+    ).to.deep.equal([]);
+    // Read in linear time: 256 KiB of spelt pieces without an address.
+    for (const piece of ["x at a dot b dot ", "a dot a.", "a at "]) {
+      const started = performance.now();
+      expect(findPii(piece.repeat(Math.ceil((256 * 1024) / piece.length)))).to.deep.equal([]);
+      expect(performance.now() - started, piece).to.be.below(2_000);
+    }
     // Percent-escapes that decode to no address, or do not decode at all.
     expect(findPii("save 50%40 off; ?x=%E0%A4%A%40example.com")).to.deep.equal([]);
     // Spelt out but no domain: not an address.

@@ -656,10 +656,18 @@ describe("# analysis redaction of each type's other formats", function () {
       ["born on the 3rd of April 1985", "born on the [DOB_1]"],
       ["Place and date of birth: Lyon, 3 April 1985", "Place and date of birth: Lyon, [DOB_1]"],
       ["(b. 3 April 1985), (b. 1970)", "(b. [DOB_1]), (b. [DOB_2])"],
+      // Dutch labels and months.
+      [
+        "Geboortedatum: 3 april 1985; geb. op 1 mei 1990",
+        "Geboortedatum: [DOB_1]; geb. op [DOB_2]",
+      ],
+      ["geboren te Den Haag op 12 maart 1979", "geboren te Den Haag op [DOB_1]"],
+      ["Geboortejaar: 1985, geboren in 1986", "Geboortejaar: [DOB_1], geboren in [DOB_2]"],
     ]);
     expect(
       findPii("Effective 03/04/2025, signed 2025-04-03, build 20250403, Schedule b. 3 April 2025"),
     ).to.deep.equal([]);
+    expect(findPii("In mei 2020 getekend, op 15 augustus 2021 betaald")).to.deep.equal([]);
   });
 
   it("should redact addresses with unit numbers, country-prefixed postcodes, Cedex and post-office boxes", function () {

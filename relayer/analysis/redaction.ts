@@ -712,7 +712,7 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
   },
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS})\\s?[:,]?\\s+(?:(?:${HONORIFICS}|${LABEL_TITLES})\\.? )?${LABELLED}`,
+      `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS})\\s?[:,]?\\s+(?:(?:${LABEL_TITLES})\\.? |${LATER_TITLE} ){0,3}${LABELLED}`,
       "gu",
     ),
     firstName: false,
@@ -721,7 +721,7 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
   // with its colon (To: Jane Doe, De : Marie).
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:(?:Per pro|Employee name|Attendees|Zeuge|Zeugin|Erstellt von|Genehmigt von|Geprüft von|z\\. ?Hd\\.?|zu Händen(?: von)?|Témoin|Titulaire du compte|À l['’]attention de|Préparé par|Approuvé par|Signé(?! par)|Testigo|Titular de la cuenta|Atención|Preparado por|Aprobado por|Firmado(?! por)|Testimone|Intestatario del conto|Alla cortese attenzione di|Alla c\\.a\\.|Preparato da|Approvato da|Firmato(?! da)|Naam|Getuige|Ter attentie van|T\\.a\\.v\\.|Rekeninghouder|Begunstigde|Opgesteld door|Goedgekeurd door|Ondertekend door|Handtekening|Met vriendelijke groet(?:en)?|Geachte(?: heer| mevrouw)?|Beste|Свидетель|Подписано|Подпись|Получатель|Имя|ФИО|Μάρτυρας|Όνομα|Ονοματεπώνυμο|Δικαιούχος)\\s?[:,]?\\s+|(?:From|To|Cc|Bcc|pp|An|Von|De|À|Para|Da|A|Aan|Van|От|Кому|Από|Προς) ?: ?)(?:(?:${HONORIFICS}|${LABEL_TITLES})\\.? )?${LABELLED}`,
+      `(?<![\\p{L}\\p{N}])(?:(?:Per pro|Employee name|Attendees|Zeuge|Zeugin|Erstellt von|Genehmigt von|Geprüft von|z\\. ?Hd\\.?|zu Händen(?: von)?|Témoin|Titulaire du compte|À l['’]attention de|Préparé par|Approuvé par|Signé(?! par)|Testigo|Titular de la cuenta|Atención|Preparado por|Aprobado por|Firmado(?! por)|Testimone|Intestatario del conto|Alla cortese attenzione di|Alla c\\.a\\.|Preparato da|Approvato da|Firmato(?! da)|Naam|Getuige|Ter attentie van|T\\.a\\.v\\.|Rekeninghouder|Begunstigde|Opgesteld door|Goedgekeurd door|Ondertekend door|Handtekening|Met vriendelijke groet(?:en)?|Geachte(?: heer| mevrouw)?|Beste|Свидетель|Подписано|Подпись|Получатель|Имя|ФИО|Μάρτυρας|Όνομα|Ονοματεπώνυμο|Δικαιούχος)\\s?[:,]?\\s+|(?:From|To|Cc|Bcc|pp|An|Von|De|À|Para|Da|A|Aan|Van|От|Кому|Από|Προς) ?: ?)(?:(?:${LABEL_TITLES})\\.? |${LATER_TITLE} ){0,3}${LABELLED}`,
       "gu",
     ),
     firstName: true,
@@ -937,6 +937,8 @@ function listedNames(text: string, from: number): PiiSpan[] {
 
 const AFTER_HONORIFIC = new RegExp(`(?:${HONORIFICS})\\.? $`, "u");
 const HONORIFIC = new RegExp(`^(?:${HONORIFICS})$`, "u");
+/** A preposition of place right before a match (née à Brest, nato a Roma, geboren in Köln). */
+const PLACE_BEFORE = /(?:^|[\s(])(?:à|a|au|in|en|aus|te)\s$/u;
 /** The rest of a word after a match that ended inside it. */
 const CUT_WORD = /^\p{L}+/u;
 const AMBIGUOUS_LOWER_TITLES = new Set(["ms.", "ing.", "arch.", "rag.", "geom."]);
@@ -1038,6 +1040,8 @@ function names(text: string): PiiSpan[] {
     }
   }
   for (const [i, v] of matches(DESCRIBED_NAME, text, 1)) {
+    // After a preposition of place the words are where the person was born (née à Brest, demeurant).
+    if (PLACE_BEFORE.test(text.slice(Math.max(0, i - 5), i))) continue;
     if (v.includes(", ") && surnameFirst(v, true)) {
       out.push(nameSpan(text, i, v.split(" ")));
       continue;

@@ -1431,12 +1431,25 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
         "Herr Dr. rer. nat. [NAME_1], Herr Dipl.-Ing. [NAME_2]",
       ],
       ["Frau Mag. Huber; Dear Prof. Dr. Smith", "Frau Mag. [NAME_1]; Dear Prof. Dr. [NAME_2]"],
+      // After a label too (Herrn, Dear, Zeuge).
+      [
+        "an Herrn Dipl.-Kfm. Jürgen Oberhäuser, wohnhaft in Köln",
+        "an Herrn Dipl.-Kfm. [NAME_1], wohnhaft in Köln",
+      ],
+      ["Dear Dr. med. Weber,", "Dear Dr. med. [NAME_1],"],
+      ["Zeuge: Prof. Dr. Karl Bauer", "Zeuge: Prof. Dr. [NAME_1]"],
       ["Mr. DeVito and Ms. LeBlanc", "Mr. [NAME_1] and Ms. [NAME_2]"],
       ["Dear Ms. LaToya Jackson,", "Dear Ms. [NAME_1],"],
       ["Signed: Leonardo DiCaprio", "Signed: [NAME_1]"],
     ]);
-    // A company named after a person, its form read whole.
-    expectNoName(["Dr. Oetker GmbH", "Herr Dr. Oetker GmbH liefert."]);
+    // A company named after a person, its form read whole; a place of birth before a residence
+    // label.
+    expectNoName([
+      "Dr. Oetker GmbH",
+      "Herr Dr. Oetker GmbH liefert.",
+      "née le 14/02/1991 à Brest, demeurant ici",
+      "nato a Roma, residente a Milano",
+    ]);
   });
 
   it("should read a name with its middle initial whole, and no list's letter or salutation as one", function () {

@@ -1883,8 +1883,14 @@ function cryptoAddresses(text: string): PiiSpan[] {
     ...[
       ...matches(/\b(?:bc1[02-9ac-hj-np-z]{25,59}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b/g, text),
     ].filter(([, v]) => (v.startsWith("bc1") ? isBech32(v) : isBase58Check(v))),
+    // An ENS name resolves to its owner's address on chain: as identifying as the address.
+    ...matches(ENS_NAME, text),
   ].map(([i, v]) => span("CRYPTO", i, v));
 }
+
+/** An ENS name (`vitalik.eth`, `pay.alice.eth`): labels of 3 or more before `.eth`, as ENS registers. */
+const ENS_NAME =
+  /(?<![\p{L}\p{N}._@-])(?:[\p{L}\p{N}-]+\.)*[\p{L}\p{N}-]{3,}\.eth(?![\p{L}\p{N}-]|\.[\p{L}\p{N}])/giu;
 
 /** Dates the numbering plans would accept as numbers (`2025-08-01`, `01.08.2025`). */
 const DATE_SHAPED = /^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})$/;

@@ -60,6 +60,12 @@ describe("# analysis redaction", function () {
     // Not 40 hex digits, or inside a longer run: not an address.
     expect(findPii("ref 0X52908400098527886E0F7030069857D2E4169EE")).to.deep.equal([]);
     expect(findPii("ref 0X52908400098527886E0F7030069857D2E4169EE7A")).to.deep.equal([]);
+    // An ENS name resolves to its owner's address: redacted as one; a shorter label, another
+    // extension or a word after `.eth` is none.
+    expect(redact("Pay vitalik.eth or pay.alice.eth.").text).to.equal(
+      "Pay [CRYPTO_1] or [CRYPTO_2].",
+    );
+    expect(findPii("ab.eth, README.eth-module, x.ethereum")).to.deep.equal([]);
   });
 
   it("should redact a year of birth after a birth label in the six languages, and leave other years", function () {
@@ -139,7 +145,7 @@ describe("# analysis redaction", function () {
   });
 
   it("should keep crypto addresses when configured not to redact them", function () {
-    const text = "Send to 0x52908400098527886E0F7030069857D2E4169EE7.";
+    const text = "Send to 0x52908400098527886E0F7030069857D2E4169EE7 or vitalik.eth.";
     expect(redact(text, { cryptoAddresses: false, phoneRegions: ["US"] }).text).to.equal(text);
   });
 

@@ -659,7 +659,7 @@ const LABEL_TITLES = "MS|DR|PROF";
 const NAME_WORD =
   "(?:\\p{Lu}['’]|Mc|Mac|De|Di|Da|Du|La|Le|Van|Fitz)?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?";
 const PARTICLE =
-  "(?:van der|van den|van de|van het|von der|von dem|de los|de las|de la|von|van|der|den|de|del|della|di|da|du|le|la|dos|das|zu|ter|ten|bin|ibn|al|el)";
+  "(?:van der|van den|van de|van het|von der|von dem|de los|de las|de la|von|van|der|den|de|del|della|di|da|du|le|la|dos|das|zu|ter|ten|bin|ibn|al|el|Ó)";
 // A surname written with a lower-case part after its particle ("Da silva", "Le gall") counts too.
 const CAPITAL_PARTICLE = "(?:Da|De|Di|Do|Du|Le|La|Van|Von|Dos|Das)";
 /** A middle initial between a first name and what follows (John Q. Public, Michael J. Fox). */

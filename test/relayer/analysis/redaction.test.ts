@@ -1350,6 +1350,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["We met Mehmet Yılmaz in Ankara.", "We met [NAME_1] in Ankara."],
       ["Svetlana Kuznetsova will attend.", "[NAME_1] will attend."],
       ["Katarzyna Wiśniewska will send it.", "[NAME_1] will send it."],
+      // An Irish surname's particle of one capital (Ó), as Ní and Mac are words of their own.
+      ["Signed by Seán Ó Briain and Siobhán Ní Bhriain", "Signed by [NAME_1] and [NAME_2]"],
     ]);
     expectNoName([
       "Santa Maria Novella is a church.",

@@ -975,6 +975,12 @@ function names(text: string): PiiSpan[] {
       if (head === head.toUpperCase() && words.some((w) => COMPANY_WORDS.has(w.replace(/\.$/, ""))))
         continue;
       if (words.some((w) => TEAM_WORDS.has(w.toLowerCase()) || HEADING_WORDS.has(w))) continue;
+      // A form's labels are no name (`Name, Surname and date of birth are required`).
+      if (
+        words.some((w) => NAME_KEY.test(w)) &&
+        words.every((w) => NAME_KEY.test(w) || isCommonWord(w))
+      )
+        continue;
       if (COMPANY_AFTER.test(text.slice(i + v.length, i + v.length + 16))) continue;
       // A company's form the name pattern cut in its middle (Dr. Oetker GmbH read up to `Gmb`).
       const rest = CUT_WORD.exec(text.slice(i + v.length, i + v.length + 16))?.[0];

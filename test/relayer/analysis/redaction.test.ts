@@ -1424,6 +1424,13 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Beneficiary: Northwind Traders GmbH",
       "Van Gogh Museum tickets",
       "De Huurder betaalt de huur.",
+      // A form's labels after a label: no name.
+      "Name, Surname and date of birth are required.",
+      "Nom, Prénom et date de naissance",
+    ]);
+    // A surname that is an everyday word after a title stays a name.
+    expectRedacted([
+      ["Dear Mr. Brown, Ms. Young signed", "Dear Mr. [NAME_1], Ms. [NAME_2] signed"],
     ]);
   });
 

@@ -655,6 +655,17 @@ const LATER_TITLE = `(?:(?:${HONORIFICS})\\.?(?: (?:med|jur|phil|dent|vet|oec|re
  * label and a name (Beneficiary: MS A JONES).
  */
 const LABEL_TITLES = "MS|DR|PROF";
+/** A name's word in camel case after its prefix (DeVito, LeBlanc, DiCaprio, FitzGerald). */
+const CAMEL_CASE_NAME = /^(?:De|Di|Da|Du|La|Le|Van|Fitz)\p{Lu}/u;
+
+/**
+ * A word in camel case is as often a brand's (DeFi, DuPont, VanEck) as a surname's (DeVito): words
+ * holding one are a person's only beside a first name of the lexicon (or after a title, which the
+ * caller knows).
+ */
+function camelCaseBrand(words: readonly string[]): boolean {
+  return words.some((w) => CAMEL_CASE_NAME.test(w)) && !looksPersonal(words);
+}
 // The part after a hyphen may be in lower case (Jae-won, Min-jun).
 const NAME_WORD =
   "(?:\\p{Lu}['’]|Mc|Mac|De|Di|Da|Du|La|Le|Van|Fitz)?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?";
@@ -997,6 +1008,7 @@ function names(text: string): PiiSpan[] {
       if (notNameBefore && MIDDLE_INITIAL_WORD.test(words[0]!)) continue;
       // A middle initial (John Q. Public) says nothing of whether the words are a person's.
       const plain = words.filter((w, k) => k === 0 || !MIDDLE_INITIAL_WORD.test(w));
+      if (!afterTitle && camelCaseBrand(plain)) continue;
       // Initials without dots are a person's only before a surname that is no everyday word
       // (Payee: J SMITH, not To: A Customer).
       const surnameAt = words.findIndex((w) => !BARE_INITIAL.test(w));
@@ -1056,7 +1068,8 @@ function names(text: string): PiiSpan[] {
     // A title before the name is not of it (Frau V. Kalinowski, geboren).
     while (words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) words.shift();
     while (words.length && notName(words.at(-1)!)) words.pop();
-    if (words.length) out.push(nameSpan(text, i + v.lastIndexOf(words.join(" ")), words));
+    if (words.length && !camelCaseBrand(words))
+      out.push(nameSpan(text, i + v.lastIndexOf(words.join(" ")), words));
   }
   for (const m of text.matchAll(NAME_BEFORE_ROLE)) {
     if (!isRole(m[2]!) && !MORE_ROLES.has(m[2]!.toLowerCase())) continue;

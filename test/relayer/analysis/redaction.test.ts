@@ -1464,6 +1464,12 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Herr Dr. Oetker GmbH liefert.",
       "née le 14/02/1991 à Brest, demeurant ici",
       "nato a Roma, residente a Milano",
+      // Brands in camel case after a label or before a role: no first name, no title.
+      "Client: DeFi Labs",
+      "Dear DeFi users,",
+      "Beneficiary: DuPont de Nemours",
+      "Recipient: VanEck Associates",
+      "DeFi Labs (the Client) agrees.",
     ]);
   });
 

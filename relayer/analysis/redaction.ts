@@ -126,6 +126,10 @@ const ADDRESS_AS_WRITTEN: validator.IsEmailOptions = {
 /** Top-level domains an address spelt with bare words ends on: the common generic ones and countries'. */
 const SPELT_TLDS =
   "com|org|net|edu|gov|int|info|biz|io|co|eu|uk|de|fr|es|it|nl|be|ch|at|lu|ie|pt|pl|se|dk|no|fi|gr|ru|us|ca|au|nz|jp|cn|in|br|mx|ar|za";
+/** Mailboxes of a role that are everyday words too (`support at example dot com`). */
+const ROLE_MAILBOXES = words(
+  "support sales info contact admin billing hello help office team legal privacy press jobs careers accounts finance security abuse service enquiries inquiries orders payments invoices compliance",
+);
 const SPELT_ADDRESS = new RegExp(
   `(?<![\\p{L}\\p{N}._%+'-])[\\p{L}\\p{N}._%+'-]+ at [\\p{L}\\p{N}-]+(?:(?:\\.| dot )[\\p{L}\\p{N}-]+)*(?:\\.| dot )(?:${SPELT_TLDS})(?![\\p{L}\\p{N}-]|\\.[\\p{L}\\p{N}])`,
   "giu",
@@ -153,9 +157,13 @@ function emails(text: string): PiiSpan[] {
   // top-level domain of the list, so that `look at this dot point` is no address.
   if (/ at /iu.test(text))
     out.push(
-      ...addressesAs(text, SPELT_ADDRESS, (value) =>
-        value.replace(/ at /iu, "@").replace(/ dot /giu, "."),
-      ),
+      ...addressesAs(text, SPELT_ADDRESS, (value) => {
+        // A sentence's word before ` at ` (`look at`, `visit us at`) is no mailbox, a role's is.
+        const local = value.slice(0, value.search(/ at /iu)).toLowerCase();
+        if (/^\p{L}+$/u.test(local) && !ROLE_MAILBOXES.has(local) && everydayWordForm(local))
+          return null;
+        return value.replace(/ at /iu, "@").replace(/ dot /giu, ".");
+      }),
     );
   // Percent-encoded in a link's query or a mailto: `?payer=jane%40example.com`.
   if (text.includes("%40"))
@@ -1459,6 +1467,18 @@ function isFirstName(word: string): boolean {
 /** An everyday English word of the lexicon, in any case (`OF`, `Period`). */
 function isCommonWord(word: string): boolean {
   return COMMON_WORDS.has(word.toLowerCase());
+}
+
+/** An everyday word or one of its inflections the lexicon leaves out (looked, looking, arrives). */
+function everydayWordForm(word: string): boolean {
+  const w = word.toLowerCase();
+  return [
+    w,
+    w.replace(/s$/u, ""),
+    w.replace(/e?d$/u, ""),
+    w.replace(/ing$/u, ""),
+    w.replace(/ing$/u, "e"),
+  ].some((form) => COMMON_WORDS.has(form));
 }
 
 /** Given-name syllables of pinyin (a joined given name is read only as pinyin: Jianguo, Xiaoming). */

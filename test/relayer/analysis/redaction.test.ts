@@ -457,8 +457,8 @@ describe("# analysis redaction of each type's other formats", function () {
       ["jane [at] example [dot] org or jane(at)example.org", "[EMAIL_1] or [EMAIL_2]"],
       // With bare words, before a top-level domain of the list.
       [
-        "Contact: jane.doe at example dot com, or bob AT example.co.uk.",
-        "Contact: [EMAIL_1], or [EMAIL_2].",
+        "Contact: jane.doe at example dot com, or bob AT example.co.uk, or support at example dot org.",
+        "Contact: [EMAIL_1], or [EMAIL_2], or [EMAIL_3].",
       ],
       [
         'Write to "john doe"@example.com or "j\\"d"@example.org.',
@@ -469,9 +469,13 @@ describe("# analysis redaction of each type's other formats", function () {
         "pay via https://pay.example.com/?payer=[EMAIL_1]&amount=5 or mailto:[EMAIL_2]",
       ],
     ]);
-    // Bare words that spell no address: no listed top-level domain, or no domain.
+    // Bare words that spell no address: no listed top-level domain, no domain, or a sentence's
+    // word before `at` (a role's mailbox is one: `support`).
     expect(
-      findPii("look at this dot point; we arrive at 5 dot 30; meet at the office dot com"),
+      findPii(
+        "look at this dot point; we arrive at 5 dot 30; meet at the office dot com; " +
+          "Look at example dot com; he looked at example dot com; visit us at example dot com",
+      ),
     ).to.deep.equal([]);
     // Read in linear time: 256 KiB of spelt pieces without an address.
     for (const piece of ["x at a dot b dot ", "a dot a.", "a at "]) {

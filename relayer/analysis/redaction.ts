@@ -941,9 +941,7 @@ function listedNames(text: string, from: number): PiiSpan[] {
     const end = at + m[0].length;
     // A team, a company, a place or an everyday word opens no name (Legal Department, Paris Cedex).
     if (
-      words.some(
-        (w) => notName(w) || TEAM_WORDS.has(w.toLowerCase()) || COMPANY_WORDS.has(w.toUpperCase()),
-      ) ||
+      words.some((w) => notName(w) || teamOrProductWord(w) || COMPANY_WORDS.has(w.toUpperCase())) ||
       (isCommonWord(words[0]!) && !isFirstName(words[0]!) && eastAsianName(words) === 0) ||
       COMPANY_AFTER.test(text.slice(end, end + 16))
     )
@@ -966,6 +964,20 @@ const AMBIGUOUS_LOWER_TITLES = new Set(["ms.", "ing.", "arch.", "rag.", "geom."]
 const TEAM_WORDS = words(
   "department team office service services support desk unit division committee board payable receivable signatory holdings traders group finance accounts legal procurement sales marketing staff resources relations operations compliance treasury payroll administration management",
 );
+
+/**
+ * Words of a workflow's, a wallet's or a protocol's name, this product's own (`Name: ETH-USDC LP
+ * Migration`, `Beneficiary: Gnosis Safe Multisig`), tickers among them; none a surname's.
+ */
+const PRODUCT_WORDS = words(
+  "multisig multisend wallet wallets vault vaults dao protocol labs foundation liquidity rebalance rebalancing migration custody exchange token tokens contract contracts defi nft nfts swap swaps eth btc usdc usdt dai weth wbtc lp avax bnb matic aave arb steth wsteth crv ldo",
+);
+
+/** A team's or a department's word, or one of this product's (in any part of a hyphenated word). */
+function teamOrProductWord(word: string): boolean {
+  const w = word.toLowerCase();
+  return TEAM_WORDS.has(w) || w.split(/[-/]/u).some((part) => PRODUCT_WORDS.has(part));
+}
 
 /** Words of a heading in capitals that no name in capitals holds (TERMS AND CONDITIONS). */
 const HEADING_WORDS = words(
@@ -993,7 +1005,7 @@ function names(text: string): PiiSpan[] {
       const words = head.split(" ");
       if (head === head.toUpperCase() && words.some((w) => COMPANY_WORDS.has(w.replace(/\.$/, ""))))
         continue;
-      if (words.some((w) => TEAM_WORDS.has(w.toLowerCase()) || HEADING_WORDS.has(w))) continue;
+      if (words.some((w) => teamOrProductWord(w) || HEADING_WORDS.has(w))) continue;
       // A form's labels are no name (`Name, Surname and date of birth are required`).
       if (
         words.some((w) => NAME_KEY.test(w)) &&
@@ -1133,11 +1145,7 @@ function nameInField(label: string, value: string, capitalised: boolean): number
     words = n < 0 ? words : words.slice(0, n);
   }
   if (!words.length || !words.every((w) => /^\p{L}[\p{L}'’.-]*$/u.test(w))) return 0;
-  if (
-    words.some(
-      (w) => notName(w) || TEAM_WORDS.has(w.toLowerCase()) || COMPANY_WORDS.has(w.toUpperCase()),
-    )
-  )
+  if (words.some((w) => notName(w) || teamOrProductWord(w) || COMPANY_WORDS.has(w.toUpperCase())))
     return 0;
   // After a bare `name` the words must read as a person's (a workflow's or a product's name does not).
   if (!NAME_PART.test(label) && !looksPersonal(words)) return 0;

@@ -1474,6 +1474,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Beneficiary: DuPont de Nemours",
       "Recipient: VanEck Associates",
       "DeFi Labs (the Client) agrees.",
+      // This product's own words: a workflow's, a wallet's, a protocol's name.
+      "Name: ETH-USDC LP Migration",
+      "Beneficiary: Gnosis Safe Multisig",
+      "Recipient: Aave Treasury Vault",
     ]);
   });
 

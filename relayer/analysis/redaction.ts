@@ -2148,6 +2148,31 @@ const OTHER_DIGITS: ReadonlyMap<string, string> = new Map(
 const LEFT_OUT = /[\u00ad\u200b-\u200d\u2060\ufeff]|(?=\p{Nd})[\u{10000}-\u{1ffff}]/gu;
 
 /**
+ * HTML's named character references for Latin-1 (U+00A0 to U+00FF, in order), as pasted e-mails
+ * and pages write accented letters and spaces (`M&uuml;ller`, `Jane&nbsp;Doe`).
+ */
+const LATIN1_ENTITIES =
+  "nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr deg plusmn sup2 sup3 acute micro para middot cedil sup1 ordm raquo frac14 frac12 frac34 iquest Agrave Aacute Acirc Atilde Auml Aring AElig Ccedil Egrave Eacute Ecirc Euml Igrave Iacute Icirc Iuml ETH Ntilde Ograve Oacute Ocirc Otilde Ouml times Oslash Ugrave Uacute Ucirc Uuml Yacute THORN szlig agrave aacute acirc atilde auml aring aelig ccedil egrave eacute ecirc euml igrave iacute icirc iuml eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml";
+const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map([
+  ...LATIN1_ENTITIES.split(" ").map((name, i) => [name, String.fromCharCode(0xa0 + i)] as const),
+  ...Object.entries({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", ndash: "–", mdash: "—" }),
+  ...Object.entries({ lsquo: "‘", rsquo: "’", ldquo: "“", rdquo: "”", OElig: "Œ", oelig: "œ" }),
+  ...Object.entries({ Scaron: "Š", scaron: "š", Yuml: "Ÿ", euro: "€" }),
+]);
+/** A character reference: named, decimal or hexadecimal. */
+const ENTITY = "&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,7});";
+/** The character a reference stands for, if it is one unit of the Basic Multilingual Plane. */
+function entityChar(entity: string): string | undefined {
+  const body = entity.slice(1, -1);
+  if (!body.startsWith("#")) return NAMED_ENTITIES.get(body);
+  const code = /^#[xX]/u.test(body) ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+  return code > 0 && code <= 0xffff && !(code >= 0xd800 && code <= 0xdfff)
+    ? String.fromCharCode(code)
+    : undefined;
+}
+const LEFT_OUT_OR_ENTITY = new RegExp(`${LEFT_OUT.source}|${ENTITY}`, "gu");
+
+/**
  * The view's positions, and its end, at the text's: `leftOut` are the text's units the view does
  * not hold, in order.
  */
@@ -2170,20 +2195,33 @@ function offsetsWithout(leftOut: readonly number[], length: number): Int32Array 
  * for: full-width forms (`４１１１`, `ｊａｎｅ＠…`, as Japanese and Chinese texts write them) and other
  * scripts' digits as ASCII, no-break, figure, thin, narrow and ideographic spaces as a space, the
  * Unicode dashes and the minus sign as `-`, a line break between two digits (a number wrapped
- * across lines) as a space. Each stands for one UTF-16 unit, so the view keeps the text's offsets,
- * but for a digit beyond the Basic Multilingual Plane: its ASCII digit stands for its first unit.
+ * across lines) as a space, and HTML's character references as their characters (`M&uuml;ller`,
+ * `Jane&nbsp;Doe`, `jane&#64;example.com`, as pasted e-mails and pages write them; the reference's
+ * character stands for its `&`, the rest is left out). Each stands for one UTF-16 unit, so the
+ * view keeps the text's offsets, but for a digit beyond the Basic Multilingual Plane: its ASCII
+ * digit stands for its first unit.
  */
 function detectionView(text: string): { view: string; offsets: Int32Array | null } {
   let view = text.replace(PLACEHOLDER, (p) => " ".repeat(p.length));
   const leftOut: number[] = [];
-  view = view.replace(LEFT_OUT, (c: string, at: number) => {
-    if (c.length === 1) {
-      leftOut.push(at);
-      return "";
-    }
-    leftOut.push(at + 1);
-    return OTHER_DIGITS.get(c)!;
-  });
+  view = view.replace(
+    view.includes("&") ? LEFT_OUT_OR_ENTITY : LEFT_OUT,
+    (c: string, at: number) => {
+      // A character reference reads as its character, written where its `&` is; the rest left out.
+      if (c.startsWith("&")) {
+        const char = entityChar(c);
+        if (char === undefined) return c;
+        for (let k = 1; k < c.length; k++) leftOut.push(at + k);
+        return char;
+      }
+      if (c.length === 1) {
+        leftOut.push(at);
+        return "";
+      }
+      leftOut.push(at + 1);
+      return OTHER_DIGITS.get(c)!;
+    },
+  );
   view = view
     .replace(/[\uff01-\uff5e]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
     .replace(/(?![0-9])\p{Nd}/gu, (d) => OTHER_DIGITS.get(d) ?? d)

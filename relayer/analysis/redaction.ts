@@ -976,7 +976,8 @@ const PRODUCT_WORDS = words(
 /** A team's or a department's word, or one of this product's (in any part of a hyphenated word). */
 function teamOrProductWord(word: string): boolean {
   const w = word.toLowerCase();
-  return TEAM_WORDS.has(w) || w.split(/[-/]/u).some((part) => PRODUCT_WORDS.has(part));
+  if (TEAM_WORDS.has(w) || PRODUCT_WORDS.has(w)) return true;
+  return /[-/]/u.test(w) && w.split(/[-/]/u).some((part) => PRODUCT_WORDS.has(part));
 }
 
 /** Words of a heading in capitals that no name in capitals holds (TERMS AND CONDITIONS). */
@@ -1931,10 +1932,11 @@ function cryptoAddresses(text: string): PiiSpan[] {
       ...matches(/\b(?:bc1[02-9ac-hj-np-z]{25,59}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b/g, text),
     ].filter(([, v]) => (v.startsWith("bc1") ? isBech32(v) : isBase58Check(v))),
     // An ENS name resolves to its owner's address on chain: as identifying as the address.
-    ...matches(ENS_NAME, text),
+    ...(ENS_SUFFIX.test(text) ? matches(ENS_NAME, text) : []),
   ].map(([i, v]) => span("CRYPTO", i, v));
 }
 
+const ENS_SUFFIX = /\.eth/iu;
 /** An ENS name (`vitalik.eth`, `pay.alice.eth`): labels of 3 or more before `.eth`, as ENS registers. */
 const ENS_NAME =
   /(?<![\p{L}\p{N}._@-])(?:[\p{L}\p{N}-]+\.)*[\p{L}\p{N}-]{3,}\.eth(?![\p{L}\p{N}-]|\.[\p{L}\p{N}])/giu;

@@ -608,7 +608,9 @@ const ADDRESS_PATTERNS: RegExp[] = [
     "gu",
   ),
   // Flat 2, 10 Downing Street style handled above; Hauptstraße 5 / Am Markt 3 / Friedrich-Ebert-Platz 5 [, 10115 Berlin]
-  /(?<![\p{L}\p{N}_-])(?:[A-ZÄÖÜ][\p{L}-]*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|berg|graben|hof|kamp|straat|laan|plein|gracht|dijk|kade|singel)|(?:Am|An der|Im|In der|Auf der|Zum|Zur) [A-ZÄÖÜ][\p{L}-]+) \d{1,4}[a-z]?(?:,? (?:D-)?\d{4,5} [A-ZÄÖÜ][\p{L}-]+(?: (?:am |an der |im |ob der |in der )?\p{Lu}[\p{L}-]+)?)?/gu,
+  // Mariahilfer Straße 1, A-1060 Wien: a town's adjective before the street's word, as Austria and
+  // Switzerland write four-digit postcodes.
+  /(?<![\p{L}\p{N}_-])(?:[A-ZÄÖÜ][\p{L}-]*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|berg|graben|hof|kamp|straat|laan|plein|gracht|dijk|kade|singel)|[A-ZÄÖÜ][\p{L}-]*er (?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|Ring|Damm|Ufer|Chaussee|Markt)|(?:Am|An der|Im|In der|Auf der|Zum|Zur) [A-ZÄÖÜ][\p{L}-]+) \d{1,4}[a-z]?(?:,? (?:D-|A-|CH-)?\d{4,5} [A-ZÄÖÜ][\p{L}-]+(?: (?:am |an der |im |ob der |in der )?\p{Lu}[\p{L}-]+)?)?/gu,
   // 12 rue de la Paix[, 75002 Paris] / 5 bis avenue Foch
   /\b\d{1,4}(?: bis| ter)?,? (?:rue|avenue|av\.|boulevard|bd|place|allée|impasse|chemin|quai|route|cours|passage|voie|square|sentier|faubourg|rond-point|esplanade|mail|parvis|villa|cité|hameau|porte) (?:(?:de la|de l'|du|des|de|d'|la|le|l')\s?)?[\p{L}'’ -]+?(?=,|\n|\.(?:\s|$)|$| \d{5})(?:,? (?:F-)?\d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|et|und|y|e|Cedex)\b)(?: Cedex(?: \d{1,2})?)?)?/gimu,
   // Calle Mayor 5 / Avenida de la Constitución, 12 / Via Roma 10 / Gran Subida Hugo 2 [, 28013 Madrid]
@@ -618,6 +620,14 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // Nürnberg; Edificio Maica, 9, 90972 Parla; Borgo Lentini 8, 30292 Adelchi nell'emilia).
   new RegExp(
     `(?<![\\p{L}\\p{N}'’.-])(?:\\p{Lu}[\\p{L}'’.-]*(?: ${STREET_WORD}){0,6}),? (?:\\d{1,4}(?:[a-zA-Z]|[/-][A-Za-z\\d]{1,3})?|s\\/n\\.?)(?:, ?\\d{1,2}[ºª°]?(?: ?[A-Z])?)?, (?:[A-Z]{1,2}-)?\\d{5} ${CITY}`,
+    "gu",
+  ),
+  // The street's type first and the number after, then a four-digit postcode, as Switzerland,
+  // Belgium and Luxembourg write them (Rue du Marché 12, 1204 Genève; Via Cantonale 3, CH-6900
+  // Lugano; Rue de la Loi 16, 1000 Bruxelles): only after a street's type, as a year and a word
+  // are no postcode and town.
+  new RegExp(
+    `(?<![\\p{L}\\p{N}])(?:Rue|Avenue|Av\\.|Boulevard|Bd|Place|Allée|Impasse|Chemin|Quai|Route|Ruelle|Sentier|Via|Viale|Piazza|Corso|Vicolo|Largo)(?: ${STREET_WORD}){1,6},? \\d{1,4}[a-zA-Z]?, (?:(?:CH|A|B|L)-)?\\d{4} ${CITY}`,
     "gu",
   ),
   // French order: number first (9 Impasse Delesseux, 40071 Angers).

@@ -710,7 +710,17 @@ describe("# analysis redaction of each type's other formats", function () {
       ["Boîte postale 12, 75001 Paris; casella postale 45, 00184 Roma", "[ADDRESS_1]; [ADDRESS_2]"],
       // The box alone when no town follows it.
       ["PO Box 12. Then we paid 50000 EUR", "[ADDRESS_1]. Then we paid 50000 EUR"],
+      // Four-digit postcodes: Switzerland, Austria, Belgium, the street's type or word first.
+      ["Adresse : Rue du Marché 12, 1204 Genève", "Adresse : [ADDRESS_1]"],
+      ["Anschrift: Mariahilfer Straße 1, A-1060 Wien", "Anschrift: [ADDRESS_1]"],
+      [
+        "Via Cantonale 3, CH-6900 Lugano; Rue de la Loi 16, 1000 Bruxelles",
+        "[ADDRESS_1]; [ADDRESS_2]",
+      ],
     ]);
+    // A clause's number and a year before a word are no street and postcode.
+    expect(findPii("Section 12, 2024 Report; Clause 4, 2025 Review")).to.deep.equal([]);
+    expectNothingFoundInLinearTime(["Rue A ", "Rue du A ", "Abcer Straße "]);
   });
 
   it("should take a surname that starts on its article for a name, and a role or organisation after an article for none", function () {

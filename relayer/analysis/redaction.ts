@@ -1133,6 +1133,24 @@ const NAME_FIELD = new RegExp(
   `(?<![\\p{L}\\p{N}_])(${NAME_LABEL})\\s?[:：]\\s*(${FIELD_WORD}(?:[ ]${FIELD_WORD}(?!\\s?[:：])){0,2})`,
   "giu",
 );
+/** What a form writes in a field for its filler, in the six languages and Dutch. */
+const FORM_INSTRUCTIONS = words(
+  "required optional mandatory obligatory obbligatorio facoltativo obligatoire facultatif obligatorio opcional erforderlich pflichtfeld freiwillig verplicht optioneel none unknown tbd pending blank empty missing",
+);
+
+/**
+ * Words in lower case after a field's label that are the form's instruction or everyday words
+ * (`Nome: obbligatorio`, `name: same as above`), not a person's name.
+ */
+function formInstruction(values: readonly string[]): boolean {
+  return (
+    values.some((w) => FORM_INSTRUCTIONS.has(w)) ||
+    (values.every(isCommonWord) && !values.some(isFirstName))
+  );
+}
+
+/** Where a field's value ends the line: its end, a line break or a punctuation mark. */
+const VALUE_END = /^[ \t]*(?:$|[\r\n.,;|<)\]}])/u;
 /**
  * A record's key and its value in quotes, or in a query string; the key's words joined as code,
  * spreadsheets and forms join them (`last_name`, `last-name`, `"Last Name"`, `last+name=`).
@@ -1156,6 +1174,8 @@ function nameInField(label: string, value: string, capitalised: boolean): number
     words = n < 0 ? words : words.slice(0, n);
   }
   if (!words.length || !words.every((w) => /^\p{L}[\p{L}'’.-]*$/u.test(w))) return 0;
+  // No name starts on a function word (`surname: and`, `name: the`).
+  if (HEADING_WORDS.has(words[0]!.toUpperCase())) return 0;
   if (words.some((w) => notName(w) || teamOrProductWord(w) || COMPANY_WORDS.has(w.toUpperCase())))
     return 0;
   // After a bare `name` the words must read as a person's (a workflow's or a product's name does not).
@@ -1172,8 +1192,14 @@ function fieldNames(text: string): PiiSpan[] {
     const length = nameInField(label, value, capitalised);
     if (length) out.push(span("NAME", at, value.slice(0, length)));
   };
-  for (const m of text.matchAll(NAME_FIELD))
-    keep(m.index + m[0].length - m[2]!.length, m[1]!, m[2]!, true);
+  for (const m of text.matchAll(NAME_FIELD)) {
+    const end = m.index + m[0].length;
+    // A value in lower case, as chats and quick forms type it, is read when it is all the line
+    // holds (`name: jane doe`), not when prose goes on after it.
+    const whole = /^\p{Ll}/u.test(m[2]!) && VALUE_END.test(text.slice(end, end + 3));
+    if (whole && formInstruction(m[2]!.split(" "))) continue;
+    keep(end - m[2]!.length, m[1]!, m[2]!, !whole);
+  }
   for (const m of text.matchAll(NAME_RECORD)) {
     const value = m[2] ?? m[3]!;
     keep(m.index + m[0].lastIndexOf(value), m[1]!.replace(/\+|%20/g, " "), value, false);

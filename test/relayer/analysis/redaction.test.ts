@@ -1241,6 +1241,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Nachname: Müller, Vorname: Hans", "Nachname: [NAME_1], Vorname: [NAME_2]"],
       ["Cognome: Rossi Nome: Mario", "Cognome: [NAME_1] Nome: [NAME_2]"],
       ["Apellidos: García López; Nombre: Ana", "Apellidos: [NAME_1]; Nombre: [NAME_2]"],
+      // In lower case, as chats and quick forms type it, when the value is all its line holds.
+      ["name: jane doe\ncognome: rossi", "name: [NAME_1]\ncognome: [NAME_2]"],
+      ["full name: maria garcia lopez.", "full name: [NAME_1]."],
       ["Last name: Baker, First name: Hiroshi", "Last name: [NAME_1], First name: [NAME_2]"],
       ["Фамилия: Петров, имя: Иван", "Фамилия: [NAME_1], имя: [NAME_2]"],
       [
@@ -1284,6 +1287,16 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       'customer-name: "Treasury Rebalance"',
       '"display name": "Monthly Payroll"',
       '<input name="name" value="Monthly Payroll"><input name="team" value="Okafor">',
+    ]);
+    // Lower case followed by prose, a workflow's name, a function word: no name.
+    expectNoName([
+      "Name: jane doe and the team",
+      "name: treasury rebalance",
+      "name: swap eth to usdc",
+      "surname: and",
+      "surname: required",
+      "name: same as above",
+      "nom : obligatoire",
     ]);
   });
 

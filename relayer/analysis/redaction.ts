@@ -673,20 +673,11 @@ const LATER_TITLE = `(?:(?:${HONORIFICS})\\.?(?: (?:med|jur|phil|dent|vet|oec|re
  * label and a name (Beneficiary: MS A JONES).
  */
 const LABEL_TITLES = "MS|DR|PROF";
-/** A name's word in camel case after its prefix (DeVito, LeBlanc, DiCaprio, FitzGerald). */
-const CAMEL_CASE_NAME = /^(?:De|Di|Da|Du|La|Le|Van|Fitz)\p{Lu}/u;
-
-/**
- * A word in camel case is as often a brand's (DeFi, DuPont, VanEck) as a surname's (DeVito): words
- * holding one are a person's only beside a first name of the lexicon (or after a title, which the
- * caller knows).
- */
-function camelCaseBrand(words: readonly string[]): boolean {
-  return words.some((w) => CAMEL_CASE_NAME.test(w)) && !looksPersonal(words);
-}
+/** The prefixes a surname in camel case starts on (DeVito, LeBlanc, DiCaprio, FitzGerald). */
+const CAMEL_CASE_PREFIX = "De|Di|Da|Du|La|Le|Van|Fitz";
+const CAMEL_CASE_NAME = new RegExp(`^(?:${CAMEL_CASE_PREFIX})\\p{Lu}`, "u");
 // The part after a hyphen may be in lower case (Jae-won, Min-jun).
-const NAME_WORD =
-  "(?:\\p{Lu}['’]|Mc|Mac|De|Di|Da|Du|La|Le|Van|Fitz)?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?";
+const NAME_WORD = `(?:\\p{Lu}['’]|Mc|Mac|${CAMEL_CASE_PREFIX})?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?`;
 const PARTICLE =
   "(?:van der|van den|van de|van het|von der|von dem|de los|de las|de la|von|van|der|den|de|del|della|di|da|du|le|la|dos|das|zu|ter|ten|bin|ibn|al|el|Ó)";
 // A surname written with a lower-case part after its particle ("Da silva", "Le gall") counts too.
@@ -934,6 +925,15 @@ function looksPersonal(words: readonly string[]): boolean {
   );
 }
 
+/**
+ * A word in camel case is as often a brand's (DeFi, DuPont, VanEck) as a surname's (DeVito): words
+ * holding one are a person's only beside a first name of the lexicon (or after a title, which the
+ * caller knows).
+ */
+function camelCaseBrand(words: readonly string[]): boolean {
+  return words.some((w) => CAMEL_CASE_NAME.test(w)) && !looksPersonal(words);
+}
+
 /** The next name of a list after a header's label (Cc: Anand Subramanian, Meera Iyer). */
 const LISTED_NAME = new RegExp(
   `^[,;] ?(${NAME_WORD}(?: (?:${PARTICLE} )?${NAME_WORD}){1,2})(?![\\p{L}\\p{N}])`,
@@ -1018,11 +1018,7 @@ function names(text: string): PiiSpan[] {
         continue;
       if (words.some((w) => teamOrProductWord(w) || HEADING_WORDS.has(w))) continue;
       // A form's labels are no name (`Name, Surname and date of birth are required`).
-      if (
-        words.some((w) => NAME_KEY.test(w)) &&
-        words.every((w) => NAME_KEY.test(w) || isCommonWord(w))
-      )
-        continue;
+      if (formLabels(words)) continue;
       if (COMPANY_AFTER.test(text.slice(i + v.length, i + v.length + 16))) continue;
       // A company's form the name pattern cut in its middle (Dr. Oetker GmbH read up to `Gmb`).
       const rest = CUT_WORD.exec(text.slice(i + v.length, i + v.length + 16))?.[0];
@@ -1149,6 +1145,19 @@ function formInstruction(values: readonly string[]): boolean {
   );
 }
 
+/**
+ * Words that are a form's labels and everyday words around them, one a label at least (`Name,
+ * Surname and date of birth`): no name.
+ */
+function formLabels(words: readonly string[]): boolean {
+  let labels = 0;
+  for (const w of words) {
+    if (NAME_KEY.test(w)) labels++;
+    else if (!isCommonWord(w)) return false;
+  }
+  return labels > 0;
+}
+
 /** Where a field's value ends the line: its end, a line break or a punctuation mark. */
 const VALUE_END = /^[ \t]*(?:$|[\r\n.,;|<)\]}])/u;
 /**
@@ -1161,18 +1170,25 @@ const NAME_RECORD = new RegExp(
 );
 
 /**
+ * How a field's value is written: capitalised, as a form's (read up to its first word in lower
+ * case); in lower case and alone on its line, as chats and quick forms type it (`name: jane doe`);
+ * in any case, as a record's.
+ */
+type FieldCase = "capitalised" | "lower" | "any";
+
+/**
  * The name in a field's value under its label, from the value's start: its length, or 0 when the
  * value is no person's name (a team, a company, a form's instruction; under a bare `name`, words
  * that do not read as a person's).
  */
-function nameInField(label: string, value: string, capitalised: boolean): number {
+function nameInField(label: string, value: string, writing: FieldCase): number {
   // Surname first, its comma a separator (`"Doe, Jane"`).
   let words = value.split(/[ +,]|%20/u).filter(Boolean);
-  // A form's value is written capitalised; a record's may be in any case.
-  if (capitalised) {
+  if (writing === "capitalised") {
     const n = words.findIndex((w) => !/^\p{Lu}/u.test(w));
     words = n < 0 ? words : words.slice(0, n);
   }
+  if (writing === "lower" && formInstruction(words)) return 0;
   if (!words.length || !words.every((w) => /^\p{L}[\p{L}'’.-]*$/u.test(w))) return 0;
   // No name starts on a function word (`surname: and`, `name: the`).
   if (HEADING_WORDS.has(words[0]!.toUpperCase())) return 0;
@@ -1188,8 +1204,8 @@ function nameInField(label: string, value: string, capitalised: boolean): number
 
 function fieldNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  const keep = (at: number, label: string, value: string, capitalised: boolean) => {
-    const length = nameInField(label, value, capitalised);
+  const keep = (at: number, label: string, value: string, writing: FieldCase) => {
+    const length = nameInField(label, value, writing);
     if (length) out.push(span("NAME", at, value.slice(0, length)));
   };
   for (const m of text.matchAll(NAME_FIELD)) {
@@ -1197,18 +1213,17 @@ function fieldNames(text: string): PiiSpan[] {
     // A value in lower case, as chats and quick forms type it, is read when it is all the line
     // holds (`name: jane doe`), not when prose goes on after it.
     const whole = /^\p{Ll}/u.test(m[2]!) && VALUE_END.test(text.slice(end, end + 3));
-    if (whole && formInstruction(m[2]!.split(" "))) continue;
-    keep(end - m[2]!.length, m[1]!, m[2]!, !whole);
+    keep(end - m[2]!.length, m[1]!, m[2]!, whole ? "lower" : "capitalised");
   }
   for (const m of text.matchAll(NAME_RECORD)) {
     const value = m[2] ?? m[3]!;
-    keep(m.index + m[0].lastIndexOf(value), m[1]!.replace(/\+|%20/g, " "), value, false);
+    keep(m.index + m[0].lastIndexOf(value), m[1]!.replace(/\+|%20/g, " "), value, "any");
   }
   for (const tag of text.matchAll(HTML_INPUT)) {
     const key = [...tag[0].matchAll(INPUT_KEY)].map((k) => k[1]!).find((k) => NAME_KEY.test(k));
     const value = INPUT_VALUE.exec(tag[0]);
     if (key && value)
-      keep(tag.index + value.index + value[0].length - value[1]!.length - 1, key, value[1]!, false);
+      keep(tag.index + value.index + value[0].length - value[1]!.length - 1, key, value[1]!, "any");
   }
   return out;
 }
@@ -1241,7 +1256,7 @@ function isColumnLabel(label: string): boolean {
 function cellSpan(label: string, at: number, value: string): PiiSpan | undefined {
   if (NAME_KEY.test(label)) {
     if (value.split(" ").length > 4) return undefined;
-    const length = nameInField(label, value, false);
+    const length = nameInField(label, value, "any");
     return length ? span("NAME", at, value.slice(0, length)) : undefined;
   }
   return DOB_COLUMN.test(label) && DATE_CELL.test(value) ? span("DOB", at, value) : undefined;
@@ -1294,8 +1309,8 @@ function tableColumns(text: string): PiiSpan[] {
         continue;
       if (!labels.some(isColumnLabel)) continue;
       let r = next;
-      const rule = lineAt(r).line;
-      if (TABLE_RULE.test(rule) && rule.includes("-")) r = lineAt(r).next;
+      const rule = lineAt(r);
+      if (TABLE_RULE.test(rule.line) && rule.line.includes("-")) r = rule.next;
       for (; r <= text.length;) {
         const row = lineAt(r);
         const cells = cellsOf(row.line, separator);

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { keccak_256 } from "@noble/hashes/sha3";
 import { electronicFormatIBAN, isValidIBAN } from "ibantools";
 import { findPhoneNumbersInText, type CountryCode } from "libphonenumber-js/max";
 import nlp from "compromise";
@@ -593,6 +594,14 @@ const UK_POSTCODE = "[A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2}";
 const TOWN = "\\p{Lu}[\\p{L}'’.-]*(?: \\p{Lu}[\\p{L}'’.-]*){0,3}";
 /** A town after a street, one to four capitalised words (Mountain View, Little Whinging). */
 const TOWN_AFTER = ",[ ]\\p{Lu}[\\p{L}'’-]*\\.?(?:[ ]\\p{Lu}[\\p{L}'’-]*){0,3}(?![\\p{L}\\d])";
+/** Brazil's states as addresses abbreviate them (São Paulo - SP). */
+const BRAZIL_STATE =
+  "(?:AC|AL|AP|AM|BA|CE|DF|ES|GO|MA|MT|MS|MG|PA|PB|PR|PE|PI|RJ|RN|RS|RO|RR|SC|SP|SE|TO)";
+/** A character of a Japanese place's name, and a block's number in half- or full-width digits. */
+const JAPANESE_PLACE = "[\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}ー々]";
+const JAPANESE_NUMBER = "(?:[0-9０-９]{1,4}|[一二三四五六七八九十]{1,3})";
+/** Portugal's postcode (4-3) and town after a street (Rua Augusta 12, 1100-048 Lisboa). */
+const PORTUGAL_TAIL = `,? \\d{4}-\\d{3} ${CITY}`;
 const ADDRESS_PATTERNS: RegExp[] = [
   // [Flat 3, ]123 Main Street[, Apt. 4][, Springfield, IL 62704]; a British town may have its
   // county before the postcode (Little Whinging, Surrey GU1 1AA), an Australian its state's
@@ -628,6 +637,28 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // are no postcode and town.
   new RegExp(
     `(?<![\\p{L}\\p{N}])(?:Rue|Avenue|Av\\.|Boulevard|Bd|Place|Allée|Impasse|Chemin|Quai|Route|Ruelle|Sentier|Via|Viale|Piazza|Corso|Vicolo|Largo)(?: ${STREET_WORD}){1,6},? \\d{1,4}[a-zA-Z]?, (?:(?:CH|A|B|L)-)?\\d{4} ${CITY}`,
+    "gu",
+  ),
+  // Polish: the street's abbreviated type in lower case first, a flat after a slash or `lok.`, a
+  // postcode 2-3 (ul. Marszałkowska 12/4, 00-950 Warszawa); `et al.` is a citation's.
+  new RegExp(
+    `(?<![\\p{L}\\p{N}.])(?<!\\bet )(?:[Uu]l\\.|[Aa]l\\.|[Pp]l\\.|[Oo]s\\.|[Uu]lica|[Aa]leja|[Pp]lac|[Oo]siedle) ?\\p{Lu}[\\p{L}'’.-]*(?: ${STREET_WORD}){0,5} \\d{1,4}[a-zA-Z]?(?:\\/\\d{1,4}[a-zA-Z]?)?(?: (?:lok|m)\\. ?\\d{1,4})?(?:, \\d{2}-\\d{3} ${CITY})?`,
+    "gu",
+  ),
+  // Portuguese and Brazilian: the street's type first, its number after, a floor and side
+  // (4.º Esq.), then Portugal's postcode 4-3 and town (Rua Augusta 12, 1100-048 Lisboa) or
+  // Brazil's district, town, state and CEP 5-3 (Av. Paulista, 1578 - Bela Vista, São Paulo - SP,
+  // 01310-200).
+  new RegExp(
+    `(?<![\\p{L}\\p{N}])(?:Rua|Avenida|Av\\.|Travessa|Praça|Largo|Estrada|Alameda|Calçada|Rodovia|Praceta|Beco|Ladeira)(?: ${STREET_WORD}| d[aoe]s?){1,6}(?:,? (?:n\\.?º ?)?\\d{1,5}[A-Za-z]?(?![-\\d])(?:,? \\d{1,2}\\.?[ºª°]\\.?(?: ?(?:Esq|Dto|Dt|Drt|Fte|Frente|[A-Z](?![\\p{L}\\p{N}]))\\.?)?)?(?:${PORTUGAL_TAIL}|(?: ?[-–,] ?${CITY})?,? ${CITY} ?[-–/] ?${BRAZIL_STATE}(?![\\p{L}\\p{N}])(?:,? (?:CEP:? ?)?\\d{5}-?\\d{3})?)?|${PORTUGAL_TAIL})`,
+    "gu",
+  ),
+  // A Brazilian CEP and a Japanese postcode after their mark (CEP 01310-200, 〒100-0001).
+  /(?<![\p{L}\p{N}])(?:CEP:? ?\d{5}-?\d{3}|〒 ?[0-9０-９]{3}[-－]?[0-9０-９]{4})(?![0-9０-９])/gu,
+  // Japanese: a prefecture, then its city, ward, town or village, then the block's numbers
+  // (東京都千代田区千代田1-1, 大阪府大阪市北区梅田3丁目1番1号).
+  new RegExp(
+    `(?:東京都|北海道|大阪府|京都府|\\p{sc=Han}{2,3}県)(?:${JAPANESE_PLACE}{1,8}?[市区町村郡]){1,3}${JAPANESE_PLACE}{0,10}?${JAPANESE_NUMBER}(?:(?:丁目|番地?|号|[-−‐－ー])${JAPANESE_NUMBER})*(?:丁目|番地?|号)?(?<=[丁目番地号]|[-−‐－ー]${JAPANESE_NUMBER})`,
     "gu",
   ),
   // French order: number first (9 Impasse Delesseux, 40071 Angers).
@@ -1104,7 +1135,38 @@ function names(text: string): PiiSpan[] {
     if (v.includes(", ") ? !surnameFirst(v) : !looksPersonal(v.split(" "))) continue;
     out.push(nameSpan(text, m.index, v.split(" ")));
   }
-  out.push(...unlabelledNames(text), ...fieldNames(text));
+  out.push(...unlabelledNames(text), ...fieldNames(text), ...casualNames(text));
+  return out;
+}
+
+/** Greetings and sign-offs as chats type them, in lower case or capitalised. */
+const CASUAL_GREETINGS =
+  "hi hey hello dear thank thanks thx cheers regards best love bye ciao hallo hola salut bonjour merci danke grazie gracias obrigado obrigada groetjes";
+/**
+ * A greeting or sign-off then one or two words in lower case that end their line (`thanks, tom`,
+ * `hi anna,`), as chats write a name.
+ */
+const CASUAL_NAME = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:${CASUAL_GREETINGS.split(" ")
+    .map((g) => `[${g[0]}${g[0]!.toUpperCase()}]${g.slice(1)}`)
+    .join(
+      "|",
+    )})(?: you)?[,!]?[ \\t]+(\\p{Ll}[\\p{Ll}'’-]+(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]+)?)(?=[ \\t]*[,.!]?[ \\t]*(?:\\r?\\n|$))`,
+  "gu",
+);
+
+/**
+ * A first name of the lexicon that is no everyday word (`tom`, not `will`), then a surname that is
+ * none either, after a greeting or sign-off in lower case.
+ */
+function casualNames(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(CASUAL_NAME)) {
+    const [first, last] = m[1]!.split(/[ \t]/u);
+    if (!isFirstName(first!) || isCommonWord(first!) || notName(first!)) continue;
+    const whole = last && !isCommonWord(last) && !notName(last) && !PARTICLE_WORD.test(last);
+    out.push(span("NAME", m.index + m[0].lastIndexOf(m[1]!), whole ? m[1]! : first!));
+  }
   return out;
 }
 
@@ -1958,6 +2020,42 @@ function isBase58Check(address: string): boolean {
   return twice.subarray(0, 4).equals(bytes.subarray(21));
 }
 
+/** A base58 string's value as big-endian bytes: `size` of them, or undefined when it needs more. */
+function base58Bytes(chars: string, size: number): Buffer | undefined {
+  let n = 0n;
+  for (const c of chars) n = n * 58n + BigInt(BASE58.indexOf(c));
+  const hex = n.toString(16).padStart(size * 2, "0");
+  return hex.length === size * 2 ? Buffer.from(hex, "hex") : undefined;
+}
+
+/** How many bytes a Monero base58 block of so many characters holds (11 characters, 8 bytes). */
+const MONERO_BLOCK_BYTES = [0, -1, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8];
+
+/**
+ * A Monero address (standard, subaddress or integrated): Monero's base58 in blocks of 11
+ * characters, its last 4 bytes the first 4 of the Keccak-256 of the rest.
+ */
+function isMoneroAddress(address: string): boolean {
+  const blocks: Buffer[] = [];
+  for (let i = 0; i < address.length; i += 11) {
+    const chars = address.slice(i, i + 11);
+    const size = MONERO_BLOCK_BYTES[chars.length]!;
+    const bytes = size > 0 ? base58Bytes(chars, size) : undefined;
+    if (!bytes) return false;
+    blocks.push(bytes);
+  }
+  const data = Buffer.concat(blocks);
+  const body = data.subarray(0, -4);
+  return Buffer.from(keccak_256(body).subarray(0, 4)).equals(data.subarray(-4));
+}
+
+/**
+ * A Solana address has no checksum: 32 bytes in base58, as many other keys and hashes are, so it
+ * is taken only after a word that names it (`Solana:`, `SOL wallet`, `Phantom`).
+ */
+const SOLANA_NAME = /\b(?:solana|sol|phantom|solflare)\b/iu;
+const SOLANA_LABEL = new RegExp(`${SOLANA_NAME.source}[^\\n]{0,24}$`, "iu");
+
 const BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
 
 /** A SegWit address: its BIP-173 checksum (bech32, witness v0) or BIP-350's (bech32m, v1+). */
@@ -1984,6 +2082,14 @@ function cryptoAddresses(text: string): PiiSpan[] {
     ].filter(([, v]) => (v.startsWith("bc1") ? isBech32(v) : isBase58Check(v))),
     // An ENS name resolves to its owner's address on chain: as identifying as the address.
     ...(ENS_SUFFIX.test(text) ? matches(ENS_NAME, text) : []),
+    ...[...matches(/\b[48][1-9A-HJ-NP-Za-km-z]{94}(?:[1-9A-HJ-NP-Za-km-z]{11})?\b/g, text)].filter(
+      ([, v]) => isMoneroAddress(v),
+    ),
+    ...(SOLANA_NAME.test(text)
+      ? [...matches(/\b[1-9A-HJ-NP-Za-km-z]{32,44}\b/g, text)].filter(
+          ([i, v]) => SOLANA_LABEL.test(text.slice(Math.max(0, i - 40), i)) && base58Bytes(v, 32),
+        )
+      : []),
   ].map(([i, v]) => span("CRYPTO", i, v));
 }
 
@@ -2007,8 +2113,11 @@ function looksLikePhone(text: string, start: number, value: string): boolean {
   // +44 20 …`, a caller's reference) does not make it a document's.
   if (
     !value.startsWith("+") &&
-    DOCUMENT_NUMBER_LABEL.test(text.slice(Math.max(0, start - 24), start))
+    DOCUMENT_NUMBER_LABEL.test(text.slice(Math.max(0, start - 48), start))
   )
+    return false;
+  // A Brazilian CEP (5-3) after its mark or a state's abbreviation is an address's postcode.
+  if (/^\d{5}-?\d{3}$/.test(value) && CEP_BEFORE.test(text.slice(Math.max(0, start - 8), start)))
     return false;
   return (
     !DATE_SHAPED.test(value) &&
@@ -2029,9 +2138,14 @@ function looksLikePhone(text: string, start: number, value: string): boolean {
   );
 }
 
-/** Numbers of documents and companies, not people's phones, follow these labels. */
+const CEP_BEFORE = new RegExp(`(?:\\bCEP:?|[-–/] ?${BRAZIL_STATE},?)\\s*$`, "u");
+
+/**
+ * Numbers of documents and companies, not people's phones, follow these labels; a company's number
+ * also follows where it is registered (`registered in England and Wales (No. 08123456)`).
+ */
 const DOCUMENT_NUMBER_LABEL =
-  /\b(?:company|registration|reg|invoice|order|PO|tax|VAT|EIN|CUSIP|ISIN|ISBN|ISSN|EAN|GTIN|UPC|policy|contract|case|docket|claim|ticket|reference|ref|batch|lot|serial|tracking|shipment|parcel|FedEx|UPS|USPS|DHL|DOI|arXiv|PMID|SKU|patent|Rechnung|Bestellung|Vertrag|Police|Aktenzeichen|Sendung|facture|commande|contrat|dossier|factura|pedido|póliza|contrato|expediente|fattura|ordine|polizza|contratto|pratica)\.?(?: (?:no|nr|n°|number|id|ref))?\.?[:#\s]*$/iu;
+  /\b(?:(?:registered|incorporated)(?: in \p{Lu}\p{L}+(?: (?:and|&) \p{Lu}\p{L}+)?)?,? \(?(?:under )?(?:company )?(?:no|nr|number)|company|registration|reg|invoice|order|PO|tax|VAT|EIN|CUSIP|ISIN|ISBN|ISSN|EAN|GTIN|UPC|policy|contract|case|docket|claim|ticket|reference|ref|batch|lot|serial|tracking|shipment|parcel|FedEx|UPS|USPS|DHL|DOI|arXiv|PMID|SKU|patent|Rechnung|Bestellung|Vertrag|Police|Aktenzeichen|Sendung|facture|commande|contrat|dossier|factura|pedido|póliza|contrato|expediente|fattura|ordine|polizza|contratto|pratica)\.?(?: (?:no|nr|n°|number|id|ref))?\.?[:#\s]*$/iu;
 
 /**
  * A phone label right before a number, in the six languages and as signatures abbreviate it

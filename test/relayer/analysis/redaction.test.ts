@@ -548,6 +548,17 @@ describe("# analysis redaction of each type's other formats", function () {
       ["Contact reference: +44 20 7946 0958", "Contact reference: [PHONE_1]"],
       ["case +1 415 555 0132", "case [PHONE_1]"],
     ]);
+    // A company's number after where it is registered; a phone's label after it still leads one.
+    expectNothingFound([
+      "Acme Ltd, registered in England (No. 08123456)",
+      "Registered in England and Wales, number 08123456; incorporated under number 0812345678",
+    ]);
+    expectRedacted([
+      [
+        "Company No. 08123456, registered office. Tel. No. 020 7946 0958",
+        "Company No. 08123456, registered office. Tel. No. [PHONE_1]",
+      ],
+    ]);
   });
 
   it("should redact a local number of 5 to 7 digits after a phone label or a verb that dials it, in the six languages", function () {
@@ -723,6 +734,36 @@ describe("# analysis redaction of each type's other formats", function () {
     expectNothingFoundInLinearTime(["Rue A ", "Rue du A ", "Abcer Straße "]);
   });
 
+  it("should redact Polish, Portuguese, Brazilian and Japanese addresses with their postcodes", function () {
+    expectRedacted([
+      ["Adres: ul. Marszałkowska 12/4, 00-950 Warszawa", "Adres: [ADDRESS_1]"],
+      [
+        "zam. ul. Długa 5 m. 3; al. Jerozolimskie 65/79, 00-697 Warszawa",
+        "zam. [ADDRESS_1]; [ADDRESS_2]",
+      ],
+      ["Morada: Rua Augusta 12, 1100-048 Lisboa", "Morada: [ADDRESS_1]"],
+      ["Avenida da Liberdade, n.º 245, 4.º Esq., 1250-143 Lisboa", "[ADDRESS_1]"],
+      ["Praça do Comércio, 1100-148 Lisboa", "[ADDRESS_1]"],
+      ["Rua das Flores, 123 - Centro, São Paulo - SP, 01001-000", "[ADDRESS_1]"],
+      [
+        "Endereço: Av. Paulista, 1578, Bela Vista, São Paulo - SP, CEP 01310-200",
+        "Endereço: [ADDRESS_1]",
+      ],
+      ["CEP: 20040-020", "[ADDRESS_1]"],
+      ["〒100-0001 東京都千代田区千代田1-1", "[ADDRESS_1] [ADDRESS_2]"],
+      ["住所：大阪府大阪市北区梅田3丁目1番1号", "住所：[ADDRESS_1]"],
+      ["〒２２０-８１２０ 神奈川県横浜市西区みなとみらい２-２-１", "[ADDRESS_1] [ADDRESS_2]"],
+    ]);
+    // A citation's `et al.`, a street's type without a number or postcode, a prefecture's
+    // sentence with a count: no address.
+    expectNothingFound([
+      "Smith et al. Nature 12, 2020",
+      "Rua Augusta is busy",
+      "東京都内の区の数は23です",
+    ]);
+    expectNothingFoundInLinearTime(["ul. A ", "Rua da A ", "東京都千代田区", "〒1"]);
+  });
+
   it("should take a surname that starts on its article for a name, and a role or organisation after an article for none", function () {
     expectRedacted([
       ["Le Pen, né en 1968, a déclaré", "[NAME_1], né en [DOB_1], a déclaré"],
@@ -733,6 +774,31 @@ describe("# analysis redaction of each type's other formats", function () {
       ],
       ["Die Antragsgegnerin, geboren 1964", "Die Antragsgegnerin, geboren [DOB_1]"],
     ]);
+  });
+
+  it("should take Monero addresses by their checksum and Solana addresses after their name", function () {
+    const standard =
+      "44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SqSsaBYBb98uNbr2VBBEt7f2wfn3RVGQBEP3A";
+    const subaddress =
+      "8BfAMjzZdbV1c9Qi9P7ZHFZ86mmG1oU5EWTpbHEdE5jEKRY37u7QYtVC6KyR3k14KoDTV4N1rJVDkH4zHZg9NVcW4WcTXSk";
+    const integrated =
+      "4FTMPtvxn9i2HebGHHyGRgTWSRwMLExgsSeibGpKzBgf3U7o7dZLzZHDbZVJZ7QaZQNpiEuU117krEqAVJ5E8FPo7hKMRMKCGMC1rLq9Li";
+    expectRedacted([
+      [`to ${standard}, ${subaddress} or ${integrated}`, "to [CRYPTO_1], [CRYPTO_2] or [CRYPTO_3]"],
+      [
+        "Solana: 7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV; my Phantom wallet is 9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+        "Solana: [CRYPTO_1]; my Phantom wallet is [CRYPTO_2]",
+      ],
+    ]);
+    // One character changed breaks the checksum; a key of base58 without Solana's name, a Solana
+    // signature (64 bytes) and a CID are no address.
+    expectNothingFound([
+      `to ${standard.slice(0, -1)}B`,
+      "key 7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV",
+      "sol tx 5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+      "Solana pin QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG",
+    ]);
+    expectNothingFoundInLinearTime(["4AFFqkSiGBoZNM", `Solana ${"z".repeat(50)} `]);
   });
 
   it("should take only Bitcoin addresses whose checksum holds, not hashes of their alphabet", function () {
@@ -1297,6 +1363,25 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "surname: required",
       "name: same as above",
       "nom : obligatoire",
+    ]);
+  });
+
+  it("should read a name in lower case after a greeting or sign-off when it ends its line, as chats write one", function () {
+    expectRedacted([
+      ["thanks, tom", "thanks, [NAME_1]"],
+      ["hi anna,\ncan you send the NDA?", "hi [NAME_1],\ncan you send the NDA?"],
+      ["Thank you john smith", "Thank you [NAME_1]"],
+      ["cheers, maria garcia.\n", "cheers, [NAME_1].\n"],
+      ["ciao marco!", "ciao [NAME_1]!"],
+    ]);
+    // An everyday word that is also a first name, a group, prose after the name, no greeting.
+    expectNoName([
+      "cheers, will",
+      "thanks, team",
+      "hi all",
+      "thanks tom for the report",
+      "this is tom",
+      "hello world",
     ]);
   });
 

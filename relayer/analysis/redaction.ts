@@ -750,6 +750,19 @@ const NAME_LABEL_WORDS = new Set(NAME_LABELS.split("|").filter((l) => /^\p{L}+$/
  * lexicon (or initials, or a surname-first form) to count: after a label such as `To:` or `De:`
  * the words are as often a team, a company or a place.
  */
+/** Brands whose name is a title and a word (Dr Pepper, Mr. Coffee): no person's. */
+const TITLE_BRANDS = words(
+  "drpepper mrcoffee mrclean mrmuscle mrsheen mrkipling drmartens droetker drscholl's drscholls drbronner's mrsfields mrsdash mrpotato",
+);
+
+/**
+ * Whether a title and the one word after it are a brand's name, however the title is written (with
+ * more words after it, `Dr. Pepper Smith`, it is a person's).
+ */
+function titleBrand(title: string, name: string): boolean {
+  return TITLE_BRANDS.has(`${title.replace(/[\s.]/gu, "")}${name}`.toLowerCase());
+}
+
 const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
   // The surname alone after a title may start on its particle (Ms. de la Fuente, Mr. van der Berg),
   // or after more titles (Herr Dr. Schäfer, Frau Dr. med. Weber). A title in lower case is the
@@ -1036,6 +1049,7 @@ function names(text: string): PiiSpan[] {
     for (const m of text.matchAll(re)) {
       const lowerTitle = afterTitle ? m[1] : undefined;
       const v = m[afterTitle ? 2 : 1]!;
+      if (afterTitle && titleBrand(m[0].slice(0, -v.length), v)) continue;
       const i = m.index + m[0].indexOf(v);
       if (v.includes(", ")) {
         if (surnameFirst(v, !afterTitle)) {
@@ -1135,7 +1149,7 @@ function names(text: string): PiiSpan[] {
     if (v.includes(", ") ? !surnameFirst(v) : !looksPersonal(v.split(" "))) continue;
     out.push(nameSpan(text, m.index, v.split(" ")));
   }
-  out.push(...unlabelledNames(text), ...fieldNames(text), ...casualNames(text));
+  out.push(...unlabelledNames(text), ...fieldNames(text), ...casualNames(text), ...rowNames(text));
   return out;
 }
 
@@ -1387,6 +1401,60 @@ function tableColumns(text: string): PiiSpan[] {
       h = r;
       break;
     }
+  }
+  return out;
+}
+
+/**
+ * Two cells side by side in a record's row without a header (`Jane,Doe,jane@example.com`): each one
+ * capitalised word, a comma with no space after it (a sentence's comma has one), or a semicolon,
+ * tab or pipe.
+ */
+const ROW_PAIR =
+  /(?:^|[,;\t|])[ \t]*(\p{Lu}[\p{Ll}'’-]+)[ \t]*(?=(?:,|([;\t|])[ \t]*)(\p{Lu}[\p{Ll}'’-]+)[ \t]*(?:[,;\t|]|\r?$))/gmu;
+
+/** A word a row's surname cell may hold: capitalised, no everyday, company, team or heading word. */
+function surnameCell(word: string): boolean {
+  return (
+    !notName(word) &&
+    !everyday(word) &&
+    !teamOrProductWord(word) &&
+    !COMPANY_WORDS.has(word.toUpperCase()) &&
+    !HEADING_WORDS.has(word.toUpperCase())
+  );
+}
+
+/**
+ * A name in a row of three cells or more with no header: a first name of the lexicon beside a
+ * surname's cell, in either order (`Jane,Doe,…`, `Doe;Jane;…`), as exports and pasted records
+ * write them.
+ */
+function rowNames(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  // The line of the last pair and its cells per separator, counted once a line.
+  let lineEnd = -1;
+  let cells = new Map<string, number>();
+  for (const m of text.matchAll(ROW_PAIR)) {
+    const [a, b] = [m[1]!, m[3]!];
+    const separator = m[2] ?? ",";
+    if (m.index >= lineEnd) {
+      const start = text.lastIndexOf("\n", m.index) + 1;
+      const end = text.indexOf("\n", m.index + 1);
+      lineEnd = end < 0 ? text.length : end;
+      cells = new Map();
+      for (let i = start; i < lineEnd; i++) {
+        const c = text[i]!;
+        if (c === "," || c === ";" || c === "\t" || c === "|")
+          cells.set(c, (cells.get(c) ?? 0) + 1);
+      }
+    }
+    // Three cells or more: two separators.
+    if ((cells.get(separator) ?? 0) < 2) continue;
+    const first = (w: string) => isFirstName(w) && !isCommonWord(w) && !notName(w);
+    if (!((first(a) && surnameCell(b)) || (first(b) && surnameCell(a)))) continue;
+    // The second cell is read ahead, not taken: it may pair with the cell after it.
+    const end = m.index + m[0].trimEnd().length;
+    out.push(span("NAME", end - a.length, a), span("NAME", text.indexOf(b, end), b));
   }
   return out;
 }

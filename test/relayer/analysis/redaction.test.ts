@@ -1424,6 +1424,30 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     expect(findPii("id,dob\n1,unknown\n2,n/a")).to.deep.equal([]);
   });
 
+  it("should redact a first name and a surname side by side in a row without a header, in either order", function () {
+    expectRedacted([
+      [
+        "Jane,Doe,jane@example.com\nJohn,Smith,j@example.com",
+        "[NAME_1],[NAME_2],[EMAIL_1]\n[NAME_3],[NAME_4],[EMAIL_2]",
+      ],
+      ["Doe;Jane;Berlin", "[NAME_1];[NAME_2];Berlin"],
+      ["Müller\tAnna\t1985", "[NAME_1]\t[NAME_2]\t1985"],
+      ["Madrid,Maria,Garcia", "Madrid,[NAME_1],[NAME_2]"],
+      ["ID | Maria | Garcia | Madrid", "ID | [NAME_1] | [NAME_2] | Madrid"],
+    ]);
+    // Two cells, a sentence's commas, places, tickers, months, a brand: no name.
+    expectNoName([
+      "Jane,Doe",
+      "We met Anna, Berlin, and Rome",
+      "Anna,Berlin,Rome",
+      "Swap,ETH,USDC,Arbitrum",
+      "April,May,June",
+      "Paris,France,2024",
+      "Wells,Fargo,Checking",
+    ]);
+    expectNothingFoundInLinearTime(["Abc,", "Abc;Abc\t", "Ab|"]);
+  });
+
   it("should redact a page's table cells under its header row or beside their label, with the text tables' rules", function () {
     expectRedacted([
       [
@@ -1585,12 +1609,17 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Mr. DeVito and Ms. LeBlanc", "Mr. [NAME_1] and Ms. [NAME_2]"],
       ["Dear Ms. LaToya Jackson,", "Dear Ms. [NAME_1],"],
       ["Signed: Leonardo DiCaprio", "Signed: [NAME_1]"],
+      // A brand's word with a surname after it is a person's name.
+      ["Dr. Pepper Smith signed", "Dr. [NAME_1] signed"],
     ]);
     // A company named after a person, its form read whole; a place of birth before a residence
     // label.
     expectNoName([
       "Dr. Oetker GmbH",
       "Herr Dr. Oetker GmbH liefert.",
+      // A brand that is a title and a word.
+      "I love Dr Pepper and Mr. Coffee machines",
+      "Dr. Martens boots, Mr Muscle, Mrs. Fields cookies",
       "née le 14/02/1991 à Brest, demeurant ici",
       "nato a Roma, residente a Milano",
       // Brands in camel case after a label or before a role: no first name, no title.

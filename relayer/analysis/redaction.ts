@@ -545,7 +545,7 @@ function ribKeyValid(bank: string, branch: string, account: string, key: string)
 }
 
 const MONTHS =
-  "(?:Jan(?:uary|vier|uar)?|Feb(?:ruary|ruar)?|f[ée]vrier|M[äa]r(?:ch|z|s)?|Apr(?:il)?|avril|May|Mai|June?|Juni|juin|July?|Juli|juillet|Aug(?:ust)?|ao[ûu]t|Sep(?:t(?:ember)?)?|septembre|Oct(?:ober)?|Okt(?:ober)?|octobre|Nov(?:ember)?|novembre|Dec(?:ember)?|Dez(?:ember)?|d[ée]cembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|januari|februari|maart|mei|augustus)";
+  "(?:Jan(?:uary|vier|uar)?|Feb(?:ruary|ruar)?|f[ée]vrier|M[äa]r(?:ch|z|s)?|Apr(?:il)?|avril|May|Mai|June?|Juni|juin|July?|Juli|juillet|Aug(?:ust)?|ao[ûu]t|Sep(?:t(?:ember)?)?|septembre|Oct(?:ober)?|Okt(?:ober)?|octobre|Nov(?:ember)?|novembre|Dec(?:ember)?|Dez(?:ember)?|d[ée]cembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|januari|februari|maart|mei|augustus|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia|września|października|listopada|grudnia)";
 const DAY = "\\d{1,2}(?:st|nd|rd|th|er|º|°|ª)?";
 const DATE = `(?:\\d{4}[./-]\\d{1,2}[./-]\\d{1,2}|\\d{1,2}[ ./-]\\d{1,2}[ ./-]\\d{2,4}|\\d{1,2}-${MONTHS}\\.?-\\d{2,4}|\\d{1,2}/${MONTHS}\\.?/\\d{2,4}|(?:19|20)\\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])(?!\\d)|${MONTHS}\\.? ${DAY},? \\d{4}|${DAY}\\.? (?:of )?(?:de )?${MONTHS}\\.?,? (?:de )?\\d{2}(?:\\d{2})?)`;
 /**
@@ -553,7 +553,7 @@ const DATE = `(?:\\d{4}[./-]\\d{1,2}[./-]\\d{1,2}|\\d{1,2}[ ./-]\\d{1,2}[ ./-]\\
  * `nata a Reggio Emilia (RE) il`, `nacido en Sevilla el`, `geboren in Köln am`, `geboren te Utrecht op`).
  */
 const BIRTHPLACE =
-  "(?:born in|geboren in|geboren te|n[ée](?:e|\\(e\\))? à|nacid[oa] en|nat[oa] a) \\p{Lu}[\\p{L}'’-]*(?: \\p{Lu}[\\p{L}'’-]*){0,3}(?: \\(\\p{Lu}{2}\\))?,? (?:on|am|le|el|il|op)";
+  "(?:born in|geboren in|geboren te|n[ée](?:e|\\(e\\))? à|nacid[oa] en|nat[oa] a|nascid[oa] em) \\p{Lu}[\\p{L}'’-]*(?: \\p{Lu}[\\p{L}'’-]*){0,3}(?: \\(\\p{Lu}{2}\\))?,? (?:on|am|le|el|il|op|em|a)";
 /** Labels that give the place of birth before the date (`Place and date of birth: Lyon, 3 April 1985`). */
 const PLACE_THEN_DATE =
   "(?:place and date of birth|lieu et date de naissance|lugar y fecha de nacimiento|luogo e data di nascita|Geburtsort und -datum)[:\\s]*\\p{Lu}[\\p{L}'’-]*(?: \\p{Lu}[\\p{L}'’-]*){0,3}(?: \\(\\p{Lu}{2}\\))?,?";
@@ -562,7 +562,7 @@ const PLACE_THEN_DATE =
  * (`Date of Birth (MM/DD/YYYY):`, `Geburtsdatum (TT.MM.JJJJ)`), and a biography's `(b. 3 April 1985)`.
  */
 const DOB_RE = new RegExp(
-  `(?:\\b(?:date[ _]?of[ _]?birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth[ _]?date|birthday|date_(?:de_)?naissance|fecha_(?:de_)?nacimiento|data_(?:di_)?nascita|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum(?:\\/-?ort| und -ort)?|Geburtstag|date and place of birth|date et lieu de naissance|fecha y lugar de nacimiento|data e luogo di nascita|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|geboortedatum|geboren op|geb\\. op|${BIRTHPLACE}|${PLACE_THEN_DATE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?["']?[:=\\s–—-]*["']?(?:the )?(${DATE})`,
+  `(?:\\b(?:date[ _]?of[ _]?birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth[ _]?date|birthday|date_(?:de_)?naissance|fecha_(?:de_)?nacimiento|data_(?:di_)?nascita|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum(?:\\/-?ort| und -ort)?|Geburtstag|date and place of birth|date et lieu de naissance|fecha y lugar de nacimiento|data e luogo di nascita|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|geboortedatum|geboren op|geb\\. op|data de nascimento|nascid[oa] (?:em|a)|data urodzenia|urodzon[ya](?: dnia)?|ur\\.|${BIRTHPLACE}|${PLACE_THEN_DATE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?["']?[:=\\s–—-]*["']?(?:the )?(${DATE})`,
   "giu",
 );
 
@@ -573,7 +573,7 @@ const DOB_RE = new RegExp(
  * (`born 1985-03-12`) is DOB_RE's.
  */
 const BIRTH_YEAR_RE =
-  /(?:\b(?:born(?: in)?|year of birth|birth year|geboren(?: im Jahr(?:e)?)?|geb\.|Geburtsjahr|Jahrgang|n[ée](?:e|\(e\))? en|ann[ée]e de naissance|nacid[oa] en(?: el año)?|año de nacimiento|nat[oa] nel|anno di nascita|geboren in|geboortejaar)|(?<=\()b\.)[:\s–—-]*((?:19|20)\d{2})(?![\p{L}\p{N}]|[./-]\d)/giu;
+  /(?:\b(?:born(?: in)?|year of birth|birth year|geboren(?: im Jahr(?:e)?)?|geb\.|Geburtsjahr|Jahrgang|n[ée](?:e|\(e\))? en|ann[ée]e de naissance|nacid[oa] en(?: el año)?|año de nacimiento|nat[oa] nel|anno di nascita|geboren in|geboortejaar|ano de nascimento|nascid[oa] em|rok urodzenia|urodzon[ya] w)|(?<=\()b\.)[:\s–—-]*((?:19|20)\d{2})(?![\p{L}\p{N}]|[./-]\d)/giu;
 
 function datesOfBirth(text: string): PiiSpan[] {
   return [...matches(DOB_RE, text, 1), ...matches(BIRTH_YEAR_RE, text, 1)].map(([i, v]) =>

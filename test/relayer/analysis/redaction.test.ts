@@ -701,11 +701,30 @@ describe("# analysis redaction of each type's other formats", function () {
       ],
       ["geboren te Den Haag op 12 maart 1979", "geboren te Den Haag op [DOB_1]"],
       ["Geboortejaar: 1985, geboren in 1986", "Geboortejaar: [DOB_1], geboren in [DOB_2]"],
+      // Portuguese and Polish labels and months.
+      ["Data de nascimento: 03/04/1985", "Data de nascimento: [DOB_1]"],
+      [
+        "nascido em Lisboa, em 12 de março de 1979; nascida a 3 de abril de 1985",
+        "nascido em Lisboa, em [DOB_1]; nascida a [DOB_2]",
+      ],
+      [
+        "Data urodzenia: 03.04.1985, ur. 12 maja 1979 r.",
+        "Data urodzenia: [DOB_1], ur. [DOB_2] r.",
+      ],
+      ["urodzony 3 kwietnia 1985 w Warszawie", "urodzony [DOB_1] w Warszawie"],
+      [
+        "Ano de nascimento: 1985; urodzona w 1990",
+        "Ano de nascimento: [DOB_1]; urodzona w [DOB_2]",
+      ],
     ]);
     expect(
       findPii("Effective 03/04/2025, signed 2025-04-03, build 20250403, Schedule b. 3 April 2025"),
     ).to.deep.equal([]);
     expect(findPii("In mei 2020 getekend, op 15 augustus 2021 betaald")).to.deep.equal([]);
+    expectNothingFound([
+      "Fundada em 1985, paga em 3 de maio de 2020",
+      "Jur. 12.03.2020, 3 marca 2021",
+    ]);
   });
 
   it("should redact addresses with unit numbers, country-prefixed postcodes, Cedex and post-office boxes", function () {

@@ -1160,12 +1160,11 @@ const CASUAL_GREETINGS =
  * A greeting or sign-off then one or two words in lower case that end their line (`thanks, tom`,
  * `hi anna,`), as chats write a name.
  */
+const CASUAL_GREETING = CASUAL_GREETINGS.split(" ")
+  .map((g) => `[${g[0]}${g[0]!.toUpperCase()}]${g.slice(1)}`)
+  .join("|");
 const CASUAL_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:${CASUAL_GREETINGS.split(" ")
-    .map((g) => `[${g[0]}${g[0]!.toUpperCase()}]${g.slice(1)}`)
-    .join(
-      "|",
-    )})(?: you)?[,!]?[ \\t]+(\\p{Ll}[\\p{Ll}'’-]+(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]+)?)(?=[ \\t]*[,.!]?[ \\t]*(?:\\r?\\n|$))`,
+  `(?<![\\p{L}\\p{N}])(?:${CASUAL_GREETING})(?: you)?[,!]?[ \\t]+(\\p{Ll}[\\p{Ll}'’-]+(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]+)?)(?=[ \\t]*[,.!]?[ \\t]*(?:\\r?\\n|$))`,
   "gu",
 );
 
@@ -1413,6 +1412,11 @@ function tableColumns(text: string): PiiSpan[] {
 const ROW_PAIR =
   /(?:^|[,;\t|])[ \t]*(\p{Lu}[\p{Ll}'’-]+)[ \t]*(?=(?:,|([;\t|])[ \t]*)(\p{Lu}[\p{Ll}'’-]+)[ \t]*(?:[,;\t|]|\r?$))/gmu;
 
+/** A word a row's first-name cell may hold: a first name of the lexicon, no everyday word. */
+function firstNameCell(word: string): boolean {
+  return isFirstName(word) && !isCommonWord(word) && !notName(word);
+}
+
 /** A word a row's surname cell may hold: capitalised, no everyday, company, team or heading word. */
 function surnameCell(word: string): boolean {
   return (
@@ -1450,8 +1454,7 @@ function rowNames(text: string): PiiSpan[] {
     }
     // Three cells or more: two separators.
     if ((cells.get(separator) ?? 0) < 2) continue;
-    const first = (w: string) => isFirstName(w) && !isCommonWord(w) && !notName(w);
-    if (!((first(a) && surnameCell(b)) || (first(b) && surnameCell(a)))) continue;
+    if (!((firstNameCell(a) && surnameCell(b)) || (firstNameCell(b) && surnameCell(a)))) continue;
     // The second cell is read ahead, not taken: it may pair with the cell after it.
     const end = m.index + m[0].trimEnd().length;
     out.push(span("NAME", end - a.length, a), span("NAME", text.indexOf(b, end), b));
@@ -2076,24 +2079,21 @@ export const NAME_PATTERNS: readonly RegExp[] = [
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 
-/** A legacy Bitcoin address: 25 bytes in base58 whose last 4 are its double SHA-256's first 4. */
-function isBase58Check(address: string): boolean {
-  let n = 0n;
-  for (const c of address) n = n * 58n + BigInt(BASE58.indexOf(c));
-  const hex = n.toString(16).padStart(50, "0");
-  if (hex.length !== 50) return false;
-  const bytes = Buffer.from(hex, "hex");
-  const once = createHash("sha256").update(bytes.subarray(0, 21)).digest();
-  const twice = createHash("sha256").update(once).digest();
-  return twice.subarray(0, 4).equals(bytes.subarray(21));
-}
-
 /** A base58 string's value as big-endian bytes: `size` of them, or undefined when it needs more. */
 function base58Bytes(chars: string, size: number): Buffer | undefined {
   let n = 0n;
   for (const c of chars) n = n * 58n + BigInt(BASE58.indexOf(c));
   const hex = n.toString(16).padStart(size * 2, "0");
   return hex.length === size * 2 ? Buffer.from(hex, "hex") : undefined;
+}
+
+/** A legacy Bitcoin address: 25 bytes in base58 whose last 4 are its double SHA-256's first 4. */
+function isBase58Check(address: string): boolean {
+  const bytes = base58Bytes(address, 25);
+  if (!bytes) return false;
+  const once = createHash("sha256").update(bytes.subarray(0, 21)).digest();
+  const twice = createHash("sha256").update(once).digest();
+  return twice.subarray(0, 4).equals(bytes.subarray(21));
 }
 
 /** How many bytes a Monero base58 block of so many characters holds (11 characters, 8 bytes). */

@@ -602,6 +602,18 @@ const JAPANESE_PLACE = "[\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}ー々]";
 const JAPANESE_NUMBER = "(?:[0-9０-９]{1,4}|[一二三四五六七八九十]{1,3})";
 /** Portugal's postcode (4-3) and town after a street (Rua Augusta 12, 1100-048 Lisboa). */
 const PORTUGAL_TAIL = `,? \\d{4}-\\d{3} ${CITY}`;
+/**
+ * A street's types written before its name, by language; a type two languages share (Avenida,
+ * Largo, Av.) is in each.
+ */
+const SPANISH_STREET_TYPES =
+  "Calle|C\\/|Avenida|Avda\\.?|Paseo|Plaza|Camino|Carrera|Ronda|Travesía|Glorieta|Callejón|Cuesta|Carretera|Urbanización|Rambla|Gran (?:Vía|Subida|Calle|Avenida|Plaza|Paseo|Camino|Ronda|Travesía|Cuesta|Rambla)";
+const ITALIAN_STREET_TYPES =
+  "Via|Viale|Piazza|Corso|Vicolo|Largo|Strada|Contrada|Borgo|Piazzale|Lungomare|Salita|Rotonda|Incrocio|Canale|Vico|Traversa";
+const FRENCH_STREET_TYPES =
+  "Rue|Avenue|Av\\.|Boulevard|Bd|Place|Allée|Impasse|Chemin|Quai|Route|Ruelle|Sentier";
+const PORTUGUESE_STREET_TYPES =
+  "Rua|Avenida|Av\\.|Travessa|Praça|Largo|Estrada|Alameda|Calçada|Rodovia|Praceta|Beco|Ladeira";
 const ADDRESS_PATTERNS: RegExp[] = [
   // [Flat 3, ]123 Main Street[, Apt. 4][, Springfield, IL 62704]; a British town may have its
   // county before the postcode (Little Whinging, Surrey GU1 1AA), an Australian its state's
@@ -623,7 +635,10 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // 12 rue de la Paix[, 75002 Paris] / 5 bis avenue Foch
   /\b\d{1,4}(?: bis| ter)?,? (?:rue|avenue|av\.|boulevard|bd|place|allée|impasse|chemin|quai|route|cours|passage|voie|square|sentier|faubourg|rond-point|esplanade|mail|parvis|villa|cité|hameau|porte) (?:(?:de la|de l'|du|des|de|d'|la|le|l')\s?)?[\p{L}'’ -]+?(?=,|\n|\.(?:\s|$)|$| \d{5})(?:,? (?:F-)?\d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|et|und|y|e|Cedex)\b)(?: Cedex(?: \d{1,2})?)?)?/gimu,
   // Calle Mayor 5 / Avenida de la Constitución, 12 / Via Roma 10 / Gran Subida Hugo 2 [, 28013 Madrid]
-  /\b(?:(?:Calle|C\/|Avenida|Avda\.?|Paseo|Plaza|Camino|Carrera|Ronda|Travesía|Glorieta|Callejón|Cuesta|Carretera|Urbanización|Rambla|Gran (?:Vía|Subida|Calle|Avenida|Plaza|Paseo|Camino|Ronda|Travesía|Cuesta|Rambla)|Via|Viale|Piazza|Corso|Vicolo|Largo|Strada|Contrada|Borgo|Piazzale|Lungomare|Salita|Rotonda|Incrocio|Canale|Contrada|Vico|Traversa)\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\s)?[\p{Lu}][\p{L}'’ .-]{0,80}?,? \d{1,4}(?:[/-][A-Za-z\d]{1,3}(?![\p{L}\p{N}]))?(?:[ ,]+(?:\d{1,2}[ºª°](?: ?[A-Z](?![\p{L}\p{N}]))?|Piso \d+|Puerta \d+|Interno \d+|Appartamento \d+|Escalera \d+|Scala \d+))*)(?:,? \d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|y|e)\b))?/gu,
+  new RegExp(
+    `\\b(?:(?:${SPANISH_STREET_TYPES}|${ITALIAN_STREET_TYPES})\\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\\s)?[\\p{Lu}][\\p{L}'’ .-]{0,80}?,? \\d{1,4}(?:[/-][A-Za-z\\d]{1,3}(?![\\p{L}\\p{N}]))?(?:[ ,]+(?:\\d{1,2}[ºª°](?: ?[A-Z](?![\\p{L}\\p{N}]))?|Piso \\d+|Puerta \\d+|Interno \\d+|Appartamento \\d+|Escalera \\d+|Scala \\d+))*)(?:,? \\d{5} [\\p{Lu}][\\p{L}'’ -]+?(?=[,.\\n]|$| (?:and|y|e)\\b))?`,
+    "gu",
+  ),
   // Any street of one to six words (particles allowed) with a house number or s/n, then a
   // five-digit postcode and a city: German, Spanish, Italian, Dutch style (Kump 29a, 48312
   // Nürnberg; Edificio Maica, 9, 90972 Parla; Borgo Lentini 8, 30292 Adelchi nell'emilia).
@@ -636,7 +651,7 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // Lugano; Rue de la Loi 16, 1000 Bruxelles): only after a street's type, as a year and a word
   // are no postcode and town.
   new RegExp(
-    `(?<![\\p{L}\\p{N}])(?:Rue|Avenue|Av\\.|Boulevard|Bd|Place|Allée|Impasse|Chemin|Quai|Route|Ruelle|Sentier|Via|Viale|Piazza|Corso|Vicolo|Largo)(?: ${STREET_WORD}){1,6},? \\d{1,4}[a-zA-Z]?, (?:(?:CH|A|B|L)-)?\\d{4} ${CITY}`,
+    `(?<![\\p{L}\\p{N}])(?:${FRENCH_STREET_TYPES}|${ITALIAN_STREET_TYPES})(?: ${STREET_WORD}){1,6},? \\d{1,4}[a-zA-Z]?, (?:(?:CH|A|B|L)-)?\\d{4} ${CITY}`,
     "gu",
   ),
   // Polish: the street's abbreviated type in lower case first, a flat after a slash or `lok.`, a
@@ -650,7 +665,7 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // Brazil's district, town, state and CEP 5-3 (Av. Paulista, 1578 - Bela Vista, São Paulo - SP,
   // 01310-200).
   new RegExp(
-    `(?<![\\p{L}\\p{N}])(?:Rua|Avenida|Av\\.|Travessa|Praça|Largo|Estrada|Alameda|Calçada|Rodovia|Praceta|Beco|Ladeira)(?: ${STREET_WORD}| d[aoe]s?){1,6}(?:,? (?:n\\.?º ?)?\\d{1,5}[A-Za-z]?(?![-\\d])(?:,? \\d{1,2}\\.?[ºª°]\\.?(?: ?(?:Esq|Dto|Dt|Drt|Fte|Frente|[A-Z](?![\\p{L}\\p{N}]))\\.?)?)?(?:${PORTUGAL_TAIL}|(?: ?[-–,] ?${CITY})?,? ${CITY} ?[-–/] ?${BRAZIL_STATE}(?![\\p{L}\\p{N}])(?:,? (?:CEP:? ?)?\\d{5}-?\\d{3})?)?|${PORTUGAL_TAIL})`,
+    `(?<![\\p{L}\\p{N}])(?:${PORTUGUESE_STREET_TYPES})(?: ${STREET_WORD}| d[aoe]s?){1,6}(?:,? (?:n\\.?º ?)?\\d{1,5}[A-Za-z]?(?![-\\d])(?:,? \\d{1,2}\\.?[ºª°]\\.?(?: ?(?:Esq|Dto|Dt|Drt|Fte|Frente|[A-Z](?![\\p{L}\\p{N}]))\\.?)?)?(?:${PORTUGAL_TAIL}|(?: ?[-–,] ?${CITY})?,? ${CITY} ?[-–/] ?${BRAZIL_STATE}(?![\\p{L}\\p{N}])(?:,? (?:CEP:? ?)?\\d{5}-?\\d{3})?)?|${PORTUGAL_TAIL})`,
     "gu",
   ),
   // A Brazilian CEP and a Japanese postcode after their mark (CEP 01310-200, 〒100-0001).
@@ -1169,14 +1184,22 @@ const CASUAL_NAME = new RegExp(
 );
 
 /**
- * A first name of the lexicon that is no everyday word (`tom`, not `will`), then a surname that is
- * none either, after a greeting or sign-off in lower case.
+ * A first name of the lexicon that is no everyday or other word (`tom`, not `will`), as a chat's
+ * sign-off and a row's cell hold one with nothing around it to tell.
+ */
+function plainFirstName(word: string): boolean {
+  return isFirstName(word) && !isCommonWord(word) && !notName(word);
+}
+
+/**
+ * A plain first name, then a surname that is no everyday word either, after a greeting or sign-off
+ * in lower case.
  */
 function casualNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(CASUAL_NAME)) {
     const [first, last] = m[1]!.split(/[ \t]/u);
-    if (!isFirstName(first!) || isCommonWord(first!) || notName(first!)) continue;
+    if (!plainFirstName(first!)) continue;
     const whole = last && !isCommonWord(last) && !notName(last) && !PARTICLE_WORD.test(last);
     out.push(span("NAME", m.index + m[0].lastIndexOf(m[1]!), whole ? m[1]! : first!));
   }
@@ -1412,11 +1435,6 @@ function tableColumns(text: string): PiiSpan[] {
 const ROW_PAIR =
   /(?:^|[,;\t|])[ \t]*(\p{Lu}[\p{Ll}'’-]+)[ \t]*(?=(?:,|([;\t|])[ \t]*)(\p{Lu}[\p{Ll}'’-]+)[ \t]*(?:[,;\t|]|\r?$))/gmu;
 
-/** A word a row's first-name cell may hold: a first name of the lexicon, no everyday word. */
-function firstNameCell(word: string): boolean {
-  return isFirstName(word) && !isCommonWord(word) && !notName(word);
-}
-
 /** A word a row's surname cell may hold: capitalised, no everyday, company, team or heading word. */
 function surnameCell(word: string): boolean {
   return (
@@ -1454,7 +1472,7 @@ function rowNames(text: string): PiiSpan[] {
     }
     // Three cells or more: two separators.
     if ((cells.get(separator) ?? 0) < 2) continue;
-    if (!((firstNameCell(a) && surnameCell(b)) || (firstNameCell(b) && surnameCell(a)))) continue;
+    if (!((plainFirstName(a) && surnameCell(b)) || (plainFirstName(b) && surnameCell(a)))) continue;
     // The second cell is read ahead, not taken: it may pair with the cell after it.
     const end = m.index + m[0].trimEnd().length;
     out.push(span("NAME", end - a.length, a), span("NAME", text.indexOf(b, end), b));

@@ -747,6 +747,8 @@ describe("# analysis redaction of each type's other formats", function () {
         "Via Cantonale 3, CH-6900 Lugano; Rue de la Loi 16, 1000 Bruxelles",
         "[ADDRESS_1]; [ADDRESS_2]",
       ],
+      // Every Italian street's type, as Ticino writes them.
+      ["Strada Regina 12, 6982 Agno; Contrada Sassello 4, 6900 Lugano", "[ADDRESS_1]; [ADDRESS_2]"],
     ]);
     // A clause's number and a year before a word are no street and postcode.
     expect(findPii("Section 12, 2024 Report; Clause 4, 2025 Review")).to.deep.equal([]);

@@ -56,7 +56,7 @@ export interface PiiSpan {
 }
 
 export interface RedactionOptions {
-  /** Crypto addresses (EVM 0x…, Bitcoin) count as personal data. */
+  /** Crypto addresses (every chain `cryptoAddresses` reads, and ENS names) count as personal data. */
   cryptoAddresses: boolean;
   /** Regions whose national phone formats are recognised (international `+` formats always are). */
   phoneRegions: readonly CountryCode[];
@@ -747,10 +747,16 @@ const BARE_INITIAL = /^\p{Lu}$/u;
 /** A particle of two words starting a surname in capitals, as registers write it (Van Der Berg, De La Cruz). */
 const TITLE_PARTICLE = "(?:Van|Von|De) (?:[Dd]er|[Dd]en|[Dd]em|[Dd]e|[Hh]et|[Ll]os|[Ll]as|[Ll]a)";
 /**
+ * An article that starts a sentence after a comma (`Dear Anna Smith, Le contrat…`), where a name
+ * written surname first would have the given name.
+ */
+const SENTENCE_ARTICLE =
+  "(?:Le|La|Les|Lo|Il|El|Los|Las|Der|Die|Das|Het|The|Un|Une|Una|Uno|Ein|Eine)";
+/**
  * Surname first, as lists, registers and forms write it: Smith, John; SMITH, John; Tolkien, J.R.R.;
  * Van Der Berg, Jan.
  */
-const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_WORD})?|(?:${PARTICLE} |${TITLE_PARTICLE} )?${NAME_WORD}(?: ${NAME_WORD})?), (?:${NAME_WORD}(?: ${NAME_WORD}){0,2}|${INITIALS})`;
+const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_WORD})?|(?:${PARTICLE} |${TITLE_PARTICLE} )?${NAME_WORD}(?: ${NAME_WORD})?), (?!${SENTENCE_ARTICLE} \\p{Ll})(?:${NAME_WORD}(?: ${NAME_WORD}){0,2}|${INITIALS})`;
 /** What a label may be followed by: a name in any of the forms above. */
 /** The dot of a suffix the name pattern ends on (Jr.), which the span then takes back. */
 const SUFFIX_DOT = "(?:(?<=Jr|Sr|JR|SR)\\.)?";
@@ -2096,18 +2102,24 @@ export const NAME_PATTERNS: readonly RegExp[] = [
 ];
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+/** The XRP Ledger's base58: the same scheme, its characters in another order. */
+const XRP_BASE58 = "rpshnaf39wBUDNEGHJKLM4PQRST7VWXYZ2bcdeCg65jkm8oFqi1tuvAxyz";
 
 /** A base58 string's value as big-endian bytes: `size` of them, or undefined when it needs more. */
-function base58Bytes(chars: string, size: number): Buffer | undefined {
+function base58Bytes(chars: string, size: number, alphabet = BASE58): Buffer | undefined {
   let n = 0n;
-  for (const c of chars) n = n * 58n + BigInt(BASE58.indexOf(c));
+  for (const c of chars) n = n * 58n + BigInt(alphabet.indexOf(c));
   const hex = n.toString(16).padStart(size * 2, "0");
   return hex.length === size * 2 ? Buffer.from(hex, "hex") : undefined;
 }
 
-/** A legacy Bitcoin address: 25 bytes in base58 whose last 4 are its double SHA-256's first 4. */
-function isBase58Check(address: string): boolean {
-  const bytes = base58Bytes(address, 25);
+/**
+ * A base58check address of 25 bytes whose last 4 are its double SHA-256's first 4: Bitcoin's
+ * legacy and script addresses, and those of the chains that kept its scheme (Litecoin, Dogecoin,
+ * Tron, and the XRP Ledger in its own alphabet).
+ */
+function isBase58Check(address: string, alphabet = BASE58): boolean {
+  const bytes = base58Bytes(address, 25, alphabet);
   if (!bytes) return false;
   const once = createHash("sha256").update(bytes.subarray(0, 21)).digest();
   const twice = createHash("sha256").update(once).digest();
@@ -2144,17 +2156,25 @@ const SOLANA_LABEL = new RegExp(`${SOLANA_NAME.source}[^\\n]{0,24}$`, "iu");
 
 const BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
 
-/** A SegWit address: its BIP-173 checksum (bech32, witness v0) or BIP-350's (bech32m, v1+). */
+/**
+ * A bech32 address by its checksum over its prefix and data: SegWit's (Bitcoin `bc1`, Litecoin
+ * `ltc1`) by BIP-173 for witness v0 and BIP-350's bech32m for v1+, and Cardano's Shelley
+ * addresses (`addr1`, `stake1`), always bech32 and longer than BIP-173's 90 characters.
+ */
 function isBech32(address: string): boolean {
-  const data = [...address.slice(3)].map((c) => BECH32.indexOf(c));
+  const split = address.lastIndexOf("1");
+  const hrp = address.slice(0, split);
+  const prefix = [...hrp].map((c) => c.charCodeAt(0));
+  const data = [...address.slice(split + 1)].map((c) => BECH32.indexOf(c));
   let chk = 1;
-  for (const v of [3, 3, 0, 2, 3, ...data]) {
+  for (const v of [...prefix.map((c) => c >> 5), 0, ...prefix.map((c) => c & 31), ...data]) {
     const top = chk >>> 25;
     chk = ((chk & 0x1ffffff) << 5) ^ v;
     for (const [bit, g] of [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3].entries())
       if ((top >>> bit) & 1) chk ^= g;
   }
-  return chk === (data[0] === 0 ? 1 : 0x2bc830a3);
+  const segwit = hrp === "bc" || hrp === "ltc";
+  return chk === (segwit && data[0] !== 0 ? 0x2bc830a3 : 1);
 }
 
 function cryptoAddresses(text: string): PiiSpan[] {
@@ -2162,10 +2182,16 @@ function cryptoAddresses(text: string): PiiSpan[] {
     // `0X…` too: the prefix is case-insensitive where addresses are parsed (EIP-55 checksums only
     // the hex digits' case).
     ...matches(/\b0[xX][0-9a-fA-F]{40}\b/g, text),
-    // Bitcoin by its checksum: a hash's 26 to 35 hex digits are often base58 too.
+    // By their checksums: a hash's 26 to 35 hex digits are often base58 too.
     ...[
-      ...matches(/\b(?:bc1[02-9ac-hj-np-z]{25,59}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b/g, text),
-    ].filter(([, v]) => (v.startsWith("bc1") ? isBech32(v) : isBase58Check(v))),
+      ...matches(
+        /\b(?:(?:bc|ltc)1[02-9ac-hj-np-z]{25,59}|(?:addr|stake)1[02-9ac-hj-np-z]{50,110}|[13LMDT][1-9A-HJ-NP-Za-km-z]{25,34})\b/g,
+        text,
+      ),
+    ].filter(([, v]) => (/^[a-z]+1/.test(v) ? isBech32(v) : isBase58Check(v))),
+    ...[...matches(/\br[1-9A-HJ-NP-Za-km-z]{24,34}\b/g, text)].filter(([, v]) =>
+      isBase58Check(v, XRP_BASE58),
+    ),
     // An ENS name resolves to its owner's address on chain: as identifying as the address.
     ...(ENS_SUFFIX.test(text) ? matches(ENS_NAME, text) : []),
     ...[...matches(/\b[48][1-9A-HJ-NP-Za-km-z]{94}(?:[1-9A-HJ-NP-Za-km-z]{11})?\b/g, text)].filter(

@@ -837,6 +837,38 @@ describe("# analysis redaction of each type's other formats", function () {
       ),
     ).to.deep.equal([]);
   });
+
+  it("should take the addresses of the chains that kept Bitcoin's checksums, and Cardano's, by their checksums", function () {
+    const addresses = [
+      "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", // Tron
+      "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh", // XRP Ledger, its own alphabet
+      "LVg2kJoFNg45Nbpy53h7Fe1wKyeXVRhMH9", // Litecoin
+      "MGxNPPB7eBoWPUaprtX9v9CXJZoD2465zN", // Litecoin, script
+      "ltc1qhzjptwpym9afcdjhs7jcz6fd0jma0l0rc0e5yr", // Litecoin, SegWit
+      "DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L", // Dogecoin
+      // Cardano, Shelley
+      "addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgse35a3x",
+      "stake1uyehkck0lajq8gr28t9uxnuvgcqrc6070x3k9r8048z8y5gh6ffgw", // Cardano, stake
+    ];
+    const mistyped = (a: string) => `${a.slice(0, -1)}${a.at(-1) === "a" ? "c" : "a"}`;
+    for (const address of addresses) {
+      expectRedacted([[`send to ${address}.`, "send to [CRYPTO_1]."]]);
+      // One character changed breaks the checksum.
+      expect(findPii(`send to ${mistyped(address)}.`), address).to.deep.equal([]);
+    }
+    // Words of the alphabets that start as these chains do are no address.
+    expectNothingFound([
+      "TheQuickBrownFoxJumpsOverTheLazyDogs",
+      "rGenerateSummaryReportsForQuarterly",
+      "stake1 is the pool's ticker",
+    ]);
+    // Every token a candidate whose checksum fails, and tokens too short to be one.
+    expectNothingFoundInLinearTime([
+      ...addresses.map((a) => `${mistyped(a)} `),
+      "TR7NHqjeKQxGTCi8q8ZY4p",
+      "addr1qx2fxv2umyh",
+    ]);
+  });
 });
 
 describe("# analysis scans of digit-heavy text and of long tokens", function () {
@@ -1256,6 +1288,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["GARCÍA, Lucía y López, Ana firman.", "[NAME_1] y López, Ana firman."],
       // A role's acronym before the comma is no surname.
       ["The CFO, Oluwaseun Adebayo, approved it.", "The CFO, [NAME_1], approved it."],
+      // An article and a word in lower case after the comma start a sentence, not a given name.
+      ["Dear Anna Smith, Le contrat est signé.", "Dear [NAME_1], Le contrat est signé."],
+      ["Hallo Anna Schmidt, Die Unterlagen folgen.", "Hallo [NAME_1], Die Unterlagen folgen."],
+      ["Dear Mr Smith, La société a payé.", "Dear Mr [NAME_1], La société a payé."],
     ]);
     expectNoName([
       "However, Acme shall pay.",

@@ -1170,7 +1170,13 @@ function names(text: string): PiiSpan[] {
     if (v.includes(", ") ? !surnameFirst(v) : !looksPersonal(v.split(" "))) continue;
     out.push(nameSpan(text, m.index, v.split(" ")));
   }
-  out.push(...unlabelledNames(text), ...fieldNames(text), ...casualNames(text), ...rowNames(text));
+  out.push(
+    ...unlabelledNames(text),
+    ...fieldNames(text),
+    ...casualNames(text),
+    ...lowerLabelledNames(text),
+    ...rowNames(text),
+  );
   return out;
 }
 
@@ -1197,6 +1203,11 @@ function plainFirstName(word: string): boolean {
   return isFirstName(word) && !isCommonWord(word) && !notName(word);
 }
 
+/** A surname's word in lower case after a plain first name: no everyday word, nor a particle. */
+function plainSurname(word: string): boolean {
+  return !isCommonWord(word) && !notName(word) && !PARTICLE_WORD.test(word);
+}
+
 /**
  * A plain first name, then a surname that is no everyday word either, after a greeting or sign-off
  * in lower case.
@@ -1206,8 +1217,38 @@ function casualNames(text: string): PiiSpan[] {
   for (const m of text.matchAll(CASUAL_NAME)) {
     const [first, last] = m[1]!.split(/[ \t]/u);
     if (!plainFirstName(first!)) continue;
-    const whole = last && !isCommonWord(last) && !notName(last) && !PARTICLE_WORD.test(last);
+    const whole = last && plainSurname(last);
     out.push(span("NAME", m.index + m[0].lastIndexOf(m[1]!), whole ? m[1]! : first!));
+  }
+  return out;
+}
+
+/**
+ * A label of a name in any case with its colon, then one to three words in lower case that end
+ * their line (`signed: j. smith`, `witness: anna kowalski`), as quick notes and chats type them.
+ */
+const LOWER_LABELLED_NAME = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS}|Cc|Bcc)[ \\t]?:[ \\t]*(\\p{Ll}[\\p{Ll}'’-]*\\.?(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,2})(?=[ \\t]*[,.;]?[ \\t]*(?:\\r?\\n|$))`,
+  "giu",
+);
+
+/**
+ * A name in lower case after its label: a plain first name, or an initial before a surname, then
+ * the words after it up to one that is an everyday or other word (`signed: tom`, `witness: j.
+ * smith`; `signed: see above` and `attn: accounts payable` stay).
+ */
+function lowerLabelledNames(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(LOWER_LABELLED_NAME)) {
+    const words = m[1]!.split(/[ \t]/u);
+    const initial = /^\p{Ll}\.?$/u.test(words[0]!);
+    if (!initial && !plainFirstName(words[0]!)) continue;
+    let kept = 1;
+    while (kept < words.length && plainSurname(words[kept]!)) kept++;
+    if (initial && kept === 1) continue;
+    let end = 0;
+    for (const w of words.slice(0, kept)) end = m[1]!.indexOf(w, end) + w.length;
+    out.push(span("NAME", m.index + m[0].lastIndexOf(m[1]!), m[1]!.slice(0, end)));
   }
   return out;
 }

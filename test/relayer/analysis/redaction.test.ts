@@ -1442,6 +1442,27 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should read a name in lower case after a person's label when it ends its line: a first name, or an initial and a surname", function () {
+    expectRedacted([
+      ["signed: j. smith", "signed: [NAME_1]"],
+      ["Witness: anna kowalski\nDate: 3 May", "Witness: [NAME_1]\nDate: 3 May"],
+      ["cc: tom riddle;", "cc: [NAME_1];"],
+      ["name: j smith", "name: [NAME_1]"],
+      // The words after the name up to an everyday one.
+      ["signed by: maria the notary", "signed by: [NAME_1] the notary"],
+    ]);
+    // A form's instruction, a state, a team, an initial alone, a workflow's keys.
+    expectNoName([
+      "signed: see above",
+      "attn: accounts payable",
+      "signed: j.",
+      "signed: pending approval",
+      "bridge:\n  from: base\n  to: aurora\n",
+      "swap:\n  from: usdc\n  to: ada\n",
+    ]);
+    expectNothingFoundInLinearTime(["signed: a ", "signed:signed:", "cc: tom riddle was here, "]);
+  });
+
   it("should redact a table's name and date-of-birth columns under its header: CSV, semicolons, tabs, Markdown", function () {
     expectRedacted([
       [

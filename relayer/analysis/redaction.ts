@@ -1476,11 +1476,10 @@ function tableColumns(text: string): PiiSpan[] {
 
 /**
  * Two cells side by side in a record's row without a header (`Jane,Doe,jane@example.com`): each one
- * capitalised word, a comma with no space after it (a sentence's comma has one), or a semicolon,
- * tab or pipe.
+ * word, a comma with no space after it (a sentence's comma has one), or a semicolon, tab or pipe.
  */
 const ROW_PAIR =
-  /(?:^|[,;\t|])[ \t]*(\p{Lu}[\p{Ll}'’-]+)[ \t]*(?=(?:,|([;\t|])[ \t]*)(\p{Lu}[\p{Ll}'’-]+)[ \t]*(?:[,;\t|]|\r?$))/gmu;
+  /(?:^|[,;\t|])[ \t]*(\p{L}[\p{Ll}'’-]+)[ \t]*(?=(?:,|([;\t|])[ \t]*)(\p{L}[\p{Ll}'’-]+)[ \t]*(?:[,;\t|]|\r?$))/gmu;
 
 /** A word a row's surname cell may hold: capitalised, no everyday, company, team or heading word. */
 function surnameCell(word: string): boolean {
@@ -1503,6 +1502,7 @@ function rowNames(text: string): PiiSpan[] {
   // The line of the last pair and its cells per separator, counted once a line.
   let lineEnd = -1;
   let cells = new Map<string, number>();
+  let mailed = false;
   for (const m of text.matchAll(ROW_PAIR)) {
     const [a, b] = [m[1]!, m[3]!];
     const separator = m[2] ?? ",";
@@ -1511,14 +1511,19 @@ function rowNames(text: string): PiiSpan[] {
       const end = text.indexOf("\n", m.index + 1);
       lineEnd = end < 0 ? text.length : end;
       cells = new Map();
+      mailed = false;
       for (let i = start; i < lineEnd; i++) {
         const c = text[i]!;
         if (c === "," || c === ";" || c === "\t" || c === "|")
           cells.set(c, (cells.get(c) ?? 0) + 1);
+        else if (c === "@") mailed = true;
       }
     }
     // Three cells or more: two separators.
     if ((cells.get(separator) ?? 0) < 2) continue;
+    // A cell in lower case only in a row that holds an e-mail address, as exports of sign-up
+    // lists write them (`jane,doe,jane@example.com`): a list of words in lower case is no record.
+    if (!mailed && (/^\p{Ll}/u.test(a) || /^\p{Ll}/u.test(b))) continue;
     if (!((plainFirstName(a) && surnameCell(b)) || (plainFirstName(b) && surnameCell(a)))) continue;
     // The second cell is read ahead, not taken: it may pair with the cell after it.
     const end = m.index + m[0].trimEnd().length;

@@ -1512,8 +1512,14 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Müller\tAnna\t1985", "[NAME_1]\t[NAME_2]\t1985"],
       ["Madrid,Maria,Garcia", "Madrid,[NAME_1],[NAME_2]"],
       ["ID | Maria | Garcia | Madrid", "ID | [NAME_1] | [NAME_2] | Madrid"],
+      // In lower case, or one cell so, in a row that holds an e-mail address.
+      [
+        "jane,doe,jane@example.com\ngrace;hopper;grace@navy.mil\nJohn,smith,j@example.com",
+        "[NAME_1],[NAME_2],[EMAIL_1]\n[NAME_3];[NAME_4];[EMAIL_2]\n[NAME_5],[NAME_6],[EMAIL_3]",
+      ],
     ]);
-    // Two cells, a sentence's commas, places, tickers, months, a brand: no name.
+    // Two cells, a sentence's commas, places, tickers, months, a brand, words in lower case in a
+    // row without an e-mail address or everyday ones in one with it: no name.
     expectNoName([
       "Jane,Doe",
       "We met Anna, Berlin, and Rome",
@@ -1522,8 +1528,12 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "April,May,June",
       "Paris,France,2024",
       "Wells,Fargo,Checking",
+      "jane,doe,1985",
+      "tags: grace,hopper,navy",
+      "buy,sell,hold,ops@example.com",
+      "anna,berlin,anna@example.de",
     ]);
-    expectNothingFoundInLinearTime(["Abc,", "Abc;Abc\t", "Ab|"]);
+    expectNothingFoundInLinearTime(["Abc,", "Abc;Abc\t", "Ab|", "abc,", "abc;abc@\t"]);
   });
 
   it("should redact a page's table cells under its header row or beside their label, with the text tables' rules", function () {

@@ -683,10 +683,33 @@ const ADDRESS_PATTERNS: RegExp[] = [
   ),
 ];
 
+/**
+ * A Polish street without its type (`Marszałkowska 12/4, 00-950 Warszawa`): its number, a flat, the
+ * postcode 2-3 and the town, taken when a letter only Polish writes is in it or the town is one of
+ * Poland's largest, as a 2-3 pair of numbers alone is no postcode (`Rounds 3, 10-150 Players`).
+ */
+const POLISH_UNTYPED_STREET = new RegExp(
+  `(?<![\\p{L}\\p{N}.'’-])\\p{Lu}[\\p{L}'’.-]*(?: ${STREET_WORD}){0,3} \\d{1,4}[a-zA-Z]?(?:\\/\\d{1,4}[a-zA-Z]?)?(?: (?:lok|m)\\. ?\\d{1,4})?, \\d{2}-\\d{3} (${CITY})`,
+  "gu",
+);
+const POLISH_POSTCODE = /\d{2}-\d{3} \p{Lu}/u;
+const POLISH_LETTER = /[ąćęłńśźżĄĆĘŁŃŚŹŻ]/u;
+/** Poland's largest towns as addresses write them, without their Polish letters too. */
+const POLISH_TOWNS = new Set(
+  "Warszawa Krakow Lodz Wroclaw Poznan Gdansk Szczecin Bydgoszcz Lublin Bialystok Katowice Gdynia Czestochowa Radom Torun Sosnowiec Rzeszow Kielce Gliwice Olsztyn Zabrze Bytom Rybnik Opole Tychy Elblag Plock Walbrzych Tarnow Chorzow Koszalin Kalisz Legnica Grudziadz Slupsk Sopot".split(
+    " ",
+  ),
+);
+
 function addresses(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const re of ADDRESS_PATTERNS)
     for (const [i, v] of matches(re, text)) out.push(span("ADDRESS", i, v.replace(/[\s,]+$/, "")));
+  // The street's pattern starts on every capitalised word: only where a 2-3 postcode is.
+  if (POLISH_POSTCODE.test(text))
+    for (const m of text.matchAll(POLISH_UNTYPED_STREET))
+      if (POLISH_LETTER.test(m[0]) || POLISH_TOWNS.has(m[1]!.split(" ")[0]!))
+        out.push(span("ADDRESS", m.index, m[0]));
   return out;
 }
 

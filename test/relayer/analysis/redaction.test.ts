@@ -758,6 +758,9 @@ describe("# analysis redaction of each type's other formats", function () {
   it("should redact Polish, Portuguese, Brazilian and Japanese addresses with their postcodes", function () {
     expectRedacted([
       ["Adres: ul. Marszałkowska 12/4, 00-950 Warszawa", "Adres: [ADDRESS_1]"],
+      // Without the street's type: Polish by its letters or its town.
+      ["Adres: Piotrkowska 104, 90-926 Łódź.", "Adres: [ADDRESS_1]."],
+      ["Mickiewicza 5 m. 3, 31-120 Krakow; Kopernika 3, 87-100 Torun", "[ADDRESS_1]; [ADDRESS_2]"],
       [
         "zam. ul. Długa 5 m. 3; al. Jerozolimskie 65/79, 00-697 Warszawa",
         "zam. [ADDRESS_1]; [ADDRESS_2]",
@@ -779,10 +782,18 @@ describe("# analysis redaction of each type's other formats", function () {
     // sentence with a count: no address.
     expectNothingFound([
       "Smith et al. Nature 12, 2020",
+      "Rounds 3, 10-150 Players",
+      "Section 12, 10-150 Rules apply",
       "Rua Augusta is busy",
       "東京都内の区の数は23です",
     ]);
-    expectNothingFoundInLinearTime(["ul. A ", "Rua da A ", "東京都千代田区", "〒1"]);
+    expectNothingFoundInLinearTime([
+      "ul. A ",
+      "Rua da A ",
+      "東京都千代田区",
+      "〒1",
+      "Ab 1, 10-150 Ab ",
+    ]);
   });
 
   it("should take a surname that starts on its article for a name, and a role or organisation after an article for none", function () {

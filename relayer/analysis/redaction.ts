@@ -2183,16 +2183,16 @@ function base58Bytes(chars: string, size: number, alphabet = BASE58): Buffer | u
 }
 
 /**
- * A base58check address of 25 bytes whose last 4 are its double SHA-256's first 4: Bitcoin's
- * legacy and script addresses, and those of the chains that kept its scheme (Litecoin, Dogecoin,
- * Tron, and the XRP Ledger in its own alphabet).
+ * A base58check address, 25 bytes unless said, whose last 4 are its double SHA-256's first 4:
+ * Bitcoin's legacy and script addresses, and those of the chains that kept its scheme (Litecoin,
+ * Dogecoin, Tron, and the XRP Ledger in its own alphabet, its X-addresses 35 bytes).
  */
-function isBase58Check(address: string, alphabet = BASE58): boolean {
-  const bytes = base58Bytes(address, 25, alphabet);
+function isBase58Check(address: string, alphabet = BASE58, size = 25): boolean {
+  const bytes = base58Bytes(address, size, alphabet);
   if (!bytes) return false;
-  const once = createHash("sha256").update(bytes.subarray(0, 21)).digest();
+  const once = createHash("sha256").update(bytes.subarray(0, -4)).digest();
   const twice = createHash("sha256").update(once).digest();
-  return twice.subarray(0, 4).equals(bytes.subarray(21));
+  return twice.subarray(0, 4).equals(bytes.subarray(-4));
 }
 
 /** How many bytes a Monero base58 block of so many characters holds (11 characters, 8 bytes). */
@@ -2246,6 +2246,29 @@ function isBech32(address: string): boolean {
   return chk === (segwit && data[0] !== 0 ? 0x2bc830a3 : 1);
 }
 
+/**
+ * A Bitcoin Cash address (`bitcoincash:q…`, the prefix often left out): its 40-bit checksum over
+ * the prefix and the payload, the prefix counted when it is not written.
+ */
+function isCashAddr(address: string): boolean {
+  const values = [..."bitcoincash"].map((c) => c.charCodeAt(0) & 31);
+  values.push(0, ...[...address.replace(/^bitcoincash:/, "")].map((c) => BECH32.indexOf(c)));
+  let chk = 1n;
+  for (const v of values) {
+    const top = chk >> 35n;
+    chk = ((chk & 0x07ffffffffn) << 5n) ^ BigInt(v);
+    for (const [bit, g] of [
+      0x98f2bc8e61n,
+      0x79b76d99e2n,
+      0xf33e5fb3c4n,
+      0xae2eabe2a8n,
+      0x1e4f43e470n,
+    ].entries())
+      if ((top >> BigInt(bit)) & 1n) chk ^= g;
+  }
+  return chk === 1n;
+}
+
 function cryptoAddresses(text: string): PiiSpan[] {
   return [
     // `0X…` too: the prefix is case-insensitive where addresses are parsed (EIP-55 checksums only
@@ -2258,8 +2281,11 @@ function cryptoAddresses(text: string): PiiSpan[] {
         text,
       ),
     ].filter(([, v]) => (/^[a-z]+1/.test(v) ? isBech32(v) : isBase58Check(v))),
-    ...[...matches(/\br[1-9A-HJ-NP-Za-km-z]{24,34}\b/g, text)].filter(([, v]) =>
-      isBase58Check(v, XRP_BASE58),
+    ...[...matches(/\b(?:r[1-9A-HJ-NP-Za-km-z]{24,34}|X[1-9A-HJ-NP-Za-km-z]{46})\b/g, text)].filter(
+      ([, v]) => isBase58Check(v, XRP_BASE58, v.startsWith("X") ? 35 : 25),
+    ),
+    ...[...matches(/\b(?:bitcoincash:)?[qp][02-9ac-hj-np-z]{41}\b/g, text)].filter(([, v]) =>
+      isCashAddr(v),
     ),
     // An ENS name resolves to its owner's address on chain: as identifying as the address.
     ...(ENS_SUFFIX.test(text) ? matches(ENS_NAME, text) : []),

@@ -849,10 +849,13 @@ describe("# analysis redaction of each type's other formats", function () {
     ).to.deep.equal([]);
   });
 
-  it("should take the addresses of the chains that kept Bitcoin's checksums, and Cardano's, by their checksums", function () {
+  it("should take the addresses of the chains that kept Bitcoin's checksums, Bitcoin Cash's and Cardano's, by their checksums", function () {
     const addresses = [
       "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", // Tron
       "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh", // XRP Ledger, its own alphabet
+      "X7AcgcsBL6XDcUb289X4mJ8djcdyKaB5hJDWMArnXr61cqZ", // XRP Ledger, an X-address
+      "bitcoincash:qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a", // Bitcoin Cash
+      "qr95sy3j9xwd2ap32xkykttr4cvcu7as4y0qverfuy", // Bitcoin Cash, its prefix left out
       "LVg2kJoFNg45Nbpy53h7Fe1wKyeXVRhMH9", // Litecoin
       "MGxNPPB7eBoWPUaprtX9v9CXJZoD2465zN", // Litecoin, script
       "ltc1qhzjptwpym9afcdjhs7jcz6fd0jma0l0rc0e5yr", // Litecoin, SegWit

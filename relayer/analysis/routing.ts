@@ -14,9 +14,14 @@ import { codePoints } from "./unicode.ts";
  *   `Geheimhaltungsvereinbarung`, `Vertraulichkeitsvereinbarung`, `Verschwiegenheitsvereinbarung`
  *   (also hyphenated: `Vertraulichkeits-Vereinbarung`), `accord de confidentialité`, `accord de
  *   non-divulgation`, `acuerdo de confidencialidad`, `acuerdo de no divulgación`, `accordo di
- *   riservatezza`, `accordo di non divulgazione`; as whole words, not inside a compound
- *   (`Geheimhaltungsvereinbarungsentwurf`, `Nichtgeheimhaltungsvereinbarung`). Checked on the text
- *   as submitted (no personal data looks like it).
+ *   riservatezza`, `accordo di non divulgazione`, `geheimhoudingsovereenkomst`,
+ *   `vertrouwelijkheidsovereenkomst`, `acordo de confidencialidade`, `acordo de não divulgação`,
+ *   `umowa o (zachowaniu) poufności` (its cases: `umowy`, `umową`), `соглашение о неразглашении`,
+ *   `соглашение о конфиденциальности` (their cases), `συμφωνία εμπιστευτικότητας`, `συμφωνητικό μη
+ *   αποκάλυψης` (their cases, accents optional as capitals drop them); as whole words, not inside a
+ *   compound (`Geheimhaltungsvereinbarungsentwurf`, `Nichtgeheimhaltungsvereinbarung`); Japanese
+ *   `秘密保持契約` and `機密保持契約` wherever they are (Japanese writes no spaces: `秘密保持契約書` is the
+ *   agreement's document). Checked on the text as submitted (no personal data looks like it).
  * - Length: Unicode code points of the text as submitted, before redaction (placeholders change the
  *   length; the client knows what it sent). Under 2000 (at most 1999) → general; 2000 and more →
  *   in-house.
@@ -24,7 +29,7 @@ import { codePoints } from "./unicode.ts";
 export const GENERAL_MAX_CHARS = 1999;
 const NDA_ACRONYM = /(?<![\p{L}\p{N}])(?:NDAs?|N\.D\.A\.?)(?![\p{L}\p{N}])/u;
 const NDA_IN_WORDS =
-  /(?<![\p{L}\p{N}])(?:non[- ]?disclosure agreements?|(?:Geheimhaltungs|Vertraulichkeits|Verschwiegenheits)-?vereinbarung(?:en)?|accords? de (?:confidentialit[ée]|non[- ]divulgation)|acuerdos? de (?:confidencialidad|no divulgaci[óo]n)|accord[oi] di (?:riservatezza|non divulgazione))(?![\p{L}\p{N}])/iu;
+  /(?<![\p{L}\p{N}])(?:non[- ]?disclosure agreements?|(?:Geheimhaltungs|Vertraulichkeits|Verschwiegenheits)-?vereinbarung(?:en)?|accords? de (?:confidentialit[ée]|non[- ]divulgation)|acuerdos? de (?:confidencialidad|no divulgaci[óo]n)|accord[oi] di (?:riservatezza|non divulgazione)|(?:geheimhoudings|vertrouwelijkheids)-?overeenkomst(?:en)?|acordos? de (?:confidencialidade|n[ãa]o[- ]divulga[çc][ãa]o)|umow[aąy] o (?:zachowaniu )?poufno[śs]ci|соглашени(?:е|я|ю|ем|и|й|ям|ями|ях) о (?:неразглашении|конфиденциальности)|συμφων(?:[ιί]α|[ιί]ας|[ιί]ες|ι[ωώ]ν|ητικ[οόαά]|ητικο[υύ]|ητικ[ωώ]ν) (?:εμπιστευτικ[οό]τητας|μη αποκ[αά]λυψης|μη γνωστοπο[ιί]ησης))(?![\p{L}\p{N}])|[秘機]密保持契約/iu;
 
 export type ModelTier = "ultra" | "general" | "in_house";
 

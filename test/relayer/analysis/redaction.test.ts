@@ -1030,6 +1030,36 @@ describe("# analysis routing", function () {
       expect(routeText(t, models).tier, t).to.equal("general");
   });
 
+  it("should send the agreement named in Dutch, Portuguese, Polish, Russian, Greek or Japanese to ultra", function () {
+    for (const t of [
+      "De geheimhoudingsovereenkomst tussen partijen",
+      "VERTROUWELIJKHEIDSOVEREENKOMSTEN",
+      "Acordo de confidencialidade entre as partes",
+      "os acordos de não divulgação",
+      "acordo de nao divulgacao",
+      "Umowa o zachowaniu poufności",
+      "zgodnie z umową o poufnosci",
+      "по соглашению о конфиденциальности",
+      "СОГЛАШЕНИЕ О НЕРАЗГЛАШЕНИИ",
+      "της συμφωνίας μη αποκάλυψης",
+      "ΣΥΜΦΩΝΙΑ ΕΜΠΙΣΤΕΥΤΙΚΟΤΗΤΑΣ",
+      "秘密保持契約書を締結する",
+      "機密保持契約",
+    ])
+      expect(routeText(t, models).tier, t).to.equal("ultra");
+    for (const t of [
+      "geheimhoudingsovereenkomstontwerp",
+      "een overeenkomst",
+      "acordo de confidencialidades",
+      "umowa najmu",
+      "соглашение о сотрудничестве",
+      "Συμφωνία συνεργασίας",
+      "秘密",
+      "重要な契約",
+    ])
+      expect(routeText(t, models).tier, t).to.equal("general");
+  });
+
   it("should count code points of the text as submitted: 1999 general, 2000 and 2001 in-house", function () {
     expect(GENERAL_MAX_CHARS).to.equal(1999);
     expect(routeText("x".repeat(1999), models).tier).to.equal("general");

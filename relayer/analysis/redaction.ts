@@ -807,7 +807,11 @@ function titleBrand(title: string, name: string): boolean {
   return TITLE_BRANDS.has(`${title.replace(/[\s.]/gu, "")}${name}`.toLowerCase());
 }
 
-const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
+/**
+ * A name's context: its pattern; whether its words must read as a person's; whether the pattern
+ * ends on the bracket after the name (`between Jane Doe (the Buyer)`).
+ */
+const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean; bracket?: true }> = [
   // The surname alone after a title may start on its particle (Ms. de la Fuente, Mr. van der Berg),
   // or after more titles (Herr Dr. Schäfer, Frau Dr. med. Weber). A title in lower case is the
   // first group, the name the second.
@@ -840,6 +844,7 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean }> = [
       "gu",
     ),
     firstName: false,
+    bracket: true,
   },
   // An e-mail's display name in quotes, as headers and address books write it, anywhere in a
   // list: "Doe, Jane" <jane@example.com>, "Roe, Richard" <r@example.com>.
@@ -1086,11 +1091,27 @@ const HEADING_WORDS = words(
 /** A saint's name is a place's or a church's (San Diego, Santa Maria Novella, St. John's Wood). */
 const SAINT_BEFORE = /(?:^|[^\p{L}])(?:San|Santa|Santo|São|Saint|Sainte|Sankt|St\.?|Ste\.?) $/u;
 
+const TICKER = /^(\p{Lu}{2,6})\)/u;
+
+/** A name's initials in capitals, in any order (`John Smith` and `Smith, John` → `JS`). */
+function initialsOf(name: string): string {
+  return name
+    .split(/[\s,]+/u)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase())
+    .sort()
+    .join("");
+}
+
 function names(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const { re, firstName } of NAME_CONTEXTS) {
+  for (const { re, firstName, bracket } of NAME_CONTEXTS) {
     const afterTitle = re === NAME_CONTEXTS[0]!.re;
     for (const m of text.matchAll(re)) {
+      // A ticker in the bracket names an asset (`with Solana (SOL)`, `and Cardano (ADA)`), not a
+      // party, unless it is the name's initials (`with John Smith (JS)`).
+      const ticker = bracket && TICKER.exec(text.slice(m.index + m[0].length))?.[1];
+      if (ticker && [...ticker].sort().join("") !== initialsOf(m[1]!)) continue;
       const lowerTitle = afterTitle ? m[1] : undefined;
       const v = m[afterTitle ? 2 : 1]!;
       if (afterTitle && titleBrand(m[0].slice(0, -v.length), v)) continue;

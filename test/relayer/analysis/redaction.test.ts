@@ -1486,6 +1486,20 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should take no asset before its ticker in brackets for a party, and a party before its initials", function () {
+    expectNoName([
+      "Pay with Solana (SOL) today",
+      "Bridge from Ethereum (ETH) to Solana (SOL) and Cardano (ADA).",
+    ]);
+    expectRedacted([
+      [
+        "between John Smith (JS) and Ngozi Okafor (the Seller)",
+        "between [NAME_1] (JS) and [NAME_2] (the Seller)",
+      ],
+      ["an agreement with Okafor, Ngozi (NO)", "an agreement with [NAME_1] (NO)"],
+    ]);
+  });
+
   it("should read a name in lower case after a person's label when it ends its line: a first name, or an initial and a surname", function () {
     expectRedacted([
       ["signed: j. smith", "signed: [NAME_1]"],

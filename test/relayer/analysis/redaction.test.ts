@@ -971,93 +971,99 @@ describe("# analysis scans of digit-heavy text and of long tokens", function () 
 });
 
 describe("# analysis routing", function () {
+  /** Each text of the first list routed to ultra, each of the second to the general model. */
+  const expectTiers = (ultra: string[], general: string[]) => {
+    for (const t of ultra) expect(routeText(t, models).tier, t).to.equal("ultra");
+    for (const t of general) expect(routeText(t, models).tier, t).to.equal("general");
+  };
+
   it("should send the NDA acronym as a word to ultra, not inside words or in lower case", function () {
-    for (const t of ["NDA", "Sign the NDA.", "(NDA)", "NDAs attached", "NDA-based terms"])
-      expect(routeText(t, models).tier, t).to.equal("ultra");
-    for (const t of ["AGENDA", "the NDAX index", "SNDA", "nda", "Nda"])
-      expect(routeText(t, models).tier, t).to.equal("general");
+    expectTiers(
+      ["NDA", "Sign the NDA.", "(NDA)", "NDAs attached", "NDA-based terms"],
+      ["AGENDA", "the NDAX index", "SNDA", "nda", "Nda"],
+    );
   });
 
   it("should send the term NDA written otherwise to ultra: dotted, or in words in any case", function () {
-    for (const t of [
-      "Sign the N.D.A. today",
-      "per the N.D.A",
-      "This Non-Disclosure Agreement binds",
-      "the mutual non-disclosure agreements",
-      "NONDISCLOSURE AGREEMENT",
-      "a non disclosure agreement",
-    ])
-      expect(routeText(t, models).tier, t).to.equal("ultra");
-    for (const t of [
-      "the non-disclosure of figures",
-      "disclosure agreement",
-      "SN.D.A.",
-      "non-disclosure agreementary",
-    ])
-      expect(routeText(t, models).tier, t).to.equal("general");
+    expectTiers(
+      [
+        "Sign the N.D.A. today",
+        "per the N.D.A",
+        "This Non-Disclosure Agreement binds",
+        "the mutual non-disclosure agreements",
+        "NONDISCLOSURE AGREEMENT",
+        "a non disclosure agreement",
+      ],
+      [
+        "the non-disclosure of figures",
+        "disclosure agreement",
+        "SN.D.A.",
+        "non-disclosure agreementary",
+      ],
+    );
   });
 
   it("should send the agreement named in German, French, Spanish or Italian to ultra, as whole words only", function () {
-    for (const t of [
-      "Diese Geheimhaltungsvereinbarung gilt ab heute.",
-      "Die Vertraulichkeitsvereinbarungen der Parteien",
-      "VERTRAULICHKEITS-VEREINBARUNG",
-      "laut Verschwiegenheitsvereinbarung",
-      "Accord de confidentialité entre les parties",
-      "les accords de confidentialite signés",
-      "un accord de non-divulgation",
-      "Acuerdo de confidencialidad entre",
-      "los acuerdos de no divulgación",
-      "acuerdo de no divulgacion",
-      "Accordo di riservatezza tra le parti",
-      "gli accordi di non divulgazione",
-    ])
-      expect(routeText(t, models).tier, t).to.equal("ultra");
-    for (const t of [
-      "der Geheimhaltungsvereinbarungsentwurf",
-      "eine Nichtgeheimhaltungsvereinbarung",
-      "Vertraulichkeit und Vereinbarung",
-      "Geheimhaltung",
-      "accord de confidentialités",
-      "raccord de confidentialité",
-      "un accord de principe",
-      "desacuerdo de confidencialidad",
-      "acuerdo de confidencialidades",
-      "accordo di riservatezzaX",
-      "raccordo di riservatezza",
-      "la riservatezza",
-    ])
-      expect(routeText(t, models).tier, t).to.equal("general");
+    expectTiers(
+      [
+        "Diese Geheimhaltungsvereinbarung gilt ab heute.",
+        "Die Vertraulichkeitsvereinbarungen der Parteien",
+        "VERTRAULICHKEITS-VEREINBARUNG",
+        "laut Verschwiegenheitsvereinbarung",
+        "Accord de confidentialité entre les parties",
+        "les accords de confidentialite signés",
+        "un accord de non-divulgation",
+        "Acuerdo de confidencialidad entre",
+        "los acuerdos de no divulgación",
+        "acuerdo de no divulgacion",
+        "Accordo di riservatezza tra le parti",
+        "gli accordi di non divulgazione",
+      ],
+      [
+        "der Geheimhaltungsvereinbarungsentwurf",
+        "eine Nichtgeheimhaltungsvereinbarung",
+        "Vertraulichkeit und Vereinbarung",
+        "Geheimhaltung",
+        "accord de confidentialités",
+        "raccord de confidentialité",
+        "un accord de principe",
+        "desacuerdo de confidencialidad",
+        "acuerdo de confidencialidades",
+        "accordo di riservatezzaX",
+        "raccordo di riservatezza",
+        "la riservatezza",
+      ],
+    );
   });
 
   it("should send the agreement named in Dutch, Portuguese, Polish, Russian, Greek or Japanese to ultra", function () {
-    for (const t of [
-      "De geheimhoudingsovereenkomst tussen partijen",
-      "VERTROUWELIJKHEIDSOVEREENKOMSTEN",
-      "Acordo de confidencialidade entre as partes",
-      "os acordos de não divulgação",
-      "acordo de nao divulgacao",
-      "Umowa o zachowaniu poufności",
-      "zgodnie z umową o poufnosci",
-      "по соглашению о конфиденциальности",
-      "СОГЛАШЕНИЕ О НЕРАЗГЛАШЕНИИ",
-      "της συμφωνίας μη αποκάλυψης",
-      "ΣΥΜΦΩΝΙΑ ΕΜΠΙΣΤΕΥΤΙΚΟΤΗΤΑΣ",
-      "秘密保持契約書を締結する",
-      "機密保持契約",
-    ])
-      expect(routeText(t, models).tier, t).to.equal("ultra");
-    for (const t of [
-      "geheimhoudingsovereenkomstontwerp",
-      "een overeenkomst",
-      "acordo de confidencialidades",
-      "umowa najmu",
-      "соглашение о сотрудничестве",
-      "Συμφωνία συνεργασίας",
-      "秘密",
-      "重要な契約",
-    ])
-      expect(routeText(t, models).tier, t).to.equal("general");
+    expectTiers(
+      [
+        "De geheimhoudingsovereenkomst tussen partijen",
+        "VERTROUWELIJKHEIDSOVEREENKOMSTEN",
+        "Acordo de confidencialidade entre as partes",
+        "os acordos de não divulgação",
+        "acordo de nao divulgacao",
+        "Umowa o zachowaniu poufności",
+        "zgodnie z umową o poufnosci",
+        "по соглашению о конфиденциальности",
+        "СОГЛАШЕНИЕ О НЕРАЗГЛАШЕНИИ",
+        "της συμφωνίας μη αποκάλυψης",
+        "ΣΥΜΦΩΝΙΑ ΕΜΠΙΣΤΕΥΤΙΚΟΤΗΤΑΣ",
+        "秘密保持契約書を締結する",
+        "機密保持契約",
+      ],
+      [
+        "geheimhoudingsovereenkomstontwerp",
+        "een overeenkomst",
+        "acordo de confidencialidades",
+        "umowa najmu",
+        "соглашение о сотрудничестве",
+        "Συμφωνία συνεργασίας",
+        "秘密",
+        "重要な契約",
+      ],
+    );
   });
 
   it("should count code points of the text as submitted: 1999 general, 2000 and 2001 in-house", function () {

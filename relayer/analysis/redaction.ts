@@ -1093,14 +1093,13 @@ const SAINT_BEFORE = /(?:^|[^\p{L}])(?:San|Santa|Santo|São|Saint|Sainte|Sankt|S
 
 const TICKER = /^(\p{Lu}{2,6})\)/u;
 
-/** A name's initials in capitals, in any order (`John Smith` and `Smith, John` → `JS`). */
-function initialsOf(name: string): string {
-  return name
+/** Capitals that are a name's initials in any order (`JS` of `John Smith` and `Smith, John`). */
+function isInitialsOf(capitals: string, name: string): boolean {
+  const initials = name
     .split(/[\s,]+/u)
     .filter(Boolean)
-    .map((w) => w[0]!.toUpperCase())
-    .sort()
-    .join("");
+    .map((w) => w[0]!.toUpperCase());
+  return [...capitals].sort().join("") === initials.sort().join("");
 }
 
 function names(text: string): PiiSpan[] {
@@ -1111,7 +1110,7 @@ function names(text: string): PiiSpan[] {
       // A ticker in the bracket names an asset (`with Solana (SOL)`, `and Cardano (ADA)`), not a
       // party, unless it is the name's initials (`with John Smith (JS)`).
       const ticker = bracket && TICKER.exec(text.slice(m.index + m[0].length))?.[1];
-      if (ticker && [...ticker].sort().join("") !== initialsOf(m[1]!)) continue;
+      if (ticker && !isInitialsOf(ticker, m[1]!)) continue;
       const lowerTitle = afterTitle ? m[1] : undefined;
       const v = m[afterTitle ? 2 : 1]!;
       if (afterTitle && titleBrand(m[0].slice(0, -v.length), v)) continue;
@@ -1241,7 +1240,7 @@ const CASUAL_NAME = new RegExp(
 
 /**
  * A first name of the lexicon that is no everyday or other word (`tom`, not `will`), as a chat's
- * sign-off and a row's cell hold one with nothing around it to tell.
+ * sign-off, a label in lower case and a row's cell hold one with little around it to tell.
  */
 function plainFirstName(word: string): boolean {
   return isFirstName(word) && !isCommonWord(word) && !notName(word);

@@ -2244,6 +2244,31 @@ const SOLANA_NAME = /\b(?:solana|sol|phantom|solflare)\b/iu;
 const SOLANA_LABEL = new RegExp(`${SOLANA_NAME.source}[^\\n]{0,24}$`, "iu");
 
 const BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
+const BECH32_GENERATORS = [0x3b6a57b2n, 0x26508e6dn, 0x1ea119fan, 0x3d4233ddn, 0x2a1462b3n];
+const CASHADDR_GENERATORS = [
+  0x98f2bc8e61n,
+  0x79b76d99e2n,
+  0xf33e5fb3c4n,
+  0xae2eabe2a8n,
+  0x1e4f43e470n,
+];
+
+/**
+ * The checksum bech32 and Bitcoin Cash's cashaddr share: 5-bit values through a BCH code of
+ * `bits` bits given by its generators.
+ */
+function polymod(values: readonly number[], generators: readonly bigint[], bits: bigint): bigint {
+  const mask = (1n << (bits - 5n)) - 1n;
+  let chk = 1n;
+  for (const v of values) {
+    const top = chk >> (bits - 5n);
+    chk = ((chk & mask) << 5n) ^ BigInt(v);
+    generators.forEach((g, bit) => {
+      if ((top >> BigInt(bit)) & 1n) chk ^= g;
+    });
+  }
+  return chk;
+}
 
 /**
  * A bech32 address by its checksum over its prefix and data: SegWit's (Bitcoin `bc1`, Litecoin
@@ -2255,15 +2280,13 @@ function isBech32(address: string): boolean {
   const hrp = address.slice(0, split);
   const prefix = [...hrp].map((c) => c.charCodeAt(0));
   const data = [...address.slice(split + 1)].map((c) => BECH32.indexOf(c));
-  let chk = 1;
-  for (const v of [...prefix.map((c) => c >> 5), 0, ...prefix.map((c) => c & 31), ...data]) {
-    const top = chk >>> 25;
-    chk = ((chk & 0x1ffffff) << 5) ^ v;
-    for (const [bit, g] of [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3].entries())
-      if ((top >>> bit) & 1) chk ^= g;
-  }
+  const chk = polymod(
+    [...prefix.map((c) => c >> 5), 0, ...prefix.map((c) => c & 31), ...data],
+    BECH32_GENERATORS,
+    30n,
+  );
   const segwit = hrp === "bc" || hrp === "ltc";
-  return chk === (segwit && data[0] !== 0 ? 0x2bc830a3 : 1);
+  return chk === (segwit && data[0] !== 0 ? 0x2bc830a3n : 1n);
 }
 
 /**
@@ -2273,20 +2296,7 @@ function isBech32(address: string): boolean {
 function isCashAddr(address: string): boolean {
   const values = [..."bitcoincash"].map((c) => c.charCodeAt(0) & 31);
   values.push(0, ...[...address.replace(/^bitcoincash:/, "")].map((c) => BECH32.indexOf(c)));
-  let chk = 1n;
-  for (const v of values) {
-    const top = chk >> 35n;
-    chk = ((chk & 0x07ffffffffn) << 5n) ^ BigInt(v);
-    for (const [bit, g] of [
-      0x98f2bc8e61n,
-      0x79b76d99e2n,
-      0xf33e5fb3c4n,
-      0xae2eabe2a8n,
-      0x1e4f43e470n,
-    ].entries())
-      if ((top >> BigInt(bit)) & 1n) chk ^= g;
-  }
-  return chk === 1n;
+  return polymod(values, CASHADDR_GENERATORS, 40n) === 1n;
 }
 
 function cryptoAddresses(text: string): PiiSpan[] {

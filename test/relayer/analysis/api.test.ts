@@ -6,7 +6,7 @@ import { signedHeaders } from "../../../relayer/auth/hmac.ts";
 import { MAX_BODY_BYTES } from "../../../relayer/http/body.ts";
 import { decryptSecret } from "../../../relayer/auth/secrets.ts";
 import { putCredential } from "../../../relayer/integrations/vault.ts";
-import { newApiKey, signedRequest } from "../../fixtures/relayer.ts";
+import { newApiKey, signedRequest, startInProcessRelayer } from "../../fixtures/relayer.ts";
 import {
   ANALYSIS_PROVIDER_KEY,
   FALLBACK_MODEL,
@@ -1056,5 +1056,20 @@ describe("# text analysis rate bucket and refused requests", function () {
     expect(Number(retryAfter)).to.be.within(1, 60);
     expect(body.retry_in).to.equal(Number(retryAfter));
     expect(world.provider.hits.filter((h) => h.path === "/v1/chat/completions")).to.have.length(2);
+  });
+});
+
+describe("# text analysis API on a relayer without text_analysis", function () {
+  it("should answer 503 ANALYSIS_NOT_CONFIGURED", async function () {
+    this.timeout(60_000);
+    const relayer = await startInProcessRelayer({ label: "analysis-off" });
+    try {
+      const key = await newApiKey(relayer.ctx);
+      const res = await signedRequest(relayer.app, key, "POST", "/v1/analysis", '{"text":"hi"}');
+      expect(res.status).to.equal(503);
+      expect(((await res.json()) as { error: string }).error).to.equal("ANALYSIS_NOT_CONFIGURED");
+    } finally {
+      await relayer.close();
+    }
   });
 });

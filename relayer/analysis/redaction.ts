@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { crc32 } from "node:zlib";
 import { keccak_256 } from "@noble/hashes/sha3";
 import { electronicFormatIBAN, isValidIBAN } from "ibantools";
 import { findPhoneNumbersInText, type CountryCode } from "libphonenumber-js/max";
@@ -2194,12 +2195,19 @@ const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 /** The XRP Ledger's base58: the same scheme, its characters in another order. */
 const XRP_BASE58 = "rpshnaf39wBUDNEGHJKLM4PQRST7VWXYZ2bcdeCg65jkm8oFqi1tuvAxyz";
 
-/** A base58 string's value as big-endian bytes: `size` of them, or undefined when it needs more. */
-function base58Bytes(chars: string, size: number, alphabet = BASE58): Buffer | undefined {
+/**
+ * A base58 string's value as big-endian bytes: `size` of them, or undefined when it needs more;
+ * without a size, as few as hold it.
+ */
+function base58Bytes(chars: string, size?: number, alphabet = BASE58): Buffer | undefined {
   let n = 0n;
   for (const c of chars) n = n * 58n + BigInt(alphabet.indexOf(c));
-  const hex = n.toString(16).padStart(size * 2, "0");
-  return hex.length === size * 2 ? Buffer.from(hex, "hex") : undefined;
+  const digits = n.toString(16);
+  const hex = digits.padStart(
+    size === undefined ? digits.length + (digits.length % 2) : size * 2,
+    "0",
+  );
+  return size === undefined || hex.length === size * 2 ? Buffer.from(hex, "hex") : undefined;
 }
 
 /**
@@ -2213,6 +2221,30 @@ function isBase58Check(address: string, alphabet = BASE58, size = 25): boolean {
   const once = createHash("sha256").update(bytes.subarray(0, -4)).digest();
   const twice = createHash("sha256").update(once).digest();
   return twice.subarray(0, 4).equals(bytes.subarray(-4));
+}
+
+/**
+ * A Cardano Byron address (`Ae2…`, `DdzFF…`, and its testnets'): base58 of the CBOR `[24(bytes),
+ * crc]`, the CRC-32 of those bytes, as a CBOR unsigned integer of its shortest form.
+ */
+function isByronAddress(address: string): boolean {
+  const bytes = base58Bytes(address)!;
+  if (bytes.length < 40 || bytes.readUIntBE(0, 3) !== 0x82d818) return false;
+  const wide = bytes[3] === 0x59;
+  if (!wide && bytes[3] !== 0x58) return false;
+  const start = wide ? 6 : 5;
+  const end = start + (wide ? bytes.readUInt16BE(4) : bytes[4]!);
+  return bytes.subarray(end).equals(cborUint(crc32(bytes.subarray(start, end))));
+}
+
+/** An unsigned integer as CBOR writes it, in its shortest form. */
+function cborUint(n: number): Buffer {
+  if (n < 0x18) return Buffer.from([n]);
+  const size = n < 0x100 ? 1 : n < 0x10000 ? 2 : 4;
+  const out = Buffer.alloc(1 + size);
+  out[0] = 0x18 + Math.log2(size);
+  out.writeUIntBE(n, 1, size);
+  return out;
 }
 
 /** How many bytes a Monero base58 block of so many characters holds (11 characters, 8 bytes). */
@@ -2270,10 +2302,14 @@ function polymod(values: readonly number[], generators: readonly bigint[], bits:
   return chk;
 }
 
+/** The prefixes of SegWit's addresses: Bitcoin's and Litecoin's, on their main and test networks. */
+const SEGWIT_PREFIXES = new Set(["bc", "tb", "ltc", "tltc"]);
+
 /**
  * A bech32 address by its checksum over its prefix and data: SegWit's (Bitcoin `bc1`, Litecoin
- * `ltc1`) by BIP-173 for witness v0 and BIP-350's bech32m for v1+, and Cardano's Shelley
- * addresses (`addr1`, `stake1`), always bech32 and longer than BIP-173's 90 characters.
+ * `ltc1`, their testnets' `tb1`, `tltc1`) by BIP-173 for witness v0 and BIP-350's bech32m for
+ * v1+, and Cardano's Shelley addresses (`addr1`, `stake1`, the testnets' `addr_test1`,
+ * `stake_test1`), always bech32 and longer than BIP-173's 90 characters.
  */
 function isBech32(address: string): boolean {
   const split = address.lastIndexOf("1");
@@ -2285,7 +2321,7 @@ function isBech32(address: string): boolean {
     BECH32_GENERATORS,
     30n,
   );
-  const segwit = hrp === "bc" || hrp === "ltc";
+  const segwit = SEGWIT_PREFIXES.has(hrp);
   return chk === (segwit && data[0] !== 0 ? 0x2bc830a3n : 1n);
 }
 
@@ -2304,16 +2340,19 @@ function cryptoAddresses(text: string): PiiSpan[] {
     // `0X…` too: the prefix is case-insensitive where addresses are parsed (EIP-55 checksums only
     // the hex digits' case).
     ...matches(/\b0[xX][0-9a-fA-F]{40}\b/g, text),
-    // By their checksums: a hash's 26 to 35 hex digits are often base58 too.
+    // By their checksums: a hash's 26 to 35 hex digits are often base58 too. Testnets' addresses
+    // (Bitcoin's `m`, `n`, `2`, `tb1`) are as much a person's as the main network's.
     ...[
       ...matches(
-        /\b(?:(?:bc|ltc)1[02-9ac-hj-np-z]{25,59}|(?:addr|stake)1[02-9ac-hj-np-z]{50,110}|[13LMDT][1-9A-HJ-NP-Za-km-z]{25,34})\b/g,
+        /\b(?:(?:bc|tb|t?ltc)1[02-9ac-hj-np-z]{25,59}|(?:addr|stake)(?:_test)?1[02-9ac-hj-np-z]{50,110}|[13LMDTmn2][1-9A-HJ-NP-Za-km-z]{25,34})\b/g,
         text,
       ),
-    ].filter(([, v]) => (/^[a-z]+1/.test(v) ? isBech32(v) : isBase58Check(v))),
-    ...[...matches(/\b(?:r[1-9A-HJ-NP-Za-km-z]{24,34}|X[1-9A-HJ-NP-Za-km-z]{46})\b/g, text)].filter(
-      ([, v]) => isBase58Check(v, XRP_BASE58, v.startsWith("X") ? 35 : 25),
-    ),
+    ].filter(([, v]) => (/^[13LMDTmn2]/.test(v) ? isBase58Check(v) : isBech32(v))),
+    // The XRP Ledger's X-addresses: `X…` on its main network, `T…` on its test networks.
+    ...[
+      ...matches(/\b(?:r[1-9A-HJ-NP-Za-km-z]{24,34}|[XT][1-9A-HJ-NP-Za-km-z]{46})\b/g, text),
+    ].filter(([, v]) => isBase58Check(v, XRP_BASE58, v.startsWith("r") ? 25 : 35)),
+    ...[...matches(/\b[1-9A-HJ-NP-Za-km-z]{55,130}\b/g, text)].filter(([, v]) => isByronAddress(v)),
     ...[...matches(/\b(?:bitcoincash:)?[qp][02-9ac-hj-np-z]{41}\b/g, text)].filter(([, v]) =>
       isCashAddr(v),
     ),

@@ -875,6 +875,41 @@ describe("# analysis redaction of each type's other formats", function () {
       "addr1qx2fxv2umyh",
     ]);
   });
+
+  it("should take Cardano's Byron addresses and the test networks' addresses by their checksums", function () {
+    const addresses = [
+      "Ae2tdPwUPEZFRbyhz3cpfC2CumGzNkFBN2L42rcUc2yjQpEkxDbkPodpMAi", // Byron, Icarus
+      // Byron, Daedalus
+      "DdzFFzCqrht7PQiAhzrn6rNNoADJieTWBt8KeK9BZdUsGyX9ooYD9NpMCTGjQoUKcHN47g8JMXhvKogsGpQHtiQ65fZwiypjrC6d3a4Q",
+      // Byron on a test network (CIP-19's example)
+      "37btjrVyb4KDXBNC4haBVPCrro8AQPHwvCMp3RFhhSVWwfFmZ6wwzSK6JK1hY6wHNmtrpTf1kdbva8TCneM2YsiXT7mrzT21EacHnPpz5YyUdj64na",
+      // Shelley on a test network
+      "addr_test1qz2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgs68faae",
+      "stake_test1uqehkck0lajq8gr28t9uxnuvgcqrc6070x3k9r8048z8y5gssrtvn",
+      "T7YChPFWifjCAXLEtg5N74c7fSAYsvSokwcmBPBUZWhxH5P", // XRP Ledger, a testnet X-address
+      "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx", // Bitcoin testnet, SegWit
+      "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7",
+      "mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn", // Bitcoin testnet, legacy
+      "2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc", // Bitcoin testnet, script
+    ];
+    const mistyped = (a: string) => `${a.slice(0, -1)}${a.at(-1) === "a" ? "c" : "a"}`;
+    for (const address of addresses) {
+      expectRedacted([[`send to ${address}.`, "send to [CRYPTO_1]."]]);
+      // One character changed breaks the checksum.
+      expect(findPii(`send to ${mistyped(address)}.`), address).to.deep.equal([]);
+    }
+    // Long base58 that is no Byron address: a Solana signature, a run of the alphabet's zero.
+    expectNothingFound([
+      "sig 5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+      `pad ${"1".repeat(60)}`,
+      "multisend to tb1 and T7 later",
+    ]);
+    expectNothingFoundInLinearTime([
+      ...addresses.map((a) => `${mistyped(a)} `),
+      `${"z".repeat(60)} `,
+      "z",
+    ]);
+  });
 });
 
 describe("# analysis scans of digit-heavy text and of long tokens", function () {

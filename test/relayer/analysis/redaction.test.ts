@@ -23,6 +23,16 @@ const expectRedacted = (cases: Array<[string, string]>) => {
 const expectNothingFound = (texts: string[]) => {
   for (const text of texts) expect(findPii(text), text).to.deep.equal([]);
 };
+/** An address with its last character changed, so its checksum fails. */
+const mistyped = (address: string) =>
+  `${address.slice(0, -1)}${address.at(-1) === "a" ? "c" : "a"}`;
+/** Each address taken in a sentence, and none of them mistyped. */
+const expectAddressesByChecksum = (addresses: string[]) => {
+  for (const address of addresses) {
+    expectRedacted([[`send to ${address}.`, "send to [CRYPTO_1]."]]);
+    expect(findPii(`send to ${mistyped(address)}.`), address).to.deep.equal([]);
+  }
+};
 /** 256 KiB of each piece repeated: nothing found, in linear time (a quadratic read takes seconds). */
 const expectNothingFoundInLinearTime = (pieces: string[]) => {
   for (const piece of pieces) {
@@ -856,12 +866,7 @@ describe("# analysis redaction of each type's other formats", function () {
       "addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgse35a3x",
       "stake1uyehkck0lajq8gr28t9uxnuvgcqrc6070x3k9r8048z8y5gh6ffgw", // Cardano, stake
     ];
-    const mistyped = (a: string) => `${a.slice(0, -1)}${a.at(-1) === "a" ? "c" : "a"}`;
-    for (const address of addresses) {
-      expectRedacted([[`send to ${address}.`, "send to [CRYPTO_1]."]]);
-      // One character changed breaks the checksum.
-      expect(findPii(`send to ${mistyped(address)}.`), address).to.deep.equal([]);
-    }
+    expectAddressesByChecksum(addresses);
     // Words of the alphabets that start as these chains do are no address.
     expectNothingFound([
       "TheQuickBrownFoxJumpsOverTheLazyDogs",
@@ -892,12 +897,7 @@ describe("# analysis redaction of each type's other formats", function () {
       "mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn", // Bitcoin testnet, legacy
       "2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc", // Bitcoin testnet, script
     ];
-    const mistyped = (a: string) => `${a.slice(0, -1)}${a.at(-1) === "a" ? "c" : "a"}`;
-    for (const address of addresses) {
-      expectRedacted([[`send to ${address}.`, "send to [CRYPTO_1]."]]);
-      // One character changed breaks the checksum.
-      expect(findPii(`send to ${mistyped(address)}.`), address).to.deep.equal([]);
-    }
+    expectAddressesByChecksum(addresses);
     // Long base58 that is no Byron address: a Solana signature, a run of the alphabet's zero.
     expectNothingFound([
       "sig 5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",

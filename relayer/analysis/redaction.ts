@@ -1228,14 +1228,14 @@ function names(text: string): PiiSpan[] {
 const CASUAL_GREETINGS =
   "hi hey hello dear thank thanks thx cheers regards best love bye ciao hallo hola salut bonjour merci danke grazie gracias obrigado obrigada groetjes";
 /**
- * A greeting or sign-off then one or two words in lower case that end their line (`thanks, tom`,
- * `hi anna,`), as chats write a name.
+ * A greeting or sign-off then one or two words in lower case that end their line or a clause
+ * (`thanks, tom`, `hi anna,`, `hi anna, can you…`), as chats write a name.
  */
 const CASUAL_GREETING = CASUAL_GREETINGS.split(" ")
   .map((g) => `[${g[0]}${g[0]!.toUpperCase()}]${g.slice(1)}`)
   .join("|");
 const CASUAL_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:${CASUAL_GREETING})(?: you)?[,!]?[ \\t]+(\\p{Ll}[\\p{Ll}'’-]+(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]+)?)(?=[ \\t]*[,.!]?[ \\t]*(?:\\r?\\n|$))`,
+  `(?<![\\p{L}\\p{N}])(?:${CASUAL_GREETING})(?: you)?[,!]?[ \\t]+(\\p{Ll}[\\p{Ll}'’-]+(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]+)?)(?=[ \\t]*(?:[,!;][ \\t]|[,.!]?[ \\t]*(?:\\r?\\n|$)))`,
   "gu",
 );
 
@@ -1268,11 +1268,19 @@ function casualNames(text: string): PiiSpan[] {
 }
 
 /**
+ * Labels of a person in notes, tickets and reviews, read only before a name in lower case: in
+ * capitals a name after them is found as anywhere else.
+ */
+const LOWER_NAME_LABELS =
+  "Cc|Bcc|Author|Owner|Reviewer|Reviewed by|Requester|Requestor|Requested by|Submitted by|Assignee|Assigned to|Approver|Checked by|Verified by|Applicant";
+
+/**
  * A label of a name in any case with its colon, then one to three words in lower case that end
- * their line (`signed: j. smith`, `witness: anna kowalski`), as quick notes and chats type them.
+ * their line or a clause (`signed: j. smith`, `witness: anna kowalski`, `signed: tom, on behalf
+ * of…`), as quick notes and chats type them.
  */
 const LOWER_LABELLED_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS}|Cc|Bcc)[ \\t]?:[ \\t]*(\\p{Ll}[\\p{Ll}'’-]*\\.?(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,2})(?=[ \\t]*[,.;]?[ \\t]*(?:\\r?\\n|$))`,
+  `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS}|${LOWER_NAME_LABELS})[ \\t]?:[ \\t]*(\\p{Ll}[\\p{Ll}'’-]*\\.?(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,2})(?=[ \\t]*(?:[,;.][ \\t]|[,.;]?[ \\t]*(?:\\r?\\n|$)))`,
   "giu",
 );
 

@@ -1206,23 +1206,32 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
-  it("should read a name in lower case after a greeting or sign-off when it ends its line, as chats write one", function () {
+  it("should read a name in lower case after a greeting or sign-off when it ends its line or a clause, as chats write one", function () {
     expectRedacted([
       ["thanks, tom", "thanks, [NAME_1]"],
       ["hi anna,\ncan you send the NDA?", "hi [NAME_1],\ncan you send the NDA?"],
       ["Thank you john smith", "Thank you [NAME_1]"],
       ["cheers, maria garcia.\n", "cheers, [NAME_1].\n"],
       ["ciao marco!", "ciao [NAME_1]!"],
+      ["hi anna, can you send the NDA?", "hi [NAME_1], can you send the NDA?"],
+      ["hey john smith! the wire went out", "hey [NAME_1]! the wire went out"],
+      ["thanks tom; see you monday", "thanks [NAME_1]; see you monday"],
     ]);
-    // An everyday word that is also a first name, a group, prose after the name, no greeting.
+    // An everyday word that is also a first name, a group, prose after the name with no comma
+    // between, no greeting.
     expectNoName([
       "cheers, will",
       "thanks, team",
       "hi all",
+      "hi all, the report is late",
+      "cheers, will, see you",
+      "hello world, again",
+      "thanks again, see you",
       "thanks tom for the report",
       "this is tom",
       "hello world",
     ]);
+    expectNothingFoundInLinearTime(["hi all, ", "hi ", "thanks, ", "hey ab cd, "]);
   });
 
   it("should take no asset before its ticker in brackets for a party, and a party before its initials", function () {
@@ -1239,7 +1248,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
-  it("should read a name in lower case after a person's label when it ends its line: a first name, or an initial and a surname", function () {
+  it("should read a name in lower case after a person's label when it ends its line or a clause: a first name, or an initial and a surname", function () {
     expectRedacted([
       ["signed: j. smith", "signed: [NAME_1]"],
       ["Witness: anna kowalski\nDate: 3 May", "Witness: [NAME_1]\nDate: 3 May"],
@@ -1247,6 +1256,15 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["name: j smith", "name: [NAME_1]"],
       // The words after the name up to an everyday one.
       ["signed by: maria the notary", "signed by: [NAME_1] the notary"],
+      // Prose after a comma, a semicolon or a full stop.
+      ["signed: tom, on behalf of the board", "signed: [NAME_1], on behalf of the board"],
+      ["Witness: anna kowalski. Date: 3 May", "Witness: [NAME_1]. Date: 3 May"],
+      // The labels of notes, tickets and reviews.
+      ["author: grace hopper", "author: [NAME_1]"],
+      ["Owner: tom; due friday", "Owner: [NAME_1]; due friday"],
+      ["reviewed by: j. smith", "reviewed by: [NAME_1]"],
+      ["Requested by: anna kowalski, finance", "Requested by: [NAME_1], finance"],
+      ["assignee: maria", "assignee: [NAME_1]"],
     ]);
     // A form's instruction, a state, a team, an initial alone, a workflow's keys.
     expectNoName([
@@ -1256,8 +1274,18 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "signed: pending approval",
       "bridge:\n  from: base\n  to: aurora\n",
       "swap:\n  from: usdc\n  to: ada\n",
+      "owner: treasury, ops",
+      "reviewer: pending. Owner: finance team",
+      "author: see commit log, line 3",
+      "sorted by: date, then amount",
     ]);
-    expectNothingFoundInLinearTime(["signed: a ", "signed:signed:", "cc: tom riddle was here, "]);
+    expectNothingFoundInLinearTime([
+      "signed: a ",
+      "signed:signed:",
+      "cc: tom riddle was here, ",
+      "owner: j. ",
+      "author: see see see, ",
+    ]);
   });
 
   it("should redact a table's name and date-of-birth columns under its header: CSV, semicolons, tabs, Markdown", function () {

@@ -1533,6 +1533,21 @@ function tableColumns(text: string): PiiSpan[] {
 const ROW_PAIR =
   /(?:^|[,;\t|])[ \t]*(\p{L}[\p{Ll}'’-]+)[ \t]*(?=(?:,|([;\t|])[ \t]*)(\p{L}[\p{Ll}'’-]+)[ \t]*(?:[,;\t|]|\r?$))/gmu;
 
+/**
+ * A phone number as a contact list's cell holds one: international with its `+`, or in North
+ * America's groups (an amount or an id of bare digits is no contact).
+ */
+const PHONE_CELL = /^(?:\+\d[\d ()-]{6,}\d|\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4})$/u;
+
+/** Whether a row, split by its separator, holds a written date or a phone number in a cell. */
+function recordCell(line: string, separator: string): boolean {
+  return line.split(separator).some((cell) => {
+    const value = cell.trim().replace(/^"(.*)"$/u, "$1");
+    // A date of digits alone (`19850403`) is as often an amount or an id.
+    return (DATE_CELL.test(value) && !/^\d+$/u.test(value)) || PHONE_CELL.test(value);
+  });
+}
+
 /** A word a row's surname cell may hold: capitalised, no everyday, company, team or heading word. */
 function surnameCell(word: string): boolean {
   return (
@@ -1554,17 +1569,21 @@ function rowNames(text: string): PiiSpan[] {
   // The line of the last pair and its cells per separator, counted once a line.
   let lineEnd = -1;
   let cells = new Map<string, number>();
+  let lineStart = 0;
   let mailed = false;
+  // Per separator, whether the line holds a contact's or a birth's value, read once a line.
+  let recorded = new Map<string, boolean>();
   for (const m of text.matchAll(ROW_PAIR)) {
     const [a, b] = [m[1]!, m[3]!];
     const separator = m[2] ?? ",";
     if (m.index >= lineEnd) {
-      const start = text.lastIndexOf("\n", m.index) + 1;
+      lineStart = text.lastIndexOf("\n", m.index) + 1;
       const end = text.indexOf("\n", m.index + 1);
       lineEnd = end < 0 ? text.length : end;
       cells = new Map();
+      recorded = new Map();
       mailed = false;
-      for (let i = start; i < lineEnd; i++) {
+      for (let i = lineStart; i < lineEnd; i++) {
         const c = text[i]!;
         if (c === "," || c === ";" || c === "\t" || c === "|")
           cells.set(c, (cells.get(c) ?? 0) + 1);
@@ -1573,9 +1592,14 @@ function rowNames(text: string): PiiSpan[] {
     }
     // Three cells or more: two separators.
     if ((cells.get(separator) ?? 0) < 2) continue;
-    // A cell in lower case only in a row that holds an e-mail address, as exports of sign-up
-    // lists write them (`jane,doe,jane@example.com`): a list of words in lower case is no record.
-    if (!mailed && (/^\p{Ll}/u.test(a) || /^\p{Ll}/u.test(b))) continue;
+    // A cell in lower case only in a row that holds a contact's or a birth's value, as exports of
+    // sign-up lists write them (`jane,doe,jane@example.com`, `jane,doe,1985-04-03`): a list of
+    // words in lower case is no record.
+    if (/^\p{Ll}/u.test(a) || /^\p{Ll}/u.test(b)) {
+      if (!recorded.has(separator))
+        recorded.set(separator, mailed || recordCell(text.slice(lineStart, lineEnd), separator));
+      if (!recorded.get(separator)) continue;
+    }
     if (!((plainFirstName(a) && surnameCell(b)) || (plainFirstName(b) && surnameCell(a)))) continue;
     // The second cell is read ahead, not taken: it may pair with the cell after it.
     const end = m.index + m[0].trimEnd().length;

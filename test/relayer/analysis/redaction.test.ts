@@ -1342,6 +1342,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
         "jane,doe,jane@example.com\ngrace;hopper;grace@navy.mil\nJohn,smith,j@example.com",
         "[NAME_1],[NAME_2],[EMAIL_1]\n[NAME_3];[NAME_4];[EMAIL_2]\n[NAME_5],[NAME_6],[EMAIL_3]",
       ],
+      // Or a written date, or a phone number.
+      ["jane,doe,1985-04-03", "[NAME_1],[NAME_2],1985-04-03"],
+      ['jane;doe;"3 April 1985"', '[NAME_1];[NAME_2];"3 April 1985"'],
+      ["tom,riddle,+44 20 7946 0958", "[NAME_1],[NAME_2],[PHONE_1]"],
+      ["tom\triddle\t(415) 555-2671", "[NAME_1]\t[NAME_2]\t[PHONE_1]"],
     ]);
     // Two cells, a sentence's commas, places, tickers, months, a brand, words in lower case in a
     // row without an e-mail address or everyday ones in one with it: no name.
@@ -1357,8 +1362,22 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "tags: grace,hopper,navy",
       "buy,sell,hold,ops@example.com",
       "anna,berlin,anna@example.de",
+      // A year, an amount or an id of digits alone makes no record of words in lower case.
+      "grace,hopper,12345678",
+      "multisend,grace,hopper,1000000",
+      "grace,hopper,1.000.000",
+      "swap,aurora,2025-08-01",
+      "anna,berlin,1985-04-03",
     ]);
-    expectNothingFoundInLinearTime(["Abc,", "Abc;Abc\t", "Ab|", "abc,", "abc;abc@\t"]);
+    expectNothingFoundInLinearTime([
+      "Abc,",
+      "Abc;Abc\t",
+      "Ab|",
+      "abc,",
+      "abc;abc@\t",
+      "abc,abc,1-1-1,",
+      "abc,abc,+1 1,",
+    ]);
   });
 
   it("should redact a page's table cells under its header row or beside their label, with the text tables' rules", function () {

@@ -1064,9 +1064,21 @@ const PLACE_BEFORE = /(?:^|[\s(])(?:à|a|au|in|en|aus|te)\s$/u;
 const CUT_WORD = /^\p{L}+/u;
 const AMBIGUOUS_LOWER_TITLES = new Set(["ms.", "ing.", "arch.", "rag.", "geom."]);
 
-/** Words of a team's, a department's or a role's name, which labels lead as often as a person's. */
+/**
+ * Words of a team's, a department's or a role's name, which labels and sign-offs lead as often as a
+ * person's, in the languages the redaction reads (`Die Geschäftsleitung`, `La Direction`, `El
+ * Equipo de Soporte`, `La Direzione`, `De Directie`); none a surname's.
+ */
 const TEAM_WORDS = words(
-  "department team office service services support desk unit division committee board payable receivable signatory holdings traders group finance accounts legal procurement sales marketing staff resources relations operations compliance treasury payroll administration management",
+  [
+    "department team office service services support desk unit division committee board payable receivable signatory holdings traders group finance accounts legal procurement sales marketing staff resources relations operations compliance treasury payroll administration management",
+    "abteilung geschäftsleitung geschäftsführung kundenservice kundendienst vorstand verwaltung hausverwaltung buchhaltung personalabteilung rechtsabteilung sekretariat redaktion direktion vertrieb einkauf",
+    "direction équipe equipe secrétariat secretariat comptabilité comptabilite gérance gerance rédaction comité comite",
+    "equipo dirección direccion gerencia administración administracion departamento secretaría contabilidad soporte atención",
+    "direzione amministrazione segreteria ufficio squadra servizio assistenza contabilità comitato reparto",
+    "afdeling directie klantenservice bestuur administratie secretariaat boekhouding",
+    "equipa direção direcao diretoria atendimento",
+  ].join(" "),
 );
 
 /**

@@ -1507,15 +1507,26 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Attention: Legal Department",
       "Prepared by: Finance Department",
       "Beneficiary: Northwind Traders GmbH",
+      // A department signs, or is addressed, in each language the redaction reads.
+      "Mit freundlichen Grüßen,\nDie Geschäftsleitung",
+      "Mit freundlichen Grüßen\nIhr Kundenservice",
+      "Cordialement,\nLa Direction",
+      "Saludos,\nEl Equipo de Soporte",
+      "Attn: Equipo de Soporte",
+      "Beneficiario: Dirección General de Tributos",
+      "Cordiali saluti,\nLa Direzione",
+      "Met vriendelijke groet,\nDe Directie",
       "Van Gogh Museum tickets",
       "De Huurder betaalt de huur.",
       // A form's labels after a label: no name.
       "Name, Surname and date of birth are required.",
       "Nom, Prénom et date de naissance",
     ]);
-    // A surname that is an everyday word after a title stays a name.
+    // A surname that is an everyday word after a title stays a name; so does a surname written
+    // with its article after a sign-off.
     expectRedacted([
       ["Dear Mr. Brown, Ms. Young signed", "Dear Mr. [NAME_1], Ms. [NAME_2] signed"],
+      ["Cordialement,\nLa Fontaine", "Cordialement,\n[NAME_1]"],
     ]);
   });
 

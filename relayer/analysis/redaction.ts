@@ -2155,6 +2155,12 @@ function unlabelledNames(text: string): PiiSpan[] {
     if (notAPerson(text, m.index, m.index + `${m[1]}${m[2]}`.length)) continue;
     if (SAINT_BEFORE.test(`${m[1]} `)) continue;
     if (eastAsianPlace(text, m.index, words)) continue;
+    // A salutation that is also a first name (Gentile, Cara) before another first name greets
+    // the name after it (Gentile Anna Rossi).
+    if (NAME_LABEL_WORDS.has(words[0]!) && words[1]!.split("-").some(isFirstName)) {
+      out.push(nameSpan(text, m.index + words[0]!.length + 1, words.slice(1)));
+      continue;
+    }
     out.push(nameSpan(text, m.index, words));
   }
   for (const m of text.matchAll(CAPITAL_SURNAME_NAME)) {

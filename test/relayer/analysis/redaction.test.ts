@@ -216,6 +216,12 @@ describe("# analysis redaction", function () {
       ["Gentile Sig.ra Giulia Bianchi,", "Gentile Sig.ra [NAME_1],"],
       ["GENTILE DOTT.SSA GIULIA BIANCHI", "GENTILE DOTT.SSA [NAME_1]"],
       ["Dear Prof. Anna Schmidt", "Dear Prof. [NAME_1]"],
+      // Before a first name, without a title between.
+      ["Gentile Anna Rossi,", "Gentile [NAME_1],"],
+      ["Cara Giulia,", "Cara [NAME_1],"],
+      ["Cher Martial Henry,", "Cher [NAME_1],"],
+      // The same word before a surname is the first name.
+      ["Cara Delevingne signed", "[NAME_1] signed"],
     ]);
   });
 });

@@ -1253,10 +1253,16 @@ const CASUAL_NAME = new RegExp(
 
 /**
  * A first name of the lexicon that is no everyday or other word (`tom`, not `will`), as a chat's
- * sign-off, a label in lower case and a row's cell hold one with little around it to tell.
+ * sign-off, a label in lower case and a row's cell hold one with little around it to tell; joined
+ * by a hyphen, each part a first name (`jean-luc`, `anna-maria`), not all of them everyday words.
  */
 function plainFirstName(word: string): boolean {
-  return isFirstName(word) && !isCommonWord(word) && !notName(word);
+  const parts = word.split("-");
+  return (
+    parts.every((part) => isFirstName(part) && !notName(part)) &&
+    !parts.every(isCommonWord) &&
+    !isCommonWord(word)
+  );
 }
 
 /** A surname's word in lower case after a plain first name: no everyday word, nor a particle. */

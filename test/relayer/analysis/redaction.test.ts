@@ -1222,6 +1222,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["hi anna, can you send the NDA?", "hi [NAME_1], can you send the NDA?"],
       ["hey john smith! the wire went out", "hey [NAME_1]! the wire went out"],
       ["thanks tom; see you monday", "thanks [NAME_1]; see you monday"],
+      // A first name joined by a hyphen, each part one.
+      ["thanks, anna-maria", "thanks, [NAME_1]"],
+      ["hi jean-luc, the wire went out", "hi [NAME_1], the wire went out"],
     ]);
     // An everyday word that is also a first name, a group, prose after the name with no comma
     // between, no greeting.
@@ -1233,6 +1236,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "cheers, will, see you",
       "hello world, again",
       "thanks again, see you",
+      "thanks, follow-up",
+      "hi all-hands, meeting at 3",
       "thanks tom for the report",
       "this is tom",
       "hello world",
@@ -1271,6 +1276,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["reviewed by: j. smith", "reviewed by: [NAME_1]"],
       ["Requested by: anna kowalski, finance", "Requested by: [NAME_1], finance"],
       ["assignee: maria", "assignee: [NAME_1]"],
+      ["witness: jean-luc picard", "witness: [NAME_1]"],
     ]);
     // A form's instruction, a state, a team, an initial alone, a workflow's keys.
     expectNoName([

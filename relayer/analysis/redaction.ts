@@ -1725,6 +1725,27 @@ const GREEK_FIRST_NAMES = [
   ),
 ];
 
+/**
+ * First names common in the German-speaking, Nordic, Irish, Scottish and Welsh lands that neither
+ * faker's locales nor compromise's lexicon hold (Jürgen, Heike, Øystein, Sigurður, Saoirse,
+ * Ciarán, Eilidh, Rhys). Not the ones that are also everyday words of the languages read (`Elke`
+ * is Dutch for each, `Reto` Spanish for a challenge, `Una` and `Non` articles and negations,
+ * `Beat` and `Res` English words).
+ */
+const MORE_FIRST_NAMES = words(
+  [
+    "jürgen jörg uwe detlef günther rüdiger thorsten heike ute dörte gerd reinhard siegfried volker götz jochen hartmut ekkehard eberhard friedhelm",
+    "hannelore waltraud roswitha anke antje frauke gesa jutta bärbel käthe gunda hiltrud irmgard edeltraud annegret gerlinde wiltrud lieselotte",
+    "heinz heiko holger wulf ingo bodo ottmar wendelin vroni resi zenzi kathi urs ueli köbi vreni seraina corsin flurin ladina",
+    "ågot øystein ørjan åse ståle tormod geir trond terje svein sigrun ragnhild gunnhild grete pål",
+    "ólafur sigríður guðrún þór þórunn halldór hrafn ásgeir eyjólfur hallgrímur sigurður ragnar bjarni ósk",
+    "saoirse aoife ciarán oisín siobhán caoimhe róisín pádraig tadhg dónal bríd gráinne orla sinéad mairéad eoghan cathal donal fiachra ruairí",
+    "colm cian darragh eamon éamon fionnuala clodagh nuala máire bláthnaid éabha ailbhe meabh méabh ríona sorcha dearbhla",
+    "hamish alasdair ailsa morag catriona mhairi eilidh ishbel seonaid",
+    "ffion rhys gethin dafydd bronwen cerys iestyn llinos sioned anwen gwion rhodri emyr meirion huw elis osian llŷr owain eirlys carys angharad mair siân lowri alun gruffydd bryn",
+  ].join(" "),
+);
+
 /** Tags of everyday words that are also surnames (Brown, Baker, Young); the rest never are (However). */
 const SURNAME_TAGS = new Set([
   "Noun",
@@ -1739,7 +1760,7 @@ const SURNAME_TAGS = new Set([
 /**
  * First names known to compromise's English lexicon (its `FirstName`, `MaleName` and `FemaleName`
  * tags: about 3,100 names of many origins) and those of faker's locales for the cultures it covers
- * thinly (first-names.ts, about 13,500), read once; also without their accents (Văn, Thị written
+ * thinly (first-names.ts, about 13,500) and the hand lists above, read once; also without their accents (Văn, Thị written
  * Van, Thi). Its tagger is not used: running it per text cost most of the redaction's CPU. The
  * lexicon's other words (`of`, `period`, `legal`) are everyday words: in capitals they are a
  * heading's, not a name's.
@@ -1765,7 +1786,11 @@ const { FIRST_NAMES, COMMON_WORDS, NOUN_LIKE } = (() => {
   const everydayWords = words(EVERYDAY_WORDS);
   const surnames = new Set([...words(CHINESE_SURNAMES), ...words(KOREAN_SURNAMES)]);
   const everydaySurnames = new Set([...everydayWords].filter((w) => surnames.has(w)));
-  for (const word of [...LOCALE_FIRST_NAMES.split(" "), ...GREEK_FIRST_NAMES]) {
+  for (const word of [
+    ...LOCALE_FIRST_NAMES.split(" "),
+    ...GREEK_FIRST_NAMES,
+    ...MORE_FIRST_NAMES,
+  ]) {
     if (!everydaySurnames.has(word)) names.add(word);
     // Văn and Thế without their accents are also the particle `van` and the article `the`; Hán,
     // Sáng, Băng the words han, sang, bang.

@@ -1245,6 +1245,24 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     expectNothingFoundInLinearTime(["hi all, ", "hi ", "thanks, ", "hey ab cd, "]);
   });
 
+  it("should know the first names of the German-speaking, Nordic, Irish, Scottish and Welsh lands that the lexicons lack", function () {
+    expectRedacted([
+      ["Jürgen Schmidt signed the deal.", "[NAME_1] signed the deal."],
+      ["Karl-Heinz Müller und Heike Braun", "[NAME_1] und [NAME_2]"],
+      ["Øystein Berg and Sigurður Jónsson signed.", "[NAME_1] and [NAME_2] signed."],
+      ["Saoirse Ronan and Ciarán Hinds attended.", "[NAME_1] and [NAME_2] attended."],
+      ["thanks, siobhán", "thanks, [NAME_1]"],
+      ["hi rhys, the wire went out", "hi [NAME_1], the wire went out"],
+    ]);
+    // Names that are everyday words of the languages read are not in the list.
+    expectNoName([
+      "Elke maand betaalt de huurder.",
+      "Una Casa Bonita",
+      "Reto Final: la cuenta",
+      "Beat Saber",
+    ]);
+  });
+
   it("should take no asset before its ticker in brackets for a party, and a party before its initials", function () {
     expectNoName([
       "Pay with Solana (SOL) today",

@@ -1726,11 +1726,13 @@ const GREEK_FIRST_NAMES = [
 ];
 
 /**
- * First names common in the German-speaking, Nordic, Irish, Scottish and Welsh lands that neither
- * faker's locales nor compromise's lexicon hold (Jürgen, Heike, Øystein, Sigurður, Saoirse,
- * Ciarán, Eilidh, Rhys). Not the ones that are also everyday words of the languages read (`Elke`
- * is Dutch for each, `Reto` Spanish for a challenge, `Una` and `Non` articles and negations,
- * `Beat` and `Res` English words).
+ * First names common where the languages read are spoken that neither faker's locales nor
+ * compromise's lexicon hold: German-speaking (Jürgen, Heike), Nordic (Øystein, Sigurður), Irish,
+ * Scottish and Welsh (Saoirse, Ciarán, Eilidh, Rhys), French (Maëlle, Solène), Spanish, Catalan
+ * and Basque (Aitor, Itziar, Jaume, Begoña), Italian, Dutch and Frisian (Ruud, Hylke), and English
+ * ones of recent decades (Brayden, Nevaeh). Not the ones that are also everyday words of the
+ * languages read (`Elke` is Dutch for each, `Reto` Spanish for a challenge, `Pau` Portuguese for a
+ * stick, `Graça`, `Remedios`, `Jade`, `Poppy`, `Maverick`, `Una`, `Non`, `Beat`, `Res`).
  */
 const MORE_FIRST_NAMES = words(
   [
@@ -1743,6 +1745,10 @@ const MORE_FIRST_NAMES = words(
     "colm cian darragh eamon éamon fionnuala clodagh nuala máire bláthnaid éabha ailbhe meabh méabh ríona sorcha dearbhla",
     "hamish alasdair ailsa morag catriona mhairi eilidh ishbel seonaid",
     "ffion rhys gethin dafydd bronwen cerys iestyn llinos sioned anwen gwion rhodri emyr meirion huw elis osian llŷr owain eirlys carys angharad mair siân lowri alun gruffydd bryn",
+    "maëlle solène maïwenn mathéo ghislaine laetitia",
+    "iñaki aitor unai josu itziar ainhoa nekane arantxa begoña macarena mireia oriol jaume ferran quim txema chema paco manolo fito",
+    "nunzia rosaria pierpaolo mariangela ruud jikke wietske hylke",
+    "brayden shaniqua lakisha trevon nevaeh brantley kinsley everleigh ryker jaxson finnegan callum cormac tilly kirsty",
   ].join(" "),
 );
 

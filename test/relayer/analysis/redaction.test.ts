@@ -1245,7 +1245,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     expectNothingFoundInLinearTime(["hi all, ", "hi ", "thanks, ", "hey ab cd, "]);
   });
 
-  it("should know the first names of the German-speaking, Nordic, Irish, Scottish and Welsh lands that the lexicons lack", function () {
+  it("should know the first names common where the languages read are spoken that the lexicons lack", function () {
     expectRedacted([
       ["Jürgen Schmidt signed the deal.", "[NAME_1] signed the deal."],
       ["Karl-Heinz Müller und Heike Braun", "[NAME_1] und [NAME_2]"],
@@ -1253,6 +1253,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Saoirse Ronan and Ciarán Hinds attended.", "[NAME_1] and [NAME_2] attended."],
       ["thanks, siobhán", "thanks, [NAME_1]"],
       ["hi rhys, the wire went out", "hi [NAME_1], the wire went out"],
+      ["Aitor Zubizarreta y Begoña Etxeberria", "[NAME_1] y [NAME_2]"],
+      ["Maëlle Dubois signed.", "[NAME_1] signed."],
+      ["Callum Hughes and Nevaeh Brown signed.", "[NAME_1] and [NAME_2] signed."],
     ]);
     // Names that are everyday words of the languages read are not in the list.
     expectNoName([
@@ -1260,6 +1263,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Una Casa Bonita",
       "Reto Final: la cuenta",
       "Beat Saber",
+      "Pau Brasil Ltda",
+      "Remedios Caseros",
     ]);
   });
 

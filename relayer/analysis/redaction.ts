@@ -115,6 +115,11 @@ function words(list: string): ReadonlySet<string> {
   return new Set(list.split(" "));
 }
 
+/** A word without its accents and other combining marks (Rzeszów → Rzeszow, Văn → Van). */
+function withoutAccents(word: string): string {
+  return word.normalize("NFD").replace(/\p{M}/gu, "");
+}
+
 function span(type: PiiType, start: number, value: string): PiiSpan {
   return { type, start, end: start + value.length, value };
 }
@@ -695,11 +700,18 @@ const POLISH_UNTYPED_STREET = new RegExp(
 );
 const POLISH_POSTCODE = /\d{2}-\d{3} \p{Lu}/u;
 const POLISH_LETTER = /[ąćęłńśźżĄĆĘŁŃŚŹŻ]/u;
-/** Poland's largest towns as addresses write them, without their Polish letters too. */
+/**
+ * Poland's larger towns (the first word of their names) without their accents, as addresses also
+ * write them: compared with the town's word without its accents (`Rzeszów`, `Kraków`, whose `ó`
+ * other languages write too).
+ */
 const POLISH_TOWNS = new Set(
-  "Warszawa Krakow Lodz Wroclaw Poznan Gdansk Szczecin Bydgoszcz Lublin Bialystok Katowice Gdynia Czestochowa Radom Torun Sosnowiec Rzeszow Kielce Gliwice Olsztyn Zabrze Bytom Rybnik Opole Tychy Elblag Plock Walbrzych Tarnow Chorzow Koszalin Kalisz Legnica Grudziadz Slupsk Sopot".split(
-    " ",
-  ),
+  [
+    "Warszawa Krakow Lodz Wroclaw Poznan Gdansk Szczecin Bydgoszcz Lublin Bialystok Katowice Gdynia Czestochowa Radom Torun Sosnowiec Rzeszow Kielce Gliwice Olsztyn Zabrze Bytom Rybnik Opole Tychy Elblag Plock Walbrzych Tarnow Chorzow Koszalin Kalisz Legnica Grudziadz Slupsk Sopot",
+    "Gorzow Zielona Jaworzno Siedlce Konin Lubin Gniezno Pabianice Leszno Stargard Stalowa Mielec Tczew Piekary Tomaszow Ostrow Siemianowice Starachowice Zgierz Kutno Brodnica Sanok Ciechanow Skierniewice Zakopane Legionowo Pruszkow Otwock Piaseczno Wejherowo Rumia Malbork Kwidzyn Krosno Raciborz",
+  ]
+    .join(" ")
+    .split(" "),
 );
 
 function addresses(text: string): PiiSpan[] {
@@ -709,7 +721,7 @@ function addresses(text: string): PiiSpan[] {
   // The street's pattern starts on every capitalised word: only where a 2-3 postcode is.
   if (POLISH_POSTCODE.test(text))
     for (const m of text.matchAll(POLISH_UNTYPED_STREET))
-      if (POLISH_LETTER.test(m[0]) || POLISH_TOWNS.has(m[1]!.split(" ")[0]!))
+      if (POLISH_LETTER.test(m[0]) || POLISH_TOWNS.has(withoutAccents(m[1]!.split(" ")[0]!)))
         out.push(span("ADDRESS", m.index, m[0]));
   return out;
 }
@@ -1800,7 +1812,7 @@ const { FIRST_NAMES, COMMON_WORDS, NOUN_LIKE } = (() => {
     if (!everydaySurnames.has(word)) names.add(word);
     // Văn and Thế without their accents are also the particle `van` and the article `the`; Hán,
     // Sáng, Băng the words han, sang, bang.
-    const plain = word.normalize("NFD").replace(/\p{M}/gu, "");
+    const plain = withoutAccents(word);
     if (!PARTICLE_WORD.test(plain) && !common.has(plain) && !everydayWords.has(plain))
       names.add(plain);
   }
@@ -1824,8 +1836,7 @@ const CYRILLIC_STEMS: ReadonlySet<string> = new Set(
  * without accents and with σ for ς: the genitive moves the accent (Γεώργιος, Γεωργίου). Each
  * name's own forms only: Ήλιος (the sun) is not a form of Ηλίας.
  */
-const greekPlain = (word: string) =>
-  word.normalize("NFD").replace(/\p{M}/gu, "").replace(/ς/gu, "σ");
+const greekPlain = (word: string) => withoutAccents(word).replace(/ς/gu, "σ");
 /** Each nominative ending's other forms: -ος gives -ου, -ο, -ε; -ης, -ας, -ες lose their σ; -α, -η, -ω take one. */
 const GREEK_CASES: ReadonlyArray<[RegExp, (plain: string) => string[]]> = [
   [/οσ$/u, (p) => ["ου", "ο", "ε"].map((e) => p.slice(0, -2) + e)],
@@ -1845,8 +1856,7 @@ const GREEK_FORMS: ReadonlySet<string> = new Set(
 /** In the lexicon as written, without its accents (José, Zoë: the lexicon has jose, zoe) or declined. */
 function isFirstName(word: string): boolean {
   const lower = word.normalize("NFC").toLowerCase();
-  if (FIRST_NAMES.has(lower) || FIRST_NAMES.has(lower.normalize("NFD").replace(/\p{M}/gu, "")))
-    return true;
+  if (FIRST_NAMES.has(lower) || FIRST_NAMES.has(withoutAccents(lower))) return true;
   if (/^\p{Script=Greek}+$/u.test(lower)) return GREEK_FORMS.has(greekPlain(lower));
   if (!/^\p{Script=Cyrillic}+$/u.test(lower)) return false;
   return CYRILLIC_STEMS.has(lower) || CYRILLIC_STEMS.has(lower.replace(CYRILLIC_ENDING, ""));

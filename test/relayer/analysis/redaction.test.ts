@@ -769,6 +769,9 @@ describe("# analysis redaction of each type's other formats", function () {
       // Without the street's type: Polish by its letters or its town.
       ["Adres: Piotrkowska 104, 90-926 Łódź.", "Adres: [ADDRESS_1]."],
       ["Mickiewicza 5 m. 3, 31-120 Krakow; Kopernika 3, 87-100 Torun", "[ADDRESS_1]; [ADDRESS_2]"],
+      // A town whose only accent other languages write too, and a smaller town.
+      ["Wojska Polskiego 12, 30-001 Kraków", "[ADDRESS_1]"],
+      ["Kopernika 3, 87-300 Brodnica", "[ADDRESS_1]"],
       [
         "zam. ul. Długa 5 m. 3; al. Jerozolimskie 65/79, 00-697 Warszawa",
         "zam. [ADDRESS_1]; [ADDRESS_2]",
@@ -792,6 +795,7 @@ describe("# analysis redaction of each type's other formats", function () {
       "Smith et al. Nature 12, 2020",
       "Rounds 3, 10-150 Players",
       "Section 12, 10-150 Rules apply",
+      "Score 3, 10-150 Córdoba",
       "Rua Augusta is busy",
       "東京都内の区の数は23です",
     ]);

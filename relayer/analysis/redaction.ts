@@ -1251,6 +1251,15 @@ function names(text: string): PiiSpan[] {
 /** Greetings and sign-offs as chats type them, in lower case or capitalised. */
 const CASUAL_GREETINGS =
   "hi hey hello dear thank thanks thx cheers regards best love bye ciao hallo hola salut bonjour merci danke grazie gracias obrigado obrigada groetjes";
+
+/**
+ * Where a name typed in lower case ends: before punctuation of the clause and a space, or before
+ * the line's end with at most one mark between (`hi anna, can you…`, `signed: tom.`).
+ */
+function lowerNameEnd(beforeClause: string, beforeLineEnd: string): string {
+  return `(?=[ \\t]*(?:[${beforeClause}][ \\t]|[${beforeLineEnd}]?[ \\t]*(?:\\r?\\n|$)))`;
+}
+
 /**
  * A greeting or sign-off then one or two words in lower case that end their line or a clause
  * (`thanks, tom`, `hi anna,`, `hi anna, can you…`), as chats write a name.
@@ -1259,7 +1268,7 @@ const CASUAL_GREETING = CASUAL_GREETINGS.split(" ")
   .map((g) => `[${g[0]}${g[0]!.toUpperCase()}]${g.slice(1)}`)
   .join("|");
 const CASUAL_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:${CASUAL_GREETING})(?: you)?[,!]?[ \\t]+(\\p{Ll}[\\p{Ll}'’-]+(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]+)?)(?=[ \\t]*(?:[,!;][ \\t]|[,.!]?[ \\t]*(?:\\r?\\n|$)))`,
+  `(?<![\\p{L}\\p{N}])(?:${CASUAL_GREETING})(?: you)?[,!]?[ \\t]+(\\p{Ll}[\\p{Ll}'’-]+(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]+)?)${lowerNameEnd(",!;", ",.!")}`,
   "gu",
 );
 
@@ -1270,11 +1279,9 @@ const CASUAL_NAME = new RegExp(
  */
 function plainFirstName(word: string): boolean {
   const parts = word.split("-");
-  return (
-    parts.every((part) => isFirstName(part) && !notName(part)) &&
-    !parts.every(isCommonWord) &&
-    !isCommonWord(word)
-  );
+  if (!parts.every((part) => isFirstName(part) && !notName(part)) || isCommonWord(word))
+    return false;
+  return parts.length === 1 || !parts.every(isCommonWord);
 }
 
 /** A surname's word in lower case after a plain first name: no everyday word, nor a particle. */
@@ -1310,7 +1317,7 @@ const LOWER_NAME_LABELS =
  * of…`), as quick notes and chats type them.
  */
 const LOWER_LABELLED_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS}|${LOWER_NAME_LABELS})[ \\t]?:[ \\t]*(\\p{Ll}[\\p{Ll}'’-]*\\.?(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,2})(?=[ \\t]*(?:[,;.][ \\t]|[,.;]?[ \\t]*(?:\\r?\\n|$)))`,
+  `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS}|${LOWER_NAME_LABELS})[ \\t]?:[ \\t]*(\\p{Ll}[\\p{Ll}'’-]*\\.?(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,2})${lowerNameEnd(",;.", ",.;")}`,
   "giu",
 );
 
@@ -1569,8 +1576,12 @@ const ROW_PAIR =
  */
 const PHONE_CELL = /^(?:\+\d[\d ()-]{6,}\d|\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4})$/u;
 
-/** Whether a row, split by its separator, holds a written date or a phone number in a cell. */
-function recordCell(line: string, separator: string): boolean {
+/**
+ * Whether a row holds a contact's or a birth's value: an e-mail address anywhere on it, or, split by
+ * its separator, a cell that is a written date or a phone number.
+ */
+function recordRow(line: string, separator: string): boolean {
+  if (line.includes("@")) return true;
   return line.split(separator).some((cell) => {
     const value = cell.trim().replace(/^"(.*)"$/u, "$1");
     // A date of digits alone (`19850403`) is as often an amount or an id.
@@ -1600,7 +1611,6 @@ function rowNames(text: string): PiiSpan[] {
   let lineEnd = -1;
   let cells = new Map<string, number>();
   let lineStart = 0;
-  let mailed = false;
   // Per separator, whether the line holds a contact's or a birth's value, read once a line.
   let recorded = new Map<string, boolean>();
   for (const m of text.matchAll(ROW_PAIR)) {
@@ -1612,12 +1622,10 @@ function rowNames(text: string): PiiSpan[] {
       lineEnd = end < 0 ? text.length : end;
       cells = new Map();
       recorded = new Map();
-      mailed = false;
       for (let i = lineStart; i < lineEnd; i++) {
         const c = text[i]!;
         if (c === "," || c === ";" || c === "\t" || c === "|")
           cells.set(c, (cells.get(c) ?? 0) + 1);
-        else if (c === "@") mailed = true;
       }
     }
     // Three cells or more: two separators.
@@ -1627,7 +1635,7 @@ function rowNames(text: string): PiiSpan[] {
     // words in lower case is no record.
     if (/^\p{Ll}/u.test(a) || /^\p{Ll}/u.test(b)) {
       if (!recorded.has(separator))
-        recorded.set(separator, mailed || recordCell(text.slice(lineStart, lineEnd), separator));
+        recorded.set(separator, recordRow(text.slice(lineStart, lineEnd), separator));
       if (!recorded.get(separator)) continue;
     }
     if (!((plainFirstName(a) && surnameCell(b)) || (plainFirstName(b) && surnameCell(a)))) continue;

@@ -1254,21 +1254,37 @@ const CASUAL_GREETINGS =
 
 /**
  * Where a name typed in lower case ends: before punctuation of the clause and a space, or before
- * the line's end with at most one mark between (`hi anna, can you…`, `signed: tom.`).
+ * the line's end with at most one mark between (`hi anna, can you…`, `signed: tom.`), or before
+ * one of `nextWords` (space-separated) that go on the sentence.
  */
-function lowerNameEnd(beforeClause: string, beforeLineEnd: string): string {
-  return `(?=[ \\t]*(?:[${beforeClause}][ \\t]|[${beforeLineEnd}]?[ \\t]*(?:\\r?\\n|$)))`;
+function lowerNameEnd(beforeClause: string, beforeLineEnd: string, nextWords = ""): string {
+  const next = nextWords
+    ? `|[ \\t]+(?:${nextWords.split(" ").join("|")})(?![\\p{L}\\p{N}'’-])`
+    : "";
+  return `(?=[ \\t]*(?:[${beforeClause}][ \\t]|[${beforeLineEnd}]?[ \\t]*(?:\\r?\\n|$))${next})`;
 }
 
 /**
- * A greeting or sign-off then one or two words in lower case that end their line or a clause
- * (`thanks, tom`, `hi anna,`, `hi anna, can you…`), as chats write a name.
+ * Words that go on a chat's sentence after the name a greeting or sign-off leads (`thanks tom for
+ * the report`, `hi anna can you…`, `merci anna pour…`), in the languages of the greetings: a
+ * function word or a request's verb, never a word a surname is.
+ */
+const CASUAL_NEXT =
+  "for and can could would will please how i i'm i’m we just so see re about as if but für und kannst könntest bitte pour et peux pourrais por y puedes podrías per e puoi potresti pelo pela podes voor en kun kan";
+
+/** What thanks take after them before the name (`thank you`, `grazie mille`, `thanks again`). */
+const CASUAL_THANKS_MORE = "you|mille|beaucoup|vielmals|again|so much|very much";
+
+/**
+ * A greeting or sign-off then one or two words in lower case that end their line or a clause or go
+ * on into the sentence (`thanks, tom`, `hi anna,`, `hi anna, can you…`, `thanks tom for the
+ * report`), as chats write a name.
  */
 const CASUAL_GREETING = CASUAL_GREETINGS.split(" ")
   .map((g) => `[${g[0]}${g[0]!.toUpperCase()}]${g.slice(1)}`)
   .join("|");
 const CASUAL_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:${CASUAL_GREETING})(?: you)?[,!]?[ \\t]+(\\p{Ll}[\\p{Ll}'’-]+(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]+)?)${lowerNameEnd(",!;", ",.!")}`,
+  `(?<![\\p{L}\\p{N}])(?:${CASUAL_GREETING})(?: (?:${CASUAL_THANKS_MORE})){0,2}[,!]?[ \\t]+(\\p{Ll}[\\p{Ll}'’-]+(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]+)?)${lowerNameEnd(",!;", ",.!", CASUAL_NEXT)}`,
   "gu",
 );
 

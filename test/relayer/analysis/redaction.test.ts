@@ -1216,7 +1216,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
-  it("should read a name in lower case after a greeting or sign-off when it ends its line or a clause, as chats write one", function () {
+  it("should read a name in lower case after a greeting or sign-off when it ends its line or a clause or the sentence goes on, as chats write one", function () {
     expectRedacted([
       ["thanks, tom", "thanks, [NAME_1]"],
       ["hi anna,\ncan you send the NDA?", "hi [NAME_1],\ncan you send the NDA?"],
@@ -1229,9 +1229,22 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       // A first name joined by a hyphen, each part one.
       ["thanks, anna-maria", "thanks, [NAME_1]"],
       ["hi jean-luc, the wire went out", "hi [NAME_1], the wire went out"],
+      // The sentence going on after the name: a function word or a request.
+      ["thanks tom for the report", "thanks [NAME_1] for the report"],
+      ["hi anna can you send the NDA?", "hi [NAME_1] can you send the NDA?"],
+      ["thanks anna smith and the team", "thanks [NAME_1] and the team"],
+      ["hey tom can i call you", "hey [NAME_1] can i call you"],
+      ["merci sophie pour le contrat", "merci [NAME_1] pour le contrat"],
+      ["danke jürgen für die Unterlagen", "danke [NAME_1] für die Unterlagen"],
+      ["grazie giulia per il bonifico", "grazie [NAME_1] per il bonifico"],
+      // Thanks that take more words before the name.
+      ["grazie mille anna", "grazie mille [NAME_1]"],
+      ["merci beaucoup sophie pour tout", "merci beaucoup [NAME_1] pour tout"],
+      ["thank you very much anna", "thank you very much [NAME_1]"],
+      ["thanks again tom", "thanks again [NAME_1]"],
     ]);
-    // An everyday word that is also a first name, a group, prose after the name with no comma
-    // between, no greeting.
+    // An everyday word that is also a first name, a group, prose after the name that does not go
+    // on the sentence from a name, no greeting.
     expectNoName([
       "cheers, will",
       "thanks, team",
@@ -1242,11 +1255,21 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "thanks again, see you",
       "thanks, follow-up",
       "hi all-hands, meeting at 3",
-      "thanks tom for the report",
+      "thanks tom report attached",
+      "thanks again for the report",
+      "thanks so much for the report",
+      "hi all and welcome",
+      "thanks team for the report",
+      "cheers will and see you",
+      "hello world and goodbye",
+      "thanks everyone for coming",
+      "grazie mille per il bonifico",
+      "thank you so much for the report",
+      "hi there can you help",
       "this is tom",
       "hello world",
     ]);
-    expectNothingFoundInLinearTime(["hi all, ", "hi ", "thanks, ", "hey ab cd, "]);
+    expectNothingFoundInLinearTime(["hi all, ", "hi ", "thanks, ", "hey ab cd, ", "hi ab for "]);
   });
 
   it("should know the first names common where the languages read are spoken that the lexicons lack", function () {

@@ -70,6 +70,7 @@ export async function startWorkers(
     // Woken by the database's notifications of new jobs, with a slow poll.
     const worker = await startEngineWorker(queue, services.engine, store, {
       concurrency: services.config.engine.concurrency,
+      leaseSeconds: services.config.engine.leaseSeconds,
     });
     services.closers.push(() => worker.stop());
     logger.info("engine worker started (workflow.execute)");

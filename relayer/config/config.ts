@@ -170,6 +170,16 @@ const envSchema = z
         .max(600, "must be between 0 and 600")
         .optional(),
     ),
+    /** How long a dead worker's execution lease blocks another worker from resuming it, in seconds. */
+    VERIFLOW_ENGINE_LEASE_SECONDS: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number({ message: "must be a number" })
+        .int("must be an integer")
+        .min(2, "must be between 2 and 600")
+        .max(600, "must be between 2 and 600")
+        .optional(),
+    ),
     /** Base fee above which an action moves to its next fallback chain, in gwei. */
     VERIFLOW_BASE_FEE_CAP_GWEI: z.preprocess(
       emptyToUndefined,
@@ -300,6 +310,12 @@ export interface EngineSettings {
    */
   chainOutageWindowSeconds?: number;
   /**
+   * The execution lease (`VERIFLOW_ENGINE_LEASE_SECONDS`): how long an execution whose worker died
+   * waits before another worker's recovery sweep (every half lease) resumes it; the holder renews
+   * it every third. Unset keeps the engine's default.
+   */
+  leaseSeconds?: number;
+  /**
    * Swap quotes' reference price check (`VERIFLOW_REFERENCE_WINDOW_SECONDS`,
    * `VERIFLOW_MAX_REFERENCE_DEVIATION_BPS`); what is unset keeps the routing library's default.
    */
@@ -384,6 +400,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       proverThreads: e.VERIFLOW_PROVER_THREADS,
       baseFeeCapGwei: e.VERIFLOW_BASE_FEE_CAP_GWEI,
       chainOutageWindowSeconds: e.VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS,
+      leaseSeconds: e.VERIFLOW_ENGINE_LEASE_SECONDS,
       referencePolicy: {
         ...(e.VERIFLOW_REFERENCE_WINDOW_SECONDS !== undefined
           ? { windowSeconds: e.VERIFLOW_REFERENCE_WINDOW_SECONDS }

@@ -104,6 +104,19 @@ describe("# configuration", () => {
     }
   });
 
+  it("should read the execution lease and refuse values outside its bounds", () => {
+    expect(loadConfig({}).engine.leaseSeconds).to.equal(undefined);
+    expect(loadConfig({ VERIFLOW_ENGINE_LEASE_SECONDS: "2" }).engine.leaseSeconds).to.equal(2);
+    expect(loadConfig({ VERIFLOW_ENGINE_LEASE_SECONDS: "600" }).engine.leaseSeconds).to.equal(600);
+    for (const bad of ["0", "1", "601", "2.5", "soon", "-5"]) {
+      const problems = configProblems({ VERIFLOW_ENGINE_LEASE_SECONDS: bad });
+      expect(
+        problems.find((p) => p.startsWith("VERIFLOW_ENGINE_LEASE_SECONDS")),
+        bad,
+      ).to.match(/between 2 and 600|integer|number/);
+    }
+  });
+
   it("should name each bad variable with a clear message", () => {
     const problems = configProblems({
       PORT: "eighty",

@@ -37,6 +37,9 @@ import {
 } from "../integrations/world.ts";
 import { createTestDatabase } from "../../fixtures/postgres.ts";
 
+/** The workers' execution lease: a killed worker's executions wait this long to be resumed. */
+const LEASE_SECONDS = 2;
+
 /**
  * Exactly-once under crashes: a real worker process (`npm run worker`, relayer/worker-main.ts)
  * is killed with SIGKILL at several points of its executions (a transaction signed but not sent,
@@ -129,7 +132,7 @@ describe("# crash safety (SIGKILL a worker process, restart, exactly once)", fun
           DATA_DIR: root,
           VERIFLOW_MASTER_KEY: masterKey,
           VERIFLOW_CHAINS: chainsFile,
-          VERIFLOW_ENGINE_LEASE_SECONDS: "2",
+          VERIFLOW_ENGINE_LEASE_SECONDS: String(LEASE_SECONDS),
           LOG_LEVEL: "warn",
           NODE_ENV: "test",
           ...env,
@@ -186,6 +189,13 @@ describe("# crash safety (SIGKILL a worker process, restart, exactly once)", fun
         ]);
         if (outcome === "SIGKILL") {
           killed++;
+          // The worker took its leases for VERIFLOW_ENGINE_LEASE_SECONDS, not the default 30 s:
+          // the next one resumes within two seconds of the kill.
+          const leases = await ctx.store.query<{ left: number }>(
+            "SELECT extract(epoch FROM expires_at - now())::float8 AS left FROM engine_leases WHERE execution_id = ANY($1)",
+            [ids],
+          );
+          for (const { left } of leases) expect(left, crashAt).to.be.at.most(LEASE_SECONDS);
           break;
         }
         if (outcome !== "tick") throw new Error(`worker exited unexpectedly: ${String(outcome)}`);

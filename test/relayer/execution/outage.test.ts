@@ -699,14 +699,17 @@ describe("# chain outages during an execution (embedded devnet)", function () {
 /**
  * The same wait in the whole relayer: the execution submitted over HTTP and run by the engine
  * worker the composition root starts, its report delivered by that worker's scheduled recovery
- * sweep (every half lease, 15 s) once the chain answers, with nothing run by hand.
+ * sweep (every half lease: a 2 s lease here, so every second) once the chain answers, with
+ * nothing run by hand.
  */
 describe("# a report waiting for its chain, delivered by the recovery sweep (real app, engine worker on)", function () {
   this.timeout(180_000);
   let service: EngineService;
 
   before(async () => {
-    service = await startEngineService({ env: { VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS: "1" } });
+    service = await startEngineService({
+      env: { VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS: "1", VERIFLOW_ENGINE_LEASE_SECONDS: "2" },
+    });
   });
   after(async () => {
     await service?.close();

@@ -1328,12 +1328,18 @@ const LOWER_NAME_LABELS =
   "Cc|Bcc|Author|Owner|Reviewer|Reviewed by|Requester|Requestor|Requested by|Submitted by|Assignee|Assigned to|Approver|Checked by|Verified by|Applicant";
 
 /**
+ * Words that go on a note's line after a person's name (`signed: tom for the board`, `witness: anna
+ * kowalski and…`, `reviewed by: j. smith on 3 May`): prepositions and `and`, never a surname.
+ */
+const LABELLED_NEXT = "for and on at from of per with via";
+
+/**
  * A label of a name in any case with its colon, then one to three words in lower case that end
- * their line or a clause (`signed: j. smith`, `witness: anna kowalski`, `signed: tom, on behalf
- * of…`), as quick notes and chats type them.
+ * their line or a clause or go on into the line (`signed: j. smith`, `witness: anna kowalski`,
+ * `signed: tom, on behalf of…`, `signed: tom for the board`), as quick notes and chats type them.
  */
 const LOWER_LABELLED_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS}|${LOWER_NAME_LABELS})[ \\t]?:[ \\t]*(\\p{Ll}[\\p{Ll}'’-]*\\.?(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,2})${lowerNameEnd(",;.", ",.;")}`,
+  `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS}|${LOWER_NAME_LABELS})[ \\t]?:[ \\t]*(\\p{Ll}[\\p{Ll}'’-]*\\.?(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,2})${lowerNameEnd(",;.", ",.;", LABELLED_NEXT)}`,
   "giu",
 );
 
@@ -1345,6 +1351,10 @@ const LOWER_LABELLED_NAME = new RegExp(
 function lowerLabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(LOWER_LABELLED_NAME)) {
+    // A bare `name:` labels workflows, teams and things as often as people: a value in lower case
+    // is read after it only when it ends its line or clause (`name: jane doe and the team` stays).
+    const goesOn = /^[ \t]+\p{L}/u.test(text.slice(m.index + m[0].length));
+    if (goesOn && /^name[ \t]?:/iu.test(m[0])) continue;
     const words = m[1]!.split(/[ \t]/u);
     const initial = /^\p{Ll}\.?$/u.test(words[0]!);
     if (!initial && !plainFirstName(words[0]!)) continue;

@@ -1309,7 +1309,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
-  it("should read a name in lower case after a person's label when it ends its line or a clause: a first name, or an initial and a surname", function () {
+  it("should read a name in lower case after a person's label when it ends its line or a clause or the line goes on: a first name, or an initial and a surname", function () {
     expectRedacted([
       ["signed: j. smith", "signed: [NAME_1]"],
       ["Witness: anna kowalski\nDate: 3 May", "Witness: [NAME_1]\nDate: 3 May"],
@@ -1327,6 +1327,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Requested by: anna kowalski, finance", "Requested by: [NAME_1], finance"],
       ["assignee: maria", "assignee: [NAME_1]"],
       ["witness: jean-luc picard", "witness: [NAME_1]"],
+      // The line going on after the name: a preposition or `and`.
+      ["signed: tom for the board", "signed: [NAME_1] for the board"],
+      ["witness: anna kowalski and bob", "witness: [NAME_1] and bob"],
+      ["reviewed by: j. smith on 3 May", "reviewed by: [NAME_1] on 3 May"],
     ]);
     // A form's instruction, a state, a team, an initial alone, a workflow's keys.
     expectNoName([
@@ -1340,6 +1344,13 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "reviewer: pending. Owner: finance team",
       "author: see commit log, line 3",
       "sorted by: date, then amount",
+      "signed: tom who wrote the report",
+      "name: jane doe and the team",
+      "owner: treasury for now",
+      "reviewed by: legal and compliance",
+      "cc: finance and ops",
+      "signed: see above for details",
+      "owner: tbd on monday",
     ]);
     expectNothingFoundInLinearTime([
       "signed: a ",
@@ -1347,6 +1358,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "cc: tom riddle was here, ",
       "owner: j. ",
       "author: see see see, ",
+      "signed: ab for ",
     ]);
   });
 

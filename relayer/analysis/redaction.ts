@@ -1333,6 +1333,9 @@ const LOWER_NAME_LABELS =
  */
 const LABELLED_NEXT = "for and on at from of per with via";
 
+/** A word after spaces, where a match ended: the line goes on. */
+const GOES_ON = /[ \t]+\p{L}/uy;
+
 /**
  * A label of a name in any case with its colon, then one to three words in lower case that end
  * their line or a clause or go on into the line (`signed: j. smith`, `witness: anna kowalski`,
@@ -1353,8 +1356,10 @@ function lowerLabelledNames(text: string): PiiSpan[] {
   for (const m of text.matchAll(LOWER_LABELLED_NAME)) {
     // A bare `name:` labels workflows, teams and things as often as people: a value in lower case
     // is read after it only when it ends its line or clause (`name: jane doe and the team` stays).
-    const goesOn = /^[ \t]+\p{L}/u.test(text.slice(m.index + m[0].length));
-    if (goesOn && /^name[ \t]?:/iu.test(m[0])) continue;
+    if (/^name[ \t]?:/iu.test(m[0])) {
+      GOES_ON.lastIndex = m.index + m[0].length;
+      if (GOES_ON.test(text)) continue;
+    }
     const words = m[1]!.split(/[ \t]/u);
     const initial = /^\p{Ll}\.?$/u.test(words[0]!);
     if (!initial && !plainFirstName(words[0]!)) continue;

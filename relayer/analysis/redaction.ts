@@ -1333,16 +1333,23 @@ const LOWER_NAME_LABELS =
  */
 const LABELLED_NEXT = "for and on at from of per with via";
 
-/** A word after spaces, where a match ended: the line goes on. */
-const GOES_ON = /[ \t]+\p{L}/uy;
+/** One to three words in lower case after a label's colon, the first maybe an initial. */
+const LOWER_LABEL_VALUE =
+  "[ \\t]?:[ \\t]*(\\p{Ll}[\\p{Ll}'’-]*\\.?(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,2})";
 
 /**
  * A label of a name in any case with its colon, then one to three words in lower case that end
  * their line or a clause or go on into the line (`signed: j. smith`, `witness: anna kowalski`,
  * `signed: tom, on behalf of…`, `signed: tom for the board`), as quick notes and chats type them.
+ * A bare `name:` labels workflows, teams and things as often as people: its value counts only
+ * where it ends its line or clause (`name: jane doe and the team` stays).
  */
+const PERSON_LABELS = [
+  ...NAME_LABELS.split("|").filter((label) => label !== "Name"),
+  LOWER_NAME_LABELS,
+];
 const LOWER_LABELLED_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS}|${LOWER_NAME_LABELS})[ \\t]?:[ \\t]*(\\p{Ll}[\\p{Ll}'’-]*\\.?(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,2})${lowerNameEnd(",;.", ",.;", LABELLED_NEXT)}`,
+  `(?<![\\p{L}\\p{N}])(?:Name${LOWER_LABEL_VALUE}${lowerNameEnd(",;.", ",.;")}|(?:${PERSON_LABELS.join("|")})${LOWER_LABEL_VALUE}${lowerNameEnd(",;.", ",.;", LABELLED_NEXT)})`,
   "giu",
 );
 
@@ -1354,21 +1361,16 @@ const LOWER_LABELLED_NAME = new RegExp(
 function lowerLabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(LOWER_LABELLED_NAME)) {
-    // A bare `name:` labels workflows, teams and things as often as people: a value in lower case
-    // is read after it only when it ends its line or clause (`name: jane doe and the team` stays).
-    if (/^name[ \t]?:/iu.test(m[0])) {
-      GOES_ON.lastIndex = m.index + m[0].length;
-      if (GOES_ON.test(text)) continue;
-    }
-    const words = m[1]!.split(/[ \t]/u);
+    const value = (m[1] ?? m[2])!;
+    const words = value.split(/[ \t]/u);
     const initial = /^\p{Ll}\.?$/u.test(words[0]!);
     if (!initial && !plainFirstName(words[0]!)) continue;
     let kept = 1;
     while (kept < words.length && plainSurname(words[kept]!)) kept++;
     if (initial && kept === 1) continue;
     let end = 0;
-    for (const w of words.slice(0, kept)) end = m[1]!.indexOf(w, end) + w.length;
-    out.push(span("NAME", m.index + m[0].lastIndexOf(m[1]!), m[1]!.slice(0, end)));
+    for (const w of words.slice(0, kept)) end = value.indexOf(w, end) + w.length;
+    out.push(span("NAME", m.index + m[0].lastIndexOf(value), value.slice(0, end)));
   }
   return out;
 }

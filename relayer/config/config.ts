@@ -44,6 +44,16 @@ export function parseKey32(value: string): Buffer | null {
 
 const emptyToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 
+/** An integer setting from `min` to `max`, both allowed; a bad value's message names the range. */
+function boundedInteger(min: number, max: number) {
+  const range = `must be between ${min} and ${max}`;
+  return z.coerce
+    .number({ message: "must be a number" })
+    .int("must be an integer")
+    .min(min, range)
+    .max(max, range);
+}
+
 const envSchema = z
   .object({
     NODE_ENV: z.preprocess(
@@ -51,15 +61,7 @@ const envSchema = z
       z.enum(["development", "production", "test"]).default("development"),
     ),
     HOST: z.preprocess(emptyToUndefined, z.string().min(1).default("127.0.0.1")),
-    PORT: z.preprocess(
-      emptyToUndefined,
-      z.coerce
-        .number({ message: "must be a number" })
-        .int("must be an integer")
-        .min(0, "must be between 0 and 65535")
-        .max(65535, "must be between 0 and 65535")
-        .default(8787),
-    ),
+    PORT: z.preprocess(emptyToUndefined, boundedInteger(0, 65535).default(8787)),
     DATA_DIR: z.preprocess(emptyToUndefined, z.string().min(1).default("./data")),
     DATABASE_URL: z.preprocess(
       emptyToUndefined,
@@ -69,15 +71,7 @@ const envSchema = z
         .optional(),
     ),
     /** Connections per process to PostgreSQL (plus a quarter as many for bookkeeping writes). */
-    DATABASE_POOL_SIZE: z.preprocess(
-      emptyToUndefined,
-      z.coerce
-        .number({ message: "must be a number" })
-        .int("must be an integer")
-        .min(2, "must be between 2 and 200")
-        .max(200, "must be between 2 and 200")
-        .default(16),
-    ),
+    DATABASE_POOL_SIZE: z.preprocess(emptyToUndefined, boundedInteger(2, 200).default(16)),
     VERIFLOW_API_KEY: z.preprocess(
       emptyToUndefined,
       z
@@ -106,10 +100,7 @@ const envSchema = z
       z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
     ),
     /** How long shutdown waits for in-flight requests and running jobs before giving up. */
-    SHUTDOWN_GRACE_MS: z.preprocess(
-      emptyToUndefined,
-      z.coerce.number().int().min(0).max(600_000).default(15_000),
-    ),
+    SHUTDOWN_GRACE_MS: z.preprocess(emptyToUndefined, boundedInteger(0, 600_000).default(15_000)),
     /** Operator override of the tier limits, JSON: {"pro": {"requestsPerMinute": 600}}. */
     VERIFLOW_LIMITS: z.preprocess(emptyToUndefined, z.string().optional()),
     VERIFLOW_INTEGRATIONS: z.preprocess(emptyToUndefined, z.string().optional()),
@@ -121,64 +112,31 @@ const envSchema = z
       z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
     ),
     /** Executions run at once by this process's engine worker. */
-    VERIFLOW_ENGINE_CONCURRENCY: z.preprocess(
-      emptyToUndefined,
-      z.coerce
-        .number({ message: "must be a number" })
-        .int("must be an integer")
-        .min(1, "must be between 1 and 256")
-        .max(256, "must be between 1 and 256")
-        .default(8),
-    ),
+    VERIFLOW_ENGINE_CONCURRENCY: z.preprocess(emptyToUndefined, boundedInteger(1, 256).default(8)),
     /** Worker threads that compute execution proofs (relayer/proofs/pool.ts). */
     VERIFLOW_PROVER_THREADS: z.preprocess(
       emptyToUndefined,
-      z.coerce
-        .number({ message: "must be a number" })
-        .int("must be an integer")
-        .min(1, "must be between 1 and 16")
-        .max(16, "must be between 1 and 16")
-        .default(DEFAULT_PROVER_THREADS),
+      boundedInteger(1, 16).default(DEFAULT_PROVER_THREADS),
     ),
     /** The window of a swap quote's reference price (time-weighted pool price), in seconds. */
     VERIFLOW_REFERENCE_WINDOW_SECONDS: z.preprocess(
       emptyToUndefined,
-      z.coerce
-        .number({ message: "must be a number" })
-        .int("must be an integer")
-        .min(60, "must be between 60 and 86400")
-        .max(86_400, "must be between 60 and 86400")
-        .optional(),
+      boundedInteger(60, 86_400).optional(),
     ),
     /** How far (basis points) a pool may be from its reference price when a swap is quoted. */
     VERIFLOW_MAX_REFERENCE_DEVIATION_BPS: z.preprocess(
       emptyToUndefined,
-      z.coerce
-        .number({ message: "must be a number" })
-        .int("must be an integer")
-        .min(1, "must be between 1 and 5000")
-        .max(5_000, "must be between 1 and 5000")
-        .optional(),
+      boundedInteger(1, 5_000).optional(),
     ),
     /** How long a stage of an execution waits for an unreachable chain, in seconds. */
     VERIFLOW_CHAIN_OUTAGE_WINDOW_SECONDS: z.preprocess(
       emptyToUndefined,
-      z.coerce
-        .number({ message: "must be a number" })
-        .int("must be an integer")
-        .min(0, "must be between 0 and 600")
-        .max(600, "must be between 0 and 600")
-        .optional(),
+      boundedInteger(0, 600).optional(),
     ),
     /** How long a dead worker's execution lease blocks another worker from resuming it, in seconds. */
     VERIFLOW_ENGINE_LEASE_SECONDS: z.preprocess(
       emptyToUndefined,
-      z.coerce
-        .number({ message: "must be a number" })
-        .int("must be an integer")
-        .min(2, "must be between 2 and 600")
-        .max(600, "must be between 2 and 600")
-        .optional(),
+      boundedInteger(2, 600).optional(),
     ),
     /** Base fee above which an action moves to its next fallback chain, in gwei. */
     VERIFLOW_BASE_FEE_CAP_GWEI: z.preprocess(

@@ -117,6 +117,27 @@ describe("# configuration", () => {
     }
   });
 
+  it("should name the range of every bounded integer setting it refuses", () => {
+    for (const [name, bad, range] of [
+      ["PORT", "65536", "between 0 and 65535"],
+      ["DATABASE_POOL_SIZE", "1", "between 2 and 200"],
+      ["SHUTDOWN_GRACE_MS", "600001", "between 0 and 600000"],
+      ["SHUTDOWN_GRACE_MS", "-1", "between 0 and 600000"],
+      ["VERIFLOW_ENGINE_CONCURRENCY", "257", "between 1 and 256"],
+      ["VERIFLOW_PROVER_THREADS", "0", "between 1 and 16"],
+      ["VERIFLOW_REFERENCE_WINDOW_SECONDS", "86401", "between 60 and 86400"],
+    ] as const) {
+      expect(
+        configProblems({ [name]: bad }).find((p) => p.startsWith(name)),
+        `${name}=${bad}`,
+      ).to.include(range);
+    }
+    expect(
+      configProblems({ SHUTDOWN_GRACE_MS: "1.5" }).find((p) => p.startsWith("SHUTDOWN_GRACE_MS")),
+    ).to.include("must be an integer");
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: "600000" }).shutdownGraceMs).to.equal(600_000);
+  });
+
   it("should name each bad variable with a clear message", () => {
     const problems = configProblems({
       PORT: "eighty",

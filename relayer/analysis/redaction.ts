@@ -1353,10 +1353,33 @@ const LOWER_LABELLED_NAME = new RegExp(
   "giu",
 );
 
+/** Words that end a note's line after a name and are no surname (`owner: tom today`). */
+const TRAILING_WORDS = words(
+  `today tomorrow yesterday tonight now later soon again too also only here there ${LABELLED_NEXT}`,
+);
+
+/**
+ * The last word of a name's value in lower case, where a surname that is also an everyday word
+ * stands (`signed: anna baker`, `witness: tom brown for the board`, `signed: j. king`): any word
+ * of two letters or more but a function word, a form's instruction or a word that ends a note's
+ * line.
+ */
+function lastSurname(word: string): boolean {
+  return !(
+    word.length < 2 ||
+    HEADING_WORDS.has(word.toUpperCase()) ||
+    FORM_INSTRUCTIONS.has(word) ||
+    TRAILING_WORDS.has(word) ||
+    notName(word) ||
+    PARTICLE_WORD.test(word)
+  );
+}
+
 /**
  * A name in lower case after its label: a plain first name, or an initial before a surname, then
- * the words after it up to one that is an everyday or other word (`signed: tom`, `witness: j.
- * smith`; `signed: see above` and `attn: accounts payable` stay).
+ * the words after it up to one that is an everyday or other word, the value's last word kept if
+ * it may be a surname (`signed: tom`, `witness: j. smith`, `signed: anna baker`; `signed: see
+ * above` and `attn: accounts payable` stay).
  */
 function lowerLabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
@@ -1367,6 +1390,7 @@ function lowerLabelledNames(text: string): PiiSpan[] {
     if (!initial && !plainFirstName(words[0]!)) continue;
     let kept = 1;
     while (kept < words.length && plainSurname(words[kept]!)) kept++;
+    if (kept === words.length - 1 && lastSurname(words[kept]!)) kept++;
     if (initial && kept === 1) continue;
     let end = 0;
     for (const w of words.slice(0, kept)) end = value.indexOf(w, end) + w.length;

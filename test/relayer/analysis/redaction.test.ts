@@ -1331,6 +1331,16 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["signed: tom for the board", "signed: [NAME_1] for the board"],
       ["witness: anna kowalski and bob", "witness: [NAME_1] and bob"],
       ["reviewed by: j. smith on 3 May", "reviewed by: [NAME_1] on 3 May"],
+      // A surname that is also an everyday word, as the value's last word.
+      ["signed: anna baker", "signed: [NAME_1]"],
+      ["witness: tom brown for the board", "witness: [NAME_1] for the board"],
+      ["signed: j. king", "signed: [NAME_1]"],
+      ["cc: anna white, bob", "cc: [NAME_1], bob"],
+      // Not a function word, a form's instruction or a word that ends a note's line.
+      ["owner: tom today", "owner: [NAME_1] today"],
+      ["assignee: maria pending", "assignee: [NAME_1] pending"],
+      ["signed: tom see above", "signed: [NAME_1] see above"],
+      ["signed by: anna de", "signed by: [NAME_1] de"],
     ]);
     // A form's instruction, a state, a team, an initial alone, a workflow's keys.
     expectNoName([
@@ -1359,6 +1369,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "owner: j. ",
       "author: see see see, ",
       "signed: ab for ",
+      "signed: j. a, ",
     ]);
   });
 

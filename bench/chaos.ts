@@ -505,17 +505,22 @@ async function main(): Promise<void> {
     record("recovered", { terminal: await terminal(), of: ids.length, recovery_ms: recoveryMs });
 
     // Checks, from the database and the chains.
-    const rows = await store.query<{ id: string; state: string; error: { error?: string } | null }>(
-      "SELECT id, state, error FROM workflow_executions WHERE id = ANY($1)",
-      [ids],
-    );
+    const rows = await store.query<{
+      id: string;
+      state: string;
+      error: ({ error?: string } & Record<string, unknown>) | null;
+    }>("SELECT id, state, error FROM workflow_executions WHERE id = ANY($1)", [ids]);
     const byId = new Map(rows.map((r) => [r.id, r]));
     const outcomes: Record<string, number> = {};
     const reasons: Record<string, number> = {};
+    // Each failure's whole error body (a risk stop carries its agent and every metric), so a run's
+    // failures are read from the results, not inferred after the database is gone.
+    const failures: { execution: string; state: string; error: unknown }[] = [];
     let unexplained = 0;
     for (const r of rows) {
       outcomes[r.state] = (outcomes[r.state] ?? 0) + 1;
       if (r.state === "failed" || r.state === "cancelled") {
+        failures.push({ execution: r.id, state: r.state, error: r.error });
         const reason = r.error?.error;
         if (!reason) unexplained++;
         else reasons[reason] = (reasons[reason] ?? 0) + 1;
@@ -679,6 +684,7 @@ async function main(): Promise<void> {
       recovery_ms: recoveryMs,
       outcomes,
       failure_reasons: reasons,
+      failures,
       fee_replacements: Number(versions[0]?.n ?? 0),
       steps_on_fallback_chains: Number(fallbacks[0]?.n ?? 0),
       bridge_deposits: deposits.length,
@@ -690,7 +696,7 @@ async function main(): Promise<void> {
     await mkdir(path.dirname(OUT), { recursive: true });
     await writeFile(OUT, JSON.stringify(result, null, 2) + "\n");
     process.stdout.write(
-      `${JSON.stringify({ outcomes, reasons, checks, held }, null, 2)}\nwritten ${OUT}\n`,
+      `${JSON.stringify({ outcomes, reasons, failures, checks, held }, null, 2)}\nwritten ${OUT}\n`,
     );
     process.exitCode = held ? 0 : 1;
   } finally {

@@ -20,7 +20,9 @@
  *    forwarded by a bare Node server, what forwarding alone costs here), with the CPU of every
  *    process taking part per path (relayer, pass-through, stand-in, this process, PostgreSQL), the
  *    relayer's stage times from its /metrics, and for bursts the CPU a burst takes against what
- *    the machine's cores do within the target (`burst_capacity`).
+ *    the machine's cores do within the target (`burst_capacity`), and what one message between
+ *    two processes costs this machine hot and after the quiet between paced requests
+ *    (bench/idle-wake.ts, `loopback_after_idle`).
  *
  * Writes bench/results/analysis.json (the latency under `by_database`, one database per run; the
  * other's last figures are kept). Run: `npm run bench:analysis [-- --database postgres [--socket
@@ -48,6 +50,7 @@ import { createTestDatabase, type TestDatabase } from "../test/fixtures/postgres
 import { seededRandom } from "../test/fixtures/seeded.ts";
 import { SERVICE_NODE_FLAGS } from "../test/fixtures/service-flags.ts";
 import { postgresSeconds, processSeconds } from "./api-storage.ts";
+import { loopbackAfterIdle } from "./idle-wake.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const PACED_SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
@@ -683,6 +686,9 @@ const capacity = {
     "a burst's requests finish by its p99 only once all of their work is done: relayer_path.total must fit in core_ms_within_target (cores x (direct p99 + 10 ms)) for the target; least_core_ms_for_the_relayer_work is forwarding (the pass-through's CPU) plus the input's redaction for each request, with the stand-in's, load generator's and database's CPU as on the relayer path",
 };
 
+// What a message between two processes costs this machine hot and after a paced request's quiet.
+const loopback = await loopbackAfterIdle();
+
 const previous = await readFile(path.join(root, "bench/results/analysis.json"), "utf8")
   .then((t) => JSON.parse(t) as { latency?: { by_database?: Record<string, unknown> } })
   .catch(() => null);
@@ -718,6 +724,7 @@ const result = {
           shapes: [paced, random, bursts],
           burst_floor: floor,
           burst_capacity: capacity,
+          loopback_after_idle: loopback,
         },
     },
   },

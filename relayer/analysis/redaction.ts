@@ -1254,14 +1254,16 @@ const CASUAL_GREETINGS =
 
 /**
  * Where a name typed in lower case ends: before punctuation of the clause and a space, or before
- * the line's end with at most one mark between (`hi anna, can you…`, `signed: tom.`), or before
- * one of `nextWords` (space-separated) that go on the sentence.
+ * the line's end with at most one mark between (`hi anna, can you…`, `signed: tom.`), before what
+ * sets a name apart from a role, an address or another name (`signed: tom (cfo)`, `author: tom
+ * <tom@…>`, `approved by: anna kowalski / finance`, `cc: tom & anna`, `signed: tom - cfo`), or
+ * before one of `nextWords` (space-separated) that go on the sentence.
  */
 function lowerNameEnd(beforeClause: string, beforeLineEnd: string, nextWords = ""): string {
   const next = nextWords
     ? `|[ \\t]+(?:${nextWords.split(" ").join("|")})(?![\\p{L}\\p{N}'’-])`
     : "";
-  return `(?=[ \\t]*(?:[${beforeClause}][ \\t]|[${beforeLineEnd}]?[ \\t]*(?:\\r?\\n|$))${next})`;
+  return `(?=[ \\t]*(?:[${beforeClause}][ \\t]|[${beforeLineEnd}]?[ \\t]*(?:\\r?\\n|$)|[(\\[<|/&])|[ \\t]+[-–—][ \\t]${next})`;
 }
 
 /**
@@ -1329,9 +1331,10 @@ const LOWER_NAME_LABELS =
 
 /**
  * Words that go on a note's line after a person's name (`signed: tom for the board`, `witness: anna
- * kowalski and…`, `reviewed by: j. smith on 3 May`): prepositions and `and`, never a surname.
+ * kowalski and…`, `reviewed by: j. smith on 3 May`, `signed: tom who…`): prepositions, `and` and
+ * `who`, never a surname.
  */
-const LABELLED_NEXT = "for and on at from of per with via";
+const LABELLED_NEXT = "for and on at from of per with via who";
 
 /** One to three words in lower case after a label's colon, the first maybe an initial. */
 const LOWER_LABEL_VALUE =

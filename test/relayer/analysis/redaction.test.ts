@@ -1242,6 +1242,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["merci beaucoup sophie pour tout", "merci beaucoup [NAME_1] pour tout"],
       ["thank you very much anna", "thank you very much [NAME_1]"],
       ["thanks again tom", "thanks again [NAME_1]"],
+      // What sets a name apart from a role, an address or another name.
+      ["hi anna - quick one", "hi [NAME_1] - quick one"],
+      ["thanks tom (and anna)", "thanks [NAME_1] (and anna)"],
+      ["thanks tom & the team", "thanks [NAME_1] & the team"],
     ]);
     // An everyday word that is also a first name, a group, prose after the name that does not go
     // on the sentence from a name, no greeting.
@@ -1341,6 +1345,16 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["assignee: maria pending", "assignee: [NAME_1] pending"],
       ["signed: tom see above", "signed: [NAME_1] see above"],
       ["signed by: anna de", "signed by: [NAME_1] de"],
+      // What sets a name apart from a role, an address or another name, and `who`.
+      ["signed: tom (cfo)", "signed: [NAME_1] (cfo)"],
+      ["author: tom <tom@example.org>", "author: [NAME_1] <[EMAIL_1]>"],
+      ["approved by: anna kowalski / finance", "approved by: [NAME_1] / finance"],
+      ["cc: tom riddle & bob", "cc: [NAME_1] & bob"],
+      ["signed: tom - cfo", "signed: [NAME_1] - cfo"],
+      ["reviewer: maria | legal", "reviewer: [NAME_1] | legal"],
+      ["signed: tom [cfo]", "signed: [NAME_1] [cfo]"],
+      ["name: jane doe (cfo)", "name: [NAME_1] (cfo)"],
+      ["signed: tom who wrote the report", "signed: [NAME_1] who wrote the report"],
     ]);
     // A form's instruction, a state, a team, an initial alone, a workflow's keys.
     expectNoName([
@@ -1354,7 +1368,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "reviewer: pending. Owner: finance team",
       "author: see commit log, line 3",
       "sorted by: date, then amount",
-      "signed: tom who wrote the report",
+      "owner: treasury / ops",
+      "name: build pipeline (ci)",
+      "signed: see above (page 2)",
       "name: jane doe and the team",
       "owner: treasury for now",
       "reviewed by: legal and compliance",
@@ -1370,6 +1386,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "author: see see see, ",
       "signed: ab for ",
       "signed: j. a, ",
+      "signed: a (",
+      "hi a - ",
     ]);
   });
 

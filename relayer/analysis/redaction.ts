@@ -2378,7 +2378,7 @@ function base58Bytes(chars: string, size?: number, alphabet = BASE58): Buffer | 
 /**
  * A base58check address, 25 bytes unless said, whose last 4 are its double SHA-256's first 4:
  * Bitcoin's legacy and script addresses, and those of the chains that kept its scheme (Litecoin,
- * Dogecoin, Tron, and the XRP Ledger in its own alphabet, its X-addresses 35 bytes).
+ * Dogecoin, Dash, Tron, and the XRP Ledger in its own alphabet, its X-addresses 35 bytes).
  */
 function isBase58Check(address: string, alphabet = BASE58, size = 25): boolean {
   const bytes = base58Bytes(address, size, alphabet);
@@ -2500,19 +2500,25 @@ function isCashAddr(address: string): boolean {
   return polymod(values, CASHADDR_GENERATORS, 40n) === 1n;
 }
 
+/** The human-readable parts of the bech32 addresses read (Bitcoin's, Litecoin's, Cardano's). */
+const BECH32_SHAPED = /^(?:(?:bc|tb|t?ltc)1|(?:addr|stake)(?:_test)?1)/;
+
 function cryptoAddresses(text: string): PiiSpan[] {
   return [
     // `0X…` too: the prefix is case-insensitive where addresses are parsed (EIP-55 checksums only
     // the hex digits' case).
     ...matches(/\b0[xX][0-9a-fA-F]{40}\b/g, text),
-    // By their checksums: a hash's 26 to 35 hex digits are often base58 too. Testnets' addresses
-    // (Bitcoin's `m`, `n`, `2`, `tb1`) are as much a person's as the main network's.
+    // By their checksums: a hash's 26 to 35 hex digits are often base58 too. Every chain that
+    // kept Bitcoin's base58check of a version byte and a 20-byte hash, whatever the version's
+    // first character (Bitcoin, Litecoin, Dogecoin's `D`, `9`, `A`, Dash's `X`, `7`, Tron's `T`),
+    // and the testnets' (`m`, `n`, `2`, Litecoin's `Q`, `tb1`): as much a person's as the main
+    // network's.
     ...[
       ...matches(
-        /\b(?:(?:bc|tb|t?ltc)1[02-9ac-hj-np-z]{25,59}|(?:addr|stake)(?:_test)?1[02-9ac-hj-np-z]{50,110}|[13LMDTmn2][1-9A-HJ-NP-Za-km-z]{25,34})\b/g,
+        /\b(?:(?:bc|tb|t?ltc)1[02-9ac-hj-np-z]{25,59}|(?:addr|stake)(?:_test)?1[02-9ac-hj-np-z]{50,110}|[1-9A-HJ-NP-Za-km-z]{26,35})\b/g,
         text,
       ),
-    ].filter(([, v]) => (/^[13LMDTmn2]/.test(v) ? isBase58Check(v) : isBech32(v))),
+    ].filter(([, v]) => (BECH32_SHAPED.test(v) && isBech32(v)) || isBase58Check(v)),
     // The XRP Ledger's X-addresses: `X…` on its main network, `T…` on its test networks.
     ...[
       ...matches(/\b(?:r[1-9A-HJ-NP-Za-km-z]{24,34}|[XT][1-9A-HJ-NP-Za-km-z]{46})\b/g, text),

@@ -872,6 +872,10 @@ describe("# analysis redaction of each type's other formats", function () {
       "MGxNPPB7eBoWPUaprtX9v9CXJZoD2465zN", // Litecoin, script
       "ltc1qhzjptwpym9afcdjhs7jcz6fd0jma0l0rc0e5yr", // Litecoin, SegWit
       "DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L", // Dogecoin
+      // Version bytes that start on other characters (built with the scheme: a hash160, its check).
+      "A7dcMYJG64WmkYEwoxj3fHVAtz969PufUS", // Dogecoin, script (0x16)
+      "Xk94Y4Lm8er7v4m1cbWkqeWbYHLkEp4JVx", // Dash (0x4c)
+      "7VNbWwiAF6ViK4Dz5DN9JDYpv1BXYzCxau", // Dash, script (0x10)
       // Cardano, Shelley
       "addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgse35a3x",
       "stake1uyehkck0lajq8gr28t9uxnuvgcqrc6070x3k9r8048z8y5gh6ffgw", // Cardano, stake
@@ -882,12 +886,15 @@ describe("# analysis redaction of each type's other formats", function () {
       "TheQuickBrownFoxJumpsOverTheLazyDogs",
       "rGenerateSummaryReportsForQuarterly",
       "stake1 is the pool's ticker",
+      "ApiKeyRotationScheduleForQuarter",
+      "XmlSchemaValidationFailedAtLine",
     ]);
     // Every token a candidate whose checksum fails, and tokens too short to be one.
     expectNothingFoundInLinearTime([
       ...addresses.map((a) => `${mistyped(a)} `),
       "TR7NHqjeKQxGTCi8q8ZY4p",
       "addr1qx2fxv2umyh",
+      "aB3dE5gH7jK9mN2pQ4rS6tU8vW1xY3z ",
     ]);
   });
 
@@ -906,6 +913,8 @@ describe("# analysis redaction of each type's other formats", function () {
       "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7",
       "mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn", // Bitcoin testnet, legacy
       "2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc", // Bitcoin testnet, script
+      "QS4j5ohyb2AxkSy56A69sbvd3zR1KKKxT8", // Litecoin testnet, script (0x3a)
+      "nffpc8dL43q84qmcbi6y1BiPpgGWgj3VZx", // Dogecoin testnet (0x71)
     ];
     expectAddressesByChecksum(addresses);
     // Long base58 that is no Byron address: a Solana signature, a run of the alphabet's zero.

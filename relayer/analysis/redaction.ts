@@ -1482,7 +1482,19 @@ function nameInField(label: string, value: string, writing: FieldCase): number {
     const n = words.findIndex((w) => !/^\p{Lu}/u.test(w));
     words = n < 0 ? words : words.slice(0, n);
   }
-  if (writing === "lower" && formInstruction(words)) return 0;
+  if (writing === "lower") {
+    if (formInstruction(words)) return 0;
+    // Prose after the name ends it at a function word (`name: tom for now`, `name: bob the
+    // builder`), as after a person's label, but not a particle's article (`maria de los angeles`).
+    const prose = words.findIndex(
+      (w, i) =>
+        i > 0 &&
+        HEADING_WORDS.has(w.toUpperCase()) &&
+        !PARTICLE_WORD.test(w) &&
+        !PARTICLE_WORD.test(words[i - 1]!),
+    );
+    if (prose > 0) words = words.slice(0, prose);
+  }
   if (!words.length || !words.every((w) => /^\p{L}[\p{L}'’.-]*$/u.test(w))) return 0;
   // No name starts on a function word (`surname: and`, `name: the`).
   if (HEADING_WORDS.has(words[0]!.toUpperCase())) return 0;

@@ -1169,6 +1169,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       // In lower case, as chats and quick forms type it, when the value is all its line holds.
       ["name: jane doe\ncognome: rossi", "name: [NAME_1]\ncognome: [NAME_2]"],
       ["full name: maria garcia lopez.", "full name: [NAME_1]."],
+      // Prose after the name ends it at a function word, not at a particle's article.
+      ["Name: tom for now", "Name: [NAME_1] for now"],
+      ["name: bob the builder", "name: [NAME_1] the builder"],
+      ["Name: anna and bob", "Name: [NAME_1] and bob"],
+      ["nome: maria della rosa", "nome: [NAME_1]"],
       ["Last name: Baker, First name: Hiroshi", "Last name: [NAME_1], First name: [NAME_2]"],
       ["Фамилия: Петров, имя: Иван", "Фамилия: [NAME_1], имя: [NAME_2]"],
       [

@@ -2530,7 +2530,13 @@ function cryptoAddresses(text: string): PiiSpan[] {
         /\b(?:(?:bc|tb|t?ltc)1[02-9ac-hj-np-z]{25,59}|(?:addr|stake)(?:_test)?1[02-9ac-hj-np-z]{50,110}|[1-9A-HJ-NP-Za-km-z]{26,35})\b/g,
         text,
       ),
-    ].filter(([, v]) => (BECH32_SHAPED.test(v) && isBech32(v)) || isBase58Check(v)),
+    ].filter(
+      ([, v]) =>
+        (BECH32_SHAPED.test(v) && isBech32(v)) ||
+        isBase58Check(v) ||
+        // Zcash's transparent addresses (`t1…`, `t3…`, testnet `tm…`): a version of two bytes.
+        (v.length === 35 && isBase58Check(v, BASE58, 26)),
+    ),
     // The XRP Ledger's X-addresses: `X…` on its main network, `T…` on its test networks.
     ...[
       ...matches(/\b(?:r[1-9A-HJ-NP-Za-km-z]{24,34}|[XT][1-9A-HJ-NP-Za-km-z]{46})\b/g, text),

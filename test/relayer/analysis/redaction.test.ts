@@ -876,6 +876,8 @@ describe("# analysis redaction of each type's other formats", function () {
       "A7dcMYJG64WmkYEwoxj3fHVAtz969PufUS", // Dogecoin, script (0x16)
       "Xk94Y4Lm8er7v4m1cbWkqeWbYHLkEp4JVx", // Dash (0x4c)
       "7VNbWwiAF6ViK4Dz5DN9JDYpv1BXYzCxau", // Dash, script (0x10)
+      "t1TGBBSdiSap7ueZk9BXJNoESP4NvQAv1cQ", // Zcash, transparent (a version of two bytes, 0x1cb8)
+      "t3X3gSbMT7R3EA2kHYfP1M4YVBAXeptUyJ9", // Zcash, transparent script (0x1cbd)
       // Cardano, Shelley
       "addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgse35a3x",
       "stake1uyehkck0lajq8gr28t9uxnuvgcqrc6070x3k9r8048z8y5gh6ffgw", // Cardano, stake
@@ -915,6 +917,7 @@ describe("# analysis redaction of each type's other formats", function () {
       "2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc", // Bitcoin testnet, script
       "QS4j5ohyb2AxkSy56A69sbvd3zR1KKKxT8", // Litecoin testnet, script (0x3a)
       "nffpc8dL43q84qmcbi6y1BiPpgGWgj3VZx", // Dogecoin testnet (0x71)
+      "tmVww826SvANzyFTE5BpCiqj8NgjGJZvTJj", // Zcash testnet, transparent (0x1d25)
     ];
     expectAddressesByChecksum(addresses);
     // Long base58 that is no Byron address: a Solana signature, a run of the alphabet's zero.

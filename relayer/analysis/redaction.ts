@@ -2692,6 +2692,16 @@ export function scanPhones(
         furthestEnd = Math.max(furthestEnd, byStart[next++]!.end);
       if (furthestEnd >= cEnd) continue;
       const windowReads = readsIn.get(Math.floor(cStart / PHONE_WINDOW)) ?? 0;
+      if (UNREADABLE_CANDIDATE.test(candidate[0])) {
+        // Every number a read could find in it, `looksLikePhone` refuses: not read, but a label
+        // before it still makes it a phone's, as when the reads find nothing.
+        if (
+          !DATE_SHAPED.test(candidate[0]) &&
+          PHONE_LABEL.test(text.slice(Math.max(0, cStart - 24), cStart))
+        )
+          out.push(span("PHONE", cStart, candidate[0]));
+        continue;
+      }
       if (windowReads >= PHONE_READS_PER_WINDOW) {
         // A date holds no longer number that could be a phone's.
         if (!DATE_SHAPED.test(candidate[0])) out.push(span("PHONE", cStart, candidate[0]));
@@ -2736,6 +2746,15 @@ export function scanPhones(
   }
   return { spans: out, reads };
 }
+
+/**
+ * Candidates no read can give a phone number of: a date (`2027-04-01`, `01.08.2025`), or a year
+ * and dashed digits (`2023-40111`, an invoice's or a case's number). Whatever a read finds in one
+ * starts on the year and a separator, or after a digit or a dash, or holds fewer than 8 digits,
+ * all of which `looksLikePhone` refuses; reading them was most of the phone scan's reads over the
+ * corpora (each read once per configured region).
+ */
+const UNREADABLE_CANDIDATE = new RegExp(`${DATE_SHAPED.source}|^(?:19|20)\\d{2}(?:-\\d+)+$`);
 
 /**
  * `maxTries` is the matcher's own bound for degenerate text (PhoneNumberMatcher's options), which

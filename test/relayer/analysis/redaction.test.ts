@@ -962,6 +962,16 @@ describe("# analysis scans of digit-heavy text and of long tokens", function () 
     }
   });
 
+  it("should not read dates and a year's dashed numbers, which no read can make a phone's, nor take them past a window's reads; a label still makes one a phone's", function () {
+    const text = "Invoice INV-2023-40111 due 2027-04-01, paid 01.08.2025, filed 2024-11-24-001.";
+    expect(scanPhones(text, regions).reads).to.equal(0);
+    expect(findPii(text).filter((s) => s.type === "PHONE")).to.deep.equal([]);
+    // Past a window's reads an unread candidate is taken whole: these are not candidates.
+    const many = repeated("INV-2023-40111 due 2027-04-01. ");
+    expect(findPii(many).filter((s) => s.type === "PHONE")).to.deep.equal([]);
+    expectRedacted([["Tel: 2023-40111", "Tel: [PHONE_1]"]]);
+  });
+
   it("should still redact every phone number among the digits, read or past the window's reads", function () {
     const phones = ["+49 30 901820", "(212) 555-0198", "030 901820 55", "+44 20 7946 0958"];
     for (const piece of DIGIT_HEAVY) {

@@ -2692,14 +2692,13 @@ export function scanPhones(
         furthestEnd = Math.max(furthestEnd, byStart[next++]!.end);
       if (furthestEnd >= cEnd) continue;
       const windowReads = readsIn.get(Math.floor(cStart / PHONE_WINDOW)) ?? 0;
+      // A number that is no date, after a phone's label, is a phone's whatever the reads find.
+      const labelled = () =>
+        !DATE_SHAPED.test(candidate[0]) &&
+        PHONE_LABEL.test(text.slice(Math.max(0, cStart - 24), cStart));
       if (UNREADABLE_CANDIDATE.test(candidate[0])) {
-        // Every number a read could find in it, `looksLikePhone` refuses: not read, but a label
-        // before it still makes it a phone's, as when the reads find nothing.
-        if (
-          !DATE_SHAPED.test(candidate[0]) &&
-          PHONE_LABEL.test(text.slice(Math.max(0, cStart - 24), cStart))
-        )
-          out.push(span("PHONE", cStart, candidate[0]));
+        // Every number a read could find in it, `looksLikePhone` refuses: not read.
+        if (labelled()) out.push(span("PHONE", cStart, candidate[0]));
         continue;
       }
       if (windowReads >= PHONE_READS_PER_WINDOW) {
@@ -2732,12 +2731,7 @@ export function scanPhones(
         whole = found.some((f) => f.start <= cStart + 1 && f.end >= cEnd);
         if (whole) break;
       }
-      if (
-        !whole &&
-        !DATE_SHAPED.test(candidate[0]) &&
-        PHONE_LABEL.test(text.slice(Math.max(0, cStart - 24), cStart))
-      )
-        out.push(span("PHONE", cStart, candidate[0]));
+      if (!whole && labelled()) out.push(span("PHONE", cStart, candidate[0]));
       readsIn.set(Math.floor(cStart / PHONE_WINDOW), windowReads + made);
       reads += made;
     }

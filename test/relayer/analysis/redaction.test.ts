@@ -1567,8 +1567,17 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Katarzyna Wiśniewska will send it.", "[NAME_1] will send it."],
       // An Irish surname's particle of one capital (Ó), as Ní and Mac are words of their own.
       ["Signed by Seán Ó Briain and Siobhán Ní Bhriain", "Signed by [NAME_1] and [NAME_2]"],
+      // Given names faker's locales lack, from the list by hand: Igbo, Akan, Kenyan, Zulu, Indian.
+      ["Ngozi Okafor signed the NDA.", "[NAME_1] signed the NDA."],
+      ["Kwaku Mensah and Akua Boateng", "[NAME_1] and [NAME_2]"],
+      ["Please pay Wanjiru Kamau today.", "Please pay [NAME_1] today."],
+      ["Thandiwe Dlamini will countersign.", "[NAME_1] will countersign."],
+      ["Siddharth Krishnamurthy will review it.", "[NAME_1] will review it."],
     ]);
     expectNoName([
+      "Traffic on the Padma Bridge is slow.",
+      "The Mandla District office is closed.",
+      "The Santosh Trophy final is on Sunday.",
       "Santa Maria Novella is a church.",
       "San Diego County",
       "Victoria Station is near the office.",

@@ -377,6 +377,9 @@ function nationalIds(text: string): PiiSpan[] {
   return out;
 }
 
+/** A verb between an id's label and the number (`passport number is X1234567`, `SSN is …`). */
+const ID_IS = "(?: (?:is|was|ist|lautet|est|es|è))?";
+
 /** Labels that in lower case are words of the six languages (sin, nie, pan) or an abbreviation (cf.). */
 const LOWER_CASE_WORD_LABEL = /^(?:sin|nas|nie|nir|spi|cf|pan)\b/;
 /**
@@ -427,7 +430,7 @@ const LABELLED_NATIONAL_IDS = [
 ].map(
   ([label, shape]) =>
     new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:${label})[:#\\s-]*(${shape})(?![\\p{L}\\p{N}]|[ .-]\\d)`,
+      `(?<![\\p{L}\\p{N}])(?:${label})${ID_IS}[:#\\s-]*(${shape})(?![\\p{L}\\p{N}]|[ .-]\\d)`,
       "giu",
     ),
 );
@@ -468,8 +471,10 @@ function rentenversicherungCheck(id: string): boolean {
  * digits apart by a hyphen or, before a group that starts on a digit, a space (`D1234-5678-9012`,
  * `12 3456 789`; `X1234567 issued` ends before `issued`).
  */
-const ID_DOCUMENT =
-  /\b(?:passport|Reisepass|Personalausweis|Ausweis|passeport|pasaporte|passaporto|paspoort|(?:national )?ID card|identity (?:card|document)|carte (?:nationale )?d'identit[ée]|documento (?:nacional )?de identidad|carta d'identit[àa]|identiteitskaart|driver'?s'? licen[cs]e|driving licen[cs]e|DL|F[üu]hrerschein|permis de conduire|licencia de conducir|carn[ée] de conducir|patente di guida|rijbewijs|residence permit|Aufenthaltstitel|titre de s[ée]jour|permesso di soggiorno)(?:-?(?:nummer|Nr)| (?:number|num[ée]ro|n[úu]mero|num|no|nr|n°)|#)?\.?(?: (?:is|was|ist|lautet|est|es|è))?[:#\s]*([A-Za-z0-9]{1,20}(?:-[A-Za-z0-9]{1,20}| [0-9][A-Za-z0-9]{0,19}){0,4})(?![\p{L}\p{N}])/giu;
+const ID_DOCUMENT = new RegExp(
+  String.raw`\b(?:passport|Reisepass|Personalausweis|Ausweis|passeport|pasaporte|passaporto|paspoort|(?:national )?ID card|identity (?:card|document)|carte (?:nationale )?d'identit[ée]|documento (?:nacional )?de identidad|carta d'identit[àa]|identiteitskaart|driver'?s'? licen[cs]e|driving licen[cs]e|DL|F[üu]hrerschein|permis de conduire|licencia de conducir|carn[ée] de conducir|patente di guida|rijbewijs|residence permit|Aufenthaltstitel|titre de s[ée]jour|permesso di soggiorno)(?:-?(?:nummer|Nr)| (?:number|num[ée]ro|n[úu]mero|num|no|nr|n°)|#)?\.?${ID_IS}[:#\s]*([A-Za-z0-9]{1,20}(?:-[A-Za-z0-9]{1,20}| [0-9][A-Za-z0-9]{0,19}){0,4})(?![\p{L}\p{N}])`,
+  "giu",
+);
 
 /**
  * A document's number: 6 to 20 capitals and digits, at least two of them digits (the label's

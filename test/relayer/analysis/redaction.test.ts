@@ -433,6 +433,10 @@ describe("# analysis redaction of each type's other formats", function () {
     expectRedacted([
       ["SSN: 000-12-3456; SS# 666 12 3456", "SSN: [SSN_1]; SS# [SSN_2]"],
       ["NHS number 943 476 5918", "NHS number [SSN_1]"],
+      // A verb between the label and the number, as a sentence writes it.
+      ["my ssn is 078051120", "my ssn is [SSN_1]"],
+      ["social security number is 078-05-1120", "social security number is [SSN_1]"],
+      ["Die Steuer-ID lautet 86 095 742 718", "Die Steuer-ID lautet [SSN_1]"],
       ["SIN 046 454 287", "SIN [SSN_1]"],
       ["Steuer-ID: 86 095 742 718", "Steuer-ID: [SSN_1]"],
       ["DNI: 12345678A, NIE X-1234567-A", "DNI: [SSN_1], NIE [SSN_2]"],

@@ -956,8 +956,18 @@ const NOT_NAMES = words(
   "CEO CFO COO CTO CIO CISO CMO CRO CCO VP SVP EVP HR GM MD Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station River County Square Strasse Straße Gasse Platz Allee Straat Laan Plein Gracht Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard Bridge District Trophy Festival Tournament",
 );
 
+/**
+ * A company's form after the words, also after a partner's name joined by `&` (`Smith & Jones
+ * LLP`, `Ernst & Young GmbH`): a firm's names, not a person's. Only `&`: a person and a company
+ * are joined by `and` in a contract's parties (`between Jane Doe and Acme Inc.`).
+ */
 const COMPANY_AFTER =
-  /^[\s,]*(?:S\.?A\.?|S\.?L\.?|S\.?r\.?l\.?|S\.?p\.?A\.?|SARL|SAS|SASU|EI|SCS|SNC|GmbH|AG|KG|OHG|Ltd|LLC|LLP|Inc|PLC|B\.?V\.?|N\.?V\.?|e Hijos|y Asociados|Hermanos|e figli|& Co)\b/iu;
+  /^[\s,]*(?:& ?\p{Lu}[\p{L}'’-]*(?: \p{Lu}[\p{L}'’-]*)?,? )?(?:S\.?A\.?|S\.?L\.?|S\.?r\.?l\.?|S\.?p\.?A\.?|SARL|SAS|SASU|EI|SCS|SNC|GmbH|AG|KG|OHG|Ltd|LLC|LLP|Inc|PLC|B\.?V\.?|N\.?V\.?|e Hijos|y Asociados|Hermanos|e figli|& Co)\b/iu;
+
+/** Whether a company's form follows the words ending at `end` (COMPANY_AFTER). */
+function companyAfter(text: string, end: number): boolean {
+  return COMPANY_AFTER.test(text.slice(end, end + 48));
+}
 
 /** Company forms and words of company names: a name in capitals holding one is not a person's. */
 const COMPANY_WORDS = words(
@@ -1064,7 +1074,7 @@ function listedNames(text: string, from: number): PiiSpan[] {
     if (
       words.some((w) => notName(w) || teamOrProductWord(w) || COMPANY_WORDS.has(w.toUpperCase())) ||
       (isCommonWord(words[0]!) && !isFirstName(words[0]!) && eastAsianName(words) === 0) ||
-      COMPANY_AFTER.test(text.slice(end, end + 16))
+      companyAfter(text, end)
     )
       break;
     out.push(nameSpan(text, end - m[1]!.length, words));
@@ -1158,7 +1168,7 @@ function names(text: string): PiiSpan[] {
       if (words.some((w) => teamOrProductWord(w) || HEADING_WORDS.has(w))) continue;
       // A form's labels are no name (`Name, Surname and date of birth are required`).
       if (formLabels(words)) continue;
-      if (COMPANY_AFTER.test(text.slice(i + v.length, i + v.length + 16))) continue;
+      if (companyAfter(text, i + v.length)) continue;
       // A company's form the name pattern cut in its middle (Dr. Oetker GmbH read up to `Gmb`).
       const rest = CUT_WORD.exec(text.slice(i + v.length, i + v.length + 16))?.[0];
       if (rest && COMPANY_WORDS.has(`${words.at(-1)!}${rest}`.toUpperCase())) continue;
@@ -2250,7 +2260,7 @@ function eastAsianAt(text: string, start: number, written: readonly string[]): P
 /** A street, a saint's place or a company's name where the words start or end. */
 function notAPerson(text: string, start: number, end: number): boolean {
   return (
-    COMPANY_AFTER.test(text.slice(end, end + 16)) ||
+    companyAfter(text, end) ||
     SAINT_BEFORE.test(text.slice(Math.max(0, start - 7), start)) ||
     // After a house number the words are a street named after someone (9807 Louisa Fall).
     /\d[\p{L}]? $/u.test(text.slice(Math.max(0, start - 3), start))
@@ -2265,7 +2275,6 @@ function notAPerson(text: string, start: number, end: number): boolean {
  */
 function unlabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  const companyAfter = (end: number) => COMPANY_AFTER.test(text.slice(end, end + 16));
   for (const m of text.matchAll(UNLABELLED_NAME)) {
     const words = `${m[1]}${m[2]}`.split(" ");
     // Jean-Pierre, Hans-Jürgen: a first name of the lexicon in either part.
@@ -2319,7 +2328,7 @@ function unlabelledNames(text: string): PiiSpan[] {
     const kept = words.slice(0, n);
     while (kept.length > 1 && SUFFIX_WORD.test(kept.at(-1)!)) kept.pop();
     if (kept.length < 2) continue;
-    if (n === words.length && companyAfter(m.index + m[1]!.length)) continue;
+    if (n === words.length && companyAfter(text, m.index + m[1]!.length)) continue;
     if (eastAsianPlace(text, m.index, kept)) continue;
     out.push(nameSpan(text, m.index, kept));
   }
@@ -2332,7 +2341,7 @@ function unlabelledNames(text: string): PiiSpan[] {
     // starts a line, a clause or follows a conjunction; "M." alone is Monsieur.
     const before = text.slice(Math.max(0, m.index - 6), m.index);
     if (initials < 2 && (m[1]!.startsWith("M.") || !CONJUNCTION_BEFORE.test(before))) continue;
-    if (companyAfter(m.index + m[1]!.length)) continue;
+    if (companyAfter(text, m.index + m[1]!.length)) continue;
     out.push(nameSpan(text, m.index, words));
   }
   for (const m of text.matchAll(UNLABELLED_SURNAME_FIRST)) {

@@ -1577,6 +1577,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Please pay Wanjiru Kamau today.", "Please pay [NAME_1] today."],
       ["Thandiwe Dlamini will countersign.", "[NAME_1] will countersign."],
       ["Siddharth Krishnamurthy will review it.", "[NAME_1] will review it."],
+      // A person and a company joined by `and` are two parties.
+      ["between Jane Doe and Acme Inc.", "between [NAME_1] and Acme Inc."],
     ]);
     expectNoName([
       "Traffic on the Padma Bridge is slow.",
@@ -1588,6 +1590,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Ernst Leitz Strasse is the registered office.",
       "Grant Thornton LLP audited the accounts.",
       "Van Oord BV will dredge the harbour.",
+      // A firm's names joined by `&` before its form.
+      "Payee: Smith & Jones LLP",
+      "Signed by Anna Meyer & Partner GmbH",
       "The April delivery and the June invoice.",
     ]);
   });

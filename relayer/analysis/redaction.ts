@@ -252,6 +252,8 @@ const CARD_CANDIDATE = /(?<![\p{L}\p{N}-])\d(?:[ \t./_-]{0,2}\d){12,18}(?!\p{N})
 function cards(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const [i, v] of matches(CARD_CANDIDATE, text)) {
+    // A number after `+` is dialled with its country code: no card is written so.
+    if (text[i - 1] === "+") continue;
     // The candidate may run on into a number after the card (`… 1111 12`): the longest prefix
     // ending at a group's end that validates.
     const ends = [...v.matchAll(/\d(?!\d)/g)].map((m) => m.index + 1).reverse();
@@ -593,11 +595,22 @@ function datesOfBirth(text: string): PiiSpan[] {
 }
 
 const STREET_TYPES_EN =
-  "Street|St\\.?|Avenue|Ave\\.?|Road|Rd\\.?|Lane|Ln\\.?|Boulevard|Blvd\\.?|Drive|Dr\\.?|Way|Court|Ct\\.?|Place|Pl\\.?|Terrace|Close|Crescent|Square|Parkway|Pkwy|Highway|Hwy|Circle|Trail|Junction|Gardens|Grove|Mews|Row|Hill|Park|Green|Walk|View|Heights|Ridge|Loop|Pike|Plaza|Alley|Bridge|Crossing|Path|Point|Port|Run|Pass|Rest|Route|Track|Viaduct|Vista|Wells|Meadow|Manor|Mills|Falls|Ford|Forge|Fork|Harbor|Haven|Island|Key|Knoll|Landing|Light|Lock|Lodge|Mount|Neck|Orchard|Oval|Prairie|Ranch|Rapids|Shoal|Shore|Spring|Springs|Station|Stream|Summit|Throughway|Trace|Turnpike|Union|Valley|Village|Ville|Cove|Creek|Estates|Expressway|Extension|Field|Fields|Flat|Flats|Glen|Harbour|Hollow|Inlet|Isle|Lake|Lakes|Motorway|Parade|Quay|Rise|Side|Skyway|Spur|Strand|Stravenue|Underpass|Wall|Wharf|Dale|Burg|Bypass|Camp|Canyon|Cape|Causeway|Center|Centre|Cliff|Club|Common|Corner|Corners|Course|Crest|Curve|Dam|Divide|Freeway|Garden|Gateway|Lights|Overpass|Mall|Pines|Plains|Greens|Harbors|Parkways|Spurs|Roads|Squares|Parks|Approach|Croft|Wynd|Paddock|End|Yard|Grange|Cross|Field|Meadows|Stravenue|Ways|Streets|Drives|Courts|Lanes|Ports|Points|Ridges|Trails|Views|Villages|Vistas|Radial|Ramp|Mission|Mountain|Mountains|Orchards|Passage|Pine|Plain|Ranch|Squares|Terraces|Tunnel|Unions|Keys|Knolls|Lakes|Loaf|Manors|Heights|Hills|Islands|Junctions|Crossroad|Crescents|Estate|Fords|Forest|Forges|Gardens|Glens|Haven|Hollows|Inlet|Isle|Lodge|Mill|Motorway|Shoals|Shores|Summit|Throughway|Cliffs|Gate|Fold|Bank|Lea|Wood|Drove|Broadway|Brookside|Chase|Rise|Hollow|Wharf";
+  "Street|St\\.?|Avenue|Ave\\.?|Road|Rd\\.?|Lane|Ln\\.?|Boulevard|Blvd\\.?|Drive|Dr\\.?|Way|Court|Ct\\.?|Place|Pl\\.?|Terrace|Close|Crescent|Square|Parkway|Pkwy|Highway|Hwy|Circle|Trail|Junction|Gardens|Grove|Mews|Row|Hill|Park|Green|Walk|View|Heights|Ridge|Loop|Pike|Plaza|Alley|Bridge|Crossing|Path|Point|Port|Run|Pass|Rest|Route|Track|Viaduct|Vista|Wells|Meadow|Manor|Mills|Falls|Ford|Forge|Fork|Harbor|Haven|Island|Key|Knoll|Landing|Light|Lock|Lodge|Mount|Neck|Orchard|Oval|Prairie|Ranch|Rapids|Shoal|Shore|Spring|Springs|Station|Stream|Summit|Throughway|Trace|Turnpike|Union|Valley|Village|Ville|Cove|Creek|Estates|Expressway|Extension|Field|Fields|Flat|Flats|Glen|Harbour|Hollow|Inlet|Isle|Lake|Lakes|Motorway|Parade|Quay|Rise|Side|Skyway|Spur|Strand|Stravenue|Underpass|Wall|Wharf|Dale|Burg|Bypass|Camp|Canyon|Cape|Causeway|Center|Centre|Cliff|Club|Common|Corner|Corners|Course|Crest|Curve|Dam|Divide|Freeway|Garden|Gateway|Lights|Overpass|Mall|Pines|Plains|Greens|Harbors|Parkways|Spurs|Roads|Squares|Parks|Approach|Croft|Wynd|Paddock|End|Yard|Grange|Cross|Field|Meadows|Stravenue|Ways|Streets|Drives|Courts|Lanes|Ports|Points|Ridges|Trails|Views|Villages|Vistas|Radial|Ramp|Mission|Mountain|Mountains|Orchards|Passage|Pine|Plain|Ranch|Squares|Terraces|Tunnel|Unions|Keys|Knolls|Lakes|Loaf|Manors|Heights|Hills|Islands|Junctions|Crossroad|Crescents|Estate|Fords|Forest|Forges|Gardens|Glens|Haven|Hollows|Inlet|Isle|Lodge|Mill|Motorway|Shoals|Shores|Summit|Throughway|Cliffs|Gate|Fold|Bank|Lea|Wood|Drove|Broadway|Brookside|Chase|Rise|Hollow|Wharf|Branch|Brook|Brooks|Burgs|Centers|Circles|Coves|Extensions|Fall|Ferry|Forks|Fort|Groves|Locks|Rapid|Trafficway|Valleys|Walks|Mead|Garth|Vale|Brae|Brow|Copse|Glade|Circuit|Link";
+/**
+ * Streets whose name is a type alone (1600 Broadway, 1 Kingsway). Any other type alone after a
+ * number is a street's only before its town (`39 Brookside, Newton`): otherwise a count (`2 Park
+ * entrances`, `3 Union members`).
+ */
+const STREETS_BY_NAME = "Broadway|Kingsway";
 const STREET_WORD =
   "(?:\\p{Lu}[\\p{L}'’.-]*|de|del|de la|de los|de las|la|le|les|du|des|d'\\p{L}+|l'\\p{L}+|di|della|delle|dei|degli|von|van|der|dem|den|y)";
+/**
+ * A town after its postcode: capitalised words, and the particles and lower-case words towns'
+ * names hold (`San Sebastián de los Reyes`, `Chianese laziale`, `Megna lido`), each word whole
+ * and a particle only before the next capitalised word (`Paris la nuit` ends at `Paris`).
+ */
 const CITY =
-  "\\p{Lu}[\\p{L}'’-]*(?:[ ](?:\\p{Lu}[\\p{L}'’-]*|de|del|de la|la|le|les|sur|sous|en|am|an der|im|\\p{Ll}+'\\p{L}+|laziale|sardo|veneto|calabro|lombardo|umbro|salentino|ligure|terme|marittimo|nell'\\p{L}+)){0,4}(?: \\(\\p{Lu}[\\p{L}-]*\\))?";
+  "\\p{Lu}[\\p{L}'’-]*(?:[ ](?:\\p{Lu}[\\p{L}'’-]*|(?:de los|de las|de la|del|de|la|le|les|sur|sous|en|am|an der|im)(?= \\p{Lu})|\\p{Ll}+'\\p{L}+|laziale|sardo|veneto|calabro|lombardo|umbro|salentino|ligure|terme|marittimo|lido|a mare|nell'\\p{L}+)(?![\\p{L}'’-])){0,4}(?: \\(\\p{Lu}[\\p{L}-]*\\))?";
 /** A US ZIP code (62704, 62704-0001) and a British postcode (SW1A 1AA), as address tails end. */
 const US_ZIP = "\\d{5}(?:-\\d{4})?";
 const UK_POSTCODE = "[A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2}";
@@ -630,7 +643,7 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // county before the postcode (Little Whinging, Surrey GU1 1AA), an Australian its state's
   // postcode after it (Melbourne VIC 3000).
   new RegExp(
-    `(?:\\b(?:Apt|Apartment|Suite|Ste|Unit|Flat)\\.? #?\\d{1,4}[A-Za-z]?,? )?\\b\\d{1,6}[A-Za-z]? (?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){0,4}(?:${STREET_TYPES_EN})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm)\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?${US_ZIP})?(?:(?:${TOWN_AFTER}){1,2},? ${UK_POSTCODE}|(?:${TOWN_AFTER})?(?:(?<=\\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)) \\d{4}(?!\\d))?(?:,? ${UK_POSTCODE})?)`,
+    `(?:\\b(?:Apt|Apartment|Suite|Ste|Unit|Flat)\\.? #?\\d{1,4}[A-Za-z]?,? )?\\b\\d{1,6}[A-Za-z]? (?:(?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){1,4}(?:${STREET_TYPES_EN})|(?:${STREET_TYPES_EN})(?=, \\p{Lu})|${STREETS_BY_NAME})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm)\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?${US_ZIP})?(?:(?:${TOWN_AFTER}){1,2},? ${UK_POSTCODE}|(?:${TOWN_AFTER})?(?:(?<=\\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)) \\d{4}(?!\\d))?(?:,? ${UK_POSTCODE})?)`,
     "gu",
   ),
   // A post-office box, in the six languages (Postfach numbers in pairs: 10 01 01), with its town

@@ -209,6 +209,36 @@ describe("# analysis redaction", function () {
       ).to.include(value);
   });
 
+  it("should read the street types of every English-speaking plan, a type alone only before its town, and a town's particles only before its next word", function () {
+    expectRedacted([
+      ["Ship to 388 Schmitt Locks, East Reedport, NE 87305.", "Ship to [ADDRESS_1]."],
+      ["at 9807 Louisa Fall, Vestashire, AZ 82138", "at [ADDRESS_1]"],
+      ["Deliver to 95 Hickle Garth, Bernhard Hill", "Deliver to [ADDRESS_1]"],
+      ["Deliver to 39 Brookside, Newton Bosco", "Deliver to [ADDRESS_1]"],
+      ["Office: 1600 Broadway, New York, NY 10019", "Office: [ADDRESS_1]"],
+      ["Calle Mateo 68, 28703 San Sebastián de los Reyes", "[ADDRESS_1]"],
+      ["Piazza Senesio 9, 54421 Chianese laziale", "[ADDRESS_1]"],
+      ["Borgo Luchetti 129, 06456 Megna lido", "[ADDRESS_1]"],
+      ["Rue de la Paix 12, 75002 Paris la nuit", "[ADDRESS_1] la nuit"],
+    ]);
+    // A number before a type alone is a count.
+    for (const text of [
+      "We have 2 Park entrances",
+      "There are 3 Union members",
+      "Level 5 Station",
+      "he ate 2 Green apples",
+    ])
+      expect(findPii(text), text).to.deep.equal([]);
+  });
+
+  it("should take a number after + for a phone's, never a card's, though its digits pass Luhn", function () {
+    expectRedacted([
+      ["Tel +49 9773 1950542", "Tel [PHONE_1]"],
+      ["call +4999169593158", "call [PHONE_1]"],
+      ["card 4999169593158", "card [CARD_1]"],
+    ]);
+  });
+
   it("should take no honorific into a name: a salutation before one stays (Gentile is also a first name)", function () {
     expectRedacted([
       ["Gentile Dott.ssa Giulia Bianchi,", "Gentile Dott.ssa [NAME_1],"],

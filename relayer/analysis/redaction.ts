@@ -643,7 +643,7 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // county before the postcode (Little Whinging, Surrey GU1 1AA), an Australian its state's
   // postcode after it (Melbourne VIC 3000).
   new RegExp(
-    `(?:\\b(?:Apt|Apartment|Suite|Ste|Unit|Flat)\\.? #?\\d{1,4}[A-Za-z]?,? )?\\b\\d{1,6}[A-Za-z]? (?:(?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){1,4}(?:${STREET_TYPES_EN})|(?:${STREET_TYPES_EN})(?=, \\p{Lu})|${STREETS_BY_NAME})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm)\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?${US_ZIP})?(?:(?:${TOWN_AFTER}){1,2},? ${UK_POSTCODE}|(?:${TOWN_AFTER})?(?:(?<=\\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)) \\d{4}(?!\\d))?(?:,? ${UK_POSTCODE})?)`,
+    `(?:\\b(?:[Aa]pt|[Aa]partment|[Ss]uite|[Ss]te|[Uu]nit|[Ff]lat)\\.? #?\\d{1,4}[A-Za-z]?,? )?\\b\\d{1,6}[A-Za-z]? (?:(?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){1,4}(?:${STREET_TYPES_EN})|(?:${STREET_TYPES_EN})(?=, \\p{Lu})|${STREETS_BY_NAME})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm)\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?${US_ZIP})?(?:(?:${TOWN_AFTER}){1,2},? ${UK_POSTCODE}|(?:${TOWN_AFTER})?(?:(?<=\\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)) \\d{4}(?!\\d))?(?:,? ${UK_POSTCODE})?)`,
     "gu",
   ),
   // A post-office box, in the six languages (Postfach numbers in pairs: 10 01 01), with its town
@@ -1425,7 +1425,11 @@ function lowerLabelledNames(text: string): PiiSpan[] {
     if (initial && kept === 1) continue;
     let end = 0;
     for (const w of words.slice(0, kept)) end = value.indexOf(w, end) + w.length;
-    out.push(span("NAME", m.index + m[0].lastIndexOf(value), value.slice(0, end)));
+    const at = m.index + m[0].lastIndexOf(value);
+    // The `i` flag the labels need lets `\p{Ll}` match capitals too, so a firm's name reaches here
+    // (`Payee: Ernst & Young GmbH`).
+    if (companyAfter(text, at + end)) continue;
+    out.push(span("NAME", at, value.slice(0, end)));
   }
   return out;
 }

@@ -220,6 +220,9 @@ describe("# analysis redaction", function () {
       ["Piazza Senesio 9, 54421 Chianese laziale", "[ADDRESS_1]"],
       ["Borgo Luchetti 129, 06456 Megna lido", "[ADDRESS_1]"],
       ["Rue de la Paix 12, 75002 Paris la nuit", "[ADDRESS_1] la nuit"],
+      // A unit before the number in lower case, as notes write it.
+      ["apartment 4B, 350 Fifth Avenue, New York, NY 10118", "[ADDRESS_1]"],
+      ["flat 2, 14 High St, Oxford OX1 4AA", "[ADDRESS_1]"],
     ]);
     // A number before a type alone is a count.
     for (const text of [
@@ -1620,9 +1623,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Ernst Leitz Strasse is the registered office.",
       "Grant Thornton LLP audited the accounts.",
       "Van Oord BV will dredge the harbour.",
-      // A firm's names joined by `&` before its form.
+      // A firm's names joined by `&` before its form, also after a first name alone.
       "Payee: Smith & Jones LLP",
       "Signed by Anna Meyer & Partner GmbH",
+      "Payee: Ernst & Young GmbH",
       "The April delivery and the June invoice.",
     ]);
   });

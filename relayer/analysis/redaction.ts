@@ -2722,16 +2722,13 @@ export function scanPhones(
       while (next < byStart.length && byStart[next]!.start <= cStart)
         furthestEnd = Math.max(furthestEnd, byStart[next++]!.end);
       if (furthestEnd >= cEnd) continue;
-      const windowReads = readsIn.get(Math.floor(cStart / PHONE_WINDOW)) ?? 0;
-      // A number that is no date, after a phone's label, is a phone's whatever the reads find.
-      const labelled = () =>
-        !DATE_SHAPED.test(candidate[0]) &&
-        PHONE_LABEL.test(text.slice(Math.max(0, cStart - 24), cStart));
       if (UNREADABLE_CANDIDATE.test(candidate[0])) {
         // Every number a read could find in it, `looksLikePhone` refuses: not read.
-        if (labelled()) out.push(span("PHONE", cStart, candidate[0]));
+        if (phoneLabelled(text, cStart, candidate[0]))
+          out.push(span("PHONE", cStart, candidate[0]));
         continue;
       }
+      const windowReads = readsIn.get(Math.floor(cStart / PHONE_WINDOW)) ?? 0;
       if (windowReads >= PHONE_READS_PER_WINDOW) {
         // A date holds no longer number that could be a phone's.
         if (!DATE_SHAPED.test(candidate[0])) out.push(span("PHONE", cStart, candidate[0]));
@@ -2762,7 +2759,8 @@ export function scanPhones(
         whole = found.some((f) => f.start <= cStart + 1 && f.end >= cEnd);
         if (whole) break;
       }
-      if (!whole && labelled()) out.push(span("PHONE", cStart, candidate[0]));
+      if (!whole && phoneLabelled(text, cStart, candidate[0]))
+        out.push(span("PHONE", cStart, candidate[0]));
       readsIn.set(Math.floor(cStart / PHONE_WINDOW), windowReads + made);
       reads += made;
     }
@@ -2770,6 +2768,13 @@ export function scanPhones(
     Error.stackTraceLimit = stackTraceLimit;
   }
   return { spans: out, reads };
+}
+
+/** A number that is no date, after a phone's label: a phone's whatever the reads find. */
+function phoneLabelled(text: string, start: number, candidate: string): boolean {
+  return (
+    !DATE_SHAPED.test(candidate) && PHONE_LABEL.test(text.slice(Math.max(0, start - 24), start))
+  );
 }
 
 /**

@@ -51,6 +51,7 @@ import { seededRandom } from "../test/fixtures/seeded.ts";
 import { SERVICE_NODE_FLAGS } from "../test/fixtures/service-flags.ts";
 import { postgresSeconds, processSeconds } from "./api-storage.ts";
 import { loopbackAfterIdle } from "./idle-wake.ts";
+import { median, quantile, rounded } from "./stats.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const PACED_SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
@@ -82,9 +83,7 @@ const IDEMPOTENCY_KEYS = args.includes("--idempotency-keys");
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 
 const quantiles = (samples: number[]) => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const q = (p: number) =>
-    Math.round(sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]! * 100) / 100;
+  const q = (p: number) => rounded(quantile(samples, p), 2);
   return { count: samples.length, p50_ms: q(0.5), p99_ms: q(0.99), max_ms: q(1) };
 };
 
@@ -129,12 +128,10 @@ async function redactionAfterStart() {
   const runs: Record<"compile" | "full", AfterStart[]> = { compile: [], full: [] };
   for (let round = 0; round < AFTER_START_ROUNDS; round++)
     for (const mode of ["compile", "full"] as const) runs[mode].push(await run(mode));
-  const median = (xs: number[]) =>
-    Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]! * 10) / 10;
   const summary = (rs: AfterStart[]) => ({
-    warm_up_cpu_ms: median(rs.map((r) => r.warm_up_ms)),
+    warm_up_cpu_ms: rounded(median(rs.map((r) => r.warm_up_ms)), 1),
     cpu_ms_per_50_texts_after_it: rs[0]!.batches_ms.map((_, b) =>
-      median(rs.map((r) => r.batches_ms[b]!)),
+      rounded(median(rs.map((r) => r.batches_ms[b]!)), 1),
     ),
   });
   return {

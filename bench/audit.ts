@@ -19,6 +19,7 @@ import type { SignedReport } from "../relayer/report/report.ts";
 import { closeProver } from "../relayer/proofs/index.ts";
 import { openAuditWorld } from "../test/fixtures/audit-world.ts";
 import { serveChainsFile } from "../test/fixtures/rpc-bridge.ts";
+import { median } from "./stats.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPORTS = Number(process.env.BENCH_AUDIT_REPORTS ?? 100);
@@ -26,7 +27,6 @@ const KEYS = Math.min(10, REPORTS);
 const REPEATS = 5;
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 async function main(): Promise<void> {
   const loadBefore = os.loadavg()[0]!;

@@ -22,6 +22,7 @@ import { signedHeaders } from "../relayer/auth/hmac.ts";
 import { loadListFile } from "../relayer/compliance/lists.ts";
 import { DEVNET_ACCOUNTS } from "../relayer/devnet/accounts.ts";
 import { startAuxService } from "../test/fixtures/aux-service.ts";
+import { quantile, rounded } from "./stats.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const REAL_LIST = [
@@ -43,16 +44,14 @@ interface Stats {
 }
 
 function stats(samples: number[]): Stats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-  const round = (v: number) => Math.round(v * 100) / 100;
+  const at = (q: number) => rounded(quantile(samples, q), 2);
   return {
     requests: samples.length,
-    mean_ms: round(samples.reduce((a, b) => a + b, 0) / samples.length),
-    p50_ms: round(at(0.5)),
-    p95_ms: round(at(0.95)),
-    p99_ms: round(at(0.99)),
-    max_ms: round(sorted[sorted.length - 1]!),
+    mean_ms: rounded(samples.reduce((a, b) => a + b, 0) / samples.length, 2),
+    p50_ms: at(0.5),
+    p95_ms: at(0.95),
+    p99_ms: at(0.99),
+    max_ms: at(1),
   };
 }
 

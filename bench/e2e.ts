@@ -33,6 +33,7 @@ import { createLogger } from "../relayer/http/logging.ts";
 import { createMetrics } from "../relayer/http/metrics.ts";
 import { createTestDatabase } from "../test/fixtures/postgres.ts";
 import { treasuryRebalanceWorkflow } from "../test/fixtures/workflows.ts";
+import { median, quantile } from "./stats.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const LATENCY_RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -48,17 +49,6 @@ const DRAIN_AMOUNT = "300";
  */
 const LATENCY_POLL_MS = 20;
 const DRAIN_POLL_MS = Number(process.env.BENCH_DRAIN_POLL_MS ?? 500);
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-function median(values: number[]): number {
-  return percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
-}
 
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
 
@@ -297,8 +287,8 @@ async function main(): Promise<void> {
       "convert 300 USDC→WETH (priority cost), swap →DAI (1%), bridge lockmint →polygon, multisend 50%",
     latency_submit_to_report_ms: {
       runs: LATENCY_RUNS,
-      p50: Math.round(percentile(latencies, 50)),
-      p95: Math.round(percentile(latencies, 95)),
+      p50: Math.round(quantile(latencies, 0.5)),
+      p95: Math.round(quantile(latencies, 0.95)),
       min: Math.round(latencies[0]!),
       max: Math.round(latencies[latencies.length - 1]!),
       target_p50_ms: 1500,

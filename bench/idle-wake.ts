@@ -10,6 +10,7 @@ import { fork } from "node:child_process";
 import { once } from "node:events";
 import net from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { median, rounded } from "./stats.ts";
 
 export interface IdleWakeFigure {
   gap_ms: number;
@@ -19,10 +20,6 @@ export interface IdleWakeFigure {
 }
 
 const PAYLOAD = Buffer.alloc(200, 0x61);
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Math.round(sorted[sorted.length >> 1]! * 10) / 10;
-};
 
 /** The echo peer: its own process, as the database and the provider are. */
 function servePeer(): void {
@@ -63,8 +60,8 @@ export async function loopbackAfterIdle(
       figures.push({
         gap_ms: gap,
         messages,
-        write_us_p50: median(writes),
-        round_trip_us_p50: median(trips),
+        write_us_p50: rounded(median(writes), 1),
+        round_trip_us_p50: rounded(median(trips), 1),
       });
     }
     socket.destroy();

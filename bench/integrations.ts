@@ -25,6 +25,7 @@ import {
   JWT_SECRET,
   openIntegrationWorld,
 } from "../test/relayer/integrations/world.ts";
+import { quantile, rounded } from "./stats.ts";
 
 const CALLS = 50;
 const root = path.resolve(import.meta.dirname, "..");
@@ -32,8 +33,7 @@ const world = await openIntegrationWorld();
 const crm = await startCrm({ jwtSecret: JWT_SECRET, hmacKey: HMAC_KEY });
 
 const summary = (samples: number[]) => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const q = (p: number) => Math.round(sorted[Math.ceil(p * sorted.length) - 1]! * 100) / 100;
+  const q = (p: number) => rounded(quantile(samples, p), 2);
   return { calls: samples.length, p50_ms: q(0.5), p95_ms: q(0.95), max_ms: q(1) };
 };
 

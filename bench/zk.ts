@@ -40,18 +40,16 @@ import {
   type ExecutionProof,
 } from "../relayer/proofs/index.ts";
 import { jsonCid, sampleClaim, twoActions, wideClaim } from "../test/zk/fixtures.ts";
+import { median, rounded } from "./stats.ts";
 
 const RUNS = Number(process.env.BENCH_ZK_RUNS ?? 7);
 
 function stats(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  const round = (v: number) => Math.round(v * 10) / 10;
+  const round = (v: number) => rounded(v, 1);
   return {
-    median: round(median),
-    min: round(sorted[0]!),
-    max: round(sorted.at(-1)!),
+    median: round(median(samples)),
+    min: round(Math.min(...samples)),
+    max: round(Math.max(...samples)),
     runs: samples.length,
   };
 }

@@ -1364,9 +1364,11 @@ const LOWER_NAME_LABELS =
  */
 const LABELLED_NEXT = "for and on at from of per with via who";
 
-/** One to three words in lower case after a label's colon, the first maybe an initial. */
-const LOWER_LABEL_VALUE =
-  "[ \\t]?:[ \\t]*(\\p{Ll}[\\p{Ll}'’-]*\\.?(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,2})";
+/**
+ * One to three words in lower case after a label's colon, the first maybe an initial, a surname's
+ * particles not counted among them (`signed: maria de la cruz`).
+ */
+const LOWER_LABEL_VALUE = `[ \\t]?:[ \\t]*(\\p{Ll}[\\p{Ll}'’-]*\\.?(?:[ \\t](?:${PARTICLE}[ \\t])?\\p{Ll}[\\p{Ll}'’-]*){0,3})`;
 
 /**
  * A label of a name in any case with its colon, then one to three words in lower case that end
@@ -1379,10 +1381,20 @@ const PERSON_LABELS = [
   ...NAME_LABELS.split("|").filter((label) => label !== "Name"),
   LOWER_NAME_LABELS,
 ];
-const LOWER_LABELLED_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:Name${LOWER_LABEL_VALUE}${lowerNameEnd(",;.", ",.;")}|(?:${PERSON_LABELS.join("|")})${LOWER_LABEL_VALUE}${lowerNameEnd(",;.", ",.;", LABELLED_NEXT)})`,
+/**
+ * A label of a person (or a bare `name`) and its value to the last whole word, whatever follows;
+ * where the name ends in it is read after (`labelledValueEnd`).
+ */
+const LOWER_LABELLED_VALUE = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:(Name)|${PERSON_LABELS.join("|")})${LOWER_LABEL_VALUE}(?![\\p{L}\\p{N}'’-])`,
   "giu",
 );
+/**
+ * Where a bare `name:`'s value ends: its line or clause (`name: jane doe and the team` stays); a
+ * person's label's value may also go on into its line (`signed: tom for the board`).
+ */
+const NAME_VALUE_END = new RegExp(lowerNameEnd(",;.", ",.;"), "iuy");
+const PERSON_VALUE_END = new RegExp(lowerNameEnd(",;.", ",.;", LABELLED_NEXT), "iuy");
 
 /** Words that end a note's line after a name and are no surname (`owner: tom today`). */
 const TRAILING_WORDS = words(
@@ -1407,31 +1419,59 @@ function lastSurname(word: string): boolean {
 }
 
 /**
- * A name in lower case after its label: a plain first name, or an initial before a surname, then
- * the words after it up to one that is an everyday or other word, the value's last word kept if
- * it may be a surname (`signed: tom`, `witness: j. smith`, `signed: anna baker`; `signed: see
- * above` and `attn: accounts payable` stay).
+ * A name in lower case after its label (`signed: tom`, `witness: j. smith`, `signed: anna baker`;
+ * `signed: see above` and `attn: accounts payable` stay), read up to where the value ends as a
+ * name does and, after a person's label, also to its last word where prose goes on after the name
+ * with nothing that ends it (`owner: anna kowalski finance team lead`).
  */
 function lowerLabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(LOWER_LABELLED_NAME)) {
-    const value = (m[1] ?? m[2])!;
+  for (const m of text.matchAll(LOWER_LABELLED_VALUE)) {
+    const bare = m[1] !== undefined;
+    const value = m[2]!;
+    const at = m.index + m[0].length - value.length;
     const words = value.split(/[ \t]/u);
-    const initial = /^\p{Ll}\.?$/u.test(words[0]!);
-    if (!initial && !plainFirstName(words[0]!)) continue;
-    let kept = 1;
-    while (kept < words.length && plainSurname(words[kept]!)) kept++;
-    if (kept === words.length - 1 && lastSurname(words[kept]!)) kept++;
-    if (initial && kept === 1) continue;
-    let end = 0;
-    for (const w of words.slice(0, kept)) end = value.indexOf(w, end) + w.length;
-    const at = m.index + m[0].lastIndexOf(value);
-    // The `i` flag the labels need lets `\p{Ll}` match capitals too, so a firm's name reaches here
-    // (`Payee: Ernst & Young GmbH`).
-    if (companyAfter(text, at + end)) continue;
-    out.push(span("NAME", at, value.slice(0, end)));
+    // Where each word ends in the value: one space or tab between them.
+    let offset = -1;
+    const ends = words.map((w) => (offset += w.length + 1));
+    const valueEnd = bare ? NAME_VALUE_END : PERSON_VALUE_END;
+    const ended =
+      1 +
+      words.findLastIndex((_, i) => {
+        valueEnd.lastIndex = at + ends[i]!;
+        return valueEnd.test(text);
+      });
+    const readings = ended ? [words.slice(0, ended)] : [];
+    if (!bare && ended < words.length) readings.push(words);
+    for (const reading of readings) {
+      const kept = nameWords(reading, reading.length === ended);
+      // The `i` flag the labels need lets `\p{Ll}` match capitals too, so a firm's name reaches here
+      // (`Payee: Ernst & Young GmbH`).
+      if (kept && !companyAfter(text, at + ends[kept - 1]!))
+        out.push(span("NAME", at, value.slice(0, ends[kept - 1])));
+    }
   }
   return out;
+}
+
+/**
+ * How many of a labelled value's words in lower case are a name: a plain first name, or an initial
+ * before a surname, then the words after it up to one that is an everyday or other word, the
+ * value's last word kept if it may be a surname and the value `ends` where a name does; 0 for none.
+ */
+function nameWords(words: readonly string[], ends: boolean): number {
+  const initial = /^\p{Ll}\.?$/u.test(words[0]!);
+  if (!initial && !plainFirstName(words[0]!)) return 0;
+  let kept = 1;
+  while (kept < words.length) {
+    // A surname's particles go with the word after them (`anna van der berg`), not alone (`tom de`).
+    let next = kept;
+    while (next < words.length - 1 && PARTICLE_WORD.test(words[next]!)) next++;
+    const last = ends && next === words.length - 1;
+    if (!plainSurname(words[next]!) && !(last && lastSurname(words[next]!))) break;
+    kept = next + 1;
+  }
+  return initial && kept === 1 ? 0 : kept;
 }
 
 /**
@@ -1450,9 +1490,12 @@ const NAME_PART = new RegExp(`^(?:${NAME_PART_LABEL})$`, "iu");
 const NAME_KEY = new RegExp(`^(?:${NAME_LABEL})$`, "iu");
 /** One word of a form's value, whole (`Nome` is not `Nom` before `e`). */
 const FIELD_WORD = "\\p{L}[\\p{L}'’-]*(?![\\p{L}'’-])";
-/** A label with its colon, then one to three words, none a next label's (`Cognome: Rossi Nome:`). */
+/**
+ * A label with its colon, then one to three words, none a next label's (`Cognome: Rossi Nome:`),
+ * a surname's particles not counted among them (`name: maria de la cruz`).
+ */
 const NAME_FIELD = new RegExp(
-  `(?<![\\p{L}\\p{N}_])(${NAME_LABEL})\\s?[:：]\\s*(${FIELD_WORD}(?:[ ]${FIELD_WORD}(?!\\s?[:：])){0,2})`,
+  `(?<![\\p{L}\\p{N}_])(${NAME_LABEL})\\s?[:：]\\s*(${FIELD_WORD}(?:[ ](?:${PARTICLE}[ ])?${FIELD_WORD}(?!\\s?[:：])){0,3})`,
   "giu",
 );
 /** What a form writes in a field for its filler, in the six languages and Dutch. */

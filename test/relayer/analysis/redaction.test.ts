@@ -1419,6 +1419,22 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["signed: tom [cfo]", "signed: [NAME_1] [cfo]"],
       ["name: jane doe (cfo)", "name: [NAME_1] (cfo)"],
       ["signed: tom who wrote the report", "signed: [NAME_1] who wrote the report"],
+      // A surname's particles, not counted among the value's words, and four words.
+      ["signed: maria de la cruz", "signed: [NAME_1]"],
+      ["witness: anna van der berg for the board", "witness: [NAME_1] for the board"],
+      ["name: maria de la cruz", "name: [NAME_1]"],
+      ["Nombre: maria de los angeles", "Nombre: [NAME_1]"],
+      ["author: jose maria garcia lopez", "author: [NAME_1]"],
+      ["name: jose maria de la cruz garcia", "name: [NAME_1]"],
+      ["signed: tom de la", "signed: [NAME_1] de la"],
+      // Prose after the name with nothing that ends it: only the words no everyday word is.
+      ["owner: anna kowalski finance team lead", "owner: [NAME_1] finance team lead"],
+      ["reviewer: tom nguyen pls check", "reviewer: [NAME_1] pls check"],
+      ["cc: tom riddle was here", "cc: [NAME_1] was here"],
+      ["owner: anna kowalski: please review", "owner: [NAME_1]: please review"],
+      ["owner: tom 3 tasks", "owner: [NAME_1] 3 tasks"],
+      ["owner: tom brown bag lunch", "owner: [NAME_1] brown bag lunch"],
+      ["author: `signed: tom`", "author: `signed: [NAME_1]`"],
     ]);
     // A form's instruction, a state, a team, an initial alone, a workflow's keys.
     expectNoName([
@@ -1441,11 +1457,16 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "cc: finance and ops",
       "signed: see above for details",
       "owner: tbd on monday",
+      "name: weekly treasury rebalance run",
+      "author: max length 256",
+      "owner: treasury team lead on call",
+      "name: jane doe and the team lead",
     ]);
     expectNothingFoundInLinearTime([
       "signed: a ",
       "signed:signed:",
-      "cc: tom riddle was here, ",
+      "cc: the riddle was here, ",
+      "owner: treasury team lead on, ",
       "owner: j. ",
       "author: see see see, ",
       "signed: ab for ",
@@ -1453,6 +1474,13 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "signed: a (",
       "hi a - ",
     ]);
+    // Every name read once, in linear time, where prose goes on after each.
+    const piece = "owner: anna kowalski finance team lead ";
+    const started = performance.now();
+    const found = findPii(piece.repeat(Math.ceil((256 * 1024) / piece.length)));
+    expect(performance.now() - started).to.be.below(2_000);
+    expect(found.length).to.equal(Math.ceil((256 * 1024) / piece.length));
+    expect(new Set(found.map((f) => f.value))).to.deep.equal(new Set(["anna kowalski"]));
   });
 
   it("should redact a table's name and date-of-birth columns under its header: CSV, semicolons, tabs, Markdown", function () {

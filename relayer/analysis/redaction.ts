@@ -1351,8 +1351,9 @@ function casualNames(text: string): PiiSpan[] {
 }
 
 /**
- * Labels of a person in notes, tickets and reviews, read only before a name in lower case: in
- * capitals a name after them is found as anywhere else.
+ * Labels of a person in notes, tickets and reviews, read before a name in lower case and before a
+ * capitalised first name alone (`Owner: Tom`), which no rule for capitals takes: a longer
+ * capitalised name after them is found as anywhere else.
  */
 const LOWER_NAME_LABELS =
   "Cc|Bcc|Author|Owner|Reviewer|Reviewed by|Requester|Requestor|Requested by|Submitted by|Assignee|Assigned to|Approver|Checked by|Verified by|Applicant";
@@ -1365,33 +1366,31 @@ const LOWER_NAME_LABELS =
 const LABELLED_NEXT = "for and on at from of per with via who";
 
 /**
- * One to three words in lower case after a label's colon, the first maybe an initial, a surname's
- * particles not counted among them (`signed: maria de la cruz`).
+ * One to four words after a label's colon, the first maybe an initial, a surname's particles not
+ * counted among them (`signed: maria de la cruz`), each in lower case or capitalised (`Owner:
+ * Tom`): which words are a name is read after, word by word (`nameWords`).
  */
-const LOWER_LABEL_VALUE = `[ \\t]?:[ \\t]*(\\p{Ll}[\\p{Ll}'’-]*\\.?(?:[ \\t](?:${PARTICLE}[ \\t])?\\p{Ll}[\\p{Ll}'’-]*){0,3})`;
+const LABEL_VALUE = `[ \\t]?:[ \\t]*(\\p{LC}[\\p{LC}'’-]*\\.?(?:[ \\t](?:${PARTICLE}[ \\t])?\\p{LC}[\\p{LC}'’-]*){0,3})`;
 
-/**
- * A label of a name in any case with its colon, then one to three words in lower case that end
- * their line or a clause or go on into the line (`signed: j. smith`, `witness: anna kowalski`,
- * `signed: tom, on behalf of…`, `signed: tom for the board`), as quick notes and chats type them.
- * A bare `name:` labels workflows, teams and things as often as people: its value counts only
- * where it ends its line or clause (`name: jane doe and the team` stays).
- */
+/** The labels of a person's name in any case, but the bare `name` (below). */
 const PERSON_LABELS = [
   ...NAME_LABELS.split("|").filter((label) => label !== "Name"),
   LOWER_NAME_LABELS,
 ];
 /**
- * A label of a person (or a bare `name`) and its value to the last whole word, whatever follows;
- * where the name ends in it is read after (`labelledValueEnd`).
+ * A label of a person, or a bare `name`, and its value to the last whole word, whatever follows;
+ * where a name ends in it is read after the match (`NAME_VALUE_END`, `PERSON_VALUE_END`).
  */
-const LOWER_LABELLED_VALUE = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:(Name)|${PERSON_LABELS.join("|")})${LOWER_LABEL_VALUE}(?![\\p{L}\\p{N}'’-])`,
+const LABELLED_VALUE = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:(Name)|${PERSON_LABELS.join("|")})${LABEL_VALUE}(?![\\p{L}\\p{N}'’-])`,
   "giu",
 );
 /**
- * Where a bare `name:`'s value ends: its line or clause (`name: jane doe and the team` stays); a
- * person's label's value may also go on into its line (`signed: tom for the board`).
+ * Where a value ends as a name does (`signed: j. smith`, `signed: tom, on behalf of…`): its line or
+ * clause, or what sets a name apart (`lowerNameEnd`). A bare `name:` labels workflows, teams and
+ * things as often as people, so its value must end there (`name: jane doe and the team` stays); a
+ * person's label's value may also go on into its line with a preposition (`signed: tom for the
+ * board`).
  */
 const NAME_VALUE_END = new RegExp(lowerNameEnd(",;.", ",.;"), "iuy");
 const PERSON_VALUE_END = new RegExp(lowerNameEnd(",;.", ",.;", LABELLED_NEXT), "iuy");
@@ -1426,7 +1425,7 @@ function lastSurname(word: string): boolean {
  */
 function lowerLabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(LOWER_LABELLED_VALUE)) {
+  for (const m of text.matchAll(LABELLED_VALUE)) {
     const bare = m[1] !== undefined;
     const value = m[2]!;
     const at = m.index + m[0].length - value.length;
@@ -1445,8 +1444,7 @@ function lowerLabelledNames(text: string): PiiSpan[] {
     if (!bare && ended < words.length) readings.push(words);
     for (const reading of readings) {
       const kept = nameWords(reading, reading.length === ended);
-      // The `i` flag the labels need lets `\p{Ll}` match capitals too, so a firm's name reaches here
-      // (`Payee: Ernst & Young GmbH`).
+      // A capitalised value reaches here too: a firm's name is none (`Payee: Ernst & Young GmbH`).
       if (kept && !companyAfter(text, at + ends[kept - 1]!))
         out.push(span("NAME", at, value.slice(0, ends[kept - 1])));
     }

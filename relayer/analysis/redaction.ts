@@ -610,7 +610,7 @@ const STREET_WORD =
  * and a particle only before the next capitalised word (`Paris la nuit` ends at `Paris`).
  */
 const CITY =
-  "\\p{Lu}[\\p{L}'’-]*(?:[ ](?:\\p{Lu}[\\p{L}'’-]*|(?:de los|de las|de la|del|de|la|le|les|sur|sous|en|am|an der|im)(?= \\p{Lu})|\\p{Ll}+'\\p{L}+|laziale|sardo|veneto|calabro|lombardo|umbro|salentino|ligure|terme|marittimo|lido|a mare|nell'\\p{L}+)(?![\\p{L}'’-])){0,4}(?: \\(\\p{Lu}[\\p{L}-]*\\))?";
+  "\\p{Lu}[\\p{L}'’-]*(?:[ ](?:\\p{Lu}[\\p{L}'’-]*|(?:de los|de las|de la|del|de|la|le|les|sur|sous|en|am|an der|im)(?= \\p{Lu})|\\p{Ll}+'\\p{L}+|laziale|sardo|veneto|calabro|lombardo|umbro|salentino|ligure|terme|marittimo|lido|a mare|del friuli|nell'\\p{L}+)(?![\\p{L}'’-])){0,4}(?: \\(\\p{Lu}[\\p{L}-]*\\))?";
 /** A US ZIP code (62704, 62704-0001) and a British postcode (SW1A 1AA), as address tails end. */
 const US_ZIP = "\\d{5}(?:-\\d{4})?";
 const UK_POSTCODE = "[A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2}";
@@ -657,10 +657,15 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // Switzerland write four-digit postcodes.
   /(?<![\p{L}\p{N}_-])(?:[A-ZÄÖÜ][\p{L}-]*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|berg|graben|hof|kamp|straat|laan|plein|gracht|dijk|kade|singel)|[A-ZÄÖÜ][\p{L}-]*er (?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|Ring|Damm|Ufer|Chaussee|Markt)|(?:Am|An der|Im|In der|Auf der|Zum|Zur) [A-ZÄÖÜ][\p{L}-]+) \d{1,4}[a-z]?(?:,? (?:D-|A-|CH-)?\d{4,5} [A-ZÄÖÜ][\p{L}-]+(?: (?:am |an der |im |ob der |in der )?\p{Lu}[\p{L}-]+)?)?/gu,
   // 12 rue de la Paix[, 75002 Paris] / 5 bis avenue Foch
-  /\b\d{1,4}(?: bis| ter)?,? (?:rue|avenue|av\.|boulevard|bd|place|allée|impasse|chemin|quai|route|cours|passage|voie|square|sentier|faubourg|rond-point|esplanade|mail|parvis|villa|cité|hameau|porte) (?:(?:de la|de l'|du|des|de|d'|la|le|l')\s?)?[\p{L}'’ -]+?(?=,|\n|\.(?:\s|$)|$| \d{5})(?:,? (?:F-)?\d{5} [\p{Lu}][\p{L}'’ -]+?(?=[,.\n]|$| (?:and|et|und|y|e|Cedex)\b)(?: Cedex(?: \d{1,2})?)?)?/gimu,
+  // The town as CITY reads it (`75002 Paris pour le moment` ends at `Paris`); one in lower case, as
+  // chats write it, up to the clause's end.
+  new RegExp(
+    `\\b\\d{1,4}(?: bis| ter)?,? (?:rue|avenue|av\\.|boulevard|bd|place|allée|impasse|chemin|quai|route|cours|passage|voie|square|sentier|faubourg|rond-point|esplanade|mail|parvis|villa|cité|hameau|porte) (?:(?:de la|de l'|du|des|de|d'|la|le|l')\\s?)?[\\p{L}'’ -]+?(?=,|\\n|\\.(?:\\s|$)|$| \\d{5})(?:,? (?:F-)?\\d{5} (?-i:${CITY}(?: cedex)?(?:(?<=Cedex|CEDEX|cedex) \\d{1,2})?(?![\\p{L}\\p{N}'’-])|\\p{Ll}[\\p{L}'’ -]+?(?=[,.\\n]|$| (?:and|et|und|y|e|cedex)\\b)(?: cedex(?: \\d{1,2})?)?))?`,
+    "gimu",
+  ),
   // Calle Mayor 5 / Avenida de la Constitución, 12 / Via Roma 10 / Gran Subida Hugo 2 [, 28013 Madrid]
   new RegExp(
-    `\\b(?:(?:${SPANISH_STREET_TYPES}|${ITALIAN_STREET_TYPES})\\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\\s)?[\\p{Lu}][\\p{L}'’ .-]{0,80}?,? \\d{1,4}(?:[/-][A-Za-z\\d]{1,3}(?![\\p{L}\\p{N}]))?(?:[ ,]+(?:\\d{1,2}[ºª°](?: ?[A-Z](?![\\p{L}\\p{N}]))?|Piso \\d+|Puerta \\d+|Interno \\d+|Appartamento \\d+|Escalera \\d+|Scala \\d+))*)(?:,? \\d{5} [\\p{Lu}][\\p{L}'’ -]+?(?=[,.\\n]|$| (?:and|y|e)\\b))?`,
+    `\\b(?:(?:${SPANISH_STREET_TYPES}|${ITALIAN_STREET_TYPES})\\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\\s)?[\\p{Lu}][\\p{L}'’ .-]{0,80}?,? \\d{1,4}(?:[/-][A-Za-z\\d]{1,3}(?![\\p{L}\\p{N}]))?(?:[ ,]+(?:\\d{1,2}[ºª°](?: ?[A-Z](?![\\p{L}\\p{N}]))?|Piso \\d+|Puerta \\d+|Interno \\d+|Appartamento \\d+|Escalera \\d+|Scala \\d+))*)(?:,? \\d{5} ${CITY}(?![\\p{L}\\p{N}'’-]))?`,
     "gu",
   ),
   // Any street of one to six words (particles allowed) with a house number or s/n, then a

@@ -220,6 +220,22 @@ describe("# analysis redaction", function () {
       ["Piazza Senesio 9, 54421 Chianese laziale", "[ADDRESS_1]"],
       ["Borgo Luchetti 129, 06456 Megna lido", "[ADDRESS_1]"],
       ["Rue de la Paix 12, 75002 Paris la nuit", "[ADDRESS_1] la nuit"],
+      // A town's words as a town holds them, not the prose after it (as far as a comma before).
+      ["Calle Mayor 5, 28013 Madrid de momento.", "[ADDRESS_1] de momento."],
+      ["Via Roma 12, 00184 Roma per ora, grazie", "[ADDRESS_1] per ora, grazie"],
+      ["Via Appia 3, 00040 Marino lido per ora", "[ADDRESS_1] per ora"],
+      ["Via Verdi 3, 33043 Cividale del friuli per ora", "[ADDRESS_1] per ora"],
+      ["Via Verdi 3, 33043 Cividale del Friuli.", "[ADDRESS_1]."],
+      ["12 rue de la Paix, 75002 Paris pour le moment.", "[ADDRESS_1] pour le moment."],
+      [
+        "1 place de la Mairie, 94000 Créteil la semaine prochaine",
+        "[ADDRESS_1] la semaine prochaine",
+      ],
+      ["3 avenue Foch, 69006 Lyon Cedex 06 jusqu'en mai", "[ADDRESS_1] jusqu'en mai"],
+      ["5 bis avenue Foch, 75116 Paris cedex 16, merci", "[ADDRESS_1], merci"],
+      ["2 rue du Lac, 74000 Annecy le Vieux", "[ADDRESS_1]"],
+      // In lower case, as chats write it, the town is read to the clause's end.
+      ["12 rue de la paix, 75002 paris, merci", "[ADDRESS_1], merci"],
       // A unit before the number in lower case, as notes write it.
       ["apartment 4B, 350 Fifth Avenue, New York, NY 10118", "[ADDRESS_1]"],
       ["flat 2, 14 High St, Oxford OX1 4AA", "[ADDRESS_1]"],

@@ -1276,6 +1276,7 @@ function names(text: string): PiiSpan[] {
     ...fieldNames(text),
     ...casualNames(text),
     ...lowerLabelledNames(text),
+    ...introducedNames(text),
     ...rowNames(text),
   );
   return out;
@@ -1337,7 +1338,8 @@ function plainFirstName(word: string): boolean {
 
 /** A surname's word in lower case after a plain first name: no everyday word, nor a particle. */
 function plainSurname(word: string): boolean {
-  return !isCommonWord(word) && !notName(word) && !PARTICLE_WORD.test(word);
+  const capitalised = word.charAt(0).toUpperCase() + word.slice(1);
+  return !isCommonWord(word) && !notName(capitalised) && !PARTICLE_WORD.test(word);
 }
 
 /**
@@ -1371,11 +1373,14 @@ const LOWER_NAME_LABELS =
 const LABELLED_NEXT = "for and on at from of per with via who";
 
 /**
- * One to four words after a label's colon, the first maybe an initial, a surname's particles not
- * counted among them (`signed: maria de la cruz`), each in lower case or capitalised (`Owner:
- * Tom`): which words are a name is read after, word by word (`nameWords`).
+ * One to four words where a name may be written in lower case or capitalised, the first maybe an
+ * initial with its dot (`j. smith`; a first name's dot is the sentence's: `signed: tom.`), a
+ * surname's particles not counted among them (`maria de la cruz`).
  */
-const LABEL_VALUE = `[ \\t]?:[ \\t]*(\\p{LC}[\\p{LC}'’-]*\\.?(?:[ \\t](?:${PARTICLE}[ \\t])?\\p{LC}[\\p{LC}'’-]*){0,3})`;
+const NAME_VALUE = `(?:\\p{LC}\\.|\\p{LC}[\\p{LC}'’-]*)(?:[ \\t](?:${PARTICLE}[ \\t])?\\p{LC}[\\p{LC}'’-]*){0,3}`;
+
+/** A label's colon, then its value: which of its words are a name is read after (`nameWords`). */
+const LABEL_VALUE = `[ \\t]?:[ \\t]*(${NAME_VALUE})`;
 
 /** The labels of a person's name in any case, but the bare `name` (below). */
 const PERSON_LABELS = [
@@ -1432,27 +1437,86 @@ function lowerLabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(LABELLED_VALUE)) {
     const bare = m[1] !== undefined;
-    const value = m[2]!;
-    const at = m.index + m[0].length - value.length;
-    const words = value.split(/[ \t]/u);
-    // Where each word ends in the value: one space or tab between them.
-    let offset = -1;
-    const ends = words.map((w) => (offset += w.length + 1));
-    const valueEnd = bare ? NAME_VALUE_END : PERSON_VALUE_END;
-    const ended =
-      1 +
-      words.findLastIndex((_, i) => {
-        valueEnd.lastIndex = at + ends[i]!;
-        return valueEnd.test(text);
-      });
-    const readings = ended ? [words.slice(0, ended)] : [];
-    if (!bare && ended < words.length) readings.push(words);
-    for (const reading of readings) {
-      const kept = nameWords(reading, reading.length === ended);
-      // A capitalised value reaches here too: a firm's name is none (`Payee: Ernst & Young GmbH`).
-      if (kept && !companyAfter(text, at + ends[kept - 1]!))
-        out.push(span("NAME", at, value.slice(0, ends[kept - 1])));
-    }
+    const at = m.index + m[0].length - m[2]!.length;
+    out.push(
+      ...valueNames(text, at, m[2]!, bare ? NAME_VALUE_END : PERSON_VALUE_END, {
+        prose: !bare,
+        lastSurname: true,
+      }),
+    );
+  }
+  return out;
+}
+
+/**
+ * The name at the start of a value at `at` (`NAME_VALUE`): read up to the last of its words where
+ * `valueEnd` holds, and with `prose` also to its last word whatever follows (`nameWords`); with
+ * `lastSurname`, the last word where the value ends may be a surname that is an everyday word;
+ * with `whole`, every word before that end must be the name's (`this is jane.`, not `this is
+ * amber alert`).
+ */
+function valueNames(
+  text: string,
+  at: number,
+  value: string,
+  valueEnd: RegExp,
+  reading: { prose: boolean; lastSurname: boolean; whole?: boolean },
+): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  const words = value.split(/[ \t]/u);
+  // Where each word ends in the value: one space or tab between them.
+  let offset = -1;
+  const ends = words.map((w) => (offset += w.length + 1));
+  // The most words before an end, all of them a name's with `whole`.
+  let ended = 0;
+  for (let k = words.length; k > 0 && !ended; k--) {
+    valueEnd.lastIndex = at + ends[k - 1]!;
+    if (valueEnd.test(text) && (!reading.whole || nameWords(words.slice(0, k), false) === k))
+      ended = k;
+  }
+  const readings = ended ? [words.slice(0, ended)] : [];
+  if (reading.prose && ended < words.length) readings.push(words);
+  for (const read of readings) {
+    const kept = nameWords(read, reading.lastSurname && read.length === ended);
+    // A capitalised value reaches here too: a firm's name is none (`Payee: Ernst & Young GmbH`).
+    if (kept && !companyAfter(text, at + ends[kept - 1]!))
+      out.push(span("NAME", at, value.slice(0, ends[kept - 1])));
+  }
+  return out;
+}
+
+/**
+ * How people introduce themselves, in the six languages and Dutch, Portuguese, Russian and Greek
+ * (`my name is jane`, `je m'appelle marie dupont`, `меня зовут Иван`): verbs that only name, after
+ * which a name may go on into prose (`my name is anna kowalski and I…`); and in English `i'm`, `i
+ * am` and `this is`, which lead other words as often, so the name must end its clause or go on
+ * with a preposition or `here`, `speaking`, `calling` (`hi, this is jane from accounts`, `i'm tom.`;
+ * `this is amber alert` stays). `je suis`, `ich bin`, `soy`, `sono` lead adjectives as often, and
+ * are left out.
+ */
+const NAMING_VERBS =
+  "my name is|my name['’]s|call me|je m['’]appelle|mon nom est|ich hei(?:ß|ss)e|mein name ist|me llamo|mi nombre es|mi chiamo|il mio nome è|mijn naam is|ik heet|meu nome é|me chamo|chamo-me|меня зовут|με λένε|ονομάζομαι";
+const INTRODUCED_NAME = new RegExp(
+  `(?<![\\p{L}\\p{N}'’-])(?:(${NAMING_VERBS})|i['’]m|i am|this is)[ \\t]+(${NAME_VALUE})(?![\\p{L}\\p{N}'’-])`,
+  "giu",
+);
+const INTRODUCED_END = new RegExp(
+  lowerNameEnd(",;.!?", ",.;!?", `${LABELLED_NEXT} here speaking calling`),
+  "iuy",
+);
+
+/** The name after an introduction, in any case (`nameWords`). */
+function introducedNames(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(INTRODUCED_NAME)) {
+    const at = m.index + m[0].length - m[2]!.length;
+    out.push(
+      ...valueNames(text, at, m[2]!, INTRODUCED_END, {
+        prose: m[1] !== undefined,
+        lastSurname: false,
+        whole: m[1] === undefined,
+      }),
+    );
   }
   return out;
 }
@@ -1474,6 +1538,8 @@ function nameWords(words: readonly string[], ends: boolean): number {
     if (!plainSurname(words[next]!) && !(last && lastSurname(words[next]!))) break;
     kept = next + 1;
   }
+  // A firm named after people (`anna meyer gmbh`).
+  if (words.slice(0, kept + 1).some((w) => COMPANY_WORDS.has(w.toUpperCase()))) return 0;
   return initial && kept === 1 ? 0 : kept;
 }
 

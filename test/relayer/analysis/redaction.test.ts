@@ -1350,7 +1350,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "grazie mille per il bonifico",
       "thank you so much for the report",
       "hi there can you help",
-      "this is tom",
+      "ask tom",
       "hello world",
     ]);
     expectNothingFoundInLinearTime(["hi all, ", "hi ", "thanks, ", "hey ab cd, ", "hi ab for "]);
@@ -1391,6 +1391,57 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ],
       ["an agreement with Okafor, Ngozi (NO)", "an agreement with [NAME_1] (NO)"],
     ]);
+  });
+
+  it("should read a name after an introduction, in any case, where the words introduce one", function () {
+    expectRedacted([
+      ["my name is jane doe", "my name is [NAME_1]"],
+      ["My name is Jane.", "My name is [NAME_1]."],
+      ["Hi! I'm Grace. Can you help?", "Hi! I'm [NAME_1]. Can you help?"],
+      ["hi, i'm tom", "hi, i'm [NAME_1]"],
+      ["I am Tom", "I am [NAME_1]"],
+      ["i'm tom, the cfo", "i'm [NAME_1], the cfo"],
+      ["i am anna kowalski from finance", "i am [NAME_1] from finance"],
+      ["hi, this is jane from accounts", "hi, this is [NAME_1] from accounts"],
+      ["this is tom hanks speaking", "this is [NAME_1] speaking"],
+      ["i'm j. smith", "i'm [NAME_1]"],
+      // After a verb that only names, prose may follow the name.
+      [
+        "my name is anna kowalski and i work in finance",
+        "my name is [NAME_1] and i work in finance",
+      ],
+      ["my name is anna kowalski finance team", "my name is [NAME_1] finance team"],
+      ["je m'appelle marie dupont", "je m'appelle [NAME_1]"],
+      ["Je m'appelle Marie.", "Je m'appelle [NAME_1]."],
+      ["ich heiße anna schmidt", "ich heiße [NAME_1]"],
+      ["me llamo maria garcia", "me llamo [NAME_1]"],
+      ["mi chiamo giulia rossi", "mi chiamo [NAME_1]"],
+      ["mijn naam is anna de vries", "mijn naam is [NAME_1]"],
+      ["меня зовут Иван Петров", "меня зовут [NAME_1]"],
+    ]);
+    // `this is`, `i'm` and `i am` before words that are no name's, or not all of them a name's.
+    expectNoName([
+      "this is fine",
+      "i am sure",
+      "i'm happy to help",
+      "this is the report",
+      "i am will",
+      "this is amber alert",
+      "this is dakota county",
+      "this is victoria station",
+      "i'm sunny today",
+      "this is anna meyer gmbh",
+    ]);
+  });
+
+  it("should take a lower-case name before the sentence's full stop, and no firm's named after people", function () {
+    expectRedacted([
+      ["signed: tom.", "signed: [NAME_1]."],
+      ["signed: Tom.", "signed: [NAME_1]."],
+      ["Witness: anna kowalski.", "Witness: [NAME_1]."],
+    ]);
+    expectNoName(["owner: anna meyer gmbh", "owner: anna meyer gmbh and co", "witness: j."]);
+    expectRedacted([["this is anna from acme gmbh", "this is [NAME_1] from acme gmbh"]]);
   });
 
   it("should read a name in lower case after a person's label when it ends its line or a clause or the line goes on: a first name, or an initial and a surname", function () {

@@ -137,8 +137,15 @@ const SPELT_TLDS =
 const ROLE_MAILBOXES = words(
   "support sales info contact admin billing hello help office team legal privacy press jobs careers accounts finance security abuse service enquiries inquiries orders payments invoices compliance",
 );
+/** A dot written against harvesting: `[dot]`, `(dot)`, `[.]`, `(.)`. */
+const BRACKETED_DOT = / ?[[(](?:dot|\.)[\])] ?/giu;
+const BRACKETED_ADDRESS = new RegExp(
+  `(?<![\\p{L}\\p{N}._%+'-])(?:[\\p{L}\\p{N}._%+'-]+${BRACKETED_DOT.source}){0,3}[\\p{L}\\p{N}._%+'-]+ ?[[(]at[\\])] ?[\\p{L}\\p{N}-]+(?:(?:\\.|${BRACKETED_DOT.source})[\\p{L}\\p{N}-]+)+`,
+  "giu",
+);
+/** Spelt with bare words, the local part's dots too (`jane dot doe at example dot com`). */
 const SPELT_ADDRESS = new RegExp(
-  `(?<![\\p{L}\\p{N}._%+'-])[\\p{L}\\p{N}._%+'-]+ at [\\p{L}\\p{N}-]+(?:(?:\\.| dot )[\\p{L}\\p{N}-]+)*(?:\\.| dot )(?:${SPELT_TLDS})(?![\\p{L}\\p{N}-]|\\.[\\p{L}\\p{N}])`,
+  `(?<![\\p{L}\\p{N}._%+'-])(?:[\\p{L}\\p{N}._%+'-]+ dot ){0,3}[\\p{L}\\p{N}._%+'-]+ at [\\p{L}\\p{N}-]+(?:(?:\\.| dot )[\\p{L}\\p{N}-]+)*(?:\\.| dot )(?:${SPELT_TLDS})(?![\\p{L}\\p{N}-]|\\.[\\p{L}\\p{N}])`,
   "giu",
 );
 
@@ -152,12 +159,11 @@ function emails(text: string): PiiSpan[] {
     ADDRESS_AS_WRITTEN,
   );
   if (text.includes('"@')) out.push(...quotedAddresses(text));
-  // Written against harvesting: `jane [at] example [dot] org`, `jane(at)example.org`.
+  // Written against harvesting: `jane [at] example [dot] org`, `jane(at)example.org`,
+  // `jane[.]doe[at]example[.]com`.
   out.push(
-    ...addressesAs(
-      text,
-      /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+ ?[[(]at[\])] ?[\p{L}\p{N}-]+(?:(?:\.| ?[[(]dot[\])] ?)[\p{L}\p{N}-]+)+/giu,
-      (value) => value.replace(/ ?[[(]at[\])] ?/i, "@").replace(/ ?[[(]dot[\])] ?/gi, "."),
+    ...addressesAs(text, BRACKETED_ADDRESS, (value) =>
+      value.replace(/ ?[[(]at[\])] ?/i, "@").replace(BRACKETED_DOT, "."),
     ),
   );
   // Spelt with bare words (`jane.doe at example dot com`, `jane AT example.org`): only before a
@@ -645,6 +651,14 @@ const ADDRESS_PATTERNS: RegExp[] = [
   new RegExp(
     `(?:\\b(?:[Aa]pt|[Aa]partment|[Ss]uite|[Ss]te|[Uu]nit|[Ff]lat)\\.? #?\\d{1,4}[A-Za-z]?,? )?\\b\\d{1,6}[A-Za-z]? (?:(?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){1,4}(?:${STREET_TYPES_EN})|(?:${STREET_TYPES_EN})(?=, \\p{Lu})|${STREETS_BY_NAME})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm)\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?${US_ZIP})?(?:(?:${TOWN_AFTER}){1,2},? ${UK_POSTCODE}|(?:${TOWN_AFTER})?(?:(?<=\\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)) \\d{4}(?!\\d))?(?:,? ${UK_POSTCODE})?)`,
     "gu",
+  ),
+  // The same in lower case, as chats and quick notes write it (`1600 pennsylvania ave nw,
+  // washington, dc 20500`, `10 downing street, london sw1a 2aa`): only with its town and a ZIP
+  // code or a British postcode, which words in lower case before a street's type need to be read
+  // as an address.
+  new RegExp(
+    `(?<![\\p{L}\\p{N}])\\d{1,6}[a-z]? (?:[\\p{Ll}\\d][\\p{Ll}\\d'’-]*\\.? ){1,4}(?:${STREET_TYPES_EN})\\.?(?: (?:n|s|e|w|ne|nw|se|sw)\\.?)?(?:,? (?:apt|apartment|suite|ste|unit|flat|fl|floor|room|rm)\\.? #?[\\p{L}\\d]+|,? #\\d+)?,? \\p{Ll}[\\p{Ll}'’.-]*(?: \\p{Ll}[\\p{Ll}'’.-]*){0,3},? (?:(?:[a-z]{2},? )?${US_ZIP}|[a-z]{1,2}\\d[a-z\\d]? ?\\d[a-z]{2})(?![\\p{L}\\p{N}])`,
+    "giu",
   ),
   // A post-office box, in the six languages (Postfach numbers in pairs: 10 01 01), with its town
   // as the country writes it: Springfield, IL 62704 / London SW1A 1AA / 10001 Berlin.

@@ -250,6 +250,29 @@ describe("# analysis redaction", function () {
       expect(findPii(text), text).to.deep.equal([]);
   });
 
+  it("should read an English-speaking address in lower case with its town and ZIP code or postcode", function () {
+    expectRedacted([
+      ["lives at 10 downing street, london sw1a 2aa", "lives at [ADDRESS_1]"],
+      ["address: 1600 pennsylvania ave nw, washington, dc 20500", "address: [ADDRESS_1]"],
+      ["ship to 350 fifth avenue, apt 4b, new york, ny 10118 pls", "ship to [ADDRESS_1] pls"],
+      ["meet at 221b baker st, london nw1 6xe.", "meet at [ADDRESS_1]."],
+    ]);
+    // Without its town and code, words in lower case before a street's type are no address.
+    for (const text of [
+      "lives at 10 downing street",
+      "we have 2 park entrances, 3 union members 12345",
+      "i ordered 3 green apples, pay 20500",
+    ])
+      expect(
+        findPii(text).filter((s) => s.type === "ADDRESS"),
+        text,
+      ).to.deep.equal([]);
+    expectNothingFoundInLinearTime([
+      "9 aa bb cc dd street, ee ff gg hh, ",
+      "1 st st st st st, a, ",
+    ]);
+  });
+
   it("should take a number after + for a phone's, never a card's, though its digits pass Luhn", function () {
     expectRedacted([
       ["Tel +49 9773 1950542", "Tel [PHONE_1]"],
@@ -538,6 +561,10 @@ describe("# analysis redaction of each type's other formats", function () {
       ],
       ["user@[192.168.0.1]", "[EMAIL_1]"],
       ["jane [at] example [dot] org or jane(at)example.org", "[EMAIL_1] or [EMAIL_2]"],
+      // A dot in brackets too, in the local part as well.
+      ["jane[at]example[.]com or jane[.]doe(at)example(.)org", "[EMAIL_1] or [EMAIL_2]"],
+      ["jane [dot] doe [at] example [dot] org", "[EMAIL_1]"],
+      ["email: jane dot doe at example dot com", "email: [EMAIL_1]"],
       // With bare words, before a top-level domain of the list.
       [
         "Contact: jane.doe at example dot com, or bob AT example.co.uk, or support at example dot org.",

@@ -10,6 +10,16 @@ import { createApp } from "./http.ts";
 import { buildServices, type Services } from "./services.ts";
 import { startWorkers } from "./workers.ts";
 
+/**
+ * A full collection, where Node runs with `--expose-gc` (package.json's `config.node_flags`): the
+ * start leaves a heap of garbage (modules' sources, the devnet's deployment, the patterns'
+ * compilation) that V8 would otherwise mark and compact within the first minute of serving, its
+ * marking steps and final pause landing on requests (docs/platform.md, "Runtime flags").
+ */
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 export { createApp } from "./http.ts";
 export { buildServices, type Services } from "./services.ts";
 export { ALL_WORKERS, startWorkers, type WorkerKind } from "./workers.ts";
@@ -90,6 +100,8 @@ export async function startService(
   await startWorkers(ctx);
   await options.extend?.(ctx, app);
 
+  // The start's garbage collected now, not in the first minute's requests (docs/platform.md).
+  collectGarbage();
   const server = await listen(app, config.host, config.port);
   logger.info(
     {

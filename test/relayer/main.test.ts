@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { expect } from "chai";
@@ -8,6 +9,7 @@ import { VeriflowClient } from "../../clients/sdk/index.ts";
 import { startNpmStart, type StartedRelayer } from "../fixtures/npm-start.ts";
 import { SPEC_JSON_WORKFLOW, SPEC_YAML_WORKFLOW } from "../fixtures/catalogue.ts";
 import { SERVICE_NODE_FLAGS } from "../fixtures/service-flags.ts";
+import { startChildRelayer } from "../fixtures/child.ts";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
 const execFileAsync = promisify(execFile);
@@ -108,5 +110,22 @@ describe("# runtime flags", function () {
     const misspelt = await newSpace(["--no-memory-reduce"]).catch((e: Error) => e);
     expect(misspelt).to.be.instanceOf(Error);
     expect((misspelt as Error).message).to.match(/bad option: --no-memory-reduce/);
+  });
+
+  it("should collect the start's garbage before it listens, with --expose-gc", async function () {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), "vf-flags-"));
+    const child = await startChildRelayer(
+      { DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "warn", NODE_ENV: "test" },
+      { nodeArgs: ["--trace-gc"] },
+    );
+    try {
+      // V8 names a full collection that `gc()` asked for `testing`; none of its own is.
+      const asked = child.before.filter((line) => /Mark-Compact .*testing/.test(line));
+      expect(asked, child.before.slice(-5).join("\n")).to.have.length(1);
+    } finally {
+      child.process.kill("SIGTERM");
+      await child.exited;
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

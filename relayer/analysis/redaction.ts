@@ -1536,7 +1536,7 @@ function introducedNames(text: string): PiiSpan[] {
 }
 
 /**
- * How many of a labelled value's words in lower case are a name: a plain first name, or an initial
+ * How many of a labelled or introduced value's words are a name: a plain first name, or an initial
  * before a surname, then the words after it up to one that is an everyday or other word, the
  * value's last word kept if it may be a surname and the value `ends` where a name does; 0 for none.
  */
@@ -1574,7 +1574,7 @@ const NAME_KEY = new RegExp(`^(?:${NAME_LABEL})$`, "iu");
 /** One word of a form's value, whole (`Nome` is not `Nom` before `e`). */
 const FIELD_WORD = "\\p{L}[\\p{L}'’-]*(?![\\p{L}'’-])";
 /**
- * A label with its colon, then one to three words, none a next label's (`Cognome: Rossi Nome:`),
+ * A label with its colon, then one to four words, none a next label's (`Cognome: Rossi Nome:`),
  * a surname's particles not counted among them (`name: maria de la cruz`).
  */
 const NAME_FIELD = new RegExp(

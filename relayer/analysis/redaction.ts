@@ -137,10 +137,11 @@ const SPELT_TLDS =
 const ROLE_MAILBOXES = words(
   "support sales info contact admin billing hello help office team legal privacy press jobs careers accounts finance security abuse service enquiries inquiries orders payments invoices compliance",
 );
-/** A dot written against harvesting: `[dot]`, `(dot)`, `[.]`, `(.)`. */
+/** An at and a dot written against harvesting: `[at]`, `(at)`; `[dot]`, `(dot)`, `[.]`, `(.)`. */
+const BRACKETED_AT = / ?[[(]at[\])] ?/iu;
 const BRACKETED_DOT = / ?[[(](?:dot|\.)[\])] ?/giu;
 const BRACKETED_ADDRESS = new RegExp(
-  `(?<![\\p{L}\\p{N}._%+'-])(?:[\\p{L}\\p{N}._%+'-]+${BRACKETED_DOT.source}){0,3}[\\p{L}\\p{N}._%+'-]+ ?[[(]at[\\])] ?[\\p{L}\\p{N}-]+(?:(?:\\.|${BRACKETED_DOT.source})[\\p{L}\\p{N}-]+)+`,
+  `(?<![\\p{L}\\p{N}._%+'-])(?:[\\p{L}\\p{N}._%+'-]+${BRACKETED_DOT.source}){0,3}[\\p{L}\\p{N}._%+'-]+${BRACKETED_AT.source}[\\p{L}\\p{N}-]+(?:(?:\\.|${BRACKETED_DOT.source})[\\p{L}\\p{N}-]+)+`,
   "giu",
 );
 /** Spelt with bare words, the local part's dots too (`jane dot doe at example dot com`). */
@@ -163,7 +164,7 @@ function emails(text: string): PiiSpan[] {
   // `jane[.]doe[at]example[.]com`.
   out.push(
     ...addressesAs(text, BRACKETED_ADDRESS, (value) =>
-      value.replace(/ ?[[(]at[\])] ?/i, "@").replace(BRACKETED_DOT, "."),
+      value.replace(BRACKETED_AT, "@").replace(BRACKETED_DOT, "."),
     ),
   );
   // Spelt with bare words (`jane.doe at example dot com`, `jane AT example.org`): only before a
@@ -608,6 +609,9 @@ const STREET_TYPES_EN =
  * entrances`, `3 Union members`).
  */
 const STREETS_BY_NAME = "Broadway|Kingsway";
+/** A unit after a street and its number (`Apt 4`, `Suite 200`), and a street's quarter (`NW`). */
+const UNIT_WORDS = "Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm";
+const COMPASS = "N|S|E|W|NE|NW|SE|SW";
 const STREET_WORD =
   "(?:\\p{Lu}[\\p{L}'’.-]*|de|del|de la|de los|de las|la|le|les|du|des|d'\\p{L}+|l'\\p{L}+|di|della|delle|dei|degli|von|van|der|dem|den|y)";
 /**
@@ -649,7 +653,7 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // county before the postcode (Little Whinging, Surrey GU1 1AA), an Australian its state's
   // postcode after it (Melbourne VIC 3000).
   new RegExp(
-    `(?:\\b(?:[Aa]pt|[Aa]partment|[Ss]uite|[Ss]te|[Uu]nit|[Ff]lat)\\.? #?\\d{1,4}[A-Za-z]?,? )?\\b\\d{1,6}[A-Za-z]? (?:(?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){1,4}(?:${STREET_TYPES_EN})|(?:${STREET_TYPES_EN})(?=, \\p{Lu})|${STREETS_BY_NAME})\\b\\.?(?: (?:N|S|E|W|NE|NW|SE|SW)\\b\\.?)?(?:,? (?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm)\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?${US_ZIP})?(?:(?:${TOWN_AFTER}){1,2},? ${UK_POSTCODE}|(?:${TOWN_AFTER})?(?:(?<=\\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)) \\d{4}(?!\\d))?(?:,? ${UK_POSTCODE})?)`,
+    `(?:\\b(?:[Aa]pt|[Aa]partment|[Ss]uite|[Ss]te|[Uu]nit|[Ff]lat)\\.? #?\\d{1,4}[A-Za-z]?,? )?\\b\\d{1,6}[A-Za-z]? (?:(?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){1,4}(?:${STREET_TYPES_EN})|(?:${STREET_TYPES_EN})(?=, \\p{Lu})|${STREETS_BY_NAME})\\b\\.?(?: (?:${COMPASS})\\b\\.?)?(?:,? (?:(?:${UNIT_WORDS})\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?${US_ZIP})?(?:(?:${TOWN_AFTER}){1,2},? ${UK_POSTCODE}|(?:${TOWN_AFTER})?(?:(?<=\\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)) \\d{4}(?!\\d))?(?:,? ${UK_POSTCODE})?)`,
     "gu",
   ),
   // The same in lower case, as chats and quick notes write it (`1600 pennsylvania ave nw,
@@ -657,7 +661,7 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // code or a British postcode, which words in lower case before a street's type need to be read
   // as an address.
   new RegExp(
-    `(?<![\\p{L}\\p{N}])\\d{1,6}[a-z]? (?:[\\p{Ll}\\d][\\p{Ll}\\d'’-]*\\.? ){1,4}(?:${STREET_TYPES_EN})\\.?(?: (?:n|s|e|w|ne|nw|se|sw)\\.?)?(?:,? (?:apt|apartment|suite|ste|unit|flat|fl|floor|room|rm)\\.? #?[\\p{L}\\d]+|,? #\\d+)?,? \\p{Ll}[\\p{Ll}'’.-]*(?: \\p{Ll}[\\p{Ll}'’.-]*){0,3},? (?:(?:[a-z]{2},? )?${US_ZIP}|[a-z]{1,2}\\d[a-z\\d]? ?\\d[a-z]{2})(?![\\p{L}\\p{N}])`,
+    `(?<![\\p{L}\\p{N}])\\d{1,6}[a-z]? (?:[\\p{Ll}\\d][\\p{Ll}\\d'’-]*\\.? ){1,4}(?:${STREET_TYPES_EN})\\.?(?: (?:${COMPASS})\\.?)?(?:,? (?:${UNIT_WORDS})\\.? #?[\\p{L}\\d]+|,? #\\d+)?,? \\p{Ll}[\\p{Ll}'’.-]*(?: \\p{Ll}[\\p{Ll}'’.-]*){0,3},? (?:(?:[a-z]{2},? )?${US_ZIP}|[a-z]{1,2}\\d[a-z\\d]? ?\\d[a-z]{2})(?![\\p{L}\\p{N}])`,
     "giu",
   ),
   // A post-office box, in the six languages (Postfach numbers in pairs: 10 01 01), with its town
@@ -1006,6 +1010,11 @@ const COMPANY_WORDS = words(
   "LTD LIMITED INC CORP CORPORATION COMPANY CO LLC LLP PLC GMBH AG KG SA SAS SARL SL SPA SRL BV NV HOLDINGS GROUP BANK PARTNERS SERVICES TRUST FUND ASSOCIATES INTERNATIONAL ENTERPRISES INDUSTRIES MOTOR MOTORS ELECTRONICS TECHNOLOGIES PHARMACEUTICAL PHARMACEUTICALS SECURITIES",
 );
 
+/** The word with a capital first letter (`county` → `County`), as NOT_NAMES lists words. */
+function capitalised(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
 /** Not a name: a listed word, in any case (`THE`, `AGREEMENT` as well as `The`). */
 function notName(word: string): boolean {
   return NOT_NAMES.has(word) || NOT_NAMES.has(word.charAt(0) + word.slice(1).toLowerCase());
@@ -1352,8 +1361,7 @@ function plainFirstName(word: string): boolean {
 
 /** A surname's word in lower case after a plain first name: no everyday word, nor a particle. */
 function plainSurname(word: string): boolean {
-  const capitalised = word.charAt(0).toUpperCase() + word.slice(1);
-  return !isCommonWord(word) && !notName(capitalised) && !PARTICLE_WORD.test(word);
+  return !isCommonWord(word) && !notName(capitalised(word)) && !PARTICLE_WORD.test(word);
 }
 
 /**
@@ -2229,8 +2237,7 @@ function everyday(w: string): boolean {
   return (
     EVERYDAY.has(w) ||
     PLACES.has(w) ||
-    (!EAST_ASIAN_WORDS.has(w) &&
-      (isCommonWord(w) || NOT_NAMES.has(w.charAt(0).toUpperCase() + w.slice(1))))
+    (!EAST_ASIAN_WORDS.has(w) && (isCommonWord(w) || NOT_NAMES.has(capitalised(w))))
   );
 }
 

@@ -1544,12 +1544,19 @@ function introducedNames(text: string): PiiSpan[] {
 }
 
 /**
+ * An initial leading a name: a letter in lower case, its dot optional (`j smith`, `j. smith`), or a
+ * capital with its dot (`J. Smith`); a capital alone is as often an article or a grade (`Owner: A
+ * Customer`, `I'm A student`).
+ */
+const INITIAL = /^(?:\p{Ll}\.?|\p{Lu}\.)$/u;
+
+/**
  * How many of a labelled or introduced value's words are a name: a plain first name, or an initial
  * before a surname, then the words after it up to one that is an everyday or other word, the
  * value's last word kept if it may be a surname and the value `ends` where a name does; 0 for none.
  */
 function nameWords(words: readonly string[], ends: boolean): number {
-  const initial = /^\p{Ll}\.?$/u.test(words[0]!);
+  const initial = INITIAL.test(words[0]!);
   if (!initial && !plainFirstName(words[0]!)) return 0;
   let kept = 1;
   while (kept < words.length) {

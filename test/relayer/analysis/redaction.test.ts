@@ -1432,6 +1432,15 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["hi, this is jane from accounts", "hi, this is [NAME_1] from accounts"],
       ["this is tom hanks speaking", "this is [NAME_1] speaking"],
       ["i'm j. smith", "i'm [NAME_1]"],
+      // A capital initial with its dot leads a name too, after an introduction or a label.
+      ["I'm J. Smith", "I'm [NAME_1]"],
+      ["My name is J. Smith and I work in finance", "My name is [NAME_1] and I work in finance"],
+      ["This is A. Kowalski from accounts", "This is [NAME_1] from accounts"],
+      ["Full name: J. Sawayn-McLaughlin", "Full name: [NAME_1]"],
+      [
+        "Destinatario: M. Romero Zamudio, Carretera Cecilia Medrano Almanza 7, 66636 Leganés",
+        "Destinatario: [NAME_1], [ADDRESS_1]",
+      ],
       // After a verb that only names, prose may follow the name.
       [
         "my name is anna kowalski and i work in finance",
@@ -1458,6 +1467,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "this is victoria station",
       "i'm sunny today",
       "this is anna meyer gmbh",
+      // A capital without a dot is as often an article or a grade, and an initial alone no name.
+      "Owner: A Customer",
+      "I'm A student",
+      "I'm B. I think so",
     ]);
   });
 

@@ -14,7 +14,9 @@
  *    600 requests per minute: paced (one request every 100 ms), random arrivals (independent, at
  *    exponentially distributed gaps of mean 100 ms, seeded: a Poisson process, as independent
  *    clients arrive) and bursts of 50 at once every 5 s (the configured burst), after a warm-up of
- *    sequential requests and one burst that is not measured. The relayer process's CPU per request is read from /proc,
+ *    sequential requests and one burst that is not measured. Paced and random arrivals go through
+ *    each path in turn; bursts are interleaved (each path's every 5 s, a third of that apart), so
+ *    that the paths compared share the machine's slower and faster seconds. The relayer process's CPU per request is read from /proc,
  *    in all and by thread (event loop, redaction threads, V8's helper threads, the devnet's, libuv's).
  *    Each shape also goes through a pass-through (bench/analysis-passthrough.ts: the three calls
  *    forwarded by a bare Node server, what forwarding alone costs here), with the CPU of every
@@ -412,19 +414,58 @@ function machineCpu() {
   };
 }
 type MachineCpu = ReturnType<typeof machineCpu>;
-/** CPU ms per request of each process between two readings. */
-function cpuPerRequest(before: MachineCpu, after: MachineCpu, count: number) {
+/** CPU seconds of each process between two readings. */
+function cpuBetween(before: MachineCpu, after: MachineCpu) {
   let postgres = 0;
   // Backends that started in between count from zero.
   for (const [pid, s] of after.postgres) postgres += s - (before.postgres.get(pid) ?? 0);
-  const per = (a: number | null, b: number | null) =>
-    a === null || b === null ? null : Math.round(((b - a) * 100_000) / count) / 100;
+  const delta = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);
   return {
-    relayer: per(before.relayer, after.relayer),
-    pass_through: per(before.pass_through, after.pass_through),
-    stand_in: per(before.stand_in, after.stand_in),
-    load_generator: per(before.load_generator, after.load_generator),
-    postgres: Math.round((postgres * 100_000) / count) / 100,
+    relayer: delta(before.relayer, after.relayer),
+    pass_through: delta(before.pass_through, after.pass_through),
+    stand_in: delta(before.stand_in, after.stand_in),
+    load_generator: delta(before.load_generator, after.load_generator),
+    postgres,
+  };
+}
+type CpuSeconds = ReturnType<typeof cpuBetween>;
+/** The CPU of several windows of one path, summed. */
+function cpuSum(windows: readonly CpuSeconds[]): CpuSeconds {
+  const add = (k: keyof CpuSeconds) =>
+    windows.some((w) => w[k] === null) ? null : windows.reduce((a, w) => a + w[k]!, 0);
+  return {
+    relayer: add("relayer"),
+    pass_through: add("pass_through"),
+    stand_in: add("stand_in"),
+    load_generator: add("load_generator"),
+    postgres: add("postgres")!,
+  };
+}
+/** CPU ms per request of each process over a path's windows. */
+function cpuPerRequest(seconds: CpuSeconds, count: number) {
+  const per = (s: number | null) => (s === null ? null : Math.round((s * 100_000) / count) / 100);
+  return {
+    relayer: per(seconds.relayer),
+    pass_through: per(seconds.pass_through),
+    stand_in: per(seconds.stand_in),
+    load_generator: per(seconds.load_generator),
+    postgres: per(seconds.postgres)!,
+  };
+}
+type RelayerCpu = ReturnType<typeof relayerCpu>;
+/** The relayer's CPU (process, event loop, threads by kind) between readings, summed over windows. */
+function relayerCpuBetween(windows: ReadonlyArray<readonly [RelayerCpu, RelayerCpu]>) {
+  const add = (f: (r: RelayerCpu) => number | null) =>
+    windows.some(([b, a]) => f(b) === null || f(a) === null)
+      ? null
+      : windows.reduce((sum, [b, a]) => sum + f(a)! - f(b)!, 0);
+  return {
+    process: add((r) => r.process),
+    main: add((r) => r.main),
+    threads: Object.fromEntries(THREAD_KINDS.map(([k]) => [k, add((r) => r.threads[k])])) as Record<
+      ThreadKind,
+      number | null
+    >,
   };
 }
 
@@ -486,67 +527,137 @@ function stagesBetween(before: StageTimes, after: StageTimes) {
   );
 }
 
+/** The three paths a shape goes through, in the order they take their turns. */
+const PATHS = ["relayer", "direct", "pass_through"] as const;
+type PathName = (typeof PATHS)[number];
+const send: Record<PathName, (i: number) => Promise<{ ms: number; status: number }>> = {
+  relayer: (i) => viaRelayer(texts[i % texts.length]!, i),
+  direct: async (i) => ({ ms: await direct(texts[i % texts.length]!), status: 200 }),
+  pass_through: (i) => viaPassThrough(texts[i % texts.length]!),
+};
+/** What one path of a shape gave: its answers in request order and the CPU of its windows. */
+interface PathResults {
+  answers: Array<{ ms: number; status: number }>;
+  cpu: CpuSeconds[];
+  relayerCpu: Array<[RelayerCpu, RelayerCpu]>;
+}
+const newResults = (): PathResults => ({ answers: [], cpu: [], relayerCpu: [] });
+/**
+ * Runs `requests` (indices) of one path from now on `at` (ms after now), its window's CPU read
+ * from their start until they are answered, or until `until` when given.
+ */
+async function window(
+  path: PathName,
+  requests: readonly number[],
+  at: (i: number) => number,
+  results: PathResults,
+  until?: () => Promise<unknown>,
+) {
+  const machineBefore = machineCpu();
+  const relayerBefore = relayerCpu();
+  const answers = await drive(
+    requests.length,
+    (j) => at(requests[j]!),
+    (j) => send[path](requests[j]!),
+  );
+  await until?.();
+  results.answers.push(...answers);
+  results.cpu.push(cpuBetween(machineBefore, machineCpu()));
+  results.relayerCpu.push([relayerBefore, relayerCpu()]);
+}
+
+/**
+ * One shape through the three paths. Paced and random arrivals: each path in turn over the whole
+ * shape, a second apart (their arrivals are continuous: run together, the paths would change the
+ * quiet each one's requests see). Bursts: interleaved, each path's burst every BURST_EVERY_MS as alone, the direct path's a
+ * third of that after the relayer's and the pass-through's two thirds, so that the paths'
+ * bursts fall in the same seconds and a slower spell of the machine reaches all three, not the
+ * one that ran then; a burst's window (its CPU) lasts until the next path's burst starts.
+ */
 async function measure(
   name: string,
   count: number,
   at: (i: number) => number,
   burst?: (i: number) => number,
 ) {
-  // Between the paths, the quiet a shape has between its own requests or bursts.
-  const rest = burst ? BURST_EVERY_MS : 1_000;
-  const statuses: Record<string, number> = {};
+  const results = Object.fromEntries(PATHS.map((p) => [p, newResults()])) as Record<
+    PathName,
+    PathResults
+  >;
   const stagesBefore = await stageTimes();
-  const machineBefore = machineCpu();
-  const cpuBefore = relayerCpu();
-  const relayerMs: number[] = [];
-  const byBurst: number[][] = [];
-  (await drive(count, at, (i) => viaRelayer(texts[i % texts.length]!, i))).forEach((r, i) => {
-    statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-    if (r.status !== 200) return;
-    relayerMs.push(r.ms);
-    if (burst) (byBurst[burst(i)] ??= []).push(r.ms);
-  });
-  const cpuAfter = relayerCpu();
-  const relayerPath = cpuPerRequest(machineBefore, machineCpu(), count);
-  const stages = stagesBetween(stagesBefore, await stageTimes());
-  await sleep(rest);
-  const directBefore = machineCpu();
-  const directMs = await drive(count, at, (i) => direct(texts[i % texts.length]!));
-  const directPath = cpuPerRequest(directBefore, machineCpu(), count);
-  await sleep(rest);
-  const passBefore = machineCpu();
-  const passStatuses: Record<string, number> = {};
-  const passMs: number[] = [];
-  for (const r of await drive(count, at, (i) => viaPassThrough(texts[i % texts.length]!))) {
-    passStatuses[r.status] = (passStatuses[r.status] ?? 0) + 1;
-    if (r.status === 200) passMs.push(r.ms);
+  const all = Array.from({ length: count }, (_, i) => i);
+  if (!burst) {
+    for (const [p, path] of PATHS.entries()) {
+      if (p > 0) await sleep(1_000);
+      await window(path, all, at, results[path]);
+    }
+  } else {
+    const bursts = Math.max(...all.map(burst)) + 1;
+    const started = performance.now();
+    const turn = BURST_EVERY_MS / PATHS.length;
+    const until = (ms: number) => () => sleep(ms - (performance.now() - started));
+    // A burst that outlasts its turn delays the next path's, never overlaps it.
+    for (let b = 0; b < bursts; b++)
+      for (const [p, path] of PATHS.entries()) {
+        const start = b * BURST_EVERY_MS + p * turn;
+        await sleep(start - (performance.now() - started));
+        const offset = performance.now() - started - start;
+        await window(
+          path,
+          all.filter((i) => burst(i) === b),
+          (i) => at(i) - b * BURST_EVERY_MS - offset,
+          results[path],
+          until(start + turn),
+        );
+      }
   }
-  const passPath = cpuPerRequest(passBefore, machineCpu(), count);
-  const relayer = quantiles(relayerMs);
-  const directQ = quantiles(directMs);
-  const pass = quantiles(passMs);
+  const stages = stagesBetween(stagesBefore, await stageTimes());
+  const ok = (r: PathResults) => r.answers.filter((a) => a.status === 200).map((a) => a.ms);
+  const statuses = (r: PathResults) => {
+    const by: Record<string, number> = {};
+    for (const a of r.answers) by[a.status] = (by[a.status] ?? 0) + 1;
+    return by;
+  };
+  const relayer = quantiles(ok(results.relayer));
+  const directQ = quantiles(ok(results.direct));
+  const pass = quantiles(ok(results.pass_through));
+  const perPath = (p: PathName) => cpuPerRequest(cpuSum(results[p].cpu), count);
+  const relayerPath = perPath("relayer");
+  const own = relayerCpuBetween(results.relayer.relayerCpu);
+  const ms = (s: number | null) => (s === null ? null : Math.round((s * 100_000) / count) / 100);
   const only = <K extends keyof typeof relayerPath>(c: typeof relayerPath, keys: K[]) =>
     Object.fromEntries(keys.map((k) => [k, c[k]])) as Pick<typeof relayerPath, K>;
+  const byBurst = (r: PathResults) => {
+    const groups: number[][] = [];
+    r.answers.forEach((a, i) => {
+      if (a.status === 200) (groups[Math.floor(i / BURST)] ??= []).push(a.ms);
+    });
+    return groups.map((g) => {
+      const q = quantiles(g);
+      return { p50_ms: q.p50_ms, max_ms: q.max_ms };
+    });
+  };
   return {
     shape: name,
+    schedule: burst
+      ? `interleaved: each path's burst every ${BURST_EVERY_MS / 1000} s, relayer then direct then pass-through ${BURST_EVERY_MS / PATHS.length / 1000} s apart`
+      : "each path in turn over the whole shape, 1 s apart",
     requests: count,
-    statuses,
+    statuses: statuses(results.relayer),
     relayer,
     direct: directQ,
     overhead_ms: {
       p50: Math.round((relayer.p50_ms - directQ.p50_ms) * 100) / 100,
       p99: Math.round((relayer.p99_ms - directQ.p99_ms) * 100) / 100,
     },
-    relayer_process_cpu_ms_per_request: cpuMsPer(cpuBefore.process, cpuAfter.process, count),
-    relayer_event_loop_cpu_ms_per_request: cpuMsPer(cpuBefore.main, cpuAfter.main, count),
-    relayer_cpu_ms_per_request_by_thread: threadCpuMsPer(
-      cpuBefore.threads,
-      cpuAfter.threads,
-      count,
-    ),
+    relayer_process_cpu_ms_per_request: ms(own.process),
+    relayer_event_loop_cpu_ms_per_request: ms(own.main),
+    relayer_cpu_ms_per_request_by_thread: Object.fromEntries(
+      THREAD_KINDS.map(([k]) => [k, ms(own.threads[k])]),
+    ) as Record<ThreadKind, number | null>,
     relayer_stages: stages,
     pass_through: {
-      statuses: passStatuses,
+      statuses: statuses(results.pass_through),
       latency: pass,
       overhead_ms: {
         p50: Math.round((pass.p50_ms - directQ.p50_ms) * 100) / 100,
@@ -555,15 +666,20 @@ async function measure(
     },
     cpu_ms_per_request_by_process: {
       relayer_path: only(relayerPath, ["relayer", "stand_in", "load_generator", "postgres"]),
-      direct_path: only(directPath, ["stand_in", "load_generator", "postgres"]),
-      pass_through_path: only(passPath, ["pass_through", "stand_in", "load_generator", "postgres"]),
+      // The relayer's CPU in the other paths' windows: its rest, unless its work spills into them.
+      direct_path: only(perPath("direct"), ["relayer", "stand_in", "load_generator", "postgres"]),
+      pass_through_path: only(perPath("pass_through"), [
+        "relayer",
+        "pass_through",
+        "stand_in",
+        "load_generator",
+        "postgres",
+      ]),
     },
     ...(burst
       ? {
-          relayer_by_burst: byBurst.map((ms) => {
-            const q = quantiles(ms);
-            return { p50_ms: q.p50_ms, max_ms: q.max_ms };
-          }),
+          relayer_by_burst: byBurst(results.relayer),
+          direct_by_burst: byBurst(results.direct),
         }
       : {}),
   };
@@ -671,7 +787,9 @@ const capacity = {
     },
     pass_through_path: {
       pass_through: perBurst(passPath.pass_through),
-      total: perBurst(sum(Object.values(passPath))),
+      total: perBurst(
+        sum([passPath.pass_through, passPath.stand_in, passPath.load_generator, passPath.postgres]),
+      ),
     },
   },
   core_ms_within_target: Math.round(CPUS * (bursts.direct.p99_ms + 10)),

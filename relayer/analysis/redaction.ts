@@ -1396,10 +1396,11 @@ const LABELLED_NEXT = "for and on at from of per with via who";
 
 /**
  * One to four words where a name may be written in lower case or capitalised, the first maybe an
- * initial with its dot (`j. smith`; a first name's dot is the sentence's: `signed: tom.`), a
- * surname's particles not counted among them (`maria de la cruz`).
+ * initial with its dot, or up to three (`j. smith`, `j. r. smith`, `j.r. smith`; a first name's
+ * dot is the sentence's: `signed: tom.`), a surname's particles not counted among them (`maria de
+ * la cruz`).
  */
-const NAME_VALUE = `(?:\\p{LC}\\.|\\p{LC}[\\p{LC}'’-]*)(?:[ \\t](?:${PARTICLE}[ \\t])?\\p{LC}[\\p{LC}'’-]*){0,3}`;
+const NAME_VALUE = `(?:\\p{LC}\\.(?:[ \\t]?\\p{LC}\\.){0,2}|\\p{LC}[\\p{LC}'’-]*)(?:[ \\t](?:${PARTICLE}[ \\t])?\\p{LC}[\\p{LC}'’-]*){0,3}`;
 
 /** A label's colon, then its value: which of its words are a name is read after (`nameWords`). */
 const LABEL_VALUE = `[ \\t]?:[ \\t]*(${NAME_VALUE})`;
@@ -1549,6 +1550,9 @@ function introducedNames(text: string): PiiSpan[] {
  * Customer`, `I'm A student`).
  */
 const INITIAL = /^(?:\p{Ll}\.?|\p{Lu}\.)$/u;
+/** Initials written together (`j.r.`, `J.R.R.`), one word of a value. */
+const JOINED_INITIALS = /^(?:\p{L}\.){2,3}$/u;
+const DOTTED_INITIAL = /^\p{L}\.$/u;
 
 /**
  * How many of a labelled or introduced value's words are a name: a plain first name, or an initial
@@ -1556,9 +1560,12 @@ const INITIAL = /^(?:\p{Ll}\.?|\p{Lu}\.)$/u;
  * value's last word kept if it may be a surname and the value `ends` where a name does; 0 for none.
  */
 function nameWords(words: readonly string[], ends: boolean): number {
-  const initial = INITIAL.test(words[0]!);
+  const initial = INITIAL.test(words[0]!) || JOINED_INITIALS.test(words[0]!);
   if (!initial && !plainFirstName(words[0]!)) return 0;
-  let kept = 1;
+  // An initial's further initials with their dots lead the name with it (`j. r. smith`).
+  let lead = 1;
+  while (initial && lead < words.length && DOTTED_INITIAL.test(words[lead]!)) lead++;
+  let kept = lead;
   while (kept < words.length) {
     // A surname's particles go with the word after them (`anna van der berg`), not alone (`tom de`).
     let next = kept;
@@ -1569,7 +1576,7 @@ function nameWords(words: readonly string[], ends: boolean): number {
   }
   // A firm named after people (`anna meyer gmbh`).
   if (words.slice(0, kept + 1).some((w) => COMPANY_WORDS.has(w.toUpperCase()))) return 0;
-  return initial && kept === 1 ? 0 : kept;
+  return initial && kept === lead ? 0 : kept;
 }
 
 /**

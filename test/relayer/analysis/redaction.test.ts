@@ -1480,13 +1480,25 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["signed: Tom.", "signed: [NAME_1]."],
       ["Witness: anna kowalski.", "Witness: [NAME_1]."],
     ]);
-    expectNoName(["owner: anna meyer gmbh", "owner: anna meyer gmbh and co", "witness: j."]);
+    expectNoName([
+      "owner: anna meyer gmbh",
+      "owner: anna meyer gmbh and co",
+      "witness: j.",
+      "signed: j. r.",
+      "signed: j.r.",
+    ]);
     expectRedacted([["this is anna from acme gmbh", "this is [NAME_1] from acme gmbh"]]);
   });
 
   it("should read a name in lower case after a person's label when it ends its line or a clause or the line goes on: a first name, or an initial and a surname", function () {
     expectRedacted([
       ["signed: j. smith", "signed: [NAME_1]"],
+      // Two or three initials, apart or together, lead a name as one does.
+      ["signed: j. r. smith", "signed: [NAME_1]"],
+      ["reviewed by: j. r. r. tolkien on 3 May", "reviewed by: [NAME_1] on 3 May"],
+      ["witness: j.r.r. martin for the board", "witness: [NAME_1] for the board"],
+      ["my name is j.r. smith", "my name is [NAME_1]"],
+      ["Nom : T. S. Le gall", "Nom : [NAME_1]"],
       ["Witness: anna kowalski\nDate: 3 May", "Witness: [NAME_1]\nDate: 3 May"],
       ["cc: tom riddle;", "cc: [NAME_1];"],
       ["name: j smith", "name: [NAME_1]"],

@@ -1359,6 +1359,11 @@ function plainFirstName(word: string): boolean {
   return parts.length === 1 || !parts.every(isCommonWord);
 }
 
+/** A first name of the lexicon, each part of a hyphenated one, an everyday word too (`jean`). */
+function anyFirstName(word: string): boolean {
+  return word.split("-").every((part) => isFirstName(part) && !notName(part));
+}
+
 /** A surname's word in lower case after a plain first name: no everyday word, nor a particle. */
 function plainSurname(word: string): boolean {
   return !isCommonWord(word) && !notName(capitalised(word)) && !PARTICLE_WORD.test(word);
@@ -1476,14 +1481,15 @@ function lowerLabelledNames(text: string): PiiSpan[] {
  * `valueEnd` holds, and with `prose` also to its last word whatever follows (`nameWords`); with
  * `lastSurname`, the last word where the value ends may be a surname that is an everyday word;
  * with `whole`, every word before that end must be the name's (`this is jane.`, not `this is
- * amber alert`).
+ * amber alert`); with `named`, a name surely follows, and its first name may be an everyday word
+ * (`je m'appelle jean`).
  */
 function valueNames(
   text: string,
   at: number,
   value: string,
   valueEnd: RegExp,
-  reading: { prose: boolean; lastSurname: boolean; whole?: boolean },
+  reading: { prose: boolean; lastSurname: boolean; whole?: boolean; named?: boolean },
 ): PiiSpan[] {
   const out: PiiSpan[] = [];
   const words = value.split(/[ \t]/u);
@@ -1500,7 +1506,7 @@ function valueNames(
   const readings = ended ? [words.slice(0, ended)] : [];
   if (reading.prose && ended < words.length) readings.push(words);
   for (const read of readings) {
-    const kept = nameWords(read, reading.lastSurname && read.length === ended);
+    const kept = nameWords(read, reading.lastSurname && read.length === ended, reading.named);
     // A capitalised value reaches here too: a firm's name is none (`Payee: Ernst & Young GmbH`).
     if (kept && !companyAfter(text, at + ends[kept - 1]!))
       out.push(span("NAME", at, value.slice(0, ends[kept - 1])));
@@ -1509,16 +1515,26 @@ function valueNames(
 }
 
 /**
- * How people introduce themselves, in the six languages and Dutch, Portuguese, Russian and Greek
- * (`my name is jane`, `je m'appelle marie dupont`, `меня зовут Иван`): verbs that only name, after
+ * How people introduce themselves or another, in the six languages and Dutch, Portuguese, Russian
+ * and Greek (`my name is jane`, `her name is anna kowalski`, `je m'appelle marie dupont`, `il
+ * s'appelle paul`, `меня зовут Иван`): verbs that only name, after
  * which a name may go on into prose (`my name is anna kowalski and I…`); and in English `i'm`, `i
  * am` and `this is`, which lead other words as often, so the name must end its clause or go on
  * with a preposition or `here`, `speaking`, `calling` (`hi, this is jane from accounts`, `i'm tom.`;
  * `this is amber alert` stays). `je suis`, `ich bin`, `soy`, `sono` lead adjectives as often, and
  * are left out.
  */
-const NAMING_VERBS =
-  "my name is|my name['’]s|call me|je m['’]appelle|mon nom est|ich hei(?:ß|ss)e|mein name ist|me llamo|mi nombre es|mi chiamo|il mio nome è|mijn naam is|ik heet|meu nome é|me chamo|chamo-me|меня зовут|με λένε|ονομάζομαι";
+const NAMING_VERBS = [
+  "(?:my|his|her|their) name is|(?:my|his|her|their) name['’]s|call me|(?:he|she)(?: is|['’]s) called",
+  "je m['’]appelle|(?:il|elle) s['’]appelle|(?:mon|son) nom est",
+  "ich hei(?:ß|ss)e|(?:er|sie) hei(?:ß|ss)t|(?:mein|sein|ihr) name ist",
+  "me llamo|se llama|(?:mi|su) nombre es",
+  "mi chiamo|si chiama|il (?:mio|suo) nome è",
+  "(?:mijn|zijn|haar) naam is|ik heet|(?:hij|zij) heet",
+  "meu nome é|o nome del[ea] é|me chamo|se chama|chamo-me|chama-se",
+  "(?:меня|его|её|ее) зовут",
+  "με λένε|(?:τον|τη|την) λένε|ονομάζομαι|ονομάζεται",
+].join("|");
 const INTRODUCED_NAME = new RegExp(
   `(?<![\\p{L}\\p{N}'’-])(?:(${NAMING_VERBS})|i['’]m|i am|this is)[ \\t]+(${NAME_VALUE})(?![\\p{L}\\p{N}'’-])`,
   "giu",
@@ -1538,6 +1554,7 @@ function introducedNames(text: string): PiiSpan[] {
         prose: m[1] !== undefined,
         lastSurname: false,
         whole: m[1] === undefined,
+        named: m[1] !== undefined,
       }),
     );
   }
@@ -1555,13 +1572,15 @@ const JOINED_INITIALS = /^(?:\p{L}\.){2,3}$/u;
 const DOTTED_INITIAL = /^\p{L}\.$/u;
 
 /**
- * How many of a labelled or introduced value's words are a name: a plain first name, or an initial
- * before a surname, then the words after it up to one that is an everyday or other word, the
- * value's last word kept if it may be a surname and the value `ends` where a name does; 0 for none.
+ * How many of a labelled or introduced value's words are a name: a plain first name (after a verb
+ * that only names, any first name of the lexicon: `named`), or an initial before a surname, then
+ * the words after it up to one that is an everyday or other word, the value's last word kept if it
+ * may be a surname and the value `ends` where a name does; 0 for none.
  */
-function nameWords(words: readonly string[], ends: boolean): number {
+function nameWords(words: readonly string[], ends: boolean, named = false): number {
   const initial = INITIAL.test(words[0]!) || JOINED_INITIALS.test(words[0]!);
-  if (!initial && !plainFirstName(words[0]!)) return 0;
+  const first = named ? anyFirstName(words[0]!) : plainFirstName(words[0]!);
+  if (!initial && !first) return 0;
   // An initial's further initials with their dots lead the name with it (`j. r. smith`).
   let lead = 1;
   while (initial && lead < words.length && DOTTED_INITIAL.test(words[lead]!)) lead++;

@@ -1454,6 +1454,22 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["mi chiamo giulia rossi", "mi chiamo [NAME_1]"],
       ["mijn naam is anna de vries", "mijn naam is [NAME_1]"],
       ["меня зовут Иван Петров", "меня зовут [NAME_1]"],
+      // Another person named, and a first name that is also an everyday word after a verb that
+      // only names.
+      ["her name is anna kowalski", "her name is [NAME_1]"],
+      ["his name is Tom", "his name is [NAME_1]"],
+      ["she is called Grace.", "she is called [NAME_1]."],
+      ["il s'appelle paul dupont", "il s'appelle [NAME_1]"],
+      ["er heißt hans müller", "er heißt [NAME_1]"],
+      ["ihr Name ist Anna Schmidt", "ihr Name ist [NAME_1]"],
+      ["se llama maria garcia", "se llama [NAME_1]"],
+      ["si chiama giulia rossi", "si chiama [NAME_1]"],
+      ["hij heet piet", "hij heet [NAME_1]"],
+      ["o nome dela é ana", "o nome dela é [NAME_1]"],
+      ["его зовут Иван", "его зовут [NAME_1]"],
+      ["τον λένε Γιώργο", "τον λένε [NAME_1]"],
+      ["mon nom est jean martin", "mon nom est [NAME_1]"],
+      ["zijn naam is jan de vries", "zijn naam is [NAME_1]"],
     ]);
     // `this is`, `i'm` and `i am` before words that are no name's, or not all of them a name's.
     expectNoName([
@@ -1471,6 +1487,14 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Owner: A Customer",
       "I'm A student",
       "I'm B. I think so",
+      "the file is called report.pdf",
+      "she is called upon to sign",
+      "his name is on the list",
+      "their name is Acme Ltd",
+      "ihr Name ist erforderlich",
+      "das heißt nicht",
+      "el producto se llama Premium",
+      "my name is will",
     ]);
   });
 

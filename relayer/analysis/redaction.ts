@@ -664,10 +664,11 @@ const ADDRESS_PATTERNS: RegExp[] = [
     `(?<![\\p{L}\\p{N}])\\d{1,6}[a-z]? (?:[\\p{Ll}\\d][\\p{Ll}\\d'’-]*\\.? ){1,4}(?:${STREET_TYPES_EN})\\.?(?: (?:${COMPASS})\\.?)?(?:,? (?:${UNIT_WORDS})\\.? #?[\\p{L}\\d]+|,? #\\d+)?,? \\p{Ll}[\\p{Ll}'’.-]*(?: \\p{Ll}[\\p{Ll}'’.-]*){0,3},? (?:(?:[a-z]{2},? )?${US_ZIP}|[a-z]{1,2}\\d[a-z\\d]? ?\\d[a-z]{2})(?![\\p{L}\\p{N}])`,
     "giu",
   ),
-  // A post-office box, in the six languages (Postfach numbers in pairs: 10 01 01), with its town
-  // as the country writes it: Springfield, IL 62704 / London SW1A 1AA / 10001 Berlin.
+  // A post-office box, in the six languages and Dutch (Postfach numbers in pairs: 10 01 01), with
+  // its town as the country writes it: Springfield, IL 62704 / London SW1A 1AA / 10001 Berlin /
+  // 1000 AB Amsterdam.
   new RegExp(
-    `\\b(?:[Pp]\\.? ?[Oo]\\.? ?(?:Box|BOX|box)|Post Office Box|POST OFFICE BOX|Postfach|POSTFACH|[Bb]oîte [Pp]ostale|B\\.P\\.|[Aa]partado de [Cc]orreos|Apdo\\.|[Cc]asella [Pp]ostale) ?#?\\d{1,6}(?: \\d{2}){0,2}\\b(?:,? ${TOWN},? (?:[A-Z]{2} )?${US_ZIP}(?!\\d)|,? ${TOWN},? ${UK_POSTCODE}\\b|,? (?:[A-Z]{1,2}-)?\\d{4,5} ${CITY})?`,
+    `\\b(?:[Pp]\\.? ?[Oo]\\.? ?(?:Box|BOX|box)|Post Office Box|POST OFFICE BOX|Postfach|POSTFACH|[Bb]oîte [Pp]ostale|B\\.P\\.|[Aa]partado de [Cc]orreos|Apdo\\.|[Cc]asella [Pp]ostale|Postbus|POSTBUS) ?#?\\d{1,6}(?: \\d{2}){0,2}\\b(?:,? ${TOWN},? (?:[A-Z]{2} )?${US_ZIP}(?!\\d)|,? ${TOWN},? ${UK_POSTCODE}\\b|,? (?:[A-Z]{1,2}-)?\\d{4,5} ${CITY})?`,
     "gu",
   ),
   // Flat 2, 10 Downing Street style handled above; Hauptstraße 5 / Am Markt 3 / Friedrich-Ebert-Platz 5 [, 10115 Berlin]

@@ -826,6 +826,7 @@ describe("# analysis redaction of each type's other formats", function () {
       ["po box #5, St. Albans AL1 3AB", "[ADDRESS_1]"],
       ["Postfach 10 01 01, D-10001 Berlin", "[ADDRESS_1]"],
       ["Boîte postale 12, 75001 Paris; casella postale 45, 00184 Roma", "[ADDRESS_1]; [ADDRESS_2]"],
+      ["Postbus 1234, 1000 AB Amsterdam; POSTBUS 99, 2500 EA Den Haag", "[ADDRESS_1]; [ADDRESS_2]"],
       // The box alone when no town follows it.
       ["PO Box 12. Then we paid 50000 EUR", "[ADDRESS_1]. Then we paid 50000 EUR"],
       // Four-digit postcodes: Switzerland, Austria, Belgium, the street's type or word first.

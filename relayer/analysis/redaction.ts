@@ -787,11 +787,13 @@ const HONORIFIC_WORDS = new Set(
  */
 const LOWER_HONORIFICS =
   "(?:(?:mr|mrs|ms|dr|prof|sig|sigg|dott|avv|ing|geom|rag|arch|dhr|mevr|sra|srta)\\.|sig\\.r[ae]|sig\\.na|dott\\.ssa|mme|mlle)";
+/** A doctorate's faculty after its title (Dr. med., Dr. rer. nat.). */
+const FACULTY = "(?:med|jur|phil|dent|vet|oec|rer\\. ?nat|rer\\. ?pol|h\\. ?c)\\.";
 /**
  * A title after the first (Herr Dr. Schäfer, Prof. Dr. Smith), with a doctorate's faculty (Dr.
  * med., Dr. rer. nat.) or a German or Austrian degree (Dipl.-Ing., Mag.).
  */
-const LATER_TITLE = `(?:(?:${HONORIFICS})\\.?(?: (?:med|jur|phil|dent|vet|oec|rer\\. ?nat|rer\\. ?pol|h\\. ?c)\\.)?|Dipl\\.-(?:Ing|Kfm|Kffr|Psych|Inf)\\.|Mag\\.)`;
+const LATER_TITLE = `(?:(?:${HONORIFICS})\\.?(?: ${FACULTY})?|Dipl\\.-(?:Ing|Kfm|Kffr|Psych|Inf)\\.|Mag\\.)`;
 /**
  * Titles in capitals that also write other things (MS Word, DR Congo): a title only between a
  * label and a name (Beneficiary: MS A JONES).
@@ -1301,8 +1303,57 @@ function names(text: string): PiiSpan[] {
     ...casualNames(text),
     ...lowerLabelledNames(text),
     ...introducedNames(text),
+    ...lowerTitledNames(text),
     ...rowNames(text),
   );
+  return out;
+}
+
+/**
+ * A title, its dot optional, before a name in lower case, as chats write them (`paid to mr smith`,
+ * `ask dr. jones`, `cc mrs patel`, `sra garcia lopez`): a first name maybe, then the surname's
+ * words that are no everyday word, or one that is where the name ends (`thanks mr baker.`, `mr
+ * baker for the board`; `dr cash flow`, `mr review please` stay), a doctorate's faculty between
+ * (`dr. med. weber`). `ms` and `miss` are left out in lower case (milliseconds, a manuscript, a
+ * verb).
+ */
+const LOWER_TITLED = new RegExp(
+  `(?<![\\p{L}\\p{N}'’.-])(?:[Mm]rs?|[Dd]r|[Pp]rof|[Mm]me|[Mm]lle|[Ss]ig|[Ss]rt?a|[Dd]hr|[Mm]evr)\\.?[ \\t]+(?:${FACULTY}[ \\t]+)?(?!${FACULTY})(\\p{Ll}[\\p{Ll}'’-]*(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,3})(?![\\p{L}\\p{N}'’-])`,
+  "gu",
+);
+function lowerTitledNames(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(LOWER_TITLED)) {
+    const at = m.index + m[0].length - m[1]!.length;
+    const words = m[1]!.split(/[ \t]/u);
+    // Where each word ends in the value: one space or tab between them.
+    let offset = -1;
+    const ends = words.map((w) => (offset += w.length + 1));
+    const nameEnds = (k: number) => {
+      PERSON_VALUE_END.lastIndex = at + ends[k]!;
+      return PERSON_VALUE_END.test(text);
+    };
+    const lead = plainFirstName(words[0]!) ? 1 : 0;
+    let kept = lead;
+    while (kept < words.length) {
+      // A surname's particles go with the word after them (`mr van der berg`).
+      let next = kept;
+      while (next < words.length - 1 && PARTICLE_WORD.test(words[next]!)) next++;
+      const word = words[next]!;
+      // The surname's first word may be an everyday one where the name ends (`mr baker.`), a later
+      // one is the sentence's (`mr smith called`).
+      const first = kept === lead;
+      if (
+        word.length < 2 ||
+        (!plainSurname(word) && !(first && lastSurname(word) && nameEnds(next)))
+      )
+        break;
+      kept = next + 1;
+      // A possessive ends the name (`dr jones's report`).
+      if (/['’]s$/u.test(word)) break;
+    }
+    if (kept) out.push(span("NAME", at, m[1]!.slice(0, ends[kept - 1])));
+  }
   return out;
 }
 
@@ -2564,6 +2615,7 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   HTML_CELL,
   HTML_TABLE_END,
   LEADING_TAGS,
+  LOWER_TITLED,
 ];
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";

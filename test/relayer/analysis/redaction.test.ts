@@ -1499,6 +1499,34 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should read a lower-case surname after a title, as chats write them, and no everyday word the sentence goes on with", function () {
+    expectRedacted([
+      ["paid to mr smith yesterday", "paid to mr [NAME_1] yesterday"],
+      ["ask dr. jones about it", "ask dr. [NAME_1] about it"],
+      ["cc mrs patel", "cc mrs [NAME_1]"],
+      ["Mr smith called", "Mr [NAME_1] called"],
+      ["sra garcia lopez", "sra [NAME_1]"],
+      ["mr van der berg", "mr [NAME_1]"],
+      ["mr john smith", "mr [NAME_1]"],
+      ["mme dupont, dhr jansen, sig rossi", "mme [NAME_1], dhr [NAME_2], sig [NAME_3]"],
+      // A surname that is an everyday word where the name ends.
+      ["thanks mr baker.", "thanks mr [NAME_1]."],
+      ["mr baker for the board", "mr [NAME_1] for the board"],
+      ["dr jones's report", "dr [NAME_1] report"],
+      ["dr. med. weber", "dr. med. [NAME_1]"],
+    ]);
+    expectNoName([
+      "dr cash flow",
+      "mr review please",
+      "open an mr for this",
+      "the mr is ready",
+      "prof x",
+      "10 ms latency",
+      "i miss tom's cooking",
+      "Frau Dr. med.",
+    ]);
+  });
+
   it("should take a lower-case name before the sentence's full stop, and no firm's named after people", function () {
     expectRedacted([
       ["signed: tom.", "signed: [NAME_1]."],
@@ -2104,6 +2132,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Mr. van ",
       "sig. ",
       "mr. Ab ",
+      "mr ab ",
+      "dr. med. ",
       "Herr Dr. ",
       "Dr. med. ",
       "DeVi ",

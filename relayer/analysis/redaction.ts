@@ -1309,6 +1309,12 @@ function names(text: string): PiiSpan[] {
   return out;
 }
 
+/** Where each word of a value ends in it, one space or tab between them. */
+function wordEnds(words: readonly string[]): number[] {
+  let offset = -1;
+  return words.map((w) => (offset += w.length + 1));
+}
+
 /**
  * A title, its dot optional, before a name in lower case, as chats write them (`paid to mr smith`,
  * `ask dr. jones`, `cc mrs patel`, `sra garcia lopez`): a first name maybe, then the surname's
@@ -1326,9 +1332,7 @@ function lowerTitledNames(text: string): PiiSpan[] {
   for (const m of text.matchAll(LOWER_TITLED)) {
     const at = m.index + m[0].length - m[1]!.length;
     const words = m[1]!.split(/[ \t]/u);
-    // Where each word ends in the value: one space or tab between them.
-    let offset = -1;
-    const ends = words.map((w) => (offset += w.length + 1));
+    const ends = wordEnds(words);
     const nameEnds = (k: number) => {
       PERSON_VALUE_END.lastIndex = at + ends[k]!;
       return PERSON_VALUE_END.test(text);
@@ -1545,9 +1549,7 @@ function valueNames(
 ): PiiSpan[] {
   const out: PiiSpan[] = [];
   const words = value.split(/[ \t]/u);
-  // Where each word ends in the value: one space or tab between them.
-  let offset = -1;
-  const ends = words.map((w) => (offset += w.length + 1));
+  const ends = wordEnds(words);
   // The most words before an end, all of them a name's with `whole`.
   let ended = 0;
   for (let k = words.length; k > 0 && !ended; k--) {

@@ -649,7 +649,7 @@ describe("# analysis redaction of each type's other formats", function () {
     ]);
   });
 
-  it("should redact a local number of 5 to 7 digits after a phone label or a verb that dials it, in the six languages", function () {
+  it("should redact a local number of 5 to 7 digits after a phone label, a verb that dials it or a person's number, in the six languages", function () {
     expectRedacted([
       ["Tel: 555-1234, Fax 12 34 56", "Tel: [PHONE_1], Fax [PHONE_2]"],
       [
@@ -666,6 +666,10 @@ describe("# analysis redaction of each type's other formats", function () {
         "Appelez-moi au [PHONE_1], llame al [PHONE_2]",
       ],
       ["Chiamami al 123 4567 or dial 7654321", "Chiamami al [PHONE_1] or dial [PHONE_2]"],
+      // A person's number in English, and a ring.
+      ["my number is 555 0132", "my number is [PHONE_1]"],
+      ["his number: 555 01 32, ring me on 5550199", "his number: [PHONE_1], ring me on [PHONE_2]"],
+      ["our number's 5550132", "our number's [PHONE_1]"],
     ]);
     // Not a local number: a date, hours, a count, a year, digits glued to a word or a longer number,
     // or no label at all (seven digits alone are as often an order or a reference).
@@ -682,6 +686,10 @@ describe("# analysis redaction of each type's other formats", function () {
       "to reach 500000 users",
       "Reach 250 000 customers",
       "the text 123456 of the decree",
+      // Whose number it is says it is a person's: another's names a ticket or an order as often.
+      "your number is 12345",
+      "their order number is 1234567",
+      "my number is 42",
     ]);
   });
 

@@ -1304,6 +1304,7 @@ function names(text: string): PiiSpan[] {
     ...lowerLabelledNames(text),
     ...introducedNames(text),
     ...lowerTitledNames(text),
+    ...speakerNames(text),
     ...rowNames(text),
   );
   return out;
@@ -1423,6 +1424,28 @@ function anyFirstName(word: string): boolean {
 /** A surname's word in lower case after a plain first name: no everyday word, nor a particle. */
 function plainSurname(word: string): boolean {
   return !isCommonWord(word) && !notName(capitalised(word)) && !PARTICLE_WORD.test(word);
+}
+
+/**
+ * A transcript's or a chat log's speaker: a capitalised first name alone at a line's start, maybe
+ * after the time, before a colon and what they said (`Tom: I agree`, `[10:42] Priya: ok`): a first
+ * name of the lexicon that is no everyday word (`Note: fees apply`, `Max: I think so` stay), what
+ * follows starting on a letter (`Dex: 5` stays). In lower case a line's first word and a colon are
+ * as often a configuration's key (`dex: uniswap`).
+ */
+const SPEAKER =
+  /^[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?(\p{Lu}[\p{Ll}'’]+(?:-\p{Lu}[\p{Ll}'’]+)?)[ \t]?:[ \t]+(?=\p{L})/gmu;
+function speakerNames(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(SPEAKER)) {
+    const word = m[1]!;
+    // Written with its accents as the lexicon has it: `Signé :` is a label, though `Signe` is a name.
+    const lower = word.normalize("NFC").toLowerCase();
+    if (!plainFirstName(word) || (lower !== withoutAccents(lower) && !FIRST_NAMES.has(lower)))
+      continue;
+    out.push(span("NAME", m.index + m[0].indexOf(word), word));
+  }
+  return out;
 }
 
 /**
@@ -2618,6 +2641,7 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   HTML_TABLE_END,
   LEADING_TAGS,
   LOWER_TITLED,
+  SPEAKER,
 ];
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";

@@ -1535,6 +1535,26 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should read a transcript's speaker, a first name alone before a colon at a line's start, and no label or configuration key", function () {
+    expectRedacted([
+      [
+        "Jane Doe: shall we sign?\nTom: I agree\n[10:42] Priya: ok\n10:43 Anna-Lena: passt",
+        "[NAME_1]: shall we sign?\n[NAME_2]: I agree\n[10:42] [NAME_3]: ok\n10:43 [NAME_4]: passt",
+      ],
+    ]);
+    expectNoName([
+      "Note: fees apply",
+      "Max: I think so",
+      "Subject: Renewal",
+      "Dex: 5",
+      "dex: uniswap",
+      "route:\n  dex: uniswap",
+      "Status: pending",
+      // A label that is a first name without its accent (`Signe`).
+      "Signé : avec réserve",
+    ]);
+  });
+
   it("should take a lower-case name before the sentence's full stop, and no firm's named after people", function () {
     expectRedacted([
       ["signed: tom.", "signed: [NAME_1]."],

@@ -414,44 +414,37 @@ function machineCpu() {
   };
 }
 type MachineCpu = ReturnType<typeof machineCpu>;
+/** The processes whose CPU a path's windows read (PostgreSQL: its server and backends, summed). */
+const CPU_PROCESSES = [
+  "relayer",
+  "pass_through",
+  "stand_in",
+  "load_generator",
+  "postgres",
+] as const;
+type CpuProcess = (typeof CPU_PROCESSES)[number];
+type CpuSeconds = Record<CpuProcess, number | null>;
+const eachProcess = (f: (p: CpuProcess) => number | null) =>
+  Object.fromEntries(CPU_PROCESSES.map((p) => [p, f(p)])) as CpuSeconds;
 /** CPU seconds of each process between two readings. */
-function cpuBetween(before: MachineCpu, after: MachineCpu) {
+function cpuBetween(before: MachineCpu, after: MachineCpu): CpuSeconds {
   let postgres = 0;
   // Backends that started in between count from zero.
   for (const [pid, s] of after.postgres) postgres += s - (before.postgres.get(pid) ?? 0);
-  const delta = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);
-  return {
-    relayer: delta(before.relayer, after.relayer),
-    pass_through: delta(before.pass_through, after.pass_through),
-    stand_in: delta(before.stand_in, after.stand_in),
-    load_generator: delta(before.load_generator, after.load_generator),
-    postgres,
-  };
+  return eachProcess((p) => {
+    if (p === "postgres") return postgres;
+    const [b, a] = [before[p], after[p]];
+    return b === null || a === null ? null : a - b;
+  });
 }
-type CpuSeconds = ReturnType<typeof cpuBetween>;
 /** The CPU of several windows of one path, summed. */
-function cpuSum(windows: readonly CpuSeconds[]): CpuSeconds {
-  const add = (k: keyof CpuSeconds) =>
-    windows.some((w) => w[k] === null) ? null : windows.reduce((a, w) => a + w[k]!, 0);
-  return {
-    relayer: add("relayer"),
-    pass_through: add("pass_through"),
-    stand_in: add("stand_in"),
-    load_generator: add("load_generator"),
-    postgres: add("postgres")!,
-  };
-}
+const cpuSum = (windows: readonly CpuSeconds[]) =>
+  eachProcess((p) =>
+    windows.some((w) => w[p] === null) ? null : windows.reduce((sum, w) => sum + w[p]!, 0),
+  );
 /** CPU ms per request of each process over a path's windows. */
-function cpuPerRequest(seconds: CpuSeconds, count: number) {
-  const per = (s: number | null) => (s === null ? null : Math.round((s * 100_000) / count) / 100);
-  return {
-    relayer: per(seconds.relayer),
-    pass_through: per(seconds.pass_through),
-    stand_in: per(seconds.stand_in),
-    load_generator: per(seconds.load_generator),
-    postgres: per(seconds.postgres)!,
-  };
-}
+const cpuPerRequest = (seconds: CpuSeconds, count: number) =>
+  eachProcess((p) => cpuMsPer(0, seconds[p], count));
 type RelayerCpu = ReturnType<typeof relayerCpu>;
 /** The relayer's CPU (process, event loop, threads by kind) between readings, summed over windows. */
 function relayerCpuBetween(windows: ReadonlyArray<readonly [RelayerCpu, RelayerCpu]>) {
@@ -624,7 +617,7 @@ async function measure(
   const perPath = (p: PathName) => cpuPerRequest(cpuSum(results[p].cpu), count);
   const relayerPath = perPath("relayer");
   const own = relayerCpuBetween(results.relayer.relayerCpu);
-  const ms = (s: number | null) => (s === null ? null : Math.round((s * 100_000) / count) / 100);
+  const ms = (s: number | null) => cpuMsPer(0, s, count);
   const only = <K extends keyof typeof relayerPath>(c: typeof relayerPath, keys: K[]) =>
     Object.fromEntries(keys.map((k) => [k, c[k]])) as Pick<typeof relayerPath, K>;
   const byBurst = (r: PathResults) => {

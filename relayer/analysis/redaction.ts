@@ -1305,6 +1305,7 @@ function names(text: string): PiiSpan[] {
     ...introducedNames(text),
     ...lowerTitledNames(text),
     ...speakerNames(text),
+    ...loneFirstNames(text),
     ...rowNames(text),
   );
   return out;
@@ -1416,6 +1417,15 @@ function plainFirstName(word: string): boolean {
   return parts.length === 1 || !parts.every(isCommonWord);
 }
 
+/**
+ * A plain first name written with its accents as the lexicon has it where it has any: `Signé` is a
+ * label's word, though `Signe` is a name.
+ */
+function writtenFirstName(word: string): boolean {
+  const lower = word.normalize("NFC").toLowerCase();
+  return plainFirstName(word) && (lower === withoutAccents(lower) || FIRST_NAMES.has(lower));
+}
+
 /** A first name of the lexicon, each part of a hyphenated one, an everyday word too (`jean`). */
 function anyFirstName(word: string): boolean {
   return word.split("-").every((part) => isFirstName(part) && !notName(part));
@@ -1439,11 +1449,73 @@ function speakerNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(SPEAKER)) {
     const word = m[1]!;
-    // Written with its accents as the lexicon has it: `Signé :` is a label, though `Signe` is a name.
-    const lower = word.normalize("NFC").toLowerCase();
-    if (!plainFirstName(word) || (lower !== withoutAccents(lower) && !FIRST_NAMES.has(lower)))
-      continue;
+    if (!writtenFirstName(word)) continue;
     out.push(span("NAME", m.index + m[0].indexOf(word), word));
+  }
+  return out;
+}
+
+/**
+ * A capitalised first name alone in prose (`John will sign tomorrow`, `as discussed with Priya`):
+ * a word of the lexicon that is no everyday word, with no capitalised word joined to it on either
+ * side (a longer run is read by the rules for full names, which know places and firms).
+ */
+const LONE_FIRST_NAME =
+  /(?<![\p{L}\p{N}'’.@#/_-])(\p{Lu}[\p{Ll}'’]+(?:-\p{Lu}[\p{Ll}'’]+)?)(?![\p{L}\p{N}@_/-])/gu;
+/**
+ * First names of the lexicon that alone are as often a place, a brand or an asset's name (`the
+ * Jordan deal`, `paid by Visa or Mir`, `Cardano's Byron era`).
+ */
+const LONE_NOT_NAMES = words(
+  "Jordan Victoria Florence Georgia Virginia Carolina Austin Houston Dallas Denver Phoenix Chelsea Sydney Adelaide Lincoln Madison Charlotte Savannah Santiago Sofia Regina Alexandria Augusta Jackson Orlando Aurora Troy Camden Chester Preston Kent Devon Lourdes Lorraine Dakota Chad Salvador Roma Siena Nancy Sion Mir Byron Harley Alexa Siri Tiffany Wendy Jesus Lloyd Morgan Stanley Dex Garth Reyes Brooks Heath Mercedes Porsche Tesla Trinity Eden Zion Shelley",
+);
+/**
+ * First names that are also everyday English words: at a sentence's start, where every word is
+ * capitalised, they are read as the word (`Grant access`, `Mark it paid`, `Chase the payer`).
+ */
+const LONE_EVERYDAY_NAMES = words(
+  "Grant Chase Mark Grace Destiny Autumn Amber Iris Ivy Forest Sunny Pat Sue Jack Nick Rob Don Drew Lance Mason Clay Dale Glen Wade Carol Angel Victor Floor Rich Guy Bill Will Art Frank Gene Ray Rose Hope Faith Joy Dawn Crystal Ruby Pearl Jade Lily Holly Daisy Violet Sky River Brook Stone Sterling Penny Page Price Cash Hunter Miles Max Sandy Reed Cliff Dean Duke Earl Prince Major Royal Bud Buck Bob Norm Sherry Brandy Ginger Honey Misty Rusty Summer Winter June Harmony Melody Journey Blaze Storm Rocky Sunshine Happy Lucky Champ Chance Noble Young Wolf Fox Hawk Colt Ace King Rex Abbey Gay Tuesday",
+);
+/** Where a sentence starts: the text's or a line's start, or after a sentence's end or a colon. */
+const SENTENCE_START = /(?:^|[.!?:;\n])[\s"“'‘`(*•>#-]*(?:\d+[.)][ \t]+)?$/u;
+const LIST_JOIN = "(?:,[ \\t]*|[ \\t]+(?:and|&|et|und|e|y|en|[-–])[ \\t]+)";
+const LIST_BEFORE = new RegExp(`\\p{Lu}[\\p{L}'’.-]*${LIST_JOIN}$`, "u");
+const LIST_AFTER = new RegExp(`^${LIST_JOIN}\\p{Lu}`, "u");
+const WORD_BEFORE = /(\p{L}+)[ \t]+$/u;
+const LONE_PLACE_BEFORE = words("in im am aus nach near à au aux en te zum zur vom beim ins");
+function loneFirstNames(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(LONE_FIRST_NAME)) {
+    const word = m[1]!.replace(/['’]s$/u, "");
+    if (!writtenFirstName(word) || LONE_NOT_NAMES.has(word) || NAME_LABEL_WORDS.has(word)) continue;
+    const end = m.index + word.length;
+    const before = text.slice(Math.max(0, m.index - 40), m.index);
+    const after = text.slice(end, end + 40);
+    if (/^[ \t]\p{Lu}/u.test(after)) continue;
+    // An abbreviation (Jur. 12.03.2020), or a table cell's whole value, which the tables' rules read.
+    if (/^\.[ \t]*[\p{Ll}\p{N}]/u.test(after) || (before.endsWith(">") && after.startsWith("<")))
+      continue;
+    const prior = WORD_BEFORE.exec(before);
+    // A capitalised word before it is of the same name or place (Victoria Station is read whole
+    // elsewhere), unless it is an everyday word opening the sentence (Ask Priya, Thanks Tom).
+    if (
+      prior &&
+      /^\p{Lu}/u.test(prior[1]!) &&
+      !(isCommonWord(prior[1]!) && SENTENCE_START.test(before.slice(0, prior.index)))
+    )
+      continue;
+    if (LONE_EVERYDAY_NAMES.has(word) && SENTENCE_START.test(before)) continue;
+    // After an article or a demonstrative the word names a thing (the Jordan office, this Grace
+    // period); after a preposition of place, a place (in Victoria, am Kai), unless it is a
+    // person's (in John's office).
+    const lowerPrior = prior?.[1]!.toLowerCase();
+    if (lowerPrior && DETERMINERS.has(lowerPrior)) continue;
+    if (lowerPrior && LONE_PLACE_BEFORE.has(lowerPrior) && word === m[1]) continue;
+    if (notAPerson(text, m.index, end)) continue;
+    // In a list of capitalised words, as often a firm's partners as people (Kessler, Hamill and
+    // Nolan; Guyot et Pierre; Marie et Benoit): many surnames are also first names.
+    if (LIST_BEFORE.test(before) || LIST_AFTER.test(after)) continue;
+    out.push(span("NAME", m.index, word));
   }
   return out;
 }
@@ -2642,6 +2714,7 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   LEADING_TAGS,
   LOWER_TITLED,
   SPEAKER,
+  LONE_FIRST_NAME,
 ];
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";

@@ -1555,6 +1555,50 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should read a capitalised first name alone in prose, and no place, brand, firm, everyday word or thing it also names", function () {
+    expectRedacted([
+      ["John will sign tomorrow.", "[NAME_1] will sign tomorrow."],
+      ["as discussed with Priya, the fee stands", "as discussed with [NAME_1], the fee stands"],
+      ["Ask Priya.", "Ask [NAME_1]."],
+      [
+        "Please send the NDA to Maria before Friday.",
+        "Please send the NDA to [NAME_1] before Friday.",
+      ],
+      ["Meet in John's office.", "Meet in [NAME_1]'s office."],
+      [
+        "- Anna to review the draft\n1. Tom sends it",
+        "- [NAME_1] to review the draft\n1. [NAME_2] sends it",
+      ],
+      ["Wir treffen Siobhán morgen.", "Wir treffen [NAME_1] morgen."],
+      [
+        "The invoice was approved by Chase yesterday.",
+        "The invoice was approved by [NAME_1] yesterday.",
+      ],
+    ]);
+    expectNoName([
+      // Everyday words opening a sentence, where every word is capitalised.
+      "Grant access to the vault.",
+      "Mark it paid. Chase the payer.",
+      "Note: Will this settle?",
+      // Places, brands and assets that are also first names.
+      "We expand to Jordan and Georgia next year.",
+      "Paid by Visa or Mir; Cardano's Byron era.",
+      "Contact our Austin office.",
+      // A thing after an article; a place after a preposition of place.
+      "Under the Grace period nothing is due.",
+      "Das Schiff liegt am Kai in Hamburg.",
+      "Der Preis in Mark wurde umgerechnet.",
+      // A firm's partners in a list, a salutation, an abbreviation, a longer capitalised run.
+      "Invoice from Kessler, Hamill and Nolan",
+      "un poste chez Guyot et Pierre.",
+      "Gentile cliente, la informiamo",
+      "Jur. 12.03.2020",
+      "Victoria Station",
+      // A first name with an accent the lexicon's spelling lacks is a word (Signé, not Signe).
+      "Signé à Paris.",
+    ]);
+  });
+
   it("should take a lower-case name before the sentence's full stop, and no firm's named after people", function () {
     expectRedacted([
       ["signed: tom.", "signed: [NAME_1]."],

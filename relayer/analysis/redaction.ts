@@ -17,7 +17,7 @@ import {
   PINYIN_NOT_IN_NAMES,
   PINYIN_SYLLABLES,
 } from "./east-asian-names.ts";
-import { LOCALE_FIRST_NAMES } from "./first-names.ts";
+import { EVERYDAY_ENGLISH_FIRST_NAMES, LOCALE_FIRST_NAMES } from "./first-names.ts";
 import { isHighSurrogate } from "./unicode.ts";
 
 /**
@@ -1471,11 +1471,16 @@ const LONE_NOT_NAMES = words(
 );
 /**
  * First names that are also everyday English words: at a sentence's start, where every word is
- * capitalised, they are read as the word (`Grant access`, `Mark it paid`, `Chase the payer`).
+ * capitalised, they are read as the word (`Grant access`, `Mark it paid`, `Server logs show`): the
+ * lexicons' names among SCOWL's commonest words (`EVERYDAY_ENGLISH_FIRST_NAMES`, generated) and
+ * these, which SCOWL ranks less common.
  */
-const LONE_EVERYDAY_NAMES = words(
-  "Grant Chase Mark Grace Destiny Autumn Amber Iris Ivy Forest Sunny Pat Sue Jack Nick Rob Don Drew Lance Mason Clay Dale Glen Wade Carol Angel Victor Floor Rich Guy Bill Will Art Frank Gene Ray Rose Hope Faith Joy Dawn Crystal Ruby Pearl Jade Lily Holly Daisy Violet Sky River Brook Stone Sterling Penny Page Price Cash Hunter Miles Max Sandy Reed Cliff Dean Duke Earl Prince Major Royal Bud Buck Bob Norm Sherry Brandy Ginger Honey Misty Rusty Summer Winter June Harmony Melody Journey Blaze Storm Rocky Sunshine Happy Lucky Champ Chance Noble Young Wolf Fox Hawk Colt Ace King Rex Abbey Gay Tuesday",
-);
+const LONE_EVERYDAY_NAMES = new Set([
+  ...EVERYDAY_ENGLISH_FIRST_NAMES.split(" ").map(capitalised),
+  ...words(
+    "Destiny Iris Ivy Rob Lance Mason Clay Dale Glen Carol Victor Sherry Ginger Blaze Rocky Colt Abbey",
+  ),
+]);
 /** Where a sentence starts: the text's or a line's start, or after a sentence's end or a colon. */
 const SENTENCE_START = /(?:^|[.!?:;\n])[\s"“'‘`(*•>#-]*(?:\d+[.)][ \t]+)?$/u;
 const LIST_JOIN = "(?:,[ \\t]*|[ \\t]+(?:and|&|et|und|e|y|en|[-–])[ \\t]+)";

@@ -1578,6 +1578,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     expectNoName([
       // Everyday words opening a sentence, where every word is capitalised.
       "Grant access to the vault.",
+      "Server logs show a timeout.",
+      "Jack the fee up. Lance the backlog.",
       "Mark it paid. Chase the payer.",
       "Note: Will this settle?",
       // Places, brands and assets that are also first names.

@@ -1488,10 +1488,13 @@ const LIST_BEFORE = new RegExp(`\\p{Lu}[\\p{L}'’.-]*${LIST_JOIN}$`, "u");
 const LIST_AFTER = new RegExp(`^${LIST_JOIN}\\p{Lu}`, "u");
 const WORD_BEFORE = /(\p{L}+)[ \t]+$/u;
 const LONE_PLACE_BEFORE = words("in im am aus nach near à au aux en te zum zur vom beim ins");
+const ASCII_WORD = /^[A-Za-z]+$/;
 function loneFirstNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(LONE_FIRST_NAME)) {
     const word = m[1]!.replace(/['’]s$/u, "");
+    // Most capitalised words are none of the lexicon's: plain letters are looked up as they are.
+    if (ASCII_WORD.test(word) && !FIRST_NAMES.has(word.toLowerCase())) continue;
     if (!writtenFirstName(word) || LONE_NOT_NAMES.has(word) || NAME_LABEL_WORDS.has(word)) continue;
     const end = m.index + word.length;
     const before = text.slice(Math.max(0, m.index - 40), m.index);

@@ -1336,10 +1336,14 @@ function lowerTitledNames(text: string): PiiSpan[] {
     const words = m[1]!.split(/[ \t]/u);
     const ends = wordEnds(words);
     const nameEnds = (k: number) => {
-      PERSON_VALUE_END.lastIndex = at + ends[k]!;
-      return PERSON_VALUE_END.test(text);
+      TITLED_VALUE_END.lastIndex = at + ends[k]!;
+      return TITLED_VALUE_END.test(text);
     };
     const lead = plainFirstName(words[0]!) ? 1 : 0;
+    // After an article a title in lower case is a thing's abbreviation (`the mr review is
+    // pending`, `an mr pipeline`: a merge request).
+    const prior = WORD_BEFORE.exec(text.slice(Math.max(0, m.index - 20), m.index))?.[1];
+    if (prior !== undefined && THING_ARTICLES.has(prior.toLowerCase())) continue;
     let kept = lead;
     while (kept < words.length) {
       // A surname's particles go with the word after them (`mr van der berg`).
@@ -1445,6 +1449,13 @@ function plainSurname(word: string): boolean {
  */
 const SPEAKER =
   /^[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?(\p{Lu}[\p{Ll}'’]+(?:-\p{Lu}[\p{Ll}'’]+)?)[ \t]?:[ \t]+(?=\p{L})/gmu;
+/**
+ * A chat log's speaker in lower case (`tom: i agree with the fee`): read only where two lines or
+ * more of the text open so and each says two words or more, as a log does and a configuration's
+ * keys (`dex: uniswap`, `chase: true`) do not.
+ */
+const LOWER_SPEAKER =
+  /^[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?(\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}[\p{Ll}'’]+)?)[ \t]?:[ \t]+\p{L}[^\s]*[ \t]+\p{L}/gmu;
 function speakerNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(SPEAKER)) {
@@ -1452,6 +1463,12 @@ function speakerNames(text: string): PiiSpan[] {
     if (!writtenFirstName(word)) continue;
     out.push(span("NAME", m.index + m[0].indexOf(word), word));
   }
+  const lower: PiiSpan[] = [];
+  for (const m of text.matchAll(LOWER_SPEAKER)) {
+    const word = m[1]!;
+    if (writtenFirstName(word)) lower.push(span("NAME", m.index + m[0].indexOf(word), word));
+  }
+  if (lower.length >= 2) out.push(...lower);
   return out;
 }
 
@@ -1591,6 +1608,20 @@ const LABELLED_VALUE = new RegExp(
  */
 const NAME_VALUE_END = new RegExp(lowerNameEnd(",;.", ",.;"), "iuy");
 const PERSON_VALUE_END = new RegExp(lowerNameEnd(",;.", ",.;", LABELLED_NEXT), "iuy");
+/**
+ * Where a titled name in lower case ends: as after a person's label, or before a verb that tells
+ * what the person did or will do (`mr brown said`, `dr green will call`, `mrs white has signed`).
+ */
+/** Articles before a lower-case `mr`, `dr` that make it a thing's abbreviation (the mr, an mr). */
+const THING_ARTICLES = words("the a an this that each every which");
+const TITLED_VALUE_END = new RegExp(
+  lowerNameEnd(
+    ",;.",
+    ",.;",
+    `${LABELLED_NEXT} said says asked asks wrote writes replied replies called calls confirmed agreed signed approved sent will would has had is was can could should must`,
+  ),
+  "iuy",
+);
 
 /** Words that end a note's line after a name and are no surname (`owner: tom today`). */
 const TRAILING_WORDS = words(
@@ -2722,6 +2753,7 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   LEADING_TAGS,
   LOWER_TITLED,
   SPEAKER,
+  LOWER_SPEAKER,
   LONE_FIRST_NAME,
 ];
 

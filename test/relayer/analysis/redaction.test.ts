@@ -1522,8 +1522,14 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["mr baker for the board", "mr [NAME_1] for the board"],
       ["dr jones's report", "dr [NAME_1] report"],
       ["dr. med. weber", "dr. med. [NAME_1]"],
+      // Or before a verb that tells what the person did or will do.
+      ["mr brown said it is fine", "mr [NAME_1] said it is fine"],
+      ["dr green will call you", "dr [NAME_1] will call you"],
+      ["our mrs white has signed", "our mrs [NAME_1] has signed"],
     ]);
     expectNoName([
+      "the mr review is pending",
+      "an mr pipeline has failed",
       "dr cash flow",
       "mr review please",
       "open an mr for this",
@@ -1541,6 +1547,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
         "Jane Doe: shall we sign?\nTom: I agree\n[10:42] Priya: ok\n10:43 Anna-Lena: passt",
         "[NAME_1]: shall we sign?\n[NAME_2]: I agree\n[10:42] [NAME_3]: ok\n10:43 [NAME_4]: passt",
       ],
+      // In lower case, where two lines or more open so, each saying two words or more.
+      [
+        "tom: i agree with the fee\nanna: ok then\n[10:42] priya: sounds good",
+        "[NAME_1]: i agree with the fee\n[NAME_2]: ok then\n[10:42] [NAME_3]: sounds good",
+      ],
     ]);
     expectNoName([
       "Note: fees apply",
@@ -1548,7 +1559,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Subject: Renewal",
       "Dex: 5",
       "dex: uniswap",
-      "route:\n  dex: uniswap",
+      "dex: uniswap\nchase: true",
+      "route:\n  dex: uniswap\n  chain: base",
       "Status: pending",
       // A label that is a first name without its accent (`Signe`).
       "Signé : avec réserve",

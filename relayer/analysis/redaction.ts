@@ -1435,9 +1435,17 @@ function anyFirstName(word: string): boolean {
   return word.split("-").every((part) => isFirstName(part) && !notName(part));
 }
 
-/** A surname's word in lower case after a plain first name: no everyday word, nor a particle. */
+/**
+ * A surname's word in lower case after a plain first name: no everyday word, nor a particle, nor a
+ * letter alone (a conjunction: `Carlos Ruiz y vivo en Madrid`).
+ */
 function plainSurname(word: string): boolean {
-  return !isCommonWord(word) && !notName(capitalised(word)) && !PARTICLE_WORD.test(word);
+  return (
+    word.length > 1 &&
+    !isCommonWord(word) &&
+    !notName(capitalised(word)) &&
+    !PARTICLE_WORD.test(word)
+  );
 }
 
 /**
@@ -1506,8 +1514,9 @@ const LIST_AFTER = new RegExp(`^${LIST_JOIN}\\p{Lu}`, "u");
 const WORD_BEFORE = /(\p{L}+)[ \t]+$/u;
 const LONE_PLACE_BEFORE = words("in im am aus nach near à au aux en te zum zur vom beim ins");
 const ASCII_WORD = /^[A-Za-z]+$/;
+const PAIR_JOIN = /^[ \t]+(?:and|und|et|e|y|en)[ \t]+$/u;
 function loneFirstNames(text: string): PiiSpan[] {
-  const out: PiiSpan[] = [];
+  const found: { at: number; word: string; listed: boolean }[] = [];
   for (const m of text.matchAll(LONE_FIRST_NAME)) {
     const word = m[1]!.replace(/['’]s$/u, "");
     // Most capitalised words are none of the lexicon's: plain letters are looked up as they are.
@@ -1537,10 +1546,32 @@ function loneFirstNames(text: string): PiiSpan[] {
     if (lowerPrior && DETERMINERS.has(lowerPrior)) continue;
     if (lowerPrior && LONE_PLACE_BEFORE.has(lowerPrior) && word === m[1]) continue;
     if (notAPerson(text, m.index, end)) continue;
-    // In a list of capitalised words, as often a firm's partners as people (Kessler, Hamill and
-    // Nolan; Guyot et Pierre; Marie et Benoit): many surnames are also first names.
-    if (LIST_BEFORE.test(before) || LIST_AFTER.test(after)) continue;
-    out.push(span("NAME", m.index, word));
+    found.push({
+      at: m.index,
+      word,
+      listed: LIST_BEFORE.test(before) || LIST_AFTER.test(after),
+    });
+  }
+  // In a list of capitalised words, as often a firm's partners as people (Kessler, Hamill and
+  // Nolan; Guyot, Pierre et Fils): many surnames are also first names. Two first names alone
+  // joined by a conjunction are people (Meeting with Fatima and Omar; Lucia e Marco), as a firm of
+  // two such partners reads too (Guyot et Pierre, tél.).
+  const out: PiiSpan[] = [];
+  for (let k = 0; k < found.length; k++) {
+    const here = found[k]!;
+    if (!here.listed) {
+      out.push(span("NAME", here.at, here.word));
+      continue;
+    }
+    const next = found[k + 1];
+    if (!next) continue;
+    const from = here.at + here.word.length;
+    if (!PAIR_JOIN.test(text.slice(from, next.at))) continue;
+    const before = text.slice(Math.max(0, here.at - 40), here.at);
+    const nextEnd = next.at + next.word.length;
+    if (LIST_BEFORE.test(before) || LIST_AFTER.test(text.slice(nextEnd, nextEnd + 40))) continue;
+    out.push(span("NAME", here.at, here.word), span("NAME", next.at, next.word));
+    k++;
   }
   return out;
 }

@@ -1586,6 +1586,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
         "The invoice was approved by Chase yesterday.",
         "The invoice was approved by [NAME_1] yesterday.",
       ],
+      // Two first names alone joined by a conjunction are people, as a firm of two such partners
+      // reads too.
+      ["Meeting with Fatima and Omar on Monday", "Meeting with [NAME_1] and [NAME_2] on Monday"],
+      ["Lucia e Marco hanno firmato", "[NAME_1] e [NAME_2] hanno firmato"],
+      ["Mi nombre es Carlos Ruiz y vivo en Madrid", "Mi nombre es [NAME_1] y vivo en Madrid"],
     ]);
     expectNoName([
       // Everyday words opening a sentence, where every word is capitalised.
@@ -1604,7 +1609,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Der Preis in Mark wurde umgerechnet.",
       // A firm's partners in a list, a salutation, an abbreviation, a longer capitalised run.
       "Invoice from Kessler, Hamill and Nolan",
-      "un poste chez Guyot et Pierre.",
+      "Invoice from Fay, Russel and Rempel",
       "Gentile cliente, la informiamo",
       "Jur. 12.03.2020",
       "Victoria Station",

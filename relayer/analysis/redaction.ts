@@ -1508,12 +1508,14 @@ const LONE_EVERYDAY_NAMES = new Set([
 ]);
 /** Where a sentence starts: the text's or a line's start, or after a sentence's end or a colon. */
 const SENTENCE_START = /(?:^|[.!?:;\n])[\s"“'‘`(*•>#-]*(?:\d+[.)][ \t]+)?$/u;
+/** What joins the words of a list of names or a firm's partners: a comma, a conjunction, a dash. */
 const LIST_JOIN = "(?:,[ \\t]*|[ \\t]+(?:and|&|et|und|e|y|en|[-–])[ \\t]+)";
 const LIST_BEFORE = new RegExp(`\\p{Lu}[\\p{L}'’.-]*${LIST_JOIN}$`, "u");
 const LIST_AFTER = new RegExp(`^${LIST_JOIN}\\p{Lu}`, "u");
 const WORD_BEFORE = /(\p{L}+)[ \t]+$/u;
 const LONE_PLACE_BEFORE = words("in im am aus nach near à au aux en te zum zur vom beim ins");
 const ASCII_WORD = /^[A-Za-z]+$/;
+/** Two names joined by a conjunction alone (`Fatima and Omar`, `Lucia e Marco`). */
 const PAIR_JOIN = /^[ \t]+(?:and|und|et|e|y|en)[ \t]+$/u;
 function loneFirstNames(text: string): PiiSpan[] {
   const found: { at: number; word: string; listed: boolean }[] = [];
@@ -1639,12 +1641,12 @@ const LABELLED_VALUE = new RegExp(
  */
 const NAME_VALUE_END = new RegExp(lowerNameEnd(",;.", ",.;"), "iuy");
 const PERSON_VALUE_END = new RegExp(lowerNameEnd(",;.", ",.;", LABELLED_NEXT), "iuy");
+/** Articles before a lower-case `mr`, `dr` that make it a thing's abbreviation (the mr, an mr). */
+const THING_ARTICLES = words("the a an this that each every which");
 /**
  * Where a titled name in lower case ends: as after a person's label, or before a verb that tells
  * what the person did or will do (`mr brown said`, `dr green will call`, `mrs white has signed`).
  */
-/** Articles before a lower-case `mr`, `dr` that make it a thing's abbreviation (the mr, an mr). */
-const THING_ARTICLES = words("the a an this that each every which");
 const TITLED_VALUE_END = new RegExp(
   lowerNameEnd(
     ",;.",

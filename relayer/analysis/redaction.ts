@@ -803,7 +803,7 @@ const LABEL_TITLES = "MS|DR|PROF";
 const CAMEL_CASE_PREFIX = "De|Di|Da|Du|La|Le|Van|Fitz";
 const CAMEL_CASE_NAME = new RegExp(`^(?:${CAMEL_CASE_PREFIX})\\p{Lu}`, "u");
 // The part after a hyphen may be in lower case (Jae-won, Min-jun).
-const NAME_WORD = `(?:\\p{Lu}['’]|Mc|Mac|${CAMEL_CASE_PREFIX})?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?`;
+const NAME_WORD = `(?:\\p{Lu}['’]|Mc|Mac|${CAMEL_CASE_PREFIX}|[ae]l-)?\\p{Lu}[\\p{Ll}'’]+(?:-\\p{L}[\\p{Ll}'’]+)?`;
 const PARTICLE =
   "(?:van der|van den|van de|van het|von der|von dem|de los|de las|de la|von|van|der|den|de|del|della|di|da|du|le|la|dos|das|zu|ter|ten|bin|ibn|al|el|Ó)";
 // A surname written with a lower-case part after its particle ("Da silva", "Le gall") counts too.

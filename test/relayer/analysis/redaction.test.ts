@@ -1618,6 +1618,15 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should read an Arabic surname with its article in lower case joined by a hyphen as the name's", function () {
+    expectRedacted([
+      ["Abdullah al-Hassan signed", "[NAME_1] signed"],
+      ["Omar el-Sayed will pay", "[NAME_1] will pay"],
+      ["Mohammed bin Salman met Abdullah al-Hassan", "[NAME_1] met [NAME_2]"],
+    ]);
+    expectNoName(["the al-Qaeda report", "El-Nino conditions"]);
+  });
+
   it("should take a lower-case name before the sentence's full stop, and no firm's named after people", function () {
     expectRedacted([
       ["signed: tom.", "signed: [NAME_1]."],

@@ -84,8 +84,10 @@ const COMMON_WORDS = new Set(
 
 /**
  * Given names common where faker's locales are thin, by hand: Igbo, Yoruba and Hausa; Akan; Kenyan;
- * Zulu, Xhosa, Sotho, Tswana and Shona; Indian. A probe of 78 common African and South Asian given
- * names found 37 missing from the faker-built list (`Ngozi`, `Thandiwe`, `Siddharth`). None is an
+ * Zulu, Xhosa, Sotho, Tswana and Shona; Indian; Ukrainian in Latin letters. A probe of 78 common
+ * African and South Asian given names found 37 missing from the faker-built list (`Ngozi`,
+ * `Thandiwe`, `Siddharth`); one of 31 Yoruba and Igbo and 30 Ukrainian ones 27 more (`Olusegun`,
+ * `Chukwudi`, `Kateryna`, `Dmytro`). None is an
  * everyday word of the six languages or English (`Bola`, `Sola`, `Ama`, `Yaw`, `Harsh` left out);
  * they pass the same filters as faker's.
  */
@@ -95,7 +97,8 @@ const BY_HAND = [
   "obioma uchenna kelechi ebere ifeoma nneka chinwe chika tochukwu ugochukwu onyeka somtochukwu",
   // Yoruba and Hausa
   "tunde femi segun babajide folake adebayo dayo tobi seun gbenga kunle lanre niyi jide yinka tayo",
-  "bisi toyin dapo bimpe aminu abubakar hauwa",
+  "bisi toyin dapo bimpe aminu abubakar hauwa olusegun olufemi olawale oluwatobi adewale adebisi",
+  "oyinkansola folasade chukwudi",
   // Akan
   "kwaku kwasi kwadwo akua adwoa afua efua ekow kweku yaa",
   // Kenyan
@@ -115,6 +118,9 @@ const BY_HAND = [
   "sushma vandana jyoti archana aparna nikhil abhishek akshay ankit ashish gaurav kunal mayank nitin",
   "pankaj rohit sachin saurabh tarun varun vivek yash aravind balaji kumaran murugan raghav senthil",
   "shankar venkatesh vijay anand arvind",
+  // Ukrainian, in the national transliteration and its older spellings (faker writes them in Cyrillic)
+  "kateryna oleksii oleksiy mykola mykhailo yuliia andrii andriy serhii serhiy dmytro vasyl nataliia",
+  "halyna viktoriia anastasiia ihor yurii hryhorii liudmyla solomiia vitalii",
 ]
   .join(" ")
   .split(" ");

@@ -783,10 +783,12 @@ const HONORIFIC_WORDS = new Set(
  * Honorifics as Italian, Dutch and Spanish write them in running text, in lower case (`il sig.
  * Bianchi`, `dhr. Jansen`, `mevr. de Vries`), and English ones as chats and notes do (`mr. Smith`):
  * with their dot, or whole words that write nothing else (`sig.ra`, `dott.ssa`, `mme`), so `ing`
- * or `ms` ending a word or a sentence lead no name.
+ * or `ms` ending a word or a sentence lead no name; and the titles the six languages and Dutch
+ * write out in lower case in running text (`la signora Ferri`, `il dottor Bianchi`, `madame
+ * Martin`, `el señor García`, `doña Lucía`, `meneer Jansen`, `il professore Neri`).
  */
 const LOWER_HONORIFICS =
-  "(?:(?:mr|mrs|ms|dr|prof|sig|sigg|dott|avv|ing|geom|rag|arch|dhr|mevr|sra|srta)\\.|sig\\.r[ae]|sig\\.na|dott\\.ssa|mme|mlle)";
+  "(?:(?:mr|mrs|ms|dr|prof|sig|sigg|dott|avv|ing|geom|rag|arch|dhr|mevr|sra|srta)\\.|sig\\.r[ae]|sig\\.na|dott\\.ssa|mme|mlle|monsieur|madame|mademoiselle|señora?|señorita|doña|signora?|signorina|dottor|dottore|dottoressa|avvocato|avvocata|avvocatessa|ingegner|ingegnere|professore|professoressa|meneer|mevrouw)";
 /** A doctorate's faculty after its title (Dr. med., Dr. rer. nat.). */
 const FACULTY = "(?:med|jur|phil|dent|vet|oec|rer\\. ?nat|rer\\. ?pol|h\\. ?c)\\.";
 /**

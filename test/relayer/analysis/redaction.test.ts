@@ -1403,6 +1403,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Aitor Zubizarreta y Begoña Etxeberria", "[NAME_1] y [NAME_2]"],
       ["Maëlle Dubois signed.", "[NAME_1] signed."],
       ["Callum Hughes and Nevaeh Brown signed.", "[NAME_1] and [NAME_2] signed."],
+      ["Send the draft to Olusegun and Chidi", "Send the draft to [NAME_1] and [NAME_2]"],
+      ["Kateryna Shevchenko and Dmytro Bondar", "[NAME_1] and [NAME_2]"],
     ]);
     // Names that are everyday words of the languages read are not in the list.
     expectNoName([
@@ -1949,6 +1951,17 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
         "spoke to mr. [NAME_1] and dr. [NAME_2] yesterday",
       ],
       ["cc: prof. J. R. Tolkien", "cc: prof. [NAME_1]"],
+      // Titles written out in lower case in running text.
+      [
+        "Gentile dottor Bianchi, la signora Ferri ha firmato.",
+        "Gentile dottor [NAME_1], la signora [NAME_2] ha firmato.",
+      ],
+      [
+        "Bonjour madame Martin, monsieur Dupont arrive.",
+        "Bonjour madame [NAME_1], monsieur [NAME_2] arrive.",
+      ],
+      ["El señor García y doña Lucía", "El señor [NAME_1] y doña [NAME_2]"],
+      ["meneer Jansen en mevrouw de Vries", "meneer [NAME_1] en mevrouw [NAME_2]"],
     ]);
     // Not a title without its dot or inside a word; after those that also abbreviate other things
     // (a manuscript, an engineer's degree) not everyday words; after any, no company.
@@ -1959,6 +1972,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "a dr Pepper and mr Clean",
       "Meeting. Monday",
       "the dr. Holdings Ltd",
+      "la signora è arrivata",
+      "madame est servie",
+      "the professor Emeritus Program",
     ]);
   });
 

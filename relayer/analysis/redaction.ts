@@ -624,6 +624,10 @@ const CITY =
 /** A US ZIP code (62704, 62704-0001) and a British postcode (SW1A 1AA), as address tails end. */
 const US_ZIP = "\\d{5}(?:-\\d{4})?";
 const UK_POSTCODE = "[A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2}";
+/** A Canadian province's code and postcode (Toronto, ON M5V 2T6), an Irish Eircode (D02 X285). */
+const CA_PROVINCES = "AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT";
+const CA_POSTCODE = "[ABCEGHJ-NPRSTVXY]\\d[ABCEGHJ-NPRSTV-Z] ?\\d[ABCEGHJ-NPRSTV-Z]\\d";
+const EIRCODE = "(?:[AC-FHKNPRTV-Y]\\d{2}|D6W) ?[0-9AC-FHKNPRTV-Y]{4}";
 /** A town's name in capitalised words (Springfield, Salt Lake City, St. Albans). */
 const TOWN = "\\p{Lu}[\\p{L}'’.-]*(?: \\p{Lu}[\\p{L}'’.-]*){0,3}";
 /** A town after a street, one to four capitalised words (Mountain View, Little Whinging). */
@@ -653,9 +657,11 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // county before the postcode (Little Whinging, Surrey GU1 1AA), an Australian its state's
   // postcode after it (Melbourne VIC 3000).
   new RegExp(
-    `(?:\\b(?:[Aa]pt|[Aa]partment|[Ss]uite|[Ss]te|[Uu]nit|[Ff]lat)\\.? #?\\d{1,4}[A-Za-z]?,? )?\\b\\d{1,6}[A-Za-z]? (?:(?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){1,4}(?:${STREET_TYPES_EN})|(?:${STREET_TYPES_EN})(?=, \\p{Lu})|${STREETS_BY_NAME})\\b\\.?(?: (?:${COMPASS})\\b\\.?)?(?:,? (?:(?:${UNIT_WORDS})\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?${US_ZIP})?(?:(?:${TOWN_AFTER}){1,2},? ${UK_POSTCODE}|(?:${TOWN_AFTER})?(?:(?<=\\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)) \\d{4}(?!\\d))?(?:,? ${UK_POSTCODE})?)`,
+    `(?:\\b(?:[Aa]pt|[Aa]partment|[Ss]uite|[Ss]te|[Uu]nit|[Ff]lat)\\.? #?\\d{1,4}[A-Za-z]?,? )?\\b\\d{1,6}[A-Za-z]? (?:(?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){1,4}(?:${STREET_TYPES_EN})|(?:${STREET_TYPES_EN})(?=, \\p{Lu})|${STREETS_BY_NAME})\\b\\.?(?: (?:${COMPASS})\\b\\.?)?(?:,? (?:(?:${UNIT_WORDS})\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?${US_ZIP})?(?:(?:${TOWN_AFTER})(?:,? (?:${CA_PROVINCES}))?,? ${CA_POSTCODE}(?![\\p{L}\\d])|(?:${TOWN_AFTER})(?: \\d{1,2})?,? ${EIRCODE}(?![\\p{L}\\d])|(?:${TOWN_AFTER}){1,2},? ${UK_POSTCODE}|(?:${TOWN_AFTER})?(?:(?<=\\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)) \\d{4}(?!\\d))?(?:,? ${UK_POSTCODE})?)`,
     "gu",
   ),
+  // An Eircode after its label: each names one dwelling of Ireland.
+  new RegExp(`(?<=\\b[Ee]ircode:? )${EIRCODE}(?![\\p{L}\\d])`, "gu"),
   // The same in lower case, as chats and quick notes write it (`1600 pennsylvania ave nw,
   // washington, dc 20500`, `10 downing street, london sw1a 2aa`): only with its town and a ZIP
   // code or a British postcode, which words in lower case before a street's type need to be read

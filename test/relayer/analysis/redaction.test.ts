@@ -343,6 +343,10 @@ describe("# analysis redaction of formats beyond the corpus", function () {
       // A county between the town and the postcode; an Australian state's postcode.
       ["4 Privet Drive, Little Whinging, Surrey GU1 1AA.", "[ADDRESS_1]."],
       ["Unit 5, 22 Collins St, Melbourne VIC 3000", "[ADDRESS_1]"],
+      // A Canadian province and postcode, an Irish Eircode after the town or its label.
+      ["123 Maple Ave, Toronto, ON M5V 2T6.", "[ADDRESS_1]."],
+      ["5 Main Street, Dublin 2, D02 X285", "[ADDRESS_1]"],
+      ["Eircode: D02 X285", "Eircode: [ADDRESS_1]"],
       // A French RIB (its key checked) and a German bank code after its label.
       ["RIB 30006 00001 12345678901 89", "RIB [BANK_ACCOUNT_1]"],
       ["RIB : 20041 01005 0500013M026 06.", "RIB : [BANK_ACCOUNT_1]."],

@@ -1080,6 +1080,8 @@ function surnameFirst(value: string, labelled = false): boolean {
     !(caps && known) &&
     !(known && NOUN_LIKE.has(w.toLowerCase()));
   if (surname.some((w) => notName(w) || COMPANY_WORDS.has(w) || everyday(w))) return false;
+  // A greeting or sign-off before the comma greets the name (Best, Olga; Hola, Lucía).
+  if (!caps && surname.length === 1 && GREETING_WORDS.has(surname[0]!.toLowerCase())) return false;
   if (known) return true;
   // After a label, a surname then one given name is a register's form (ADEBAYO, Tunde; TOY, Sage).
   return labelled && /^\p{Lu}\p{Ll}+$/u.test(given) && !notName(given);
@@ -1378,6 +1380,7 @@ function lowerTitledNames(text: string): PiiSpan[] {
 /** Greetings and sign-offs as chats type them, in lower case or capitalised. */
 const CASUAL_GREETINGS =
   "hi hey hello dear thank thanks thx cheers regards best love bye ciao hallo hola salut bonjour merci danke grazie gracias obrigado obrigada groetjes";
+const GREETING_WORDS = words(CASUAL_GREETINGS);
 
 /**
  * Where a name typed in lower case ends: before punctuation of the clause and a space, or before
@@ -1518,13 +1521,18 @@ const LONE_EVERYDAY_NAMES = new Set([
 const SENTENCE_START = /(?:^|[.!?:;\n])[\s"“'‘`(*•>#-]*(?:\d+[.)][ \t]+)?$/u;
 /** What joins the words of a list of names or a firm's partners: a comma, a conjunction, a dash. */
 const LIST_JOIN = "(?:,[ \\t]*|[ \\t]+(?:and|&|et|und|e|y|en|[-–])[ \\t]+)";
-const LIST_BEFORE = new RegExp(`\\p{Lu}[\\p{L}'’.-]*${LIST_JOIN}$`, "u");
+const LIST_BEFORE = new RegExp(`(\\p{Lu}[\\p{L}'’.-]*)${LIST_JOIN}$`, "u");
 const LIST_AFTER = new RegExp(`^${LIST_JOIN}\\p{Lu}`, "u");
 const WORD_BEFORE = /(\p{L}+)[ \t]+$/u;
 const LONE_PLACE_BEFORE = words("in im am aus nach near à au aux en te zum zur vom beim ins");
 const ASCII_WORD = /^[A-Za-z]+$/;
 /** Two names joined by a conjunction alone (`Fatima and Omar`, `Lucia e Marco`). */
 const PAIR_JOIN = /^[ \t]+(?:and|und|et|e|y|en)[ \t]+$/u;
+/** A list's word and its join before (Kessler, …), not a greeting before its comma (Love, Anna). */
+function listedBefore(before: string): boolean {
+  const word = LIST_BEFORE.exec(before)?.[1];
+  return word !== undefined && !GREETING_WORDS.has(word.toLowerCase());
+}
 function loneFirstNames(text: string): PiiSpan[] {
   const found: { at: number; word: string; listed: boolean }[] = [];
   for (const m of text.matchAll(LONE_FIRST_NAME)) {
@@ -1556,11 +1564,7 @@ function loneFirstNames(text: string): PiiSpan[] {
     if (lowerPrior && DETERMINERS.has(lowerPrior)) continue;
     if (lowerPrior && LONE_PLACE_BEFORE.has(lowerPrior) && word === m[1]) continue;
     if (notAPerson(text, m.index, end)) continue;
-    found.push({
-      at: m.index,
-      word,
-      listed: LIST_BEFORE.test(before) || LIST_AFTER.test(after),
-    });
+    found.push({ at: m.index, word, listed: listedBefore(before) || LIST_AFTER.test(after) });
   }
   // In a list of capitalised words, as often a firm's partners as people (Kessler, Hamill and
   // Nolan; Guyot, Pierre et Fils): many surnames are also first names. Two first names alone
@@ -1579,7 +1583,7 @@ function loneFirstNames(text: string): PiiSpan[] {
     if (!PAIR_JOIN.test(text.slice(from, next.at))) continue;
     const before = text.slice(Math.max(0, here.at - 40), here.at);
     const nextEnd = next.at + next.word.length;
-    if (LIST_BEFORE.test(before) || LIST_AFTER.test(text.slice(nextEnd, nextEnd + 40))) continue;
+    if (listedBefore(before) || LIST_AFTER.test(text.slice(nextEnd, nextEnd + 40))) continue;
     out.push(span("NAME", here.at, here.word), span("NAME", next.at, next.word));
     k++;
   }

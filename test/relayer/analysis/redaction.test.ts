@@ -1596,6 +1596,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       // reads too.
       ["Meeting with Fatima and Omar on Monday", "Meeting with [NAME_1] and [NAME_2] on Monday"],
       ["Lucia e Marco hanno firmato", "[NAME_1] e [NAME_2] hanno firmato"],
+      // A sign-off before the comma is no surname nor a list's word.
+      ["Best, Olga", "Best, [NAME_1]"],
+      ["Love, Anna", "Love, [NAME_1]"],
       ["Mi nombre es Carlos Ruiz y vivo en Madrid", "Mi nombre es [NAME_1] y vivo en Madrid"],
     ]);
     expectNoName([

@@ -1509,12 +1509,13 @@ const LONE_NOT_NAMES = words(
  * First names that are also everyday English words: at a sentence's start, where every word is
  * capitalised, they are read as the word (`Grant access`, `Mark it paid`, `Server logs show`): the
  * lexicons' names among SCOWL's commonest words (`EVERYDAY_ENGLISH_FIRST_NAMES`, generated) and
- * these, which SCOWL ranks less common.
+ * these, which SCOWL ranks less common, with everyday words of the six languages (`Nur heute`,
+ * `Pero no`).
  */
 const LONE_EVERYDAY_NAMES = new Set([
   ...EVERYDAY_ENGLISH_FIRST_NAMES.split(" ").map(capitalised),
   ...words(
-    "Destiny Iris Ivy Rob Lance Mason Clay Dale Glen Carol Victor Sherry Ginger Blaze Rocky Colt Abbey",
+    "Destiny Iris Ivy Rob Lance Mason Clay Dale Glen Carol Victor Sherry Ginger Blaze Rocky Colt Abbey Nur Belle Pero Mas",
   ),
 ]);
 /** Where a sentence starts: the text's or a line's start, or after a sentence's end or a colon. */
@@ -1526,6 +1527,7 @@ const LIST_AFTER = new RegExp(`^${LIST_JOIN}\\p{Lu}`, "u");
 const WORD_BEFORE = /(\p{L}+)[ \t]+$/u;
 const LONE_PLACE_BEFORE = words("in im am aus nach near à au aux en te zum zur vom beim ins");
 const ASCII_WORD = /^[A-Za-z]+$/;
+const MONTH_WORD = new RegExp(`^${MONTHS}$`, "u");
 /** Two names joined by a conjunction alone (`Fatima and Omar`, `Lucia e Marco`). */
 const PAIR_JOIN = /^[ \t]+(?:and|und|et|e|y|en)[ \t]+$/u;
 /** A list's word and its join before (Kessler, …), not a greeting before its comma (Love, Anna). */
@@ -1540,6 +1542,8 @@ function loneFirstNames(text: string): PiiSpan[] {
     // Most capitalised words are none of the lexicon's: plain letters are looked up as they are.
     if (ASCII_WORD.test(word) && !FIRST_NAMES.has(word.toLowerCase())) continue;
     if (!writtenFirstName(word) || LONE_NOT_NAMES.has(word) || NAME_LABEL_WORDS.has(word)) continue;
+    // A month as its language writes it (bis Mai 2026, am 3. Juli): German's are capitalised.
+    if (MONTH_WORD.test(word)) continue;
     const end = m.index + word.length;
     const before = text.slice(Math.max(0, m.index - 40), m.index);
     const after = text.slice(end, end + 40);

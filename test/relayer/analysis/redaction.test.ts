@@ -1606,6 +1606,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Grant access to the vault.",
       "Server logs show a timeout.",
       "Jack the fee up. Lance the backlog.",
+      // Everyday words of the other languages opening a sentence, and months as they write them.
+      "Nur heute gültig. Pero no es así.",
+      "Zahlbar bis Mai 2026, spätestens am 3. Juli.",
       "Mark it paid. Chase the payer.",
       "Note: Will this settle?",
       // Places, brands and assets that are also first names.

@@ -1497,13 +1497,14 @@ function speakerNames(text: string): PiiSpan[] {
  * side (a longer run is read by the rules for full names, which know places and firms).
  */
 const LONE_FIRST_NAME =
-  /(?<![\p{L}\p{N}'’.@#/_-])(\p{Lu}[\p{Ll}'’]+(?:-\p{Lu}[\p{Ll}'’]+)?)(?![\p{L}\p{N}@_/-])/gu;
+  /(?<![\p{L}\p{N}'’.@#/_=<-])(\p{Lu}[\p{Ll}'’]+(?:-\p{Lu}[\p{Ll}'’]+)?)(?![\p{L}\p{N}@_/-])/gu;
 /**
- * First names of the lexicon that alone are as often a place, a brand or an asset's name (`the
- * Jordan deal`, `paid by Visa or Mir`, `Cardano's Byron era`).
+ * First names of the lexicon that alone are as often a place, a brand, an asset's or a program's
+ * name, or a weekday's abbreviation (`the Jordan deal`, `paid by Visa or Mir`, `Cardano's Byron
+ * era`, `Comparator<Meta>`, `Thu, 16 Jan`).
  */
 const LONE_NOT_NAMES = words(
-  "Jordan Victoria Florence Georgia Virginia Carolina Austin Houston Dallas Denver Phoenix Chelsea Sydney Adelaide Lincoln Madison Charlotte Savannah Santiago Sofia Regina Alexandria Augusta Jackson Orlando Aurora Troy Camden Chester Preston Kent Devon Lourdes Lorraine Dakota Chad Salvador Roma Siena Nancy Sion Mir Byron Harley Alexa Siri Tiffany Wendy Jesus Lloyd Morgan Stanley Dex Garth Reyes Brooks Heath Mercedes Porsche Tesla Trinity Eden Zion Shelley",
+  "Jordan Victoria Florence Georgia Virginia Carolina Austin Houston Dallas Denver Phoenix Chelsea Sydney Adelaide Lincoln Madison Charlotte Savannah Santiago Sofia Regina Alexandria Augusta Jackson Orlando Aurora Troy Camden Chester Preston Kent Devon Lourdes Lorraine Dakota Chad Salvador Roma Siena Nancy Sion Mir Byron Harley Alexa Siri Tiffany Wendy Jesus Lloyd Morgan Stanley Dex Garth Reyes Brooks Heath Mercedes Porsche Tesla Trinity Eden Zion Shelley Meta Mac Okta Param Mon Tue Wed Thu Fri Sat Sun",
 );
 /**
  * First names that are also everyday English words: at a sentence's start, where every word is
@@ -1519,7 +1520,7 @@ const LONE_EVERYDAY_NAMES = new Set([
   ),
 ]);
 /** Where a sentence starts: the text's or a line's start, or after a sentence's end or a colon. */
-const SENTENCE_START = /(?:^|[.!?:;\n])[\s"“'‘`(*•>#-]*(?:\d+[.)][ \t]+)?$/u;
+const SENTENCE_START = /(?:^|[.!?:;\n])[\s"“'‘`(*•>#/-]*(?:\d+[.)][ \t]+)?$/u;
 /** What joins the words of a list of names or a firm's partners: a comma, a conjunction, a dash. */
 const LIST_JOIN = "(?:,[ \\t]*|[ \\t]+(?:and|&|et|und|e|y|en|[-–])[ \\t]+)";
 const LIST_BEFORE = new RegExp(`(\\p{Lu}[\\p{L}'’.-]*)${LIST_JOIN}$`, "u");
@@ -1528,6 +1529,7 @@ const WORD_BEFORE = /(\p{L}+)[ \t]+$/u;
 const LONE_PLACE_BEFORE = words("in im am aus nach near à au aux en te zum zur vom beim ins");
 const ASCII_WORD = /^[A-Za-z]+$/;
 const MONTH_WORD = new RegExp(`^${MONTHS}$`, "u");
+const QUOTED = /["'`][^"'`\s]+["'`]$/u;
 /** Two names joined by a conjunction alone (`Fatima and Omar`, `Lucia e Marco`). */
 const PAIR_JOIN = /^[ \t]+(?:and|und|et|e|y|en)[ \t]+$/u;
 /** A list's word and its join before (Kessler, …), not a greeting before its comma (Love, Anna). */
@@ -1560,7 +1562,12 @@ function loneFirstNames(text: string): PiiSpan[] {
       !(isCommonWord(prior[1]!) && SENTENCE_START.test(before.slice(0, prior.index)))
     )
       continue;
-    if (LONE_EVERYDAY_NAMES.has(word) && SENTENCE_START.test(before)) continue;
+    // Quoted alone it is a string's or an identifier's word as often (`tap("Trace", …)`).
+    if (
+      LONE_EVERYDAY_NAMES.has(word) &&
+      (SENTENCE_START.test(before) || QUOTED.test(before + m[1]! + after.slice(0, 1)))
+    )
+      continue;
     // After an article or a demonstrative the word names a thing (the Jordan office, this Grace
     // period); after a preposition of place, a place (in Victoria, am Kai), unless it is a
     // person's (in John's office).

@@ -1597,6 +1597,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Meeting with Fatima and Omar on Monday", "Meeting with [NAME_1] and [NAME_2] on Monday"],
       ["Lucia e Marco hanno firmato", "[NAME_1] e [NAME_2] hanno firmato"],
       // A sign-off before the comma is no surname nor a list's word.
+      ['The assignee is "Priya".', 'The assignee is "[NAME_1]".'],
       ["Best, Olga", "Best, [NAME_1]"],
       ["Love, Anna", "Love, [NAME_1]"],
       ["Mi nombre es Carlos Ruiz y vivo en Madrid", "Mi nombre es [NAME_1] y vivo en Madrid"],
@@ -1609,6 +1610,12 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       // Everyday words of the other languages opening a sentence, and months as they write them.
       "Nur heute gültig. Pero no es así.",
       "Zahlbar bis Mai 2026, spätestens am 3. Juli.",
+      // Technical text: a quoted everyday word, a weekday, a type parameter, a comment, a query.
+      'resolver.hooks.tap("Trace", fn)',
+      "Last updated: Thu, 16 Jan 2025",
+      "EqualityComparator<Meta>",
+      "// Skip the argument",
+      "badge?label=Travis",
       "Mark it paid. Chase the payer.",
       "Note: Will this settle?",
       // Places, brands and assets that are also first names.

@@ -851,9 +851,11 @@ const SUFFIX_DOT = "(?:(?<=Jr|Sr|JR|SR)\\.)?";
 const LABELLED = `((?:${SURNAME_FIRST}|${INITIALS_NAME}|${BARE_INITIALS_NAME}|${FULL_NAME}|${CAPS_NAME})(?![\\p{L}\\p{N}]))`;
 /** Labels, salutations and sign-offs a name follows, in the six languages. */
 const NAME_LABELS =
-  "Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Yours sincerely|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Many thanks|Thank you|Best wishes|Warm regards|Warmest regards|All the best|Take care|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Grüße|Liebe Grüße|Beste Grüße|Gruß|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti";
+  "Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Yours sincerely|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Many thanks|Thank you|Best wishes|Warm regards|Warmest regards|All the best|Take care|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Grüße|Liebe Grüße|Beste Grüße|Gruß|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti|Groet|Groeten|Hartelijke groet|Hoi|Hallo";
 /** The labels of one word (Dear, Cher, Gentile, Payee), some of them also first names. */
 const NAME_LABEL_WORDS = new Set(NAME_LABELS.split("|").filter((l) => /^\p{L}+$/u.test(l)));
+/** The labels as written, to tell a sign-off before a comma from a surname (Viele Grüße, Lukas). */
+const NAME_LABEL_PHRASES: ReadonlySet<string> = new Set(NAME_LABELS.split("|"));
 /**
  * Where a name stands, by what leads it, and whether the words found must hold a first name of the
  * lexicon (or initials, or a surname-first form) to count: after a label such as `To:` or `De:`
@@ -1080,8 +1082,10 @@ function surnameFirst(value: string, labelled = false): boolean {
     !(caps && known) &&
     !(known && NOUN_LIKE.has(w.toLowerCase()));
   if (surname.some((w) => notName(w) || COMPANY_WORDS.has(w) || everyday(w))) return false;
-  // A greeting or sign-off before the comma greets the name (Best, Olga; Hola, Lucía).
-  if (!caps && surname.length === 1 && GREETING_WORDS.has(surname[0]!.toLowerCase())) return false;
+  // A greeting or sign-off before the comma greets the name (Best, Olga; Viele Grüße, Lukas).
+  const greeting = surname.join(" ");
+  if (!caps && (GREETING_WORDS.has(greeting.toLowerCase()) || NAME_LABEL_PHRASES.has(greeting)))
+    return false;
   if (known) return true;
   // After a label, a surname then one given name is a register's form (ADEBAYO, Tunde; TOY, Sage).
   return labelled && /^\p{Lu}\p{Ll}+$/u.test(given) && !notName(given);

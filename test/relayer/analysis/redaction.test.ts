@@ -1600,6 +1600,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ['The assignee is "Priya".', 'The assignee is "[NAME_1]".'],
       ["Best, Olga", "Best, [NAME_1]"],
       ["Love, Anna", "Love, [NAME_1]"],
+      ["Viele Grüße, Lukas", "Viele Grüße, [NAME_1]"],
+      [
+        "Hoi allemaal, Sanne heeft getekend. Groet, Bram",
+        "Hoi allemaal, [NAME_1] heeft getekend. Groet, [NAME_2]",
+      ],
       ["Mi nombre es Carlos Ruiz y vivo en Madrid", "Mi nombre es [NAME_1] y vivo en Madrid"],
     ]);
     expectNoName([

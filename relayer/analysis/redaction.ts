@@ -670,6 +670,13 @@ const ADDRESS_PATTERNS: RegExp[] = [
     `(?<![\\p{L}\\p{N}])\\d{1,6}[a-z]? (?:[\\p{Ll}\\d][\\p{Ll}\\d'’-]*\\.? ){1,4}(?:${STREET_TYPES_EN})\\.?(?: (?:${COMPASS})\\.?)?(?:,? (?:${UNIT_WORDS})\\.? #?[\\p{L}\\d]+|,? #\\d+)?,? \\p{Ll}[\\p{Ll}'’.-]*(?: \\p{Ll}[\\p{Ll}'’.-]*){0,3},? (?:(?:[a-z]{2},? )?${US_ZIP}|[a-z]{1,2}\\d[a-z\\d]? ?\\d[a-z]{2})(?![\\p{L}\\p{N}])`,
     "giu",
   ),
+  // A street in lower case where a person says they live there (`i live at 42 elm street`, `she
+  // moved to 5 oak road`, `my address is 10 downing street`): the words that make it one's home;
+  // its town after it where the clause ends there (`…elm street, boston.`).
+  new RegExp(
+    `(?<=(?<![\\p{L}])(?:[Ll]ives?|[Ll]iving|[Ll]ived|[Rr]esides?|[Rr]esiding|[Mm]oved|[Mm]ove|[Mm]oving|[Ss]tay(?:s|ing)?|[Aa]ddress(?: is|:)) (?:at |on |to |in )?)\\d{1,6}[a-z]? (?:\\p{Ll}[\\p{Ll}'’-]*\\.? ){1,3}(?:street|avenue|road|lane|boulevard|drive|court|place|terrace|close|crescent|way|st|ave|rd|ln|blvd)(?![\\p{L}\\p{N}])\\.?(?:, \\p{Ll}[\\p{Ll}'’-]*(?: \\p{Ll}[\\p{Ll}'’-]*){0,2}(?=[.,;!?]|[ \\t]*(?:\\n|$)))?`,
+    "gu",
+  ),
   // A post-office box, in the six languages and Dutch (Postfach numbers in pairs: 10 01 01), with
   // its town as the country writes it: Springfield, IL 62704 / London SW1A 1AA / 10001 Berlin /
   // 1000 AB Amsterdam.
@@ -1531,11 +1538,15 @@ const LIST_BEFORE = new RegExp(`(\\p{Lu}[\\p{L}'’.-]*)${LIST_JOIN}$`, "u");
 const LIST_AFTER = new RegExp(`^${LIST_JOIN}\\p{Lu}`, "u");
 const WORD_BEFORE = /(\p{L}+)[ \t]+$/u;
 const LONE_PLACE_BEFORE = words("in im am aus nach near à au aux en te zum zur vom beim ins");
+/** A verb that brings a person in, not a place (`loop in Ahmed`, `keep in Anna`). */
+const BRING_IN =
+  /(?:^|[^\p{L}])(?:loop(?:ed|ing)?|bring(?:ing)?|brought|keep(?:ing)?|kept|let(?:ting)?|copy(?:ing)?|copied)[ \t]+in[ \t]+$/iu;
 const ASCII_WORD = /^[A-Za-z]+$/;
 const MONTH_WORD = new RegExp(`^${MONTHS}$`, "u");
 const QUOTED = /["'`][^"'`\s]+["'`]$/u;
-/** Two names joined by a conjunction alone (`Fatima and Omar`, `Lucia e Marco`). */
-const PAIR_JOIN = /^[ \t]+(?:and|und|et|e|y|en)[ \t]+$/u;
+/** The last join of a list of names, a conjunction (`Fatima and Omar`, `Anna, Tom and Priya`). */
+const PAIR_JOIN = /^,?[ \t]+(?:and|und|et|e|y|en)[ \t]+$/u;
+const COMMA_JOIN = /^,[ \t]*$/u;
 /** A list's word and its join before (Kessler, …), not a greeting before its comma (Love, Anna). */
 function listedBefore(before: string): boolean {
   const word = LIST_BEFORE.exec(before)?.[1];
@@ -1577,14 +1588,15 @@ function loneFirstNames(text: string): PiiSpan[] {
     // person's (in John's office).
     const lowerPrior = prior?.[1]!.toLowerCase();
     if (lowerPrior && DETERMINERS.has(lowerPrior)) continue;
-    if (lowerPrior && LONE_PLACE_BEFORE.has(lowerPrior) && word === m[1]) continue;
+    if (lowerPrior && LONE_PLACE_BEFORE.has(lowerPrior) && word === m[1] && !BRING_IN.test(before))
+      continue;
     if (notAPerson(text, m.index, end)) continue;
     found.push({ at: m.index, word, listed: listedBefore(before) || LIST_AFTER.test(after) });
   }
   // In a list of capitalised words, as often a firm's partners as people (Kessler, Hamill and
-  // Nolan; Guyot, Pierre et Fils): many surnames are also first names. Two first names alone
-  // joined by a conjunction are people (Meeting with Fatima and Omar; Lucia e Marco), as a firm of
-  // two such partners reads too (Guyot et Pierre, tél.).
+  // Nolan; Guyot, Pierre et Fils): many surnames are also first names. A list of first names alone
+  // closed by a conjunction is of people (Meeting with Fatima and Omar; Anna, Tom and Priya), as a
+  // firm of such partners reads too (Guyot et Pierre, tél.).
   const out: PiiSpan[] = [];
   for (let k = 0; k < found.length; k++) {
     const here = found[k]!;
@@ -1592,15 +1604,20 @@ function loneFirstNames(text: string): PiiSpan[] {
       out.push(span("NAME", here.at, here.word));
       continue;
     }
-    const next = found[k + 1];
-    if (!next) continue;
-    const from = here.at + here.word.length;
-    if (!PAIR_JOIN.test(text.slice(from, next.at))) continue;
-    const before = text.slice(Math.max(0, here.at - 40), here.at);
-    const nextEnd = next.at + next.word.length;
-    if (listedBefore(before) || LIST_AFTER.test(text.slice(nextEnd, nextEnd + 40))) continue;
-    out.push(span("NAME", here.at, here.word), span("NAME", next.at, next.word));
-    k++;
+    // The list's first word: its words up to the one after the conjunction, each a first name.
+    if (listedBefore(text.slice(Math.max(0, here.at - 40), here.at))) continue;
+    let last = k;
+    let closed = false;
+    while (!closed && last + 1 < found.length) {
+      const join = text.slice(found[last]!.at + found[last]!.word.length, found[last + 1]!.at);
+      closed = PAIR_JOIN.test(join);
+      if (!closed && !COMMA_JOIN.test(join)) break;
+      last++;
+    }
+    const end = found[last]!.at + found[last]!.word.length;
+    if (!closed || LIST_AFTER.test(text.slice(end, end + 40))) continue;
+    for (const member of found.slice(k, last + 1)) out.push(span("NAME", member.at, member.word));
+    k = last;
   }
   return out;
 }

@@ -257,9 +257,10 @@ describe("# analysis redaction", function () {
       ["ship to 350 fifth avenue, apt 4b, new york, ny 10118 pls", "ship to [ADDRESS_1] pls"],
       ["meet at 221b baker st, london nw1 6xe.", "meet at [ADDRESS_1]."],
     ]);
-    // Without its town and code, words in lower case before a street's type are no address.
+    // Without its town and code, words in lower case before a street's type are no address, but
+    // where a person says they live there (above).
     for (const text of [
-      "lives at 10 downing street",
+      "meet at 10 downing street",
       "we have 2 park entrances, 3 union members 12345",
       "i ordered 3 green apples, pay 20500",
     ])
@@ -347,6 +348,10 @@ describe("# analysis redaction of formats beyond the corpus", function () {
       ["123 Maple Ave, Toronto, ON M5V 2T6.", "[ADDRESS_1]."],
       ["5 Main Street, Dublin 2, D02 X285", "[ADDRESS_1]"],
       ["Eircode: D02 X285", "Eircode: [ADDRESS_1]"],
+      // A street in lower case where a person says they live there, with its town where the
+      // clause ends.
+      ["i live at 42 elm street, boston.", "i live at [ADDRESS_1]."],
+      ["she moved to 5 oak road last year", "she moved to [ADDRESS_1] last year"],
       // A French RIB (its key checked) and a German bank code after its label.
       ["RIB 30006 00001 12345678901 89", "RIB [BANK_ACCOUNT_1]"],
       ["RIB : 20041 01005 0500013M026 06.", "RIB : [BANK_ACCOUNT_1]."],
@@ -1596,6 +1601,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       // reads too.
       ["Meeting with Fatima and Omar on Monday", "Meeting with [NAME_1] and [NAME_2] on Monday"],
       ["Lucia e Marco hanno firmato", "[NAME_1] e [NAME_2] hanno firmato"],
+      ["Anna, Tom and Priya will attend", "[NAME_1], [NAME_2] and [NAME_3] will attend"],
+      ["he'll loop in Ahmed", "he'll loop in [NAME_1]"],
       // A sign-off before the comma is no surname nor a list's word.
       ['The assignee is "Priya".', 'The assignee is "[NAME_1]".'],
       ["Best, Olga", "Best, [NAME_1]"],

@@ -65,7 +65,9 @@ const LOCALES = [
   "zu_ZA",
 ] as const;
 
-const NAME_TAGS = new Set(["FirstName", "MaleName", "FemaleName", "Person", "LastName"]);
+/** compromise's tags of a given name; a person's or a surname's tag alone may not be one. */
+const FIRST_NAME_TAGS = new Set(["FirstName", "MaleName", "FemaleName"]);
+const NAME_TAGS = new Set([...FIRST_NAME_TAGS, "Person", "LastName"]);
 
 /** Names common in the six languages that compromise tags as a word too (Jan, a month's). */
 const FIRST_ALL_THE_SAME = new Set(
@@ -163,11 +165,7 @@ export function firstNamesSource(): string {
       }
   const common = commonEnglishWords();
   const lexiconNames = Object.entries(lexicon)
-    .filter(([, tag]) =>
-      (Array.isArray(tag) ? tag : [tag]).some(
-        (t) => t !== "Person" && t !== "LastName" && NAME_TAGS.has(t),
-      ),
-    )
+    .filter(([, tag]) => (Array.isArray(tag) ? tag : [tag]).some((t) => FIRST_NAME_TAGS.has(t)))
     .map(([word]) => word);
   const everyday = [...new Set([...words, ...lexiconNames])].filter((w) => common.has(w));
   return (

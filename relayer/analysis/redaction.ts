@@ -1532,8 +1532,10 @@ const LONE_EVERYDAY_NAMES = new Set([
 ]);
 /** Where a sentence starts: the text's or a line's start, or after a sentence's end or a colon. */
 const SENTENCE_START = /(?:^|[.!?:;\n])[\s"“'‘`(*•>#/-]*(?:\d+[.)][ \t]+)?$/u;
+/** The conjunctions that close a list of the six languages and Dutch (and, und, et, e, y, en). */
+const LIST_CONJUNCTIONS = "and|und|et|e|y|en";
 /** What joins the words of a list of names or a firm's partners: a comma, a conjunction, a dash. */
-const LIST_JOIN = "(?:,[ \\t]*|[ \\t]+(?:and|&|et|und|e|y|en|[-–])[ \\t]+)";
+const LIST_JOIN = `(?:,[ \\t]*|[ \\t]+(?:${LIST_CONJUNCTIONS}|&|[-–])[ \\t]+)`;
 const LIST_BEFORE = new RegExp(`(\\p{Lu}[\\p{L}'’.-]*)${LIST_JOIN}$`, "u");
 const LIST_AFTER = new RegExp(`^${LIST_JOIN}\\p{Lu}`, "u");
 const WORD_BEFORE = /(\p{L}+)[ \t]+$/u;
@@ -1545,7 +1547,7 @@ const ASCII_WORD = /^[A-Za-z]+$/;
 const MONTH_WORD = new RegExp(`^${MONTHS}$`, "u");
 const QUOTED = /["'`][^"'`\s]+["'`]$/u;
 /** The last join of a list of names, a conjunction (`Fatima and Omar`, `Anna, Tom and Priya`). */
-const PAIR_JOIN = /^,?[ \t]+(?:and|und|et|e|y|en)[ \t]+$/u;
+const PAIR_JOIN = new RegExp(`^,?[ \\t]+(?:${LIST_CONJUNCTIONS})[ \\t]+$`, "u");
 const COMMA_JOIN = /^,[ \t]*$/u;
 /** A list's word and its join before (Kessler, …), not a greeting before its comma (Love, Anna). */
 function listedBefore(before: string): boolean {
@@ -1553,7 +1555,7 @@ function listedBefore(before: string): boolean {
   return word !== undefined && !GREETING_WORDS.has(word.toLowerCase());
 }
 function loneFirstNames(text: string): PiiSpan[] {
-  const found: { at: number; word: string; listed: boolean }[] = [];
+  const found: { at: number; word: string; afterListed: boolean; listed: boolean }[] = [];
   for (const m of text.matchAll(LONE_FIRST_NAME)) {
     const word = m[1]!.replace(/['’]s$/u, "");
     // Most capitalised words are none of the lexicon's: plain letters are looked up as they are.
@@ -1591,7 +1593,8 @@ function loneFirstNames(text: string): PiiSpan[] {
     if (lowerPrior && LONE_PLACE_BEFORE.has(lowerPrior) && word === m[1] && !BRING_IN.test(before))
       continue;
     if (notAPerson(text, m.index, end)) continue;
-    found.push({ at: m.index, word, listed: listedBefore(before) || LIST_AFTER.test(after) });
+    const afterListed = listedBefore(before);
+    found.push({ at: m.index, word, afterListed, listed: afterListed || LIST_AFTER.test(after) });
   }
   // In a list of capitalised words, as often a firm's partners as people (Kessler, Hamill and
   // Nolan; Guyot, Pierre et Fils): many surnames are also first names. A list of first names alone
@@ -1605,7 +1608,7 @@ function loneFirstNames(text: string): PiiSpan[] {
       continue;
     }
     // The list's first word: its words up to the one after the conjunction, each a first name.
-    if (listedBefore(text.slice(Math.max(0, here.at - 40), here.at))) continue;
+    if (here.afterListed) continue;
     let last = k;
     let closed = false;
     while (!closed && last + 1 < found.length) {
@@ -1685,7 +1688,10 @@ const LABELLED_VALUE = new RegExp(
  */
 const NAME_VALUE_END = new RegExp(lowerNameEnd(",;.", ",.;"), "iuy");
 const PERSON_VALUE_END = new RegExp(lowerNameEnd(",;.", ",.;", LABELLED_NEXT), "iuy");
-/** Articles before a lower-case `mr`, `dr` that make it a thing's abbreviation (the mr, an mr). */
+/**
+ * Articles before a lower-case `mr`, `dr` that make it a thing's abbreviation (the mr, an mr):
+ * narrower than `DETERMINERS`, whose possessives lead a person as often (`our mrs white`).
+ */
 const THING_ARTICLES = words("the a an this that each every which");
 /**
  * Where a titled name in lower case ends: as after a person's label, or before a verb that tells

@@ -1546,6 +1546,13 @@ const BRING_IN =
 const ASCII_WORD = /^[A-Za-z]+$/;
 const MONTH_WORD = new RegExp(`^${MONTHS}$`, "u");
 const QUOTED = /["'`][^"'`\s]+["'`]$/u;
+/**
+ * What only a person does after the name opening a sentence, said or to be done in their own
+ * person (`Jack will call`, `Mark said`, `Grant asked`); not `will pay`, `is due`, which a grant or
+ * a bill does too.
+ */
+const PERSON_DID =
+  /^[ \t]+(?:said|says|asked|asks|wrote|writes|replied|replies|told|tells|agreed|agrees|mentioned|suggested|explained|promised|emailed|phoned|thinks|thought|will[ \t]+(?:call|email|phone|reply|sign|join|attend))(?![\p{L}\p{N}])/u;
 /** The last join of a list of names, a conjunction (`Fatima and Omar`, `Anna, Tom and Priya`). */
 const PAIR_JOIN = new RegExp(`^,?[ \\t]+(?:${LIST_CONJUNCTIONS})[ \\t]+$`, "u");
 const COMMA_JOIN = /^,[ \t]*$/u;
@@ -1579,10 +1586,12 @@ function loneFirstNames(text: string): PiiSpan[] {
       !(isCommonWord(prior[1]!) && SENTENCE_START.test(before.slice(0, prior.index)))
     )
       continue;
-    // Quoted alone it is a string's or an identifier's word as often (`tap("Trace", …)`).
+    // Quoted alone it is a string's or an identifier's word as often (`tap("Trace", …)`). Before
+    // a verb only a person does it is the person (Jack will call, Mark said).
     if (
       LONE_EVERYDAY_NAMES.has(word) &&
-      (SENTENCE_START.test(before) || QUOTED.test(before + m[1]! + after.slice(0, 1)))
+      ((SENTENCE_START.test(before) && !(word === m[1] && PERSON_DID.test(after))) ||
+        QUOTED.test(before + m[1]! + after.slice(0, 1)))
     )
       continue;
     // After an article or a demonstrative the word names a thing (the Jordan office, this Grace
@@ -1597,9 +1606,10 @@ function loneFirstNames(text: string): PiiSpan[] {
     found.push({ at: m.index, word, afterListed, listed: afterListed || LIST_AFTER.test(after) });
   }
   // In a list of capitalised words, as often a firm's partners as people (Kessler, Hamill and
-  // Nolan; Guyot, Pierre et Fils): many surnames are also first names. A list of first names alone
-  // closed by a conjunction is of people (Meeting with Fatima and Omar; Anna, Tom and Priya), as a
-  // firm of such partners reads too (Guyot et Pierre, tél.).
+  // Nolan; Guyot, Pierre et Fils): many surnames are also first names. A list of first names alone,
+  // closed by a conjunction or by commas only, is of people (Meeting with Fatima and Omar; Anna,
+  // Tom, Priya will attend), as a firm of such partners reads too (Guyot et Pierre, tél.); firms
+  // close their partners' list with a conjunction or an ampersand.
   const out: PiiSpan[] = [];
   for (let k = 0; k < found.length; k++) {
     const here = found[k]!;
@@ -1618,7 +1628,7 @@ function loneFirstNames(text: string): PiiSpan[] {
       last++;
     }
     const end = found[last]!.at + found[last]!.word.length;
-    if (!closed || LIST_AFTER.test(text.slice(end, end + 40))) continue;
+    if ((!closed && last === k) || LIST_AFTER.test(text.slice(end, end + 40))) continue;
     for (const member of found.slice(k, last + 1)) out.push(span("NAME", member.at, member.word));
     k = last;
   }

@@ -1602,6 +1602,18 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Meeting with Fatima and Omar on Monday", "Meeting with [NAME_1] and [NAME_2] on Monday"],
       ["Lucia e Marco hanno firmato", "[NAME_1] e [NAME_2] hanno firmato"],
       ["Anna, Tom and Priya will attend", "[NAME_1], [NAME_2] and [NAME_3] will attend"],
+      // Closed by commas only: firms close their partners' list with a conjunction or `&`.
+      [
+        "Tickets for Anna, Tom, Priya are booked",
+        "Tickets for [NAME_1], [NAME_2], [NAME_3] are booked",
+      ],
+      // At a clause's start the first two read as a name written surname first: none is sent.
+      ["Anna, Tom, Priya will attend", "[NAME_1], [NAME_2] will attend"],
+      ["We met Priya, Omar.", "We met [NAME_1], [NAME_2]."],
+      // An everyday word opening a sentence is the person before a verb only a person does.
+      ["Jack will call you tomorrow.", "[NAME_1] will call you tomorrow."],
+      ["Fees are due. Mark said so.", "Fees are due. [NAME_1] said so."],
+      ["Chase wrote back: ok", "[NAME_1] wrote back: ok"],
       ["he'll loop in Ahmed", "he'll loop in [NAME_1]"],
       // A sign-off before the comma is no surname nor a list's word.
       ['The assignee is "Priya".', 'The assignee is "[NAME_1]".'],
@@ -1629,6 +1641,12 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "// Skip the argument",
       "badge?label=Travis",
       "Mark it paid. Chase the payer.",
+      // Before a verb a thing does too, or a longer word, or as a possessive, it stays the word.
+      "Grant will pay for the audit.",
+      "Mark will signal the payer.",
+      "Grant's terms require it.",
+      "Offices in London, Paris, Berlin.",
+      "Invoice from Kessler, Hamill & Nolan",
       "Note: Will this settle?",
       // Places, brands and assets that are also first names.
       "We expand to Jordan and Georgia next year.",

@@ -1537,6 +1537,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["mr brown said it is fine", "mr [NAME_1] said it is fine"],
       ["dr green will call you", "dr [NAME_1] will call you"],
       ["our mrs white has signed", "our mrs [NAME_1] has signed"],
+      // `ms` where the name ends or before a verb only a person does.
+      ["thanks ms smith.", "thanks ms [NAME_1]."],
+      ["cc ms patel, ms. rossi", "cc ms [NAME_1], ms. [NAME_2]"],
+      ["ms patel said it is fine", "ms [NAME_1] said it is fine"],
+      ["ms anna kowalski will call", "ms [NAME_1] will call"],
     ]);
     expectNoName([
       "the mr review is pending",
@@ -1547,6 +1552,14 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "the mr is ready",
       "prof x",
       "10 ms latency",
+      // `ms` as milliseconds after a number, before a measure's word or Microsoft's product.
+      "took 30 ms smith",
+      "p99 in ms latency is low",
+      "time in ms latency.",
+      "ms word",
+      "ms sql.",
+      "ms teams call",
+      "ms baker.",
       "i miss tom's cooking",
       "Frau Dr. med.",
     ]);

@@ -1498,12 +1498,17 @@ function plainSurname(word: string): boolean {
 const SPEAKER =
   /^[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?(\p{Lu}[\p{Ll}'’]+(?:-\p{Lu}[\p{Ll}'’]+)?)[ \t]?:[ \t]+(?=\p{L})/gmu;
 /**
- * A chat log's speaker in lower case (`tom: i agree with the fee`): read only where two lines or
- * more of the text open so and each says two words or more, as a log does and a configuration's
- * keys (`dex: uniswap`, `chase: true`) do not.
+ * A chat log's speaker in lower case (`tom: i agree with the fee`): read where two lines or more
+ * of the text open so and each says two words or more, as a log does and a configuration's keys
+ * (`dex: uniswap`, `chase: true`) do not; a line alone where what is said opens as only speech
+ * does (`CHAT_OPENERS`).
  */
 const LOWER_SPEAKER =
-  /^[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?(\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}[\p{Ll}'’]+)?)[ \t]?:[ \t]+\p{L}[^\s]*[ \t]+\p{L}/gmu;
+  /^[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?(\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}[\p{Ll}'’]+)?)[ \t]?:[ \t]+(\p{L}[^\s]*)[ \t]+\p{L}/gmu;
+/** First words of what a person says that no configuration's value opens with (`i agree…`). */
+const CHAT_OPENERS = words(
+  "i i'm i’m i'll i’ll i've i’ve i'd i’d we we're we’re we'll we’ll ok okay yes yeah yep nope sure thanks thank sounds agreed hi hey hello sorry please can could",
+);
 function speakerNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(SPEAKER)) {
@@ -1512,11 +1517,14 @@ function speakerNames(text: string): PiiSpan[] {
     out.push(span("NAME", m.index + m[0].indexOf(word), word));
   }
   const lower: PiiSpan[] = [];
+  let opensAsSpeech = false;
   for (const m of text.matchAll(LOWER_SPEAKER)) {
     const word = m[1]!;
-    if (writtenFirstName(word)) lower.push(span("NAME", m.index + m[0].indexOf(word), word));
+    if (!writtenFirstName(word)) continue;
+    lower.push(span("NAME", m.index + m[0].indexOf(word), word));
+    opensAsSpeech = CHAT_OPENERS.has(m[2]!.replace(/[,.!?]$/u, ""));
   }
-  if (lower.length >= 2) out.push(...lower);
+  if (lower.length >= 2 || (lower.length === 1 && opensAsSpeech)) out.push(...lower);
   return out;
 }
 

@@ -1576,6 +1576,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
         "tom: i agree with the fee\nanna: ok then\n[10:42] priya: sounds good",
         "[NAME_1]: i agree with the fee\n[NAME_2]: ok then\n[10:42] [NAME_3]: sounds good",
       ],
+      // A line alone where what is said opens as only speech does.
+      ["tom: i agree with the fee", "[NAME_1]: i agree with the fee"],
+      ["[10:42] priya: sounds good to me", "[10:42] [NAME_1]: sounds good to me"],
+      ["anna: ok, send it", "[NAME_1]: ok, send it"],
     ]);
     expectNoName([
       "Note: fees apply",
@@ -1584,6 +1588,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Dex: 5",
       "dex: uniswap",
       "dex: uniswap\nchase: true",
+      "chase: enabled by default",
+      "mode: i2c bus",
       "route:\n  dex: uniswap\n  chain: base",
       "Status: pending",
       // A label that is a first name without its accent (`Signe`).

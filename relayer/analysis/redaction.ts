@@ -1094,7 +1094,10 @@ function surnameFirst(value: string, labelled = false): boolean {
   if (!caps && (GREETING_WORDS.has(greeting.toLowerCase()) || NAME_LABEL_PHRASES.has(greeting)))
     return false;
   if (known) return true;
-  // After a label, a surname then one given name is a register's form (ADEBAYO, Tunde; TOY, Sage).
+  // After a label, a surname then one given name is a register's form (ADEBAYO, Tunde; TOY, Sage);
+  // a full name before the comma is the name, and what follows its place or role (Signed: John
+  // Smith, London).
+  if (!caps && surname.length > 1 && isFirstName(surname[0]!)) return false;
   return labelled && /^\p{Lu}\p{Ll}+$/u.test(given) && !notName(given);
 }
 

@@ -1205,6 +1205,13 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Dear Anna Smith, Le contrat est signé.", "Dear [NAME_1], Le contrat est signé."],
       ["Hallo Anna Schmidt, Die Unterlagen folgen.", "Hallo [NAME_1], Die Unterlagen folgen."],
       ["Dear Mr Smith, La société a payé.", "Dear Mr [NAME_1], La société a payé."],
+      // After a label a full name before the comma is the name, its place or role after it.
+      ["Signed: John Smith, London", "Signed: [NAME_1], London"],
+      ["Witness: Anna Kowalski, Warsaw, 3 March 2024", "Witness: [NAME_1], Warsaw, 3 March 2024"],
+      ["Name: Jean Dupont, Lyon", "Name: [NAME_1], Lyon"],
+      // A surname of two words before a known given name stays surname first.
+      ["Name: Martin Lopez, Ana", "Name: [NAME_1]"],
+      ["Name: Smith, Sage", "Name: [NAME_1]"],
     ]);
     expectNoName([
       "However, Acme shall pay.",

@@ -1009,7 +1009,7 @@ function describedName(words: readonly string[]): string[] {
 }
 /** Words a name pattern may start on that are not names. */
 const NOT_NAMES = words(
-  "CEO CFO COO CTO CIO CISO CMO CRO CCO VP SVP EVP HR GM MD Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station River County Square Strasse Straße Gasse Platz Allee Straat Laan Plein Gracht Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard Bridge District Trophy Festival Tournament",
+  "CEO CFO COO CTO CIO CISO CMO CRO CCO VP SVP EVP HR GM MD Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please Bitte Danke Merci Grazie Gracias Prego Hallo Hola Ciao Bonjour Salut Obrigado Obrigada Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station River County Square Strasse Straße Gasse Platz Allee Straat Laan Plein Gracht Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard Bridge District Trophy Festival Tournament",
 );
 
 /**
@@ -1608,11 +1608,17 @@ function loneFirstNames(text: string): PiiSpan[] {
       continue;
     const prior = WORD_BEFORE.exec(before);
     // A capitalised word before it is of the same name or place (Victoria Station is read whole
-    // elsewhere), unless it is an everyday word opening the sentence (Ask Priya, Thanks Tom).
+    // elsewhere), unless it is an everyday word, a greeting or a request's word of the six
+    // languages opening the sentence (Ask Priya, Thanks Tom, Danke Erika, Bitte Erika anrufen).
     if (
       prior &&
       /^\p{Lu}/u.test(prior[1]!) &&
-      !(isCommonWord(prior[1]!) && SENTENCE_START.test(before.slice(0, prior.index)))
+      !(
+        (isCommonWord(prior[1]!) ||
+          notName(prior[1]!) ||
+          GREETING_WORDS.has(prior[1]!.toLowerCase())) &&
+        SENTENCE_START.test(before.slice(0, prior.index))
+      )
     )
       continue;
     // Quoted alone it is a string's or an identifier's word as often (`tap("Trace", …)`). Before

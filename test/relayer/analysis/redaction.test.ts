@@ -1641,6 +1641,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Fees are due. Mark said so.", "Fees are due. [NAME_1] said so."],
       ["Chase wrote back: ok", "[NAME_1] wrote back: ok"],
       ["he'll loop in Ahmed", "he'll loop in [NAME_1]"],
+      // After a greeting or a request's word of the six languages opening the sentence.
+      ["Danke Erika!", "Danke [NAME_1]!"],
+      ["Merci Claire pour tout", "Merci [NAME_1] pour tout"],
+      ["Grazie Marco. Gracias Ana.", "Grazie [NAME_1]. Gracias [NAME_2]."],
+      ["Bitte Erika anrufen", "Bitte [NAME_1] anrufen"],
       // A sign-off before the comma is no surname nor a list's word.
       ['The assignee is "Priya".', 'The assignee is "[NAME_1]".'],
       ["Best, Olga", "Best, [NAME_1]"],

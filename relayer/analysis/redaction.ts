@@ -1330,6 +1330,7 @@ function names(text: string): PiiSpan[] {
     ...lowerTitledNames(text),
     ...speakerNames(text),
     ...loneFirstNames(text),
+    ...gaelicSurnames(text),
     ...rowNames(text),
   );
   return out;
@@ -1666,6 +1667,39 @@ function loneFirstNames(text: string): PiiSpan[] {
     if ((!closed && last === k) || LIST_AFTER.test(text.slice(end, end + 40))) continue;
     for (const member of found.slice(k, last + 1)) out.push(span("NAME", member.at, member.word));
     k = last;
+  }
+  return out;
+}
+
+/**
+ * An Irish surname of `O'` alone or after one capitalised word, its given name (`Spoke with
+ * O'Brien`, `Conan O'Brien called`): `O'` and a capitalised word is a surname's form and no
+ * English word's; the given name need not be in the lexicon. Not before a capitalised word (`O'Hare
+ * Airport`, `O'Reilly Media`: a place or firm named after one), in a list of capitalised words (a
+ * firm's partners) nor after an article (`an O'Reilly book`).
+ */
+const GAELIC_SURNAME =
+  /(?<![\p{L}\p{N}'’.@#/_=<-])(?:(\p{Lu}\p{Ll}+)[ \t]+)?(O['’]\p{Lu}\p{Ll}{2,}(?:-\p{Lu}\p{Ll}+)?)(?![\p{L}\p{N}@_/-])/gu;
+function gaelicSurnames(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(GAELIC_SURNAME)) {
+    const end = m.index + m[0].length;
+    const after = text.slice(end, end + 40);
+    // In a list of capitalised words, a firm's partners as often (Ritchie, Osinski and O'Reilly).
+    if (/^[ \t]+\p{Lu}/u.test(after) || LIST_AFTER.test(after)) continue;
+    if (listedBefore(text.slice(Math.max(0, m.index - 40), m.index))) continue;
+    const given = m[1];
+    const prior = WORD_BEFORE.exec(text.slice(Math.max(0, m.index - 20), m.index))?.[1];
+    const thing = (w: string | undefined) =>
+      w !== undefined && (DETERMINERS.has(w.toLowerCase()) || THING_ARTICLES.has(w.toLowerCase()));
+    if (thing(given ?? prior)) continue;
+    const person =
+      given !== undefined &&
+      !isCommonWord(given) &&
+      !notName(given) &&
+      !HONORIFIC.test(given) &&
+      !GREETING_WORDS.has(given.toLowerCase());
+    out.push(person ? span("NAME", m.index, m[0]) : span("NAME", end - m[2]!.length, m[2]!));
   }
   return out;
 }
@@ -2883,6 +2917,7 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   SPEAKER,
   LOWER_SPEAKER,
   LONE_FIRST_NAME,
+  GAELIC_SURNAME,
 ];
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";

@@ -1698,6 +1698,26 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should read an Irish surname of O' alone or after its given name, and no place, firm or partner named after one", function () {
+    expectRedacted([
+      ["Spoke with O'Brien yesterday.", "Spoke with [NAME_1] yesterday."],
+      ["Conan O'Brien called", "[NAME_1] called"],
+      [
+        "Ask O’Neill. Meeting with O'Hara, then lunch",
+        "Ask [NAME_1]. Meeting with [NAME_2], then lunch",
+      ],
+      ["O'Brien's memo", "[NAME_1]'s memo"],
+    ]);
+    expectNoName([
+      "Flights via the O'Hare airport",
+      "an O'Reilly book",
+      "O'Reilly Media",
+      "Ritchie, Osinski and O'Reilly",
+      "Signed for O'Conner-Nikolaus and Sons.",
+      "Kessler - O'Conner support",
+    ]);
+  });
+
   it("should read an Arabic surname with its article in lower case joined by a hyphen as the name's", function () {
     expectRedacted([
       ["Abdullah al-Hassan signed", "[NAME_1] signed"],

@@ -1646,6 +1646,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Merci Claire pour tout", "Merci [NAME_1] pour tout"],
       ["Grazie Marco. Gracias Ana.", "Grazie [NAME_1]. Gracias [NAME_2]."],
       ["Bitte Erika anrufen", "Bitte [NAME_1] anrufen"],
+      // After a chat's abbreviation opening the sentence.
+      ["FYI Anna approved the swap", "FYI [NAME_1] approved the swap"],
+      ["ASAP Tom, please", "ASAP [NAME_1], please"],
       // A sign-off before the comma is no surname nor a list's word.
       ['The assignee is "Priya".', 'The assignee is "[NAME_1]".'],
       ["Best, Olga", "Best, [NAME_1]"],

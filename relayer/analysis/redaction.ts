@@ -1481,11 +1481,13 @@ function anyFirstName(word: string): boolean {
 
 /**
  * A surname's word in lower case after a plain first name: no everyday word, nor a particle, nor a
- * letter alone (a conjunction: `Carlos Ruiz y vivo en Madrid`).
+ * letter alone or another conjunction (`Carlos Ruiz y vivo en Madrid`, `Ich heiße Jonas und wohne
+ * in Berlin`, `Ik heet Daan en ik woon…`).
  */
 function plainSurname(word: string): boolean {
   return (
     word.length > 1 &&
+    !LIST_CONJUNCTION_WORD.test(word) &&
     !isCommonWord(word) &&
     !notName(capitalised(word)) &&
     !PARTICLE_WORD.test(word)
@@ -1564,6 +1566,7 @@ const LONE_EVERYDAY_NAMES = new Set([
 const SENTENCE_START = /(?:^|[.!?:;\n])[\s"“'‘`(*•>#/-]*(?:\d+[.)][ \t]+)?$/u;
 /** The conjunctions that close a list of the six languages and Dutch (and, und, et, e, y, en). */
 const LIST_CONJUNCTIONS = "and|und|et|e|y|en";
+const LIST_CONJUNCTION_WORD = new RegExp(`^(?:${LIST_CONJUNCTIONS})$`, "iu");
 /** What joins the words of a list of names or a firm's partners: a comma, a conjunction, a dash. */
 const LIST_JOIN = `(?:,[ \\t]*|[ \\t]+(?:${LIST_CONJUNCTIONS}|&|[-–])[ \\t]+)`;
 const LIST_BEFORE = new RegExp(`(\\p{Lu}[\\p{L}'’.-]*)${LIST_JOIN}$`, "u");
@@ -1858,8 +1861,21 @@ function valueNames(
   for (const read of readings) {
     const kept = nameWords(read, reading.lastSurname && read.length === ended, reading.named);
     // A capitalised value reaches here too: a firm's name is none (`Payee: Ernst & Young GmbH`).
-    if (kept && !companyAfter(text, at + ends[kept - 1]!))
-      out.push(span("NAME", at, value.slice(0, ends[kept - 1])));
+    if (!kept || companyAfter(text, at + ends[kept - 1]!)) continue;
+    out.push(span("NAME", at, value.slice(0, ends[kept - 1])));
+    // A second person's name after a conjunction where the value ends (`signed: tom and anna`,
+    // `unterschrieben: tom und anna kowalski`): all of the value's words after it a name's, none
+    // an everyday word (`name: tom and jerry show` stays a title's).
+    const rest = read.slice(kept + 1);
+    if (
+      read.length === ended &&
+      rest.length &&
+      LIST_CONJUNCTION_WORD.test(read[kept]!) &&
+      nameWords(rest, false, reading.named) === rest.length
+    ) {
+      const from = at + ends[kept]! + 1;
+      out.push(span("NAME", from, text.slice(from, at + ends[ended - 1]!)));
+    }
   }
   return out;
 }

@@ -1290,7 +1290,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       // Prose after the name ends it at a function word, not at a particle's article.
       ["Name: tom for now", "Name: [NAME_1] for now"],
       ["name: bob the builder", "name: [NAME_1] the builder"],
-      ["Name: anna and bob", "Name: [NAME_1] and bob"],
+      ["Name: anna and bob", "Name: [NAME_1] and [NAME_2]"],
       ["nome: maria della rosa", "nome: [NAME_1]"],
       ["Last name: Baker, First name: Hiroshi", "Last name: [NAME_1], First name: [NAME_2]"],
       ["Фамилия: Петров, имя: Иван", "Фамилия: [NAME_1], имя: [NAME_2]"],
@@ -1659,6 +1659,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
         "Hoi allemaal, [NAME_1] heeft getekend. Groet, [NAME_2]",
       ],
       ["Mi nombre es Carlos Ruiz y vivo en Madrid", "Mi nombre es [NAME_1] y vivo en Madrid"],
+      // Nor another conjunction of the languages (und, et, en) and what follows it.
+      ["Ich heiße Jonas und wohne in Berlin.", "Ich heiße [NAME_1] und wohne in Berlin."],
+      ["Je m'appelle Camille et je vis à Lyon.", "Je m'appelle [NAME_1] et je vis à Lyon."],
+      ["Ik heet Daan en ik woon in Utrecht.", "Ik heet [NAME_1] en ik woon in Utrecht."],
     ]);
     expectNoName([
       // Everyday words opening a sentence, where every word is capitalised.
@@ -1772,7 +1776,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["witness: jean-luc picard", "witness: [NAME_1]"],
       // The line going on after the name: a preposition or `and`.
       ["signed: tom for the board", "signed: [NAME_1] for the board"],
-      ["witness: anna kowalski and bob", "witness: [NAME_1] and bob"],
+      ["witness: anna kowalski and bob", "witness: [NAME_1] and [NAME_2]"],
       ["reviewed by: j. smith on 3 May", "reviewed by: [NAME_1] on 3 May"],
       // A surname that is also an everyday word, as the value's last word.
       ["signed: anna baker", "signed: [NAME_1]"],
@@ -1794,6 +1798,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["signed: tom [cfo]", "signed: [NAME_1] [cfo]"],
       ["name: jane doe (cfo)", "name: [NAME_1] (cfo)"],
       ["signed: tom who wrote the report", "signed: [NAME_1] who wrote the report"],
+      // A second person's name after a conjunction where the value ends, in the languages' words.
+      ["signed: tom and anna", "signed: [NAME_1] and [NAME_2]"],
+      ["witness: tom und anna kowalski.", "witness: [NAME_1] und [NAME_2]."],
+      ["name: tom and jerry show", "name: [NAME_1] and jerry show"],
       // A surname's particles, not counted among the value's words, and four words.
       ["signed: maria de la cruz", "signed: [NAME_1]"],
       ["witness: anna van der berg for the board", "witness: [NAME_1] for the board"],

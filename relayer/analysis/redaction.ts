@@ -396,7 +396,7 @@ const LOWER_CASE_WORD_LABEL = /^(?:sin|nas|nie|nir|spi|cf|pan)\b/;
  * says whose number it is, and one mistyped digit leaves it as identifying (unlabelled, the check
  * alone decides, above). US SSN and ITIN, ES DNI, NIE and NIF, IT codice fiscale, FR NIR and tax
  * number, DE Steuer-ID and social insurance number, Canadian SIN, UK National Insurance and NHS
- * numbers, Brazilian CPF, Indian PAN and Aadhaar.
+ * numbers, Brazilian CPF, Indian PAN and Aadhaar, Dutch BSN, Polish PESEL.
  */
 const LABELLED_NATIONAL_IDS = [
   [
@@ -436,6 +436,8 @@ const LABELLED_NATIONAL_IDS = [
   ["CPF(?: n[º°o]\\.?)?", "\\d{3}\\.?\\d{3}\\.?\\d{3}-?\\d{2}"],
   ["PAN(?: (?:number|no\\.?|card))?", "[A-Z]{5}\\d{4}[A-Z]"],
   ["Aadhaar(?: (?:number|no\\.?|card))?", "[2-9]\\d{3} ?\\d{4} ?\\d{4}"],
+  ["BSN|burgerservicenummer|sofi-?nummer", "\\d{4}\\.\\d{2}\\.\\d{3}|\\d{3}[ .]?\\d{3}[ .]?\\d{3}"],
+  ["PESEL", "\\d{11}"],
 ].map(
   ([label, shape]) =>
     new RegExp(

@@ -534,6 +534,11 @@ describe("# analysis redaction of each type's other formats", function () {
       ["SV-Nummer: 65170839J004", "SV-Nummer: [SSN_1]"],
       ["CPF: 529.982.247-24; CPF nº 52998224725", "CPF: [SSN_1]; CPF nº [SSN_2]"],
       ["PAN: ABCPE1234F, Aadhaar number 2345 6789 0123", "PAN: [SSN_1], Aadhaar number [SSN_2]"],
+      [
+        "mijn BSN is 1112.22.333, burgerservicenummer: 111 222 333",
+        "mijn BSN is [SSN_1], burgerservicenummer: [SSN_2]",
+      ],
+      ["PESEL: 44051401359.", "PESEL: [SSN_1]."],
     ]);
     // A Brazilian CPF in its dotted form is one by its two check digits, labelled or not.
     expectRedacted([["titular 529.982.247-25, conta 12", "titular [SSN_1], conta 12"]]);
@@ -558,6 +563,7 @@ describe("# analysis redaction of each type's other formats", function () {
     expect(findPii("pan ABCPE1234F").filter((s) => s.type === "SSN")).to.deep.equal([]);
     // The shape must fit: a longer number after the label is not the id.
     expect(findPii("SSN 123-45-67890").filter((s) => s.type === "SSN")).to.deep.equal([]);
+    expect(findPii("BSN 1112223334").filter((s) => s.type === "SSN")).to.deep.equal([]);
   });
 
   it("should redact e-mails with tags, new and international domains, in brackets, links, or spelt against harvesting", function () {

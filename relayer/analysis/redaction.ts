@@ -625,6 +625,9 @@ const CITY =
   "\\p{Lu}[\\p{L}'’-]*(?:[ ](?:\\p{Lu}[\\p{L}'’-]*|(?:de los|de las|de la|del|de|la|le|les|sur|sous|en|am|an der|im)(?= \\p{Lu})|\\p{Ll}+'\\p{L}+|laziale|sardo|veneto|calabro|lombardo|umbro|salentino|ligure|terme|marittimo|lido|a mare|del friuli|nell'\\p{L}+)(?![\\p{L}'’-])){0,4}(?: \\(\\p{Lu}[\\p{L}-]*\\))?";
 /** A US ZIP code (62704, 62704-0001) and a British postcode (SW1A 1AA), as address tails end. */
 const US_ZIP = "\\d{5}(?:-\\d{4})?";
+/** The US states', DC's and the territories' postal codes, before a ZIP code. */
+const US_STATES =
+  "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|PR|GU|VI|AS|MP";
 const UK_POSTCODE = "[A-Z]{1,2}\\d[A-Z\\d]? \\d[A-Z]{2}";
 /** A Canadian province's code and postcode (Toronto, ON M5V 2T6), an Irish Eircode (D02 X285). */
 const CA_PROVINCES = "AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT";
@@ -664,6 +667,20 @@ const ADDRESS_PATTERNS: RegExp[] = [
   ),
   // An Eircode after its label: each names one dwelling of Ireland.
   new RegExp(`(?<=\\b[Ee]ircode:? )${EIRCODE}(?![\\p{L}\\d])`, "gu"),
+  // A postcode alone after its label where it names a few dwellings (a British or Canadian full
+  // postcode, a Dutch one with its letters): `my postcode is SW1A 1AA`, `Postal code: M5V 2T6`,
+  // `Postcode: 1012 AB`. A ZIP code or a four- or five-digit one names a district and stays.
+  new RegExp(
+    `(?=[A-Z\\d])(?<=(?<![\\p{L}])(?:post ?code|postal code|zip ?code|code postal)(?: is)?[ \\t]{0,8}:?[ \\t]{0,8})(?:${UK_POSTCODE}|${CA_POSTCODE}|[1-9]\\d{3} ?(?!SA|SD|SS)[A-Z]{2})(?![\\p{L}\\p{N}])`,
+    "giu",
+  ),
+  // After an address's label, its line up to the postcode that ends it, as British and Irish
+  // addresses name a house with no number or street type (`Address: Rose Cottage, Lower
+  // Slaughter, GL54 2HS`): the label says the line is one, the postcode where it ends.
+  new RegExp(
+    `(?=[^\\s:])(?<=(?<![\\p{L}])(?:(?:[Hh]ome|HOME|[Pp]ostal|POSTAL|[Mm]ailing|MAILING|[Rr]esidential|RESIDENTIAL|[Dd]elivery|DELIVERY|[Bb]illing|BILLING|[Ss]hipping|SHIPPING|[Pp]ermanent|PERMANENT) )?(?:[Aa]ddress|ADDRESS|Adresse|ADRESSE|Anschrift|Wohnadresse|Dirección|Domicilio|Indirizzo|Adres|Endereço|Morada)[ \\t]{0,8}:[ \\t]{0,8})[^\\s:][^\\n:]{0,119}?,?[ \\t](?:${UK_POSTCODE}|${CA_POSTCODE}|${EIRCODE}|(?:${US_STATES}),? ${US_ZIP})(?![\\p{L}\\p{N}])`,
+    "gu",
+  ),
   // The same in lower case, as chats and quick notes write it (`1600 pennsylvania ave nw,
   // washington, dc 20500`, `10 downing street, london sw1a 2aa`): only with its town and a ZIP
   // code or a British postcode, which words in lower case before a street's type need to be read
@@ -2205,9 +2222,12 @@ function tableColumns(text: string): PiiSpan[] {
 /**
  * Two cells side by side in a record's row without a header (`Jane,Doe,jane@example.com`): each one
  * word, a comma with no space after it (a sentence's comma has one), or a semicolon, tab or pipe.
+ * The match starts on the first cell's letter, its separator looked behind, and only spaces stand
+ * before the next separator: a tab is both a separator and white space, and a run of tabs read
+ * from each of its tabs would take time in its length squared.
  */
 const ROW_PAIR =
-  /(?:^|[,;\t|])[ \t]*(\p{L}[\p{Ll}'’-]+)[ \t]*(?=(?:,|([;\t|])[ \t]*)(\p{L}[\p{Ll}'’-]+)[ \t]*(?:[,;\t|]|\r?$))/gmu;
+  /(?=\p{L})(?<=(?:^|[,;\t|])[ \t]*)(\p{L}[\p{Ll}'’-]+)[ ]*(?=(?:,|([;\t|])[ \t]*)(\p{L}[\p{Ll}'’-]+)[ \t]*(?:[,;\t|]|\r?$))/gmu;
 
 /**
  * A phone number as a contact list's cell holds one: international with its `+`, or in North

@@ -263,6 +263,11 @@ describe("# analysis redaction", function () {
       "meet at 10 downing street",
       "we have 2 park entrances, 3 union members 12345",
       "i ordered 3 green apples, pay 20500",
+      // A label's line that ends on no postcode of a dwelling's few; a district's code alone.
+      "Address: see contract section 4 AB 12345",
+      "Address: unknown\nNotes: SW1A 1AA",
+      "zip 90210, postcode 10115, Postcode: 1012 SS",
+      "IP address: 10.0.0.1",
     ])
       expect(
         findPii(text).filter((s) => s.type === "ADDRESS"),
@@ -271,6 +276,11 @@ describe("# analysis redaction", function () {
     expectNothingFoundInLinearTime([
       "9 aa bb cc dd street, ee ff gg hh, ",
       "1 st st st st st, a, ",
+      "Address: ",
+      "Address:\t",
+      "Address: a, ",
+      "postcode ",
+      "postcode: \t",
     ]);
   });
 
@@ -348,6 +358,16 @@ describe("# analysis redaction of formats beyond the corpus", function () {
       ["123 Maple Ave, Toronto, ON M5V 2T6.", "[ADDRESS_1]."],
       ["5 Main Street, Dublin 2, D02 X285", "[ADDRESS_1]"],
       ["Eircode: D02 X285", "Eircode: [ADDRESS_1]"],
+      // After an address's label, its line to the postcode that ends it; a fine postcode alone
+      // after its label.
+      ["Address: Flat 2, Rose Cottage, Lower Slaughter, GL54 2HS", "Address: [ADDRESS_1]"],
+      ["Mailing address: RR 2, Smallville, KS 66002", "Mailing address: [ADDRESS_1]"],
+      ["Adresse : Ballymore House, Co. Kildare, W23 F854", "Adresse : [ADDRESS_1]"],
+      ["my postcode is sw1a 1aa", "my postcode is [ADDRESS_1]"],
+      [
+        "Postal code: M5V 2T6; Postcode: 1012 AB",
+        "Postal code: [ADDRESS_1]; Postcode: [ADDRESS_2]",
+      ],
       // A street in lower case where a person says they live there, with its town where the
       // clause ends.
       ["i live at 42 elm street, boston.", "i live at [ADDRESS_1]."],
@@ -1961,7 +1981,18 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "abc;abc@\t",
       "abc,abc,1-1-1,",
       "abc,abc,+1 1,",
+      // A tab is a separator and white space: a run of them is read once, not from each tab.
+      "\t",
+      " \t",
+      "\t\n",
     ]);
+    const run = "\t".repeat(256 * 1024);
+    for (const text of [`Abc${run}`, `${run}Abc`, `Abc \t${run}`]) {
+      const started = performance.now();
+      expect(findPii(text)).to.deep.equal([]);
+      expect(performance.now() - started).to.be.below(2_000);
+    }
+    expectRedacted([["Jane \t Doe\tx\ty", "[NAME_1] \t [NAME_2]\tx\ty"]]);
   });
 
   it("should redact a page's table cells under its header row or beside their label, with the text tables' rules", function () {

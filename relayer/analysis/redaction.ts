@@ -1350,6 +1350,7 @@ function names(text: string): PiiSpan[] {
     ...speakerNames(text),
     ...loneFirstNames(text),
     ...gaelicSurnames(text),
+    ...cjkLabelledNames(text),
     ...rowNames(text),
   );
   return out;
@@ -1689,6 +1690,36 @@ function loneFirstNames(text: string): PiiSpan[] {
     if ((!closed && last === k) || LIST_AFTER.test(text.slice(end, end + 40))) continue;
     for (const member of found.slice(k, last + 1)) out.push(span("NAME", member.at, member.word));
     k = last;
+  }
+  return out;
+}
+
+/**
+ * A name in Chinese, Japanese or Korean writing after a person's label or a greeting, in any of the
+ * languages' labels or theirs (`Payee: 田中太郎`, `Beneficiary: 김민준`, `收款人：王伟`, `受取人：田中
+ * 太郎様`): these scripts have no capitals to tell a name by and write it without spaces, so the
+ * label and the value's length do: two to four Han or Hangul characters, a Japanese surname and
+ * given name with kana, or a name in katakana, the whole of the value: up to a mark, the line's
+ * end or an honorific (様, さん, 殿, 先生, 씨, 님, 女士, 小姐), not a sentence's first word (`Name:
+ * 설정 화면을 여세요`). A firm's, a bank's or a department's
+ * word in the value makes it none (`Payee: 阿里巴巴集团`, `受取人：株式会社山田`).
+ */
+const CJK_NAME_LABELS =
+  "Sender|Payer|Remitter|Sent by|姓名|氏名|名前|お名前|이름|성명|收款人|收款方|付款人|受益人|受取人|振込先|名義人|口座名義|예금주|수취인|받는 사람|보내는 사람|签名|署名|联系人|担当者|담당자";
+const CJK_CHAR = "[\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}ー]";
+const CJK_LABELLED_NAME = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS}|${CJK_NAME_LABELS})[ \\t]?[:：,、]?[ \\t\\u3000]{0,2}((?:\\p{sc=Hangul}{1,2} \\p{sc=Hangul}{1,3}|\\p{sc=Han}{1,3}[ \\u3000]${CJK_CHAR}{1,4}|\\p{sc=Han}{2,4}|\\p{sc=Hangul}{2,4}|\\p{sc=Han}{1,3}[\\p{sc=Hiragana}\\p{sc=Katakana}ー]{1,4}|[\\p{sc=Katakana}ー]{2,8}(?:[・ \\u3000][\\p{sc=Katakana}ー]{2,8})?))(?=[ \\u3000]?(?:様|さん|殿|先生|씨|님|女士|小姐)|[ \\t]{0,2}(?:[,，、;；()（）\\[\\]<>/|.。!！?？]|\\r?\\n|$))`,
+  "gu",
+);
+const CJK_ORGANISATION =
+  /公司|集团|集團|株式会社|有限|銀行|银行|会社|회사|은행|商店|大学|大學|学校|協会|协会|部门|部門|事務所|재단|센터|센타/u;
+function cjkLabelledNames(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(CJK_LABELLED_NAME)) {
+    const value = m[1]!;
+    const end = m.index + m[0].length;
+    if (CJK_ORGANISATION.test(value + text.slice(end, end + 8))) continue;
+    out.push(span("NAME", end - value.length, value));
   }
   return out;
 }
@@ -2956,6 +2987,7 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   LOWER_SPEAKER,
   LONE_FIRST_NAME,
   GAELIC_SURNAME,
+  CJK_LABELLED_NAME,
 ];
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";

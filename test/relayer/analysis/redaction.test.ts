@@ -2238,6 +2238,30 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     expectNoName(["Name: Annex B. Pricing", "By Plan A. Then we go.", "See Schedule A. The Buyer"]);
   });
 
+  it("should redact a name in Chinese, Japanese or Korean writing after a person's label, the whole of the value, and no firm's", function () {
+    expectRedacted([
+      ["Payee: 田中太郎", "Payee: [NAME_1]"],
+      ["Sender: 김민준 님", "Sender: [NAME_1] 님"],
+      ["受取人：田中太郎様", "受取人：[NAME_1]様"],
+      [
+        "收款人：王伟\nBeneficiary: 张伟, Beijing",
+        "收款人：[NAME_1]\nBeneficiary: [NAME_2], Beijing",
+      ],
+      ["Payee: 田中 太郎", "Payee: [NAME_1]"],
+      ["Dear 김 민준,", "Dear [NAME_1],"],
+      ["お名前：ヤマダ・タロウ", "お名前：[NAME_1]"],
+    ]);
+    expectNoName([
+      "Beneficiary: 阿里巴巴集团",
+      "受取人：株式会社山田",
+      "Payee: 三菱UFJ銀行",
+      // A sentence's first word is no whole value.
+      "Name: 설정 화면을 여세요",
+      "Note: 王伟很好",
+    ]);
+    expectNothingFoundInLinearTime(["Name: 王伟x ", "受取人：", "Dear 김 "]);
+  });
+
   it("should redact Chinese names in pinyin, Cantonese, Wade-Giles and Hokkien, surname first or given name first, without a label", function () {
     expectRedacted([
       [

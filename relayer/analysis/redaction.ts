@@ -1461,11 +1461,17 @@ const CASUAL_NEXT =
 const CASUAL_THANKS_MORE = "you|mille|beaucoup|vielmals|again|so much|very much";
 
 /**
+ * A chat's verbs that address or bring in a person before their name (`cc priya`, `ask priya about
+ * it`, `ping tom`, `ty tom!`), read as the greetings are.
+ */
+const CHAT_ADDRESSING = "ty tysm cc ask ping tell";
+/**
  * A greeting or sign-off then one or two words in lower case that end their line or a clause or go
  * on into the sentence (`thanks, tom`, `hi anna,`, `hi anna, can you…`, `thanks tom for the
  * report`), as chats write a name.
  */
-const CASUAL_GREETING = CASUAL_GREETINGS.split(" ")
+const CASUAL_GREETING = `${CASUAL_GREETINGS} ${CHAT_ADDRESSING}`
+  .split(" ")
   .map((g) => `[${g[0]}${g[0]!.toUpperCase()}]${g.slice(1)}`)
   .join("|");
 const CASUAL_NAME = new RegExp(

@@ -1404,6 +1404,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["hi anna - quick one", "hi [NAME_1] - quick one"],
       ["thanks tom (and anna)", "thanks [NAME_1] (and anna)"],
       ["thanks tom & the team", "thanks [NAME_1] & the team"],
+      // A chat's verbs that address or bring in a person.
+      ["cc priya", "cc [NAME_1]"],
+      ["ask priya about it, then ping tom", "ask [NAME_1] about it, then ping [NAME_2]"],
+      ["ty tom!", "ty [NAME_1]!"],
+      ["tell anna.", "tell [NAME_1]."],
     ]);
     // An everyday word that is also a first name, a group, prose after the name that does not go
     // on the sentence from a name, no greeting.
@@ -1418,6 +1423,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "thanks, follow-up",
       "hi all-hands, meeting at 3",
       "thanks tom report attached",
+      "ask for help",
+      "cc list",
+      "ping pong",
+      "tell me more",
+      "ask will",
       "thanks again for the report",
       "thanks so much for the report",
       "hi all and welcome",
@@ -1428,7 +1438,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "grazie mille per il bonifico",
       "thank you so much for the report",
       "hi there can you help",
-      "ask tom",
+      "ask tomorrow",
       "hello world",
     ]);
     expectNothingFoundInLinearTime(["hi all, ", "hi ", "thanks, ", "hey ab cd, ", "hi ab for "]);

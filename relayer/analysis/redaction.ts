@@ -1455,7 +1455,7 @@ function lowerNameEnd(beforeClause: string, beforeLineEnd: string, nextWords = "
  * function word or a request's verb, never a word a surname is.
  */
 const CASUAL_NEXT =
-  "for and can could would will please how i i'm i’m we just so see re about as if but für und kannst könntest bitte pour et peux pourrais por y puedes podrías per e puoi potresti pelo pela podes voor en kun kan";
+  "for to and can could would will please how i i'm i’m we just so see re about as if but für und kannst könntest bitte pour et peux pourrais por y puedes podrías per e puoi potresti pelo pela podes voor en kun kan";
 
 /** What thanks take after them before the name (`thank you`, `grazie mille`, `thanks again`). */
 const CASUAL_THANKS_MORE = "you|mille|beaucoup|vielmals|again|so much|very much";

@@ -1409,6 +1409,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["ask priya about it, then ping tom", "ask [NAME_1] about it, then ping [NAME_2]"],
       ["ty tom!", "ty [NAME_1]!"],
       ["tell anna.", "tell [NAME_1]."],
+      ["ask priya to sign", "ask [NAME_1] to sign"],
     ]);
     // An everyday word that is also a first name, a group, prose after the name that does not go
     // on the sentence from a name, no greeting.

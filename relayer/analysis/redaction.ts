@@ -667,20 +667,6 @@ const ADDRESS_PATTERNS: RegExp[] = [
   ),
   // An Eircode after its label: each names one dwelling of Ireland.
   new RegExp(`(?<=\\b[Ee]ircode:? )${EIRCODE}(?![\\p{L}\\d])`, "gu"),
-  // A postcode alone after its label where it names a few dwellings (a British or Canadian full
-  // postcode, a Dutch one with its letters): `my postcode is SW1A 1AA`, `Postal code: M5V 2T6`,
-  // `Postcode: 1012 AB`. A ZIP code or a four- or five-digit one names a district and stays.
-  new RegExp(
-    `(?=[A-Z\\d])(?<=(?<![\\p{L}])(?:post ?code|postal code|zip ?code|code postal)(?: is)?[ \\t]{0,8}:?[ \\t]{0,8})(?:${UK_POSTCODE}|${CA_POSTCODE}|[1-9]\\d{3} ?(?!SA|SD|SS)[A-Z]{2})(?![\\p{L}\\p{N}])`,
-    "giu",
-  ),
-  // After an address's label, its line up to the postcode that ends it, as British and Irish
-  // addresses name a house with no number or street type (`Address: Rose Cottage, Lower
-  // Slaughter, GL54 2HS`): the label says the line is one, the postcode where it ends.
-  new RegExp(
-    `(?=[^\\s:])(?<=(?<![\\p{L}])(?:(?:[Hh]ome|HOME|[Pp]ostal|POSTAL|[Mm]ailing|MAILING|[Rr]esidential|RESIDENTIAL|[Dd]elivery|DELIVERY|[Bb]illing|BILLING|[Ss]hipping|SHIPPING|[Pp]ermanent|PERMANENT) )?(?:[Aa]ddress|ADDRESS|Adresse|ADRESSE|Anschrift|Wohnadresse|Dirección|Domicilio|Indirizzo|Adres|Endereço|Morada)[ \\t]{0,8}:[ \\t]{0,8})[^\\s:][^\\n:]{0,119}?,?[ \\t](?:${UK_POSTCODE}|${CA_POSTCODE}|${EIRCODE}|(?:${US_STATES}),? ${US_ZIP})(?![\\p{L}\\p{N}])`,
-    "gu",
-  ),
   // The same in lower case, as chats and quick notes write it (`1600 pennsylvania ave nw,
   // washington, dc 20500`, `10 downing street, london sw1a 2aa`): only with its town and a ZIP
   // code or a British postcode, which words in lower case before a street's type need to be read
@@ -764,6 +750,33 @@ const ADDRESS_PATTERNS: RegExp[] = [
 ];
 
 /**
+ * Patterns that start on a label's lookbehind, tried at every letter or character of a text, each
+ * with the label's words in one test: without one of them in the text the pattern is not run.
+ */
+const LABELLED_ADDRESS_PATTERNS: ReadonlyArray<{ re: RegExp; label: RegExp }> = [
+  // A postcode alone after its label where it names a few dwellings (a British or Canadian full
+  // postcode, a Dutch one with its letters): `my postcode is SW1A 1AA`, `Postal code: M5V 2T6`,
+  // `Postcode: 1012 AB`. A ZIP code or a four- or five-digit one names a district and stays.
+  {
+    re: new RegExp(
+      `(?=[A-Z\\d])(?<=(?<![\\p{L}])(?:post ?code|postal code|zip ?code|code postal)(?: is)?[ \\t]{0,8}:?[ \\t]{0,8})(?:${UK_POSTCODE}|${CA_POSTCODE}|[1-9]\\d{3} ?(?!SA|SD|SS)[A-Z]{2})(?![\\p{L}\\p{N}])`,
+      "giu",
+    ),
+    label: /code/i,
+  },
+  // After an address's label, its line up to the postcode that ends it, as British and Irish
+  // addresses name a house with no number or street type (`Address: Rose Cottage, Lower
+  // Slaughter, GL54 2HS`): the label says the line is one, the postcode where it ends.
+  {
+    re: new RegExp(
+      `(?=[^\\s:])(?<=(?<![\\p{L}])(?:(?:[Hh]ome|HOME|[Pp]ostal|POSTAL|[Mm]ailing|MAILING|[Rr]esidential|RESIDENTIAL|[Dd]elivery|DELIVERY|[Bb]illing|BILLING|[Ss]hipping|SHIPPING|[Pp]ermanent|PERMANENT) )?(?:[Aa]ddress|ADDRESS|Adresse|ADRESSE|Anschrift|Wohnadresse|Dirección|Domicilio|Indirizzo|Adres|Endereço|Morada)[ \\t]{0,8}:[ \\t]{0,8})[^\\s:][^\\n:]{0,119}?,?[ \\t](?:${UK_POSTCODE}|${CA_POSTCODE}|${EIRCODE}|(?:${US_STATES}),? ${US_ZIP})(?![\\p{L}\\p{N}])`,
+      "gu",
+    ),
+    label: /adres|address|anschrift|dirección|domicilio|indirizzo|endereço|morada/i,
+  },
+];
+
+/**
  * A Polish street without its type (`Marszałkowska 12/4, 00-950 Warszawa`): its number, a flat, the
  * postcode 2-3 and the town, taken when a letter only Polish writes is in it or the town is one of
  * Poland's largest, as a 2-3 pair of numbers alone is no postcode (`Rounds 3, 10-150 Players`).
@@ -792,6 +805,10 @@ function addresses(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const re of ADDRESS_PATTERNS)
     for (const [i, v] of matches(re, text)) out.push(span("ADDRESS", i, v.replace(/[\s,]+$/, "")));
+  for (const { re, label } of LABELLED_ADDRESS_PATTERNS)
+    if (label.test(text))
+      for (const [i, v] of matches(re, text))
+        out.push(span("ADDRESS", i, v.replace(/[\s,]+$/, "")));
   // The street's pattern starts on every capitalised word: only where a 2-3 postcode is.
   if (POLISH_POSTCODE.test(text))
     for (const m of text.matchAll(POLISH_UNTYPED_STREET))
@@ -1719,8 +1736,12 @@ const CJK_LABELLED_NAME = new RegExp(
 );
 const CJK_ORGANISATION =
   /公司|集团|集團|株式会社|有限|銀行|银行|会社|회사|은행|商店|大学|大學|学校|協会|协会|部门|部門|事務所|재단|센터|센타/u;
+/** A character every value of `CJK_LABELLED_NAME` holds: without one the label scan is skipped. */
+const CJK_NAME_CHAR = /[\p{sc=Han}\p{sc=Hangul}\p{sc=Katakana}ー]/u;
 function cjkLabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
+  // The label alternation is tried at every position: most texts hold no CJK character at all.
+  if (!CJK_NAME_CHAR.test(text)) return out;
   for (const m of text.matchAll(CJK_LABELLED_NAME)) {
     const value = m[1]!;
     const end = m.index + m[0].length;
@@ -1741,6 +1762,7 @@ const GAELIC_SURNAME =
   /(?<![\p{L}\p{N}'’.@#/_=<-])(?:(\p{Lu}\p{Ll}+)[ \t]+)?(O['’]\p{Lu}\p{Ll}{2,}(?:-\p{Lu}\p{Ll}+)?)(?![\p{L}\p{N}@_/-])/gu;
 function gaelicSurnames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
+  if (!text.includes("O'") && !text.includes("O’")) return out;
   for (const m of text.matchAll(GAELIC_SURNAME)) {
     const end = m.index + m[0].length;
     const after = text.slice(end, end + 40);

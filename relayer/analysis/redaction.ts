@@ -1384,9 +1384,8 @@ function wordEnds(words: readonly string[]): number[] {
  * `ask dr. jones`, `cc mrs patel`, `sra garcia lopez`): a first name maybe, then the surname's
  * words that are no everyday word, or one that is where the name ends (`thanks mr baker.`, `mr
  * baker for the board`; `dr cash flow`, `mr review please` stay), a doctorate's faculty between
- * (`dr. med. weber`). `ms` is milliseconds after a number, `in` or `per` and Microsoft before its
- * products' names: it leads a name only where that ends (`thanks ms smith.`, `ms patel will call`). `miss`
- * is left out in lower case (a verb).
+ * (`dr. med. weber`), each title read by its rule in `LOWER_TITLE_RULES`. `miss` is left out in
+ * lower case (a verb).
  */
 const LOWER_TITLED = new RegExp(
   `(?<![\\p{L}\\p{N}'’.-])(?:[Mm][rs]|[Mm]rs|[Dd]r|[Pp]rof|[Mm]me|[Mm]lle|[Ss]ig|[Ss]rt?a|[Dd]hr|[Mm]evr)\\.?[ \\t]+(?:${FACULTY}[ \\t]+)?(?!${FACULTY})(\\p{Ll}[\\p{Ll}'’-]*(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,3})(?![\\p{L}\\p{N}'’-])`,
@@ -1407,9 +1406,8 @@ function lowerTitledNames(text: string): PiiSpan[] {
     // pending`, `an mr pipeline`: a merge request).
     const prior = WORD_BEFORE.exec(text.slice(Math.max(0, m.index - 20), m.index))?.[1];
     if (prior !== undefined && THING_ARTICLES.has(prior.toLowerCase())) continue;
-    const ms = /^[Mm]s\b/u.test(m[0]);
-    if (ms && /(?:\d|\b(?:in|per))[ \t]*$/u.test(text.slice(Math.max(0, m.index - 6), m.index)))
-      continue;
+    const rule = LOWER_TITLE_RULES.get(TITLE_WORD.exec(m[0])![0].toLowerCase()) ?? ANY_LOWER_TITLE;
+    if (rule.notAfter?.test(text.slice(Math.max(0, m.index - 6), m.index))) continue;
     let kept = lead;
     while (kept < words.length) {
       // A surname's particles go with the word after them (`mr van der berg`).
@@ -1421,31 +1419,55 @@ function lowerTitledNames(text: string): PiiSpan[] {
       const first = kept === lead;
       if (
         word.length < 2 ||
-        (!plainSurname(word) && (ms || !(first && lastSurname(word) && nameEnds(next))))
+        (!plainSurname(word) &&
+          !(rule.everydaySurname && first && lastSurname(word) && nameEnds(next)))
       )
         break;
       kept = next + 1;
       // A possessive ends the name (`dr jones's report`).
       if (/['’]s$/u.test(word)) break;
     }
-    if (ms && (MS_PRODUCTS.has(words[0]!) || !(kept && msNameEnds(text, at + ends[kept - 1]!))))
-      continue;
-    if (kept) out.push(span("NAME", at, m[1]!.slice(0, ends[kept - 1])));
+    if (!kept || rule.notBefore?.has(words[0]!)) continue;
+    if (rule.nameEnds && !rule.nameEnds(text, at + ends[kept - 1]!)) continue;
+    out.push(span("NAME", at, m[1]!.slice(0, ends[kept - 1])));
   }
   return out;
 }
-/**
- * Where a name after a lower-case `ms` ends: as after a person's label, or before a verb only a
- * person does (`ms patel said`), not one a measure does too (`ms latency is low`).
- */
-function msNameEnds(text: string, end: number): boolean {
-  PERSON_VALUE_END.lastIndex = end;
-  return PERSON_VALUE_END.test(text) || PERSON_DID.test(text.slice(end, end + 40));
+/** How `lowerTitledNames` reads the name after one title in lower case. */
+interface LowerTitleRule {
+  /** What before the title makes it no title (a measure's number before `ms`). */
+  notAfter?: RegExp;
+  /** First words after the title that make it a product's name, not a person's (`ms sql`). */
+  notBefore?: ReadonlySet<string>;
+  /** The surname's first word may be an everyday one where the name ends (`mr baker.`). */
+  everydaySurname: boolean;
+  /** Where the name must end, the title being as often a word of its own. */
+  nameEnds?: (text: string, end: number) => boolean;
 }
-/** Microsoft's products that are no everyday word, as `ms` leads them in lower case (ms sql). */
-const MS_PRODUCTS = words(
-  "sql dos azure visio sharepoint onedrive intune entra copilot xbox bing powershell dynamics onenote",
-);
+const TITLE_WORD = /^\p{L}+/u;
+const ANY_LOWER_TITLE: LowerTitleRule = { everydaySurname: true };
+/**
+ * `ms` is milliseconds after a number, `in` or `per`, and Microsoft before its products' names
+ * that are no everyday word: it leads a name of surnames the lexicon does not hold as everyday
+ * words, only where that ends as after a person's label or before a verb only a person does
+ * (`thanks ms smith.`, `ms patel said`), not one a measure does too (`ms latency is low`).
+ */
+const LOWER_TITLE_RULES: ReadonlyMap<string, LowerTitleRule> = new Map([
+  [
+    "ms",
+    {
+      notAfter: /(?:\d|\b(?:in|per))[ \t]*$/u,
+      notBefore: words(
+        "sql dos azure visio sharepoint onedrive intune entra copilot xbox bing powershell dynamics onenote",
+      ),
+      everydaySurname: false,
+      nameEnds: (text: string, end: number) => {
+        PERSON_VALUE_END.lastIndex = end;
+        return PERSON_VALUE_END.test(text) || PERSON_DID.test(text.slice(end, end + 40));
+      },
+    },
+  ],
+]);
 
 /** Greetings and sign-offs as chats type them, in lower case or capitalised. */
 const CASUAL_GREETINGS =

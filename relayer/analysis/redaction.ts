@@ -1645,12 +1645,17 @@ const ASCII_WORD = /^[A-Za-z]+$/;
 const MONTH_WORD = new RegExp(`^${MONTHS}$`, "u");
 const QUOTED = /["'`][^"'`\s]+["'`]$/u;
 /**
- * What only a person does after the name opening a sentence, said or to be done in their own
- * person (`Jack will call`, `Mark said`, `Grant asked`); not `will pay`, `is due`, which a grant or
- * a bill does too.
+ * What only a person does, said or to be done in their own person (`Jack will call`, `Mark said`,
+ * `Grant asked`); not `will pay`, `is due`, `confirmed`, which a grant, a bill or a bank does too.
  */
-const PERSON_DID =
-  /^[ \t]+(?:said|says|asked|asks|wrote|writes|replied|replies|told|tells|agreed|agrees|mentioned|suggested|explained|promised|emailed|phoned|thinks|thought|will[ \t]+(?:call|email|phone|reply|sign|join|attend))(?![\p{L}\p{N}])/u;
+const PERSON_VERBS =
+  "said says asked asks wrote writes replied replies told tells agreed agrees mentioned suggested explained promised emailed phoned thinks thought";
+const PERSON_WILL = "call email phone reply sign join attend";
+/** A person's verb after the name opening a sentence. */
+const PERSON_DID = new RegExp(
+  `^[ \\t]+(?:${PERSON_VERBS.split(" ").join("|")}|will[ \\t]+(?:${PERSON_WILL.split(" ").join("|")}))(?![\\p{L}\\p{N}])`,
+  "u",
+);
 /** The last join of a list of names, a conjunction (`Fatima and Omar`, `Anna, Tom and Priya`). */
 const PAIR_JOIN = new RegExp(`^,?[ \\t]+(?:${LIST_CONJUNCTIONS})[ \\t]+$`, "u");
 const COMMA_JOIN = /^,[ \t]*$/u;
@@ -1877,13 +1882,14 @@ const PERSON_VALUE_END = new RegExp(lowerNameEnd(",;.", ",.;", LABELLED_NEXT), "
 const THING_ARTICLES = words("the a an this that each every which");
 /**
  * Where a titled name in lower case ends: as after a person's label, or before a verb that tells
- * what the person did or will do (`mr brown said`, `dr green will call`, `mrs white has signed`).
+ * what the person did or will do (`mr brown said`, `dr green will call`, `mrs white has signed`):
+ * the title says a person is named, so also the verbs a firm does too, and the auxiliaries.
  */
 const TITLED_VALUE_END = new RegExp(
   lowerNameEnd(
     ",;.",
     ",.;",
-    `${LABELLED_NEXT} said says asked asks wrote writes replied replies called calls confirmed agreed signed approved sent will would has had is was can could should must`,
+    `${LABELLED_NEXT} ${PERSON_VERBS} called calls confirmed signed approved sent will would has had is was can could should must`,
   ),
   "iuy",
 );

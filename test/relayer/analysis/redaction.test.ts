@@ -1581,6 +1581,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["mr brown said it is fine", "mr [NAME_1] said it is fine"],
       ["dr green will call you", "dr [NAME_1] will call you"],
       ["our mrs white has signed", "our mrs [NAME_1] has signed"],
+      ["mr baker told me", "mr [NAME_1] told me"],
+      ["dr green mentioned it", "dr [NAME_1] mentioned it"],
       // `ms` where the name ends or before a verb only a person does.
       ["thanks ms smith.", "thanks ms [NAME_1]."],
       ["cc ms patel, ms. rossi", "cc ms [NAME_1], ms. [NAME_2]"],

@@ -749,9 +749,13 @@ const ADDRESS_PATTERNS: RegExp[] = [
   ),
 ];
 
+/** The labels before a postcode alone and before an address's line, in any case. */
+const POSTCODE_LABEL = "post ?code|postal code|zip ?code|code postal";
+const ADDRESS_LABEL =
+  "(?:(?:home|postal|mailing|residential|delivery|billing|shipping|permanent) )?(?:address|adresse|anschrift|wohnadresse|dirección|domicilio|indirizzo|adres|endereço|morada)";
 /**
- * Patterns that start on a label's lookbehind, tried at every letter or character of a text, each
- * with the label's words in one test: without one of them in the text the pattern is not run.
+ * Patterns that start on a label's lookbehind, tried at every letter or character of a text: each
+ * is run only where its label is in the text.
  */
 const LABELLED_ADDRESS_PATTERNS: ReadonlyArray<{ re: RegExp; label: RegExp }> = [
   // A postcode alone after its label where it names a few dwellings (a British or Canadian full
@@ -759,20 +763,20 @@ const LABELLED_ADDRESS_PATTERNS: ReadonlyArray<{ re: RegExp; label: RegExp }> = 
   // `Postcode: 1012 AB`. A ZIP code or a four- or five-digit one names a district and stays.
   {
     re: new RegExp(
-      `(?=[A-Z\\d])(?<=(?<![\\p{L}])(?:post ?code|postal code|zip ?code|code postal)(?: is)?[ \\t]{0,8}:?[ \\t]{0,8})(?:${UK_POSTCODE}|${CA_POSTCODE}|[1-9]\\d{3} ?(?!SA|SD|SS)[A-Z]{2})(?![\\p{L}\\p{N}])`,
+      `(?=[A-Z\\d])(?<=(?<![\\p{L}])(?:${POSTCODE_LABEL})(?: is)?[ \\t]{0,8}:?[ \\t]{0,8})(?:${UK_POSTCODE}|${CA_POSTCODE}|[1-9]\\d{3} ?(?!SA|SD|SS)[A-Z]{2})(?![\\p{L}\\p{N}])`,
       "giu",
     ),
-    label: /code/i,
+    label: new RegExp(POSTCODE_LABEL, "i"),
   },
   // After an address's label, its line up to the postcode that ends it, as British and Irish
   // addresses name a house with no number or street type (`Address: Rose Cottage, Lower
   // Slaughter, GL54 2HS`): the label says the line is one, the postcode where it ends.
   {
     re: new RegExp(
-      `(?=[^\\s:])(?<=(?<![\\p{L}])(?:(?:[Hh]ome|HOME|[Pp]ostal|POSTAL|[Mm]ailing|MAILING|[Rr]esidential|RESIDENTIAL|[Dd]elivery|DELIVERY|[Bb]illing|BILLING|[Ss]hipping|SHIPPING|[Pp]ermanent|PERMANENT) )?(?:[Aa]ddress|ADDRESS|Adresse|ADRESSE|Anschrift|Wohnadresse|Dirección|Domicilio|Indirizzo|Adres|Endereço|Morada)[ \\t]{0,8}:[ \\t]{0,8})[^\\s:][^\\n:]{0,119}?,?[ \\t](?:${UK_POSTCODE}|${CA_POSTCODE}|${EIRCODE}|(?:${US_STATES}),? ${US_ZIP})(?![\\p{L}\\p{N}])`,
+      `(?=[^\\s:])(?<=(?<![\\p{L}])(?i:${ADDRESS_LABEL})[ \\t]{0,8}:[ \\t]{0,8})[^\\s:][^\\n:]{0,119}?,?[ \\t](?:${UK_POSTCODE}|${CA_POSTCODE}|${EIRCODE}|(?:${US_STATES}),? ${US_ZIP})(?![\\p{L}\\p{N}])`,
       "gu",
     ),
-    label: /adres|address|anschrift|dirección|domicilio|indirizzo|endereço|morada/i,
+    label: new RegExp(ADDRESS_LABEL, "iu"),
   },
 ];
 

@@ -363,6 +363,9 @@ describe("# analysis redaction of formats beyond the corpus", function () {
       ["Address: Flat 2, Rose Cottage, Lower Slaughter, GL54 2HS", "Address: [ADDRESS_1]"],
       ["Mailing address: RR 2, Smallville, KS 66002", "Mailing address: [ADDRESS_1]"],
       ["Adresse : Ballymore House, Co. Kildare, W23 F854", "Adresse : [ADDRESS_1]"],
+      // The label in any case, as forms and chats write it.
+      ["HOME ADDRESS: Rose Cottage, GL54 2HS", "HOME ADDRESS: [ADDRESS_1]"],
+      ["dirección: Rose Cottage, GL54 2HS", "dirección: [ADDRESS_1]"],
       ["my postcode is sw1a 1aa", "my postcode is [ADDRESS_1]"],
       [
         "Postal code: M5V 2T6; Postcode: 1012 AB",

@@ -572,7 +572,8 @@ const DAY = "\\d{1,2}(?:st|nd|rd|th|er|º|°|ª)?";
 const DATE = `(?:\\d{4}[./-]\\d{1,2}[./-]\\d{1,2}|\\d{1,2}[ ./-]\\d{1,2}[ ./-]\\d{2,4}|\\d{1,2}-${MONTHS}\\.?-\\d{2,4}|\\d{1,2}/${MONTHS}\\.?/\\d{2,4}|(?:19|20)\\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])(?!\\d)|${MONTHS}\\.? ${DAY},? \\d{4}|${DAY}\\.? (?:of )?(?:de )?${MONTHS}\\.?,? (?:de )?\\d{2}(?:\\d{2})?)`;
 /**
  * Where a place of birth comes between the label and the date (`born in Lyon on`, `né à Lyon le`,
- * `nata a Reggio Emilia (RE) il`, `nacido en Sevilla el`, `geboren in Köln am`, `geboren te Utrecht op`).
+ * `nata a Reggio Emilia (RE) il`, `nacido en Sevilla el`, `geboren in Köln am`, `geboren te
+ * Utrecht op`).
  */
 const BIRTHPLACE =
   "(?:born in|geboren in|geboren te|n[ée](?:e|\\(e\\))? à|nacid[oa] en|nat[oa] a|nascid[oa] em) \\p{Lu}[\\p{L}'’-]*(?: \\p{Lu}[\\p{L}'’-]*){0,3}(?: \\(\\p{Lu}{2}\\))?,? (?:on|am|le|el|il|op|em|a)";
@@ -581,7 +582,8 @@ const PLACE_THEN_DATE =
   "(?:place and date of birth|lieu et date de naissance|lugar y fecha de nacimiento|luogo e data di nascita|Geburtsort und -datum)[:\\s]*\\p{Lu}[\\p{L}'’-]*(?: \\p{Lu}[\\p{L}'’-]*){0,3}(?: \\(\\p{Lu}{2}\\))?,?";
 /**
  * Labels of a date of birth, in the six languages and Dutch; a form's hint of the format may follow
- * (`Date of Birth (MM/DD/YYYY):`, `Geburtsdatum (TT.MM.JJJJ)`), and a biography's `(b. 3 April 1985)`.
+ * (`Date of Birth (MM/DD/YYYY):`, `Geburtsdatum (TT.MM.JJJJ)`), and a biography's `(b. 3 April
+ * 1985)`.
  */
 const DOB_RE = new RegExp(
   `(?:\\b(?:date[ _]?of[ _]?birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth[ _]?date|birthday|date_(?:de_)?naissance|fecha_(?:de_)?nacimiento|data_(?:di_)?nascita|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum(?:\\/-?ort| und -ort)?|Geburtstag|date and place of birth|date et lieu de naissance|fecha y lugar de nacimiento|data e luogo di nascita|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|geboortedatum|geboren op|geb\\. op|data de nascimento|nascid[oa] (?:em|a)|data urodzenia|urodzon[ya](?: dnia)?|ur\\.|${BIRTHPLACE}|${PLACE_THEN_DATE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?["']?[:=\\s–—-]*["']?(?:the )?(${DATE})`,
@@ -1755,8 +1757,8 @@ function loneFirstNames(text: string): PiiSpan[] {
  * label and the value's length do: two to four Han or Hangul characters, a Japanese surname and
  * given name with kana, or a name in katakana, the whole of the value: up to a mark, the line's
  * end or an honorific (様, さん, 殿, 先生, 씨, 님, 女士, 小姐), not a sentence's first word (`Name:
- * 설정 화면을 여세요`). A firm's, a bank's or a department's
- * word in the value makes it none (`Payee: 阿里巴巴集团`, `受取人：株式会社山田`).
+ * 설정 화면을 여세요`). A firm's, a bank's or a department's word in the value makes it none
+ * (`Payee: 阿里巴巴集团`, `受取人：株式会社山田`).
  */
 const CJK_NAME_LABELS =
   "Sender|Payer|Remitter|Sent by|姓名|氏名|名前|お名前|이름|성명|收款人|收款方|付款人|受益人|受取人|振込先|名義人|口座名義|예금주|수취인|받는 사람|보내는 사람|签名|署名|联系人|担当者|담당자";
@@ -2536,8 +2538,8 @@ const SURNAME_TAGS = new Set([
 /**
  * First names known to compromise's English lexicon (its `FirstName`, `MaleName` and `FemaleName`
  * tags: about 3,100 names of many origins) and those of faker's locales for the cultures it covers
- * thinly (first-names.ts, about 13,500) and the hand lists above, read once; also without their accents (Văn, Thị written
- * Van, Thi). Its tagger is not used: running it per text cost most of the redaction's CPU. The
+ * thinly (first-names.ts, about 13,500) and the hand lists above, read once; also without their
+ * accents (Văn, Thị written Van, Thi). Its tagger is not used: running it per text cost most of the redaction's CPU. The
  * lexicon's other words (`of`, `period`, `legal`) are everyday words: in capitals they are a
  * heading's, not a name's.
  */

@@ -1644,6 +1644,22 @@ const LIST_BEFORE = new RegExp(`(\\p{Lu}[\\p{L}'’.-]*)${LIST_JOIN}$`, "u");
 const LIST_AFTER = new RegExp(`^${LIST_JOIN}\\p{Lu}`, "u");
 const WORD_BEFORE = /(\p{L}+)[ \t]+$/u;
 const LONE_PLACE_BEFORE = words("in im am aus nach near à au aux en te zum zur vom beim ins");
+/**
+ * Requests of the five other languages and Dutch that address a person, as a sentence opens on
+ * them or a request goes on (`Appelle Camille demain`, `Ruf Jonas an`, `Chiama Giulia`, `Bel Daan`,
+ * `Llama a Sofía`): English's (`Ask`, `Call`, `Pay`) are everyday words, read as such.
+ */
+const REQUEST_VERBS =
+  "appelle appelez contacte contactez écris écrivez demande demandez préviens prévenez remercie remerciez rappelle rappelez ruf rufe schreib schreibe frag frage kontaktiere informiere erinnere llama llame contacta escribe escriba pregunta pregunte avisa avise chiama chiami contatta scrivi scriva chiedi avvisa ringrazia bel vraag contacteer informeer liga ligue contate escreve escreva pergunte";
+const REQUEST_VERB_WORDS = words(REQUEST_VERBS);
+/**
+ * Such a request and the preposition that brings in the person it addresses, not a thing or a
+ * place (`Llama a Sofía`, `Écris à Camille`, `Scrivi a Giulia`, `Ligue para Ana`).
+ */
+const PERSONAL_A = new RegExp(
+  `(?:^|[^\\p{L}])(?:${REQUEST_VERBS.split(" ").join("|")})[ \\t]+(?:a|à|para)[ \\t]+$`,
+  "iu",
+);
 /** A verb that brings a person in, not a place (`loop in Ahmed`, `keep in Anna`). */
 const BRING_IN =
   /(?:^|[^\p{L}])(?:loop(?:ed|ing)?|bring(?:ing)?|brought|keep(?:ing)?|kept|let(?:ting)?|copy(?:ing)?|copied)[ \t]+in[ \t]+$/iu;
@@ -1696,7 +1712,8 @@ function loneFirstNames(text: string): PiiSpan[] {
       !(
         (isCommonWord(prior[1]!) ||
           notName(prior[1]!) ||
-          GREETING_WORDS.has(prior[1]!.toLowerCase())) &&
+          GREETING_WORDS.has(prior[1]!.toLowerCase()) ||
+          REQUEST_VERB_WORDS.has(prior[1]!.toLowerCase())) &&
         SENTENCE_START.test(before.slice(0, prior.index))
       )
     )
@@ -1711,10 +1728,17 @@ function loneFirstNames(text: string): PiiSpan[] {
       continue;
     // After an article or a demonstrative the word names a thing (the Jordan office, this Grace
     // period); after a preposition of place, a place (in Victoria, am Kai), unless it is a
-    // person's (in John's office).
+    // person's (in John's office) or a request brings the person in (Llama a Sofía).
     const lowerPrior = prior?.[1]!.toLowerCase();
-    if (lowerPrior && DETERMINERS.has(lowerPrior)) continue;
-    if (lowerPrior && LONE_PLACE_BEFORE.has(lowerPrior) && word === m[1] && !BRING_IN.test(before))
+    const addressed = lowerPrior !== undefined && PERSONAL_A.test(before);
+    if (lowerPrior && DETERMINERS.has(lowerPrior) && !addressed) continue;
+    if (
+      lowerPrior &&
+      LONE_PLACE_BEFORE.has(lowerPrior) &&
+      word === m[1] &&
+      !BRING_IN.test(before) &&
+      !addressed
+    )
       continue;
     if (notAPerson(text, m.index, end)) continue;
     const afterListed = listedBefore(before);

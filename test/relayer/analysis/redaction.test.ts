@@ -1688,6 +1688,14 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Merci Claire pour tout", "Merci [NAME_1] pour tout"],
       ["Grazie Marco. Gracias Ana.", "Grazie [NAME_1]. Gracias [NAME_2]."],
       ["Bitte Erika anrufen", "Bitte [NAME_1] anrufen"],
+      // After a request of the other languages that addresses the person, with its preposition.
+      ["Appelle Camille demain.", "Appelle [NAME_1] demain."],
+      ["Ruf Jonas morgen an. Bel Daan.", "Ruf [NAME_1] morgen an. Bel [NAME_2]."],
+      ["Chiama Giulia domani.", "Chiama [NAME_1] domani."],
+      ["Contacte a Sofía mañana.", "Contacte a [NAME_1] mañana."],
+      ["Por favor llama a Sofía.", "Por favor llama a [NAME_1]."],
+      ["Écris à Camille. Scrivi a Giulia.", "Écris à [NAME_1]. Scrivi a [NAME_2]."],
+      ["Pergunte a Ana.", "Pergunte a [NAME_1]."],
       // After a chat's abbreviation opening the sentence.
       ["FYI Anna approved the swap", "FYI [NAME_1] approved the swap"],
       ["ASAP Tom, please", "ASAP [NAME_1], please"],
@@ -1723,6 +1731,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Mark it paid. Chase the payer.",
       // Before a verb a thing does too, or a longer word, or as a possessive, it stays the word.
       "Grant will pay for the audit.",
+      // A place after a request's preposition, and an English article before an everyday name.
+      "Demande à Paris. Llama a Jordan.",
+      "Email a Grant application.",
       "Mark will signal the payer.",
       "Grant's terms require it.",
       "Offices in London, Paris, Berlin.",

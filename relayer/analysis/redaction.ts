@@ -1371,6 +1371,7 @@ function names(text: string): PiiSpan[] {
     ...introducedNames(text),
     ...lowerTitledNames(text),
     ...speakerNames(text),
+    ...writerNames(text),
     ...loneFirstNames(text),
     ...gaelicSurnames(text),
     ...cjkLabelledNames(text),
@@ -1602,6 +1603,48 @@ function speakerNames(text: string): PiiSpan[] {
     opensAsSpeech = CHAT_OPENERS.has(m[2]!.replace(/[,.!?]$/u, ""));
   }
   if (lower.length >= 2 || (lower.length === 1 && opensAsSpeech)) out.push(...lower);
+  return out;
+}
+
+/**
+ * A first name in lower case that signs a message or introduces its writer: alone on a line after
+ * a signature's dash (`-- priya`, `~tom`, `— anna kowalski` as the text's last line: a single dash
+ * elsewhere starts a list's item as often), with a surname that is no everyday word, or before
+ * `here` opening a sentence or after a greeting (`priya here, re the fee`, `hi all, anna here!`).
+ * A first name of the lexicon that is no everyday word.
+ */
+const SIGNATURE_LINE =
+  /^[ \t]*(--|-|~)[ \t]*(\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}[\p{Ll}'’]+)?)(?:[ \t]+(\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}[\p{Ll}'’]+)?))?[ \t]*\r?$/gmu;
+const WRITER_HERE =
+  /(?<![\p{L}\p{N}'’@#/_.-])(\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}[\p{Ll}'’]+)?)[ \t]+here(?=[ \t]*(?:[,.!:;)]|[-–—][ \t]|\r?\n|$))/gu;
+const GREETED_BEFORE = new RegExp(
+  `(?:^|[^\\p{L}])(?:${CASUAL_GREETINGS.split(" ").join("|")})(?:[ \\t]+(?:all|everyone|team|folks|guys|there))?[ \\t]*[,!.]?[ \\t]*$`,
+  "iu",
+);
+function writerNames(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(SIGNATURE_LINE)) {
+    const [, dash, first, last] = m;
+    if (dash === "-" && !/^\s*$/u.test(text.slice(m.index + m[0].length))) continue;
+    if (!writtenFirstName(first!)) continue;
+    const whole = last !== undefined && plainSurname(last);
+    if (last !== undefined && !whole) continue;
+    const at = m.index + m[0].indexOf(first!);
+    out.push(
+      span(
+        "NAME",
+        at,
+        whole ? text.slice(at, m.index + m[0].lastIndexOf(last!) + last!.length) : first!,
+      ),
+    );
+  }
+  for (const m of text.matchAll(WRITER_HERE)) {
+    const word = m[1]!;
+    if (!writtenFirstName(word)) continue;
+    const before = text.slice(Math.max(0, m.index - 40), m.index);
+    if (!SENTENCE_START.test(before) && !GREETED_BEFORE.test(before)) continue;
+    out.push(span("NAME", m.index, word));
+  }
   return out;
 }
 
@@ -3071,6 +3114,8 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   LOWER_TITLED,
   SPEAKER,
   LOWER_SPEAKER,
+  SIGNATURE_LINE,
+  WRITER_HERE,
   LONE_FIRST_NAME,
   GAELIC_SURNAME,
   CJK_LABELLED_NAME,

@@ -1413,6 +1413,13 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["ty tom!", "ty [NAME_1]!"],
       ["tell anna.", "tell [NAME_1]."],
       ["ask priya to sign", "ask [NAME_1] to sign"],
+      // A writer's signature after its dash, and a writer introducing themselves.
+      ["thanks for the update\n-- priya", "thanks for the update\n-- [NAME_1]"],
+      ["ok, send it\n\u2014 anna kowalski\n", "ok, send it\n\u2014 [NAME_1]\n"],
+      ["~tom", "~[NAME_1]"],
+      ["priya here, re the fee", "[NAME_1] here, re the fee"],
+      ["hi all, anna here!", "hi all, [NAME_1] here!"],
+      ["hello, jonas here - quick question", "hello, [NAME_1] here - quick question"],
     ]);
     // An everyday word that is also a first name, a group, prose after the name that does not go
     // on the sentence from a name, no greeting.
@@ -1444,8 +1451,24 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "hi there can you help",
       "ask tomorrow",
       "hello world",
+      // A list's item of a single dash before the text's last line, an everyday word, a place.
+      "- priya\n- build the release",
+      "-- max",
+      "-- jane, cfo",
+      "click here. sign here",
+      "as discussed, anna here",
+      "the data here",
     ]);
-    expectNothingFoundInLinearTime(["hi all, ", "hi ", "thanks, ", "hey ab cd, ", "hi ab for "]);
+    expectNothingFoundInLinearTime([
+      "hi all, ",
+      "hi ",
+      "thanks, ",
+      "hey ab cd, ",
+      "hi ab for ",
+      "-- ab ",
+      "- ab\n",
+      "ab here ",
+    ]);
   });
 
   it("should know the first names common where the languages read are spoken that the lexicons lack", function () {

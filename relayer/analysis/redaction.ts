@@ -1470,7 +1470,8 @@ const LOWER_TITLE_RULES: ReadonlyMap<string, LowerTitleRule> = new Map([
       everydaySurname: false,
       nameEnds: (text: string, end: number) => {
         PERSON_VALUE_END.lastIndex = end;
-        return PERSON_VALUE_END.test(text) || PERSON_DID.test(text.slice(end, end + 40));
+        const after = text.slice(end, end + 40);
+        return PERSON_VALUE_END.test(text) || PERSON_DID.test(after) || PERSON_TO.test(after);
       },
     },
   ],
@@ -1695,6 +1696,9 @@ const LONE_PLACE_BEFORE = words("in im am aus nach near à au aux en te zum zur 
 const REQUEST_VERBS =
   "appelle appelez contacte contactez écris écrivez demande demandez préviens prévenez remercie remerciez rappelle rappelez ruf rufe schreib schreibe frag frage kontaktiere informiere erinnere llama llame contacta escribe escriba pregunta pregunte avisa avise chiama chiami contatta scrivi scriva chiedi avvisa ringrazia bel vraag contacteer informeer liga ligue contate escreve escreva pergunte";
 const REQUEST_VERB_WORDS = words(REQUEST_VERBS);
+/** German's polite request opening a sentence before the person (`Rufen Sie Jonas an`). */
+const POLITE_REQUEST =
+  /(?:^|[.!?:;\n])[\s"“'‘(*•>-]*(?:Rufen|Schreiben|Fragen|Kontaktieren|Informieren|Erinnern|Danken|Bezahlen)[ \t]+Sie[ \t]+$/u;
 /**
  * Such a request and the preposition that brings in the person it addresses, not a thing or a
  * place (`Llama a Sofía`, `Écris à Camille`, `Scrivi a Giulia`, `Ligue para Ana`).
@@ -1716,6 +1720,11 @@ const QUOTED = /["'`][^"'`\s]+["'`]$/u;
 const PERSON_VERBS =
   "said says asked asks wrote writes replied replies told tells agreed agrees mentioned suggested explained promised emailed phoned thinks thought";
 const PERSON_WILL = "call email phone reply sign join attend";
+/** What a person is to do, as a note assigns it (`ms kowalski to sign`). */
+const PERSON_TO = new RegExp(
+  `^[ \\t]+to[ \\t]+(?:${PERSON_WILL.split(" ").join("|")})(?![\\p{L}\\p{N}])`,
+  "u",
+);
 /** A person's verb after the name opening a sentence. */
 const PERSON_DID = new RegExp(
   `^[ \\t]+(?:${PERSON_VERBS.split(" ").join("|")}|will[ \\t]+(?:${PERSON_WILL.split(" ").join("|")}))(?![\\p{L}\\p{N}])`,
@@ -1758,7 +1767,8 @@ function loneFirstNames(text: string): PiiSpan[] {
           GREETING_WORDS.has(prior[1]!.toLowerCase()) ||
           REQUEST_VERB_WORDS.has(prior[1]!.toLowerCase())) &&
         SENTENCE_START.test(before.slice(0, prior.index))
-      )
+      ) &&
+      !POLITE_REQUEST.test(before)
     )
       continue;
     // Quoted alone it is a string's or an identifier's word as often (`tap("Trace", …)`). Before

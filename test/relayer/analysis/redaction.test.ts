@@ -1614,6 +1614,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["cc ms patel, ms. rossi", "cc ms [NAME_1], ms. [NAME_2]"],
       ["ms patel said it is fine", "ms [NAME_1] said it is fine"],
       ["ms anna kowalski will call", "ms [NAME_1] will call"],
+      ["ms kowalski to sign", "ms [NAME_1] to sign"],
     ]);
     expectNoName([
       "the mr review is pending",
@@ -1631,6 +1632,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "ms word",
       "ms sql.",
       "ms teams call",
+      "ms teams to join",
       "ms baker.",
       "i miss tom's cooking",
       "Frau Dr. med.",
@@ -1719,6 +1721,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Por favor llama a Sofía.", "Por favor llama a [NAME_1]."],
       ["Écris à Camille. Scrivi a Giulia.", "Écris à [NAME_1]. Scrivi a [NAME_2]."],
       ["Pergunte a Ana.", "Pergunte a [NAME_1]."],
+      ["Rufen Sie Jonas morgen an.", "Rufen Sie [NAME_1] morgen an."],
       // After a chat's abbreviation opening the sentence.
       ["FYI Anna approved the swap", "FYI [NAME_1] approved the swap"],
       ["ASAP Tom, please", "ASAP [NAME_1], please"],
@@ -1755,7 +1758,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       // Before a verb a thing does too, or a longer word, or as a possessive, it stays the word.
       "Grant will pay for the audit.",
       // A place after a request's preposition, and an English article before an everyday name.
-      "Demande à Paris. Llama a Jordan.",
+      "Demande à Paris. Llama a Jordan. Rufen Sie Jordan an.",
       "Email a Grant application.",
       "Mark will signal the payer.",
       "Grant's terms require it.",

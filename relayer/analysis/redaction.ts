@@ -1426,7 +1426,7 @@ function lowerTitledNames(text: string): PiiSpan[] {
     const prior = WORD_BEFORE.exec(text.slice(Math.max(0, m.index - 20), m.index))?.[1];
     if (prior !== undefined && THING_ARTICLES.has(prior.toLowerCase())) continue;
     const rule = LOWER_TITLE_RULES.get(TITLE_WORD.exec(m[0])![0].toLowerCase()) ?? ANY_LOWER_TITLE;
-    if (rule.notAfter?.test(text.slice(Math.max(0, m.index - 6), m.index))) continue;
+    if (rule.notAfter?.test(text.slice(Math.max(0, m.index - 10), m.index))) continue;
     let kept = lead;
     while (kept < words.length) {
       // A surname's particles go with the word after them (`mr van der berg`).
@@ -1466,7 +1466,8 @@ interface LowerTitleRule {
 const TITLE_WORD = /^\p{L}+/u;
 const ANY_LOWER_TITLE: LowerTitleRule = { everydaySurname: true };
 /**
- * `ms` is milliseconds after a number, `in` or `per`, and Microsoft before its products' names
+ * `ms` is milliseconds after a number, `in`, `per` or a statistic's word (`avg ms latency`), and
+ * Microsoft before its products' names
  * that are no everyday word: it leads a name of surnames the lexicon does not hold as everyday
  * words, only where that ends as after a person's label or before a verb only a person does
  * (`thanks ms smith.`, `ms patel said`), not one a measure does too (`ms latency is low`).
@@ -1475,7 +1476,7 @@ const LOWER_TITLE_RULES: ReadonlyMap<string, LowerTitleRule> = new Map([
   [
     "ms",
     {
-      notAfter: /(?:\d|\b(?:in|per))[ \t]*$/u,
+      notAfter: /(?:\d|\b(?:in|per|avg|mean|median|max|min|total))[ \t]*$/u,
       notBefore: words(
         "sql dos azure visio sharepoint onedrive intune entra copilot xbox bing powershell dynamics onenote",
       ),
@@ -1689,6 +1690,15 @@ const LONE_EVERYDAY_NAMES = new Set([
     "Destiny Iris Ivy Rob Lance Mason Clay Dale Glen Carol Victor Sherry Ginger Blaze Rocky Colt Abbey Nur Belle Pero Mas",
   ),
 ]);
+/**
+ * First names that are everyday English words the lexicon does not hold as names at all (compromise
+ * tags them as nouns, adjectives or a modal; faker's names were filtered against its everyday
+ * words): read only opening a sentence before a verb only a person does (`Bill said`, `Will said`,
+ * `Hope wrote back`, `Frank asked`).
+ */
+const SPEAKING_ONLY_NAMES = words(
+  "Bill Will Hope Faith Joy Dawn Guy Art Ray Sue Don Bob Frank Rich Gene Sandy Penny Holly Heather Daisy Lily Pearl Violet Drew Earl Miles Cliff Hunter",
+);
 /** Where a sentence starts: the text's or a line's start, or after a sentence's end or a colon. */
 const SENTENCE_START = /(?:^|[.!?:;\n])[\s"“'‘`(*•>#/-]*(?:\d+[.)][ \t]+)?$/u;
 /** The conjunctions that close a list of the six languages and Dutch (and, und, et, e, y, en). */
@@ -1755,6 +1765,17 @@ function loneFirstNames(text: string): PiiSpan[] {
   for (const m of text.matchAll(LONE_FIRST_NAME)) {
     const word = m[1]!.replace(/['’]s$/u, "");
     // Most capitalised words are none of the lexicon's: plain letters are looked up as they are.
+    // Only where the rest of this loop would drop the word: it takes it nowhere else.
+    if (SPEAKING_ONLY_NAMES.has(word) && word === m[1] && !writtenFirstName(word)) {
+      const end = m.index + word.length;
+      if (
+        SENTENCE_START.test(text.slice(Math.max(0, m.index - 40), m.index)) &&
+        PERSON_DID.test(text.slice(end, end + 40)) &&
+        !notAPerson(text, m.index, end)
+      )
+        found.push({ at: m.index, word, afterListed: false, listed: false });
+      continue;
+    }
     if (ASCII_WORD.test(word) && !FIRST_NAMES.has(word.toLowerCase())) continue;
     if (!writtenFirstName(word) || LONE_NOT_NAMES.has(word) || NAME_LABEL_WORDS.has(word)) continue;
     // A month as its language writes it (bis Mai 2026, am 3. Juli): German's are capitalised.

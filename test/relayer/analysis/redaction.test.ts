@@ -1629,6 +1629,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "took 30 ms smith",
       "p99 in ms latency is low",
       "time in ms latency.",
+      "avg ms latency. median ms latency.",
       "ms word",
       "ms sql.",
       "ms teams call",
@@ -1707,6 +1708,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Jack will call you tomorrow.", "[NAME_1] will call you tomorrow."],
       ["Fees are due. Mark said so.", "Fees are due. [NAME_1] said so."],
       ["Chase wrote back: ok", "[NAME_1] wrote back: ok"],
+      // Also one the lexicon does not hold as a name at all.
+      ["Bill said so. Will said it is fine.", "[NAME_1] said so. [NAME_2] said it is fine."],
+      ["Hope wrote back. Frank asked why.", "[NAME_1] wrote back. [NAME_2] asked why."],
       ["he'll loop in Ahmed", "he'll loop in [NAME_1]"],
       // After a greeting or a request's word of the six languages opening the sentence.
       ["Danke Erika!", "Danke [NAME_1]!"],
@@ -1757,6 +1761,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Mark it paid. Chase the payer.",
       // Before a verb a thing does too, or a longer word, or as a possessive, it stays the word.
       "Grant will pay for the audit.",
+      "Bill will pay. Hope will help. Frank words; Miles away.",
       // A place after a request's preposition, and an English article before an everyday name.
       "Demande à Paris. Llama a Jordan. Rufen Sie Jordan an.",
       "Email a Grant application.",

@@ -691,9 +691,10 @@ const ADDRESS_PATTERNS: RegExp[] = [
     `\\b(?:[Pp]\\.? ?[Oo]\\.? ?(?:Box|BOX|box)|Post Office Box|POST OFFICE BOX|Postfach|POSTFACH|[Bb]oîte [Pp]ostale|B\\.P\\.|[Aa]partado de [Cc]orreos|Apdo\\.|[Cc]asella [Pp]ostale|Postbus|POSTBUS) ?#?\\d{1,6}(?: \\d{2}){0,2}\\b(?:,? ${TOWN},? (?:[A-Z]{2} )?${US_ZIP}(?!\\d)|,? ${TOWN},? ${UK_POSTCODE}\\b|,? (?:[A-Z]{1,2}-)?\\d{4,5} ${CITY})?`,
     "gu",
   ),
-  // Flat 2, 10 Downing Street style handled above; Hauptstraße 5 / Am Markt 3 / Friedrich-Ebert-Platz 5 [, 10115 Berlin]
-  // Mariahilfer Straße 1, A-1060 Wien: a town's adjective before the street's word, as Austria and
-  // Switzerland write four-digit postcodes.
+  // A German or Dutch street whose type ends its name, its number after (Hauptstraße 5, Am Markt
+  // 3, Friedrich-Ebert-Platz 5[, 10115 Berlin]), or a town's adjective before the street's word
+  // with a four-digit postcode, as Austria and Switzerland write them (Mariahilfer Straße 1,
+  // A-1060 Wien).
   /(?<![\p{L}\p{N}_-])(?:[A-ZÄÖÜ][\p{L}-]*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|berg|graben|hof|kamp|straat|laan|plein|gracht|dijk|kade|singel)|[A-ZÄÖÜ][\p{L}-]*er (?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|Ring|Damm|Ufer|Chaussee|Markt)|(?:Am|An der|Im|In der|Auf der|Zum|Zur) [A-ZÄÖÜ][\p{L}-]+) \d{1,4}[a-z]?(?:,? (?:D-|A-|CH-)?\d{4,5} [A-ZÄÖÜ][\p{L}-]+(?: (?:am |an der |im |ob der |in der )?\p{Lu}[\p{L}-]+)?)?/gu,
   // 12 rue de la Paix[, 75002 Paris] / 5 bis avenue Foch
   // The town as CITY reads it (`75002 Paris pour le moment` ends at `Paris`); one in lower case, as
@@ -1467,10 +1468,10 @@ const TITLE_WORD = /^\p{L}+/u;
 const ANY_LOWER_TITLE: LowerTitleRule = { everydaySurname: true };
 /**
  * `ms` is milliseconds after a number, `in`, `per` or a statistic's word (`avg ms latency`), and
- * Microsoft before its products' names
- * that are no everyday word: it leads a name of surnames the lexicon does not hold as everyday
- * words, only where that ends as after a person's label or before a verb only a person does
- * (`thanks ms smith.`, `ms patel said`), not one a measure does too (`ms latency is low`).
+ * Microsoft before its products' names that are no everyday word: it leads a name of surnames the
+ * lexicon does not hold as everyday words, only where that ends as after a person's label, before
+ * a verb only a person does (`thanks ms smith.`, `ms patel said`), not one a measure does too (`ms
+ * latency is low`), or before what a note assigns a person (`ms kowalski to sign`).
  */
 const LOWER_TITLE_RULES: ReadonlyMap<string, LowerTitleRule> = new Map([
   [
@@ -1764,7 +1765,6 @@ function loneFirstNames(text: string): PiiSpan[] {
   const found: { at: number; word: string; afterListed: boolean; listed: boolean }[] = [];
   for (const m of text.matchAll(LONE_FIRST_NAME)) {
     const word = m[1]!.replace(/['’]s$/u, "");
-    // Most capitalised words are none of the lexicon's: plain letters are looked up as they are.
     // Only where the rest of this loop would drop the word: it takes it nowhere else.
     if (SPEAKING_ONLY_NAMES.has(word) && word === m[1] && !writtenFirstName(word)) {
       const end = m.index + word.length;
@@ -1776,6 +1776,7 @@ function loneFirstNames(text: string): PiiSpan[] {
         found.push({ at: m.index, word, afterListed: false, listed: false });
       continue;
     }
+    // Most capitalised words are none of the lexicon's: plain letters are looked up as they are.
     if (ASCII_WORD.test(word) && !FIRST_NAMES.has(word.toLowerCase())) continue;
     if (!writtenFirstName(word) || LONE_NOT_NAMES.has(word) || NAME_LABEL_WORDS.has(word)) continue;
     // A month as its language writes it (bis Mai 2026, am 3. Juli): German's are capitalised.
@@ -2649,9 +2650,9 @@ const SURNAME_TAGS = new Set([
  * First names known to compromise's English lexicon (its `FirstName`, `MaleName` and `FemaleName`
  * tags: about 3,100 names of many origins) and those of faker's locales for the cultures it covers
  * thinly (first-names.ts, about 13,500) and the hand lists above, read once; also without their
- * accents (Văn, Thị written Van, Thi). Its tagger is not used: running it per text cost most of the redaction's CPU. The
- * lexicon's other words (`of`, `period`, `legal`) are everyday words: in capitals they are a
- * heading's, not a name's.
+ * accents (Văn, Thị written Van, Thi). Its tagger is not used: running it per text cost most of
+ * the redaction's CPU. The lexicon's other words (`of`, `period`, `legal`) are everyday words: in
+ * capitals they are a heading's, not a name's.
  */
 const { FIRST_NAMES, COMMON_WORDS, NOUN_LIKE } = (() => {
   const lexicon = (

@@ -1517,9 +1517,7 @@ const GREETING_WORDS = words(CASUAL_GREETINGS);
  * before one of `nextWords` (space-separated) that go on the sentence.
  */
 function lowerNameEnd(beforeClause: string, beforeLineEnd: string, nextWords = ""): string {
-  const next = nextWords
-    ? `|[ \\t]+(?:${alternation(nextWords)})(?![\\p{L}\\p{N}'’-])`
-    : "";
+  const next = nextWords ? `|[ \\t]+(?:${alternation(nextWords)})(?![\\p{L}\\p{N}'’-])` : "";
   return `(?=[ \\t]*(?:[${beforeClause}][ \\t]|[${beforeLineEnd}]?[ \\t]*(?:\\r?\\n|$)|[(\\[<|/&])|[ \\t]+[-–—][ \\t]${next})`;
 }
 
@@ -3382,7 +3380,9 @@ const DATE_SHAPED = /^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})$/;
  */
 function looksLikePhone(text: string, start: number, value: string): boolean {
   if ((value.match(/\d/g) ?? []).length < 8) return false;
-  if (/[\p{L}\p{N}-]/u.test(text[start - 1] ?? "")) return false;
+  // A bracket before it is a call's or a note's: glued to the word before it (`increaseTo(1700000000)`).
+  const before = text[start - 1] === "(" ? text[start - 2] : text[start - 1];
+  if (/[\p{L}\p{N}-]/u.test(before ?? "")) return false;
   // A number written with its country code is dialled, not filed: a label before it (`reference:
   // +44 20 …`, a caller's reference) does not make it a document's.
   if (
@@ -3396,9 +3396,10 @@ function looksLikePhone(text: string, start: number, value: string): boolean {
   return (
     !DATE_SHAPED.test(value) &&
     !/^\d+[.,]\d{1,2}$/.test(value) &&
-    // A decimal (`40.712776`, a coordinate): no plan writes a number with a single dot after at
-    // most three digits.
-    !/^\d{1,3}\.\d+$/.test(value) &&
+    // A decimal (`40.712776`, a coordinate), or decimals apart by a dash or a slash (`0.445-0.475`,
+    // a range; `0.998 / 0.992`): no plan writes a number with a single dot after at most three
+    // digits.
+    !/^\d{1,3}\.\d+(?:[ \t]?[-–/][ \t]?\d{1,3}\.\d+)*$/.test(value) &&
     // A date written without separators (`20250403`), as builds and file names carry it.
     !/^(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$/.test(value) &&
     // An SSN's shape (3-2-4), valid or not: no national plan groups a number so.
@@ -3408,9 +3409,21 @@ function looksLikePhone(text: string, start: number, value: string): boolean {
     !/^(?:19|20)\d{2}[/.-]/.test(value) &&
     // A US ZIP+4 (62704-1234) ends an address: no plan writes a number 5-4.
     !/^\d{5}-\d{4}$/.test(value) &&
-    !/^\d{2}-\d{7}$/.test(value)
+    !/^\d{2}-\d{7}$/.test(value) &&
+    !HOLDS_DATE.test(value) &&
+    // Figures apart by slashes (`260 / 257 / 130 ms`): a plan writes one slash at most, after the
+    // area code (`0221/123456`).
+    value.indexOf("/") === value.lastIndexOf("/")
   );
 }
+
+/**
+ * A date within a number, year first with dashes or day and month first with dots or slashes
+ * (`7.0.0 / 2018-07-16`, a release's heading, `0.15.9 - 2024-12-18`, `29.07.2026`, `07/29/2026`):
+ * no plan writes four digits that read as a year after two groups that read as a day and a month.
+ */
+const HOLDS_DATE =
+  /(?<!\d)(?:(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])|(?:0?[1-9]|[12]\d|3[01])([./])(?:0?[1-9]|[12]\d|3[01])\1(?:19|20)\d{2})(?!\d)/u;
 
 const CEP_BEFORE = new RegExp(`(?:\\bCEP:?|[-–/] ?${BRAZIL_STATE},?)\\s*$`, "u");
 
@@ -3455,6 +3468,43 @@ const PHONE_CANDIDATE =
   /\+?\(?\d(?:[ \t()./-]{0,3}\d){7,16}(?:[ \t]*(?:ext\.?|x|#)[ \t]*\d{1,5})?/g;
 
 /**
+ * The stretches of `PHONE_CANDIDATE`, each cut where a date starts and taken up again after it
+ * (`1.2.0 (2026-07-29)`, a release's heading; `2026-07-29 030 12345678`, a log's line): no plan
+ * writes a date's digits, and a number read across a date was refused whole or cut short. What
+ * stands before a date is a stretch if it holds 8 digits. A read takes two characters before its
+ * stretch as context (`+`, a letter it refuses after), none of the date's: read with a date's last
+ * digit, a number is read as one that fails. A stretch holds 17 digits at most: where one goes on
+ * (`0171 1234567\t030 12345678`, two columns' numbers), the reader sets `resume.at` to the end of
+ * the last number it read in it, and the stretches are taken up again there.
+ */
+function* phoneCandidates(
+  text: string,
+  resume: { at?: number },
+): Generator<{ start: number; value: string; contextFrom: number }> {
+  const stretches = new RegExp(PHONE_CANDIDATE);
+  let afterDate = 0;
+  for (let m = stretches.exec(text); m; m = stretches.exec(text)) {
+    const contextFrom = Math.max(afterDate, m.index - 2);
+    const date = HOLDS_DATE.exec(m[0]);
+    if (!date) {
+      yield { start: m.index, value: m[0], contextFrom };
+      if (resume.at !== undefined && resume.at > m.index) stretches.lastIndex = resume.at;
+      resume.at = undefined;
+      continue;
+    }
+    const before = m[0].slice(0, date.index).replace(/[ \t()./-]+$/u, "");
+    if ((before.match(/\d/g) ?? []).length >= 8)
+      yield { start: m.index, value: before, contextFrom };
+    afterDate = m.index + date.index + date[0].length;
+    stretches.lastIndex = afterDate;
+  }
+}
+
+/** A stretch cut at its 17 digits: another group of digits follows it; and the rest of its run. */
+const STRETCH_GOES_ON = /^[ \t()./-]{0,3}\d/u;
+const RUN_REST = /(?:[ \t()./-]{0,3}\d)+/uy;
+
+/**
  * What one text's phone scan may cost. A read is one call of libphonenumber on a candidate's window
  * for one region; it gives up after `PHONE_TRIES` numbers that fail to parse (each inner split of
  * the window is one: `1 1 1 …` split on every space cost 18 per read). Each `PHONE_WINDOW` of text
@@ -3496,41 +3546,60 @@ export function scanPhones(
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    for (const candidate of text.matchAll(PHONE_CANDIDATE)) {
-      const cStart = candidate.index;
-      const cEnd = cStart + candidate[0].length;
+    const resume: { at?: number } = {};
+    for (const { start: cStart, value, contextFrom } of phoneCandidates(text, resume)) {
+      const cEnd = cStart + value.length;
       while (next < byStart.length && byStart[next]!.start <= cStart)
         furthestEnd = Math.max(furthestEnd, byStart[next++]!.end);
       if (furthestEnd >= cEnd) continue;
-      if (UNREADABLE_CANDIDATE.test(candidate[0])) {
+      const goesOn = STRETCH_GOES_ON.test(text.slice(cEnd, cEnd + 4));
+      // Taken whole unread, a stretch cut short takes the rest of its run: none of it is sent.
+      const takeWhole = () => {
+        let end = cEnd;
+        if (goesOn) {
+          const rest = new RegExp(RUN_REST);
+          rest.lastIndex = cEnd;
+          rest.exec(text);
+          end = rest.lastIndex;
+          resume.at = end;
+        }
+        out.push(span("PHONE", cStart, text.slice(cStart, end)));
+      };
+      if (UNREADABLE_CANDIDATE.test(withoutOpenBracket(value))) {
         // Every number a read could find in it, `looksLikePhone` refuses: not read.
-        if (phoneLabelled(text, cStart, candidate[0]))
-          out.push(span("PHONE", cStart, candidate[0]));
+        if (phoneLabelled(text, cStart, value)) takeWhole();
         continue;
       }
       const windowReads = readsIn.get(Math.floor(cStart / PHONE_WINDOW)) ?? 0;
       if (windowReads >= PHONE_READS_PER_WINDOW) {
         // A date holds no longer number that could be a phone's.
-        if (!DATE_SHAPED.test(candidate[0])) out.push(span("PHONE", cStart, candidate[0]));
+        if (!DATE_SHAPED.test(value)) takeWhole();
         continue;
       }
-      const from = Math.max(0, cStart - 2);
+      const from = contextFrom;
       const window = text.slice(from, cEnd + 1);
       // `+` reads without a region; `00` is an international prefix only in a region that dials it.
-      const international = candidate[0].startsWith("+");
+      const international = value.startsWith("+");
       const readAs = international || !regions.length ? [undefined] : regions;
       let made = 0;
       let whole = false;
+      // Where a stretch cut short is read again: after its last number, or where a number that
+      // reaches the cut starts (read short: `(212) 555-01` of `… (212) 555-0199`).
+      let readAgainAt = cStart;
       for (const region of readAs) {
         made++;
         const found = findPhoneNumbersInText(window, readOptions(region))
           .map((f) => ({
-            start: from + f.startsAt,
-            end: from + f.endsAt,
+            ...numberBounds(text, from + f.startsAt, from + f.endsAt),
             valid: f.number.isValid(),
           }))
           .filter((f) => f.valid && looksLikePhone(text, f.start, text.slice(f.start, f.end)));
         for (const f of found) {
+          if (goesOn && f.end >= cEnd) {
+            if (readAgainAt === cStart || f.start < readAgainAt) readAgainAt = f.start;
+            continue;
+          }
+          if (f.end > readAgainAt) readAgainAt = f.end;
           if (seen.has(`${f.start}:${f.end}`)) continue;
           seen.add(`${f.start}:${f.end}`);
           out.push(span("PHONE", f.start, text.slice(f.start, f.end)));
@@ -3539,8 +3608,8 @@ export function scanPhones(
         whole = found.some((f) => f.start <= cStart + 1 && f.end >= cEnd);
         if (whole) break;
       }
-      if (!whole && phoneLabelled(text, cStart, candidate[0]))
-        out.push(span("PHONE", cStart, candidate[0]));
+      if (goesOn && readAgainAt > cStart) resume.at = readAgainAt;
+      else if (!whole && phoneLabelled(text, cStart, value)) takeWhole();
       readsIn.set(Math.floor(cStart / PHONE_WINDOW), windowReads + made);
       reads += made;
     }
@@ -3548,6 +3617,22 @@ export function scanPhones(
     Error.stackTraceLimit = stackTraceLimit;
   }
   return { spans: out, reads };
+}
+
+/**
+ * A read's number without the white space or the unmatched bracket it may start with (` 2018-11-07`
+ * after `7.0.1 /`, `(2026-07-29` in a release's heading): the checks read the number as written.
+ */
+function numberBounds(text: string, start: number, end: number): { start: number; end: number } {
+  while (start < end && /\s/u.test(text[start]!)) start++;
+  while (end > start && /\s/u.test(text[end - 1]!)) end--;
+  if (text[start] === "(" && !text.slice(start, end).includes(")")) start++;
+  return { start, end };
+}
+
+/** A candidate without a bracket it opens and does not close (`(2026-07-29`). */
+function withoutOpenBracket(candidate: string): string {
+  return candidate.startsWith("(") && !candidate.includes(")") ? candidate.slice(1) : candidate;
 }
 
 /** A number that is no date, after a phone's label: a phone's whatever the reads find. */

@@ -1099,6 +1099,42 @@ describe("# analysis scans of digit-heavy text and of long tokens", function () 
     expectRedacted([["Tel: 2023-40111", "Tel: [PHONE_1]"]]);
   });
 
+  it("should read no phone in a release's heading, a log's time, figures or decimals apart by slashes or dashes, nor a call's argument", function () {
+    expectNothingFound([
+      "## 1.2.0 (2026-07-29)\n\n- Fix the build",
+      "7.0.1 / 2018-11-07\n------------------",
+      "0.15.9 - 2024-12-18: bump dependencies",
+      "0.2.12 / 23.12.2016",
+      "4.0.3 / 5.12.2017",
+      "v2.1 (2025-05-26 18:00) restarted",
+      "p50 / p99 / max: 0.48 / 0.64 / 1.13 ms",
+      "relayer / target / least: 260 / 257 / 130 ms",
+      "precision 0.998 / 0.992, 0.445-0.475 ms before",
+      "await helpers.time.increaseTo(1700000000);",
+    ]);
+    // A changelog's dates are not read: none spends a window's reads, none is taken past them.
+    const changelog = repeated("## 1.2.0 (2026-07-29)\n- fix the build\n");
+    expect(scanPhones(changelog, regions).reads).to.equal(0);
+    expect(findPii(changelog)).to.deep.equal([]);
+  });
+
+  it("should read a phone number beside a date or another number whole, and one slash or an area code in brackets as a phone's", function () {
+    expectRedacted([
+      // A stretch holds 17 digits: the number across its cut was read short or not at all.
+      ["Jane Doe\t0171 1234567\t030 12345678\tBerlin", "[NAME_1]\t[PHONE_1]\t[PHONE_2]\tBerlin"],
+      ["(212) 555-0198 (212) 555-0199", "[PHONE_1] [PHONE_2]"],
+      ["mobile/office: 0171 1234567 / 030 12345678", "mobile/office: [PHONE_1] / [PHONE_2]"],
+      ["Tel 0171 1234567 030 12345678", "Tel [PHONE_1]"],
+      ["2026-07-29 030 12345678", "2026-07-29 [PHONE_1]"],
+      ["Rückruf 29.07.2026 0171 1234567", "Rückruf 29.07.2026 [PHONE_1]"],
+      ["1.2.0 (2026-07-29) 030 12345678", "1.2.0 (2026-07-29) [PHONE_1]"],
+      ["07/29/2026 (212) 555-0198", "07/29/2026 [PHONE_1]"],
+      ["Tel. 0221 / 1234567", "Tel. [PHONE_1]"],
+      ["Büro (0221) 123 45 67, privat 0171 / 123 45 67", "Büro [PHONE_1], privat [PHONE_2]"],
+      ["call me (030 12345678)", "call me ([PHONE_1])"],
+    ]);
+  });
+
   it("should still redact every phone number among the digits, read or past the window's reads", function () {
     const phones = ["+49 30 901820", "(212) 555-0198", "030 901820 55", "+44 20 7946 0958"];
     for (const piece of DIGIT_HEAVY) {

@@ -1398,6 +1398,7 @@ function names(text: string): PiiSpan[] {
     ...lowerTitledNames(text),
     ...speakerNames(text),
     ...writerNames(text),
+    ...lowerNamesBeforeVerb(text),
     ...loneFirstNames(text),
     ...gaelicSurnames(text),
     ...cjkLabelledNames(text),
@@ -1756,11 +1757,45 @@ const PERSON_TO = new RegExp(
   `^[ \\t]+to[ \\t]+(?:${alternation(PERSON_WILL)})(?![\\p{L}\\p{N}])`,
   "u",
 );
-/** A person's verb after the name opening a sentence. */
-const PERSON_DID = new RegExp(
-  `^[ \\t]+(?:${alternation(PERSON_VERBS)}|will[ \\t]+(?:${alternation(PERSON_WILL)}))(?![\\p{L}\\p{N}])`,
-  "u",
+/** A person's verb after a name (`PERSON_DID`: right after the text read). */
+const PERSON_ACT = `[ \\t]+(?:${alternation(PERSON_VERBS)}|will[ \\t]+(?:${alternation(PERSON_WILL)}))(?![\\p{L}\\p{N}])`;
+const PERSON_DID = new RegExp(`^${PERSON_ACT}`, "u");
+/**
+ * A first name in lower case before a person's verb, as chats write it (`priya said the fee is
+ * fine`, `ok so tom asked`, `anna kowalski will call`): a first name of the lexicon that is no
+ * everyday word (`will said`, `mark asked`, `the bank said` stay), with a surname that is none
+ * either, or the second of two words (`so priya said`).
+ */
+const LOWER_BEFORE_VERB = new RegExp(
+  `(?<![\\p{L}\\p{N}'’@#/_.-])(\\p{Ll}[\\p{Ll}'’]+(?:-\\p{Ll}[\\p{Ll}'’]+)?)(?:[ \\t]+(\\p{Ll}[\\p{Ll}'’]+(?:-\\p{Ll}[\\p{Ll}'’]+)?))?(?=${PERSON_ACT})`,
+  "gu",
 );
+function lowerNamesBeforeVerb(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  // Everyday in any sense: SCOWL's, the lexicon's names that are words (`mark`, `server`), places.
+  const name = (w: string) =>
+    writtenFirstName(w) && !everyday(w) && !LONE_EVERYDAY_NAMES.has(capitalised(w));
+  const thing = (w: string | undefined) =>
+    w !== undefined && (DETERMINERS.has(w) || THING_ARTICLES.has(w));
+  for (const m of text.matchAll(LOWER_BEFORE_VERB)) {
+    const [, first, second] = m;
+    const prior = WORD_BEFORE.exec(text.slice(Math.max(0, m.index - 20), m.index))?.[1];
+    let at: number;
+    if (name(first!) && !thing(prior?.toLowerCase())) {
+      at = m.index;
+      out.push(span("NAME", at, second !== undefined && plainSurname(second) ? m[0] : first!));
+    } else if (second !== undefined && name(second) && !thing(first)) {
+      at = m.index + m[0].length - second.length;
+      out.push(span("NAME", at, second));
+    } else continue;
+    // The first of a pair who did it together (`tom and priya said`).
+    const paired = LOWER_PAIRED.exec(text.slice(Math.max(0, at - 40), at));
+    if (paired && name(paired[1]!)) out.push(span("NAME", at - paired[0].length, paired[1]!));
+  }
+  return out;
+}
+/** A word in lower case and the conjunction that pairs it with the next name. */
+const LOWER_PAIRED = /(?<![\p{L}\p{N}'’@#/_.-])(\p{Ll}[\p{Ll}'’]+)[ \t]+(?:and|&)[ \t]+$/u;
 /** The last join of a list of names, a conjunction (`Fatima and Omar`, `Anna, Tom and Priya`). */
 const PAIR_JOIN = new RegExp(`^,?[ \\t]+(?:${LIST_CONJUNCTIONS})[ \\t]+$`, "u");
 const COMMA_JOIN = /^,[ \t]*$/u;
@@ -3170,6 +3205,7 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   LOWER_SPEAKER,
   SIGNATURE_LINE,
   WRITER_HERE,
+  LOWER_BEFORE_VERB,
   LONE_FIRST_NAME,
   GAELIC_SURNAME,
   CJK_LABELLED_NAME,

@@ -1456,6 +1456,12 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["priya here, re the fee", "[NAME_1] here, re the fee"],
       ["hi all, anna here!", "hi all, [NAME_1] here!"],
       ["hello, jonas here - quick question", "hello, [NAME_1] here - quick question"],
+      // Before a verb only a person does, with a surname, after another word, as a pair.
+      ["priya said the fee is fine", "[NAME_1] said the fee is fine"],
+      ["ok so tom asked about it", "ok so [NAME_1] asked about it"],
+      ["anna kowalski will call tomorrow", "[NAME_1] will call tomorrow"],
+      ["priya also said yes", "[NAME_1] also said yes"],
+      ["tom and priya said it's fine", "[NAME_1] and [NAME_2] said it's fine"],
     ]);
     // An everyday word that is also a first name, a group, prose after the name that does not go
     // on the sentence from a name, no greeting.
@@ -1494,6 +1500,15 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "click here. sign here",
       "as discussed, anna here",
       "the data here",
+      // Everyday words and the lexicon's names that are words before a person's verb, a thing's.
+      "will said no",
+      "mark asked twice",
+      "bill said",
+      "the server said hello",
+      "the bank said no",
+      "law or agreed",
+      "node said",
+      "jack said",
     ]);
     expectNothingFoundInLinearTime([
       "hi all, ",
@@ -1504,6 +1519,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "-- ab ",
       "- ab\n",
       "ab here ",
+      "ab cd said ",
+      "ab and ",
     ]);
   });
 

@@ -1302,6 +1302,11 @@ function names(text: string): PiiSpan[] {
       if (head === head.toUpperCase() && words.some((w) => COMPANY_WORDS.has(w.replace(/\.$/, ""))))
         continue;
       if (words.some((w) => teamOrProductWord(w) || HEADING_WORDS.has(w))) continue;
+      if (
+        words.length === 1 &&
+        GREETED_GROUP_WORDS.has(words[0]!.replace(/['’]s?$/u, "").toLowerCase())
+      )
+        continue;
       // A form's labels are no name (`Name, Surname and date of birth are required`).
       if (formLabels(words)) continue;
       if (companyAfter(text, i + v.length)) continue;
@@ -1509,6 +1514,9 @@ const LOWER_TITLE_RULES: ReadonlyMap<string, LowerTitleRule> = new Map([
 const CASUAL_GREETINGS =
   "hi hey hello dear thank thanks thx cheers regards best love bye ciao hallo hola salut bonjour merci danke grazie gracias obrigado obrigada groetjes";
 const GREETING_WORDS = words(CASUAL_GREETINGS);
+/** Who a greeting addresses that is no person (`hi all`, `Hello World`, `Dear Members`). */
+const GREETED_GROUPS = "all everyone everybody team folks guys there world members";
+const GREETED_GROUP_WORDS = words(GREETED_GROUPS);
 
 /**
  * Where a name typed in lower case ends: before punctuation of the clause and a space, or before
@@ -1642,7 +1650,7 @@ const SIGNATURE_LINE =
 const WRITER_HERE =
   /(?<![\p{L}\p{N}'’@#/_.-])(\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}[\p{Ll}'’]+)?)[ \t]+here(?=[ \t]*(?:[,.!:;)]|[-–—][ \t]|\r?\n|$))/gu;
 const GREETED_BEFORE = new RegExp(
-  `(?:^|[^\\p{L}])(?:${alternation(CASUAL_GREETINGS)})(?:[ \\t]+(?:all|everyone|team|folks|guys|there))?[ \\t]*[,!.]?[ \\t]*$`,
+  `(?:^|[^\\p{L}])(?:${alternation(CASUAL_GREETINGS)})(?:[ \\t]+(?:${alternation(GREETED_GROUPS)}))?[ \\t]*[,!.]?[ \\t]*$`,
   "iu",
 );
 function writerNames(text: string): PiiSpan[] {

@@ -2260,6 +2260,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "From: Customer Support",
       "Attn: Accounts Payable",
       "Attention: Legal Department",
+      // A greeting to a group or to the world, a program's first words too.
+      "Hello World!",
+      "console.log('Hello World');",
+      "Dear Members,",
+      "Hello World's end",
       "Prepared by: Finance Department",
       "Beneficiary: Northwind Traders GmbH",
       // A department signs, or is addressed, in each language the redaction reads.

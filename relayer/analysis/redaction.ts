@@ -1269,6 +1269,23 @@ const SAINT_BEFORE = /(?:^|[^\p{L}])(?:San|Santa|Santo|São|Saint|Sainte|Sankt|S
 
 const TICKER = /^(\p{Lu}{2,6})\)/u;
 
+/**
+ * Words whose initials follow them that are a person's: every word but the last a first name of
+ * the lexicon or an initial (`John Smith (JS)`, `Mary Ann Smith (MAS)`, `J. Smith (JS)`).
+ */
+function personBeforeInitials(words: readonly string[]): boolean {
+  return words.every(
+    (w, k) => k === words.length - 1 || /^\p{Lu}\.?$/u.test(w) || w.split("-").some(isFirstName),
+  );
+}
+
+/**
+ * What a party clause's bracket opens on: a capital, a quote, or an article or a defining word of
+ * the six languages and Dutch (`(the "Buyer")`, `(der Mieter)`, `(hereinafter "Lender")`).
+ */
+const PARTY_BRACKET =
+  /^(?:\p{Lu}|["“'‘«]|(?:the|der|die|das|le|la|les|l['’]|el|los|las|il|lo|gli|de|het|hereinafter|hereafter|ci-après|nachfolgend|en adelante|di seguito|hierna)(?![\p{L}]))/u;
+
 /** Capitals that are a name's initials in any order (`JS` of `John Smith` and `Smith, John`). */
 function isInitialsOf(capitals: string, name: string): boolean {
   const initials = name
@@ -1285,8 +1302,16 @@ function names(text: string): PiiSpan[] {
     for (const m of text.matchAll(re)) {
       // A ticker in the bracket names an asset (`with Solana (SOL)`, `and Cardano (ADA)`), not a
       // party, unless it is the name's initials (`with John Smith (JS)`).
-      const ticker = bracket && TICKER.exec(text.slice(m.index + m[0].length))?.[1];
+      const inBracket = bracket
+        ? text.slice(m.index + m[0].length, m.index + m[0].length + 16)
+        : "";
+      const ticker = bracket && TICKER.exec(inBracket)?.[1];
       if (ticker && !isInitialsOf(ticker, m[1]!)) continue;
+      // Initials of words that are not a person's name define an abbreviation (`with Know Your
+      // Customer (KYC)`, `Server Name Indication (SNI)`); a bracket of other words in lower case
+      // holds no party (`Time to Live (ttl)`).
+      if (ticker && !m[1]!.includes(",") && !personBeforeInitials(m[1]!.split(" "))) continue;
+      if (bracket && !ticker && !PARTY_BRACKET.test(inBracket)) continue;
       const lowerTitle = afterTitle ? m[1] : undefined;
       const v = m[afterTitle ? 2 : 1]!;
       if (afterTitle && titleBrand(m[0].slice(0, -v.length), v)) continue;

@@ -1553,6 +1553,13 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     expectNoName([
       "Pay with Solana (SOL) today",
       "Bridge from Ethereum (ETH) to Solana (SOL) and Cardano (ADA).",
+      // An abbreviation's definition, and a bracket that holds no party.
+      "comply with Know Your Customer (KYC) rules",
+      "Ajv and Content Security Policies (CSP)",
+      "required by Anti Money Laundering (AML) law",
+      "ticketing by Live Nation (LN)",
+      "Time to Live (ttl)",
+      "communication errors with Hardhat Ledger ([#792](https://github.com/x/y/pull/792))",
     ]);
     expectRedacted([
       [
@@ -1560,6 +1567,13 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
         "between [NAME_1] (JS) and [NAME_2] (the Seller)",
       ],
       ["an agreement with Okafor, Ngozi (NO)", "an agreement with [NAME_1] (NO)"],
+      ["met with Mary Ann Smith (MAS) today", "met with [NAME_1] (MAS) today"],
+      ["between J. Smith (JS) and the bank", "between [NAME_1] (JS) and the bank"],
+      ['with Jane Doe (hereinafter the "Buyer")', 'with [NAME_1] (hereinafter the "Buyer")'],
+      [
+        'zwischen Anna Schmidt (nachfolgend "Mieterin")',
+        'zwischen [NAME_1] (nachfolgend "Mieterin")',
+      ],
     ]);
   });
 

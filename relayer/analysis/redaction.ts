@@ -1785,45 +1785,67 @@ const QUOTED = /["'`][^"'`\s]+["'`]$/u;
 const PERSON_VERBS =
   "said says asked asks wrote writes replied replies told tells agreed agrees mentioned suggested explained promised emailed phoned thinks thought";
 const PERSON_WILL = "call email phone reply sign join attend";
-/** What a person is to do, as a note assigns it (`ms kowalski to sign`). */
-const PERSON_TO = new RegExp(
-  `^[ \\t]+to[ \\t]+(?:${alternation(PERSON_WILL)})(?![\\p{L}\\p{N}])`,
-  "u",
-);
+/** What a person is to do, as a note assigns it (`ms kowalski to sign`, `priya to send the list`). */
+const PERSON_TASKS = `${PERSON_WILL} send review approve confirm check`;
+const PERSON_TO_DO = `[ \\t]+to[ \\t]+(?:${alternation(PERSON_TASKS)})(?![\\p{L}\\p{N}])`;
+const PERSON_TO = new RegExp(`^${PERSON_TO_DO}`, "u");
 /** A person's verb after a name (`PERSON_DID`: right after the text read). */
 const PERSON_ACT = `[ \\t]+(?:${alternation(PERSON_VERBS)}|will[ \\t]+(?:${alternation(PERSON_WILL)}))(?![\\p{L}\\p{N}])`;
 const PERSON_DID = new RegExp(`^${PERSON_ACT}`, "u");
 /**
- * A first name in lower case before a person's verb, as chats write it (`priya said the fee is
- * fine`, `ok so tom asked`, `anna kowalski will call`): a first name of the lexicon that is no
- * everyday word (`will said`, `mark asked`, `the bank said` stay), with a surname that is none
- * either, or the second of two words (`so priya said`).
+ * A first name in lower case before a person's verb, what a note assigns them or their birth, as
+ * chats write it (`priya said the fee is fine`, `ok so tom asked`, `anna kowalski will call`,
+ * `priya to send the list`, `vladimir petrov, dob 1971-05-02`), or after a relative or someone
+ * close (`my cousin ravi`, `his wife anna`): a first name of the lexicon that is no everyday word
+ * in any sense (`will said`, `mark asked`, `my friend will help` stay), not after an article (`the
+ * server said`), with a surname that is none either, or the second of two words (`so priya
+ * said`).
  */
+const LOWER_NAME_WORD = "\\p{Ll}[\\p{Ll}'’]+(?:-\\p{Ll}[\\p{Ll}'’]+)?";
 const LOWER_BEFORE_VERB = new RegExp(
-  `(?<![\\p{L}\\p{N}'’@#/_.-])(\\p{Ll}[\\p{Ll}'’]+(?:-\\p{Ll}[\\p{Ll}'’]+)?)(?:[ \\t]+(\\p{Ll}[\\p{Ll}'’]+(?:-\\p{Ll}[\\p{Ll}'’]+)?))?(?=${PERSON_ACT})`,
+  `(?<![\\p{L}\\p{N}'’@#/_.-])(${LOWER_NAME_WORD})(?:[ \\t]+(${LOWER_NAME_WORD}))?(?=${PERSON_ACT}|${PERSON_TO_DO}|,?[ \\t]+(?:dob|born)(?![\\p{L}\\p{N}]))`,
   "gu",
 );
+/** Relatives and those close to someone, whose name follows them (`my cousin ravi`). */
+const CLOSE_ONES =
+  "cousin brother sister wife husband son daughter mother father mom mum dad friend colleague coworker co-worker boss manager partner fiancé fiancée fiance fiancee uncle aunt nephew niece grandma grandpa grandmother grandfather grandson granddaughter neighbor neighbour roommate flatmate girlfriend boyfriend";
+const LOWER_AFTER_CLOSE_ONE = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:[Mm]y|[Hh]is|[Hh]er|[Oo]ur|[Tt]heir|[Yy]our)[ \\t]+(?:${alternation(CLOSE_ONES)})(?:[ \\t]*,)?[ \\t]+(${LOWER_NAME_WORD})(?:[ \\t]+(${LOWER_NAME_WORD}))?`,
+  "dgu",
+);
+/**
+ * A first name in lower case that is no everyday word in any sense: SCOWL's, the lexicon's names
+ * that are words (`mark`, `server`), places.
+ */
+function lowerFirstName(w: string): boolean {
+  return writtenFirstName(w) && !everyday(w) && !LONE_EVERYDAY_NAMES.has(capitalised(w));
+}
 function lowerNamesBeforeVerb(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  // Everyday in any sense: SCOWL's, the lexicon's names that are words (`mark`, `server`), places.
-  const name = (w: string) =>
-    writtenFirstName(w) && !everyday(w) && !LONE_EVERYDAY_NAMES.has(capitalised(w));
   const thing = (w: string | undefined) =>
     w !== undefined && (DETERMINERS.has(w) || THING_ARTICLES.has(w));
   for (const m of text.matchAll(LOWER_BEFORE_VERB)) {
     const [, first, second] = m;
     const prior = WORD_BEFORE.exec(text.slice(Math.max(0, m.index - 20), m.index))?.[1];
     let at: number;
-    if (name(first!) && !thing(prior?.toLowerCase())) {
+    if (lowerFirstName(first!) && !thing(prior?.toLowerCase())) {
       at = m.index;
       out.push(span("NAME", at, second !== undefined && plainSurname(second) ? m[0] : first!));
-    } else if (second !== undefined && name(second) && !thing(first)) {
+    } else if (second !== undefined && lowerFirstName(second) && !thing(first)) {
       at = m.index + m[0].length - second.length;
       out.push(span("NAME", at, second));
     } else continue;
     // The first of a pair who did it together (`tom and priya said`).
     const paired = LOWER_PAIRED.exec(text.slice(Math.max(0, at - 40), at));
-    if (paired && name(paired[1]!)) out.push(span("NAME", at - paired[0].length, paired[1]!));
+    if (paired && lowerFirstName(paired[1]!))
+      out.push(span("NAME", at - paired[0].length, paired[1]!));
+  }
+  for (const m of text.matchAll(LOWER_AFTER_CLOSE_ONE)) {
+    const [, first, second] = m;
+    if (!lowerFirstName(first!)) continue;
+    const start = m.indices![1]![0];
+    const whole = second !== undefined && plainSurname(second);
+    out.push(span("NAME", start, whole ? text.slice(start, m.index + m[0].length) : first!));
   }
   return out;
 }
@@ -3239,6 +3261,7 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   SIGNATURE_LINE,
   WRITER_HERE,
   LOWER_BEFORE_VERB,
+  LOWER_AFTER_CLOSE_ONE,
   LONE_FIRST_NAME,
   GAELIC_SURNAME,
   CJK_LABELLED_NAME,

@@ -1462,6 +1462,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["anna kowalski will call tomorrow", "[NAME_1] will call tomorrow"],
       ["priya also said yes", "[NAME_1] also said yes"],
       ["tom and priya said it's fine", "[NAME_1] and [NAME_2] said it's fine"],
+      // What a note assigns them, their birth, a relative or someone close before them.
+      ["priya to send the wallet list", "[NAME_1] to send the wallet list"],
+      ["hit for vladimir petrov, dob 1971-05-02", "hit for [NAME_1], dob [DOB_1]"],
+      ["send 2 eth to my cousin ravi?", "send 2 eth to my cousin [NAME_1]?"],
+      ["Her wife, anna kowalski, signs", "Her wife, [NAME_1], signs"],
     ]);
     // An everyday word that is also a first name, a group, prose after the name that does not go
     // on the sentence from a name, no greeting.
@@ -1509,6 +1514,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "law or agreed",
       "node said",
       "jack said",
+      "how to send the list",
+      "the data to send",
+      "my friend will help",
+      "my brother's wallet",
+      "my boss said no",
     ]);
     expectNothingFoundInLinearTime([
       "hi all, ",
@@ -1521,6 +1531,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "ab here ",
       "ab cd said ",
       "ab and ",
+      "ab to send ",
+      "my friend ab ",
     ]);
   });
 

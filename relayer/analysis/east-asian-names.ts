@@ -94,6 +94,21 @@ export const KOREAN_SURNAMES =
   "hwangbo sunwoo seomun";
 
 /**
+ * The same surnames as written in Chinese characters, simplified and traditional, and in Hangul:
+ * the first character of a name in running text, which has no capitals or spaces to tell one by.
+ */
+export const HAN_SURNAMES =
+  "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕" +
+  "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付傅方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱" +
+  "严覃武戴莫孔向汤常康牛洪童温倪赖易齐甘詹耿桑包梅欧" +
+  "陳張劉楊黃趙吳孫馬鄭謝許韓馮鄧蕭葉蘇呂盧鍾譚陸賈韋鄒閻龍賀顧龔萬錢嚴湯溫賴齊歐";
+/** The syllables of Korean given names in Hangul, the commonest (민준, 서연, 지훈, 영자). */
+export const HANGUL_GIVEN_SYLLABLES =
+  "민준서연지현우호영수진은혜유윤하성재도훈예원희경정석태한주승동상용규철환선미숙자순옥나아인혁빈율건시채다소린솔온리람란보병기광남대범찬형효해완종열웅택국길명문식일창청충학홍화후휘흥겸근덕래록륜무백복봉부분비산새설세송신심안애양엽오요욱운월위의이익임장전제조중직차천초춘치필향헌협별빛봄슬단담령로루마만모목배번사삼샘";
+export const HANGUL_SURNAMES =
+  "김이박최정강조윤장임한오서신권황안송류유전홍고문양손배백허남심노하곽성차주우구민진나지엄채원천방공현함변염여추도소석선설마길연위표명기반왕금옥육인맹제모탁국어은편용";
+
+/**
  * The syllables Korean given names are made of, in the Revised Romanization and the older
  * spellings passports keep (Ji-hoon, Jihun; Seo-yeon, Su-yeon; Min-jun, Min-joon).
  */

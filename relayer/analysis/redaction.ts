@@ -9,6 +9,9 @@ import {
   CHINESE_SURNAMES,
   EAST_ASIAN_PLACES,
   EVERYDAY_WORDS,
+  HAN_SURNAMES,
+  HANGUL_GIVEN_SYLLABLES,
+  HANGUL_SURNAMES,
   JAPANESE_GIVEN_NAMES,
   JAPANESE_SURNAMES,
   KOREAN_SURNAMES,
@@ -1432,6 +1435,7 @@ function names(text: string): PiiSpan[] {
     ...loneFirstNames(text),
     ...gaelicSurnames(text),
     ...cjkLabelledNames(text),
+    ...cjkNamesInText(text),
     ...rowNames(text),
   );
   return out;
@@ -1972,8 +1976,15 @@ function loneFirstNames(text: string): PiiSpan[] {
 const CJK_NAME_LABELS =
   "Sender|Payer|Remitter|Sent by|姓名|氏名|名前|お名前|이름|성명|收款人|收款方|付款人|受益人|受取人|振込先|名義人|口座名義|예금주|수취인|받는 사람|보내는 사람|签名|署名|联系人|担当者|담당자";
 const CJK_CHAR = `[\\p{sc=Han}${KANA}]`;
+/**
+ * Korean writes a label's particle on it (`이름과 대/소문자`, `이름이 있지만`, `이름입니다`): a name in
+ * Hangul starts after the label's mark or a space.
+ */
+const HANGUL_AFTER_MARK = "(?<=[:：,、 \\t\\u3000])";
+/** The honorifics after a name, which start no name (`担当者様へ`: the label's, then `様`). */
+const CJK_HONORIFICS = "様|さん|殿|先生|씨|님|女士|小姐";
 const CJK_LABELLED_NAME = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS}|${CJK_NAME_LABELS})[ \\t]?[:：,、]?[ \\t\\u3000]{0,2}((?:\\p{sc=Hangul}{1,2} \\p{sc=Hangul}{1,3}|\\p{sc=Han}{1,3}[ \\u3000]${CJK_CHAR}{1,4}|\\p{sc=Han}{2,4}|\\p{sc=Hangul}{2,4}|\\p{sc=Han}{1,3}[${KANA}]{1,4}|[${KATAKANA}]{2,8}(?:[・ \\u3000][${KATAKANA}]{2,8})?))(?=[ \\u3000]?(?:様|さん|殿|先生|씨|님|女士|小姐)|[ \\t]{0,2}(?:[,，、;；()（）\\[\\]<>/|.。!！?？]|\\r?\\n|$))`,
+  `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS}|${CJK_NAME_LABELS})[ \\t]?[:：,、]?[ \\t\\u3000]{0,2}(?!${CJK_HONORIFICS})((?:${HANGUL_AFTER_MARK}\\p{sc=Hangul}{1,2} \\p{sc=Hangul}{1,3}|\\p{sc=Han}{1,3}[ \\u3000]${CJK_CHAR}{1,4}|\\p{sc=Han}{2,4}|${HANGUL_AFTER_MARK}\\p{sc=Hangul}{2,4}|\\p{sc=Han}{1,3}[${KANA}]{1,4}|[${KATAKANA}]{2,8}(?:[・ \\u3000][${KATAKANA}]{2,8})?))(?=[ \\u3000]?(?:${CJK_HONORIFICS})|[ \\t]{0,2}(?:[,，、;；()（）\\[\\]<>/|.。!！?？]|\\r?\\n|$))`,
   "gu",
 );
 const CJK_ORGANISATION =
@@ -1989,6 +2000,64 @@ function cjkLabelledNames(text: string): PiiSpan[] {
     const end = m.index + m[0].length;
     if (CJK_ORGANISATION.test(value + text.slice(end, end + 8))) continue;
     out.push(span("NAME", end - value.length, value));
+  }
+  return out;
+}
+
+/**
+ * A Chinese name in running text between what brings a person in and what is theirs or done to
+ * them (`从张伟的账户转出`, `到李娜的钱包`, `给王小明转账`, `向陈大文付款`): a surname of the list, then one or
+ * two characters; a word that starts on a surname's character is none (`到钱包的地址`, `白名单的地址`).
+ */
+const HAN_NAME_IN_TEXT = new RegExp(
+  `(?:[从向给到和与跟把对替由於于]|^|[\\s，。、：:,;；!！?？"“'‘(（])([${HAN_SURNAMES}]\\p{sc=Han}{1,2}?)(?=的(?:账户|帐户|賬戶|帳戶|钱包|錢包|银行卡|銀行卡|卡号|卡號|地址|电话|電話|手机|手機|邮箱|郵箱|护照|護照|身份证|身份證)|转账|轉賬|轉帳|汇款|匯款|付款|打款)`,
+  "gu",
+);
+const HAN_NOT_NAMES = words(
+  "钱包 錢包 白名单 白名單 黑名单 黑名單 金库 金庫 金额 金額 余额 餘額 高管 程序 方案 方面 黄金 黃金 石油 万一 萬一 马上 馬上 于是 任何 任务 任務 向量 常用 平台 江湖 龙头 龍頭 周边 週邊 段落 史上 雷达 雷達 孙子 孫子 包括 齐全 齊全 温度 溫度 康复 易于 甘肃 宋体 曹操 石家庄 武汉 武漢 金融 金融机构 韩国 韓國 梁山 汤圆 方法 高级 高級 高速 陈旧 陳舊 黄色 黃色 白色 金色 蔡司 冯氏 董事 董事会 董事長 董事长 孔子 毛泽东 严格 嚴格 严重 嚴重 孟加拉 欧洲 歐洲 欧元 歐元 戴尔 莫斯科 洪水 童年 常规 常規 贺卡 賀卡 万科 萬科 钱款 錢款 程式 罗马 羅馬 雷电 史密斯 曾经 曾經 任意 许多 許多 许可 許可 郭氏 何时 何時 姚明 谢谢 謝謝 邓氏 冯某 张某 王某 李某 刘某",
+);
+/**
+ * A Japanese name before an honorific in running text (`田中さんに送金`, `山田太郎様の口座`): two to
+ * four Han characters after a character of no other name's script; a role's or a household's word
+ * is none (`店長さん`, `担当者様`, `八百屋さん`, `ご家族様`, `取引先様`).
+ */
+const JAPANESE_NAME_IN_TEXT =
+  /(?<![\p{sc=Han}々ー\p{sc=Katakana}])(\p{sc=Han}[\p{sc=Han}々]{1,3})(?=さん|様|さま|氏|くん|ちゃん)/gu;
+const JAPANESE_ROLE_END = /[屋者長員手家主師士官客族親先工生]$/u;
+const JAPANESE_NOT_NAMES = words(
+  "担当 御社 貴社 弊社 当社 得意 恋人 友人 主人 個人 本人 外国人 仲人 婦人 夫人 近所 隣人 各位 会社 法人 団体 店舗 病院 銀行 役所 受取人 名義人 代理人 保証人 相続人 申込人 請求人 管理人 差出人 届出人 依頼人 支払人 送金人 受益人 契約人",
+);
+/**
+ * A Korean name of three syllables before an honorific in running text (`김민준 씨에게`, `박서연님의 계좌`):
+ * a surname of the list, then two syllables of given names (`마케팅님`, `홍보팀 님` are none); a role's
+ * word is none (`변호사님`, `이사장님`, `신청자님`, `정회원님`).
+ */
+const KOREAN_NAME_IN_TEXT = new RegExp(
+  `(?<![\\p{sc=Hangul}])([${HANGUL_SURNAMES}][${HANGUL_GIVEN_SYLLABLES}]{2})(?=[ ]?(?:씨|님))`,
+  "gu",
+);
+const KOREAN_ROLE_END = /[사장관생]$/u;
+const KOREAN_NOT_NAMES = words(
+  "이용자 구매자 신청자 정회원 연구원 공무원 은행원 조교수 부교수 정교수 전문가 주주님 고객사 하느님 하나님",
+);
+function cjkNamesInText(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  if (!CJK_NAME_CHAR.test(text)) return out;
+  for (const m of text.matchAll(HAN_NAME_IN_TEXT)) {
+    const value = m[1]!;
+    if (HAN_NOT_NAMES.has(value) || HAN_NOT_NAMES.has(value.slice(0, 2))) continue;
+    out.push(span("NAME", m.index + m[0].length - value.length, value));
+  }
+  for (const m of text.matchAll(JAPANESE_NAME_IN_TEXT)) {
+    const value = m[1]!;
+    if (JAPANESE_ROLE_END.test(value) || JAPANESE_NOT_NAMES.has(value)) continue;
+    if (CJK_ORGANISATION.test(value)) continue;
+    out.push(span("NAME", m.index, value));
+  }
+  for (const m of text.matchAll(KOREAN_NAME_IN_TEXT)) {
+    const value = m[1]!;
+    if (KOREAN_ROLE_END.test(value) || KOREAN_NOT_NAMES.has(value)) continue;
+    out.push(span("NAME", m.index, value));
   }
   return out;
 }
@@ -3265,6 +3334,9 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   LONE_FIRST_NAME,
   GAELIC_SURNAME,
   CJK_LABELLED_NAME,
+  HAN_NAME_IN_TEXT,
+  JAPANESE_NAME_IN_TEXT,
+  KOREAN_NAME_IN_TEXT,
 ];
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";

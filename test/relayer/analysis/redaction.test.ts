@@ -2401,7 +2401,56 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Name: 설정 화면을 여세요",
       "Note: 王伟很好",
     ]);
+    // Korean writes a label's particle on it; a label's honorific starts no name.
+    expectNoName([
+      "파일 이름과 대/소문자만 다릅니다.",
+      "'{0}' 이름이 있지만",
+      "속성 이름입니다.",
+      "担当者様へ",
+      "受取人様へ",
+    ]);
     expectNothingFoundInLinearTime(["Name: 王伟x ", "受取人：", "Dear 김 "]);
+  });
+
+  it("should redact a Chinese, Japanese or Korean name in running text: between a preposition and what is theirs, or before an honorific", function () {
+    expectRedacted([
+      [
+        "从张伟的账户转账 5000 USDT 到李娜的钱包。",
+        "从[NAME_1]的账户转账 5000 USDT 到[NAME_2]的钱包。",
+      ],
+      ["请给王小明转账100元", "请给[NAME_1]转账100元"],
+      ["向陈大文付款", "向[NAME_1]付款"],
+      ["張偉的帳戶已凍結", "[NAME_1]的帳戶已凍結"],
+      ["田中さんに送金してください", "[NAME_1]さんに送金してください"],
+      ["山田太郎様の口座へ振り込み", "[NAME_1]様の口座へ振り込み"],
+      ["佐々木さんから連絡", "[NAME_1]さんから連絡"],
+      ["김민준 씨에게 송금해 주세요", "[NAME_1] 씨에게 송금해 주세요"],
+      ["박서연님의 계좌로 이체", "[NAME_1]님의 계좌로 이체"],
+    ]);
+    // Words that start on a surname's character, roles and households before an honorific.
+    expectNoName([
+      "到钱包的地址",
+      "把资金转到白名单的地址",
+      "从金库的账户转出",
+      "给朋友转账",
+      "从平台的账户",
+      "店長さんに聞いて",
+      "ご担当者様へ",
+      "八百屋さん",
+      "ご家族様",
+      "取引先様",
+      "会員様限定",
+      "お得意様",
+      "お客様",
+      "변호사님께",
+      "이사장님",
+      "신청자님",
+      "정회원님",
+      "고객님",
+      "홍보팀 님",
+      "마케팅님",
+    ]);
+    expectNothingFoundInLinearTime(["从张", "田中", "김민 ", "给王小"]);
   });
 
   it("should redact Chinese names in pinyin, Cantonese, Wade-Giles and Hokkien, surname first or given name first, without a label", function () {

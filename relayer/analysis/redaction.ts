@@ -2013,6 +2013,14 @@ const HAN_NAME_IN_TEXT = new RegExp(
   `(?:[从向给到和与跟把对替由於于]|^|[\\s，。、：:,;；!！?？"“'‘(（])([${HAN_SURNAMES}]\\p{sc=Han}{1,2}?)(?=的(?:账户|帐户|賬戶|帳戶|钱包|錢包|银行卡|銀行卡|卡号|卡號|地址|电话|電話|手机|手機|邮箱|郵箱|护照|護照|身份证|身份證)|转账|轉賬|轉帳|汇款|匯款|付款|打款)`,
   "gu",
 );
+/**
+ * A Chinese name or surname before `先生`, `女士`, `小姐` after what brings a person in (`请联系张伟先生`,
+ * `给王先生转账`, `公司的李女士`): a verb of contact or thanks, a preposition, `的`, or a clause's start.
+ */
+const HAN_NAME_BEFORE_HONORIFIC = new RegExp(
+  `(?:[从向给到和与跟把对替由於于问找的]|联系|聯繫|聯絡|告诉|告訴|通知|感谢|感謝|谢谢|謝謝|^|[\\s，。、：:,;；!！?？"“'‘(（])([${HAN_SURNAMES}]\\p{sc=Han}{0,2}?)(?=先生|女士|小姐)`,
+  "gu",
+);
 const HAN_NOT_NAMES = words(
   "钱包 錢包 白名单 白名單 黑名单 黑名單 金库 金庫 金额 金額 余额 餘額 高管 程序 方案 方面 黄金 黃金 石油 万一 萬一 马上 馬上 于是 任何 任务 任務 向量 常用 平台 江湖 龙头 龍頭 周边 週邊 段落 史上 雷达 雷達 孙子 孫子 包括 齐全 齊全 温度 溫度 康复 易于 甘肃 宋体 曹操 石家庄 武汉 武漢 金融 金融机构 韩国 韓國 梁山 汤圆 方法 高级 高級 高速 陈旧 陳舊 黄色 黃色 白色 金色 蔡司 冯氏 董事 董事会 董事長 董事长 孔子 毛泽东 严格 嚴格 严重 嚴重 孟加拉 欧洲 歐洲 欧元 歐元 戴尔 莫斯科 洪水 童年 常规 常規 贺卡 賀卡 万科 萬科 钱款 錢款 程式 罗马 羅馬 雷电 史密斯 曾经 曾經 任意 许多 許多 许可 許可 郭氏 何时 何時 姚明 谢谢 謝謝 邓氏 冯某 张某 王某 李某 刘某",
 );
@@ -2046,6 +2054,14 @@ function cjkNamesInText(text: string): PiiSpan[] {
   for (const m of text.matchAll(HAN_NAME_IN_TEXT)) {
     const value = m[1]!;
     if (HAN_NOT_NAMES.has(value) || HAN_NOT_NAMES.has(value.slice(0, 2))) continue;
+    // A surname and its honorific (`给王先生转账`): the rule below takes the surname.
+    if (/先生|女士|小姐/u.test(value)) continue;
+    out.push(span("NAME", m.index + m[0].length - value.length, value));
+  }
+  for (const m of text.matchAll(HAN_NAME_BEFORE_HONORIFIC)) {
+    const value = m[1]!;
+    if (value.length > 1 && (HAN_NOT_NAMES.has(value) || HAN_NOT_NAMES.has(value.slice(0, 2))))
+      continue;
     out.push(span("NAME", m.index + m[0].length - value.length, value));
   }
   for (const m of text.matchAll(JAPANESE_NAME_IN_TEXT)) {
@@ -3335,6 +3351,7 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   GAELIC_SURNAME,
   CJK_LABELLED_NAME,
   HAN_NAME_IN_TEXT,
+  HAN_NAME_BEFORE_HONORIFIC,
   JAPANESE_NAME_IN_TEXT,
   KOREAN_NAME_IN_TEXT,
 ];

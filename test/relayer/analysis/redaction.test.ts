@@ -2426,10 +2426,16 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["佐々木さんから連絡", "[NAME_1]さんから連絡"],
       ["김민준 씨에게 송금해 주세요", "[NAME_1] 씨에게 송금해 주세요"],
       ["박서연님의 계좌로 이체", "[NAME_1]님의 계좌로 이체"],
+      ["请联系张伟先生", "请联系[NAME_1]先生"],
+      ["给王先生转账", "给[NAME_1]先生转账"],
+      ["感谢陈小姐的帮助", "感谢[NAME_1]小姐的帮助"],
     ]);
     // Words that start on a surname's character, roles and households before an honorific.
     expectNoName([
       "到钱包的地址",
+      "于是张先生来了",
+      "老先生",
+      "女士们先生们",
       "把资金转到白名单的地址",
       "从金库的账户转出",
       "给朋友转账",

@@ -1287,7 +1287,7 @@ function personBeforeInitials(words: readonly string[]): boolean {
  * the six languages and Dutch (`(the "Buyer")`, `(der Mieter)`, `(hereinafter "Lender")`).
  */
 const PARTY_BRACKET =
-  /^(?:\p{Lu}|["“'‘«]|(?:the|der|die|das|le|la|les|l['’]|el|los|las|il|lo|gli|de|het|hereinafter|hereafter|ci-après|nachfolgend|en adelante|di seguito|hierna)(?![\p{L}]))/u;
+  /^(?:\p{Lu}|["“'‘«]|l['’]|(?:the|der|die|das|le|la|les|el|los|las|il|lo|gli|de|het|hereinafter|hereafter|ci-après|nachfolgend|en adelante|di seguito|hierna)(?![\p{L}]))/u;
 
 /** Capitals that are a name's initials in any order (`JS` of `John Smith` and `Smith, John`). */
 function isInitialsOf(capitals: string, name: string): boolean {

@@ -1586,6 +1586,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
         'zwischen Anna Schmidt (nachfolgend "Mieterin")',
         'zwischen [NAME_1] (nachfolgend "Mieterin")',
       ],
+      ["conclu avec Okonkwo Zorglub (l'acquéreur) et", "conclu avec [NAME_1] (l'acquéreur) et"],
     ]);
   });
 

@@ -864,6 +864,11 @@ const HONORIFIC_WORDS = new Set(
     .filter((h) => /^\p{Lu}\p{L}+$/u.test(h)),
 );
 /**
+ * The titles abbreviated in lower case that chats also write without their dot (`mr smith`, `dhr
+ * jansen`), which `LOWER_TITLED` reads with `mme` and `mlle`.
+ */
+const LOWER_TITLE_ABBREVIATIONS = "mr ms mrs dr prof sig sra srta dhr mevr";
+/**
  * Honorifics as Italian, Dutch and Spanish write them in running text, in lower case (`il sig.
  * Bianchi`, `dhr. Jansen`, `mevr. de Vries`), and English ones as chats and notes do (`mr. Smith`):
  * with their dot, or whole words that write nothing else (`sig.ra`, `dott.ssa`, `mme`), so `ing`
@@ -871,8 +876,7 @@ const HONORIFIC_WORDS = new Set(
  * write out in lower case in running text (`la signora Ferri`, `il dottor Bianchi`, `madame
  * Martin`, `el señor García`, `doña Lucía`, `meneer Jansen`, `il professore Neri`).
  */
-const LOWER_HONORIFICS =
-  "(?:(?:mr|mrs|ms|dr|prof|sig|sigg|dott|avv|ing|geom|rag|arch|dhr|mevr|sra|srta)\\.|sig\\.r[ae]|sig\\.na|dott\\.ssa|mme|mlle|monsieur|madame|mademoiselle|señora?|señorita|doña|signora?|signorina|dottor|dottore|dottoressa|avvocato|avvocata|avvocatessa|ingegner|ingegnere|professore|professoressa|meneer|mevrouw)";
+const LOWER_HONORIFICS = `(?:(?:${alternation(LOWER_TITLE_ABBREVIATIONS)}|sigg|dott|avv|ing|geom|rag|arch)\\.|sig\\.r[ae]|sig\\.na|dott\\.ssa|mme|mlle|monsieur|madame|mademoiselle|señora?|señorita|doña|signora?|signorina|dottor|dottore|dottoressa|avvocato|avvocata|avvocatessa|ingegner|ingegnere|professore|professoressa|meneer|mevrouw)`;
 /** A doctorate's faculty after its title (Dr. med., Dr. rer. nat.). */
 const FACULTY = "(?:med|jur|phil|dent|vet|oec|rer\\. ?nat|rer\\. ?pol|h\\. ?c)\\.";
 /**
@@ -1456,7 +1460,7 @@ function wordEnds(words: readonly string[]): number[] {
  * lower case (a verb).
  */
 const LOWER_TITLED = new RegExp(
-  `(?<![\\p{L}\\p{N}'’.-])(?:[Mm][rs]|[Mm]rs|[Dd]r|[Pp]rof|[Mm]me|[Mm]lle|[Ss]ig|[Ss]rt?a|[Dd]hr|[Mm]evr)\\.?[ \\t]+(?:${FACULTY}[ \\t]+)?(?!${FACULTY})(\\p{Ll}[\\p{Ll}'’-]*(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,3})(?![\\p{L}\\p{N}'’-])`,
+  `(?<![\\p{L}\\p{N}'’.-])(?:${inTheirCases(`${LOWER_TITLE_ABBREVIATIONS} mme mlle`, { capitals: false })})\\.?[ \\t]+(?:${FACULTY}[ \\t]+)?(?!${FACULTY})(\\p{Ll}[\\p{Ll}'’-]*(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,3})(?![\\p{L}\\p{N}'’-])`,
   "gu",
 );
 function lowerTitledNames(text: string): PiiSpan[] {

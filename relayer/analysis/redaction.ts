@@ -605,12 +605,19 @@ const BIRTHPLACE =
 const PLACE_THEN_DATE =
   "(?:place and date of birth|lieu et date de naissance|lugar y fecha de nacimiento|luogo e data di nascita|Geburtsort und -datum)[:\\s]*\\p{Lu}[\\p{L}'’-]*(?: \\p{Lu}[\\p{L}'’-]*){0,3}(?: \\(\\p{Lu}{2}\\))?,?";
 /**
+ * The verb between a label and its date in a sentence, in the six languages, Dutch and Portuguese,
+ * with the date's article (`DOB is March 3rd, 1985`, `Geburtsdatum ist der 12.03.1979`, `sa date
+ * de naissance est le 3 avril 1985`, `su fecha de nacimiento es`, `data di nascita è il`).
+ */
+const DOB_COPULA =
+  "(?:(?:is|was|ist|war|est|était|es|era|è|é)[ \\t]+(?:(?:der|am|le|el|il|em|op|on)[ \\t]+)?)?";
+/**
  * Labels of a date of birth, in the six languages and Dutch; a form's hint of the format may follow
  * (`Date of Birth (MM/DD/YYYY):`, `Geburtsdatum (TT.MM.JJJJ)`), and a biography's `(b. 3 April
  * 1985)`.
  */
 const DOB_RE = new RegExp(
-  `(?:\\b(?:date[ _]?of[ _]?birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth[ _]?date|birthday|date_(?:de_)?naissance|fecha_(?:de_)?nacimiento|data_(?:di_)?nascita|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum(?:\\/-?ort| und -ort)?|Geburtstag|date and place of birth|date et lieu de naissance|fecha y lugar de nacimiento|data e luogo di nascita|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|geboortedatum|geboren op|geb\\. op|data de nascimento|nascid[oa] (?:em|a)|data urodzenia|urodzon[ya](?: dnia)?|ur\\.|${BIRTHPLACE}|${PLACE_THEN_DATE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?["']?[:=\\s–—-]*["']?(?:the )?(${DATE})`,
+  `(?:\\b(?:date[ _]?of[ _]?birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth[ _]?date|birthday|date_(?:de_)?naissance|fecha_(?:de_)?nacimiento|data_(?:di_)?nascita|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum(?:\\/-?ort| und -ort)?|Geburtstag|date and place of birth|date et lieu de naissance|fecha y lugar de nacimiento|data e luogo di nascita|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|geboortedatum|geboren op|geb\\. op|data de nascimento|nascid[oa] (?:em|a)|data urodzenia|urodzon[ya](?: dnia)?|ur\\.|${BIRTHPLACE}|${PLACE_THEN_DATE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?["']?[:=\\s–—-]*["']?${DOB_COPULA}(?:the )?(${DATE})`,
   "giu",
 );
 
@@ -620,8 +627,10 @@ const DOB_RE = new RegExp(
  * other year (`founded in 1985`, `since 2015`) is not personal data. A full date after `born`
  * (`born 1985-03-12`) is DOB_RE's.
  */
-const BIRTH_YEAR_RE =
-  /(?:\b(?:born(?: in)?|year of birth|birth year|geboren(?: im Jahr(?:e)?)?|geb\.|Geburtsjahr|Jahrgang|n[ée](?:e|\(e\))? en|ann[ée]e de naissance|nacid[oa] en(?: el año)?|año de nacimiento|nat[oa] nel|anno di nascita|geboren in|geboortejaar|ano de nascimento|nascid[oa] em|rok urodzenia|urodzon[ya] w)|(?<=\()b\.)[:\s–—-]*((?:19|20)\d{2})(?![\p{L}\p{N}]|[./-]\d)/giu;
+const BIRTH_YEAR_RE = new RegExp(
+  `(?:\\b(?:born(?: in)?|year of birth|birth year|geboren(?: im Jahr(?:e)?)?|geb\\.|Geburtsjahr|Jahrgang|n[ée](?:e|\\(e\\))? en|ann[ée]e de naissance|nacid[oa] en(?: el año)?|año de nacimiento|nat[oa] nel|anno di nascita|geboren in|geboortejaar|ano de nascimento|nascid[oa] em|rok urodzenia|urodzon[ya] w)|(?<=\\()b\\.)[:\\s–—-]*${DOB_COPULA}((?:19|20)\\d{2})(?![\\p{L}\\p{N}]|[./-]\\d)`,
+  "giu",
+);
 
 function datesOfBirth(text: string): PiiSpan[] {
   return [...matches(DOB_RE, text, 1), ...matches(BIRTH_YEAR_RE, text, 1)].map(([i, v]) =>

@@ -97,6 +97,17 @@ describe("# analysis redaction", function () {
       ["Anno di nascita: 1999", "Anno di nascita: [DOB_1]"],
       // A full date after the label stays one date of birth.
       ["born 1985-03-12", "born [DOB_1]"],
+      // The label's verb in a sentence, with the date's article.
+      ["year of birth is 1985", "year of birth is [DOB_1]"],
+      ["Geburtsjahr ist 1985", "Geburtsjahr ist [DOB_1]"],
+      ["Her DOB is March 3rd, 1985.", "Her DOB is [DOB_1]."],
+      ["her date of birth was 03/03/1985", "her date of birth was [DOB_1]"],
+      ["his birthday is 3 March 1985", "his birthday is [DOB_1]"],
+      ["Geburtsdatum ist der 12.03.1979", "Geburtsdatum ist der [DOB_1]"],
+      ["sa date de naissance est le 3 avril 1985", "sa date de naissance est le [DOB_1]"],
+      ["su fecha de nacimiento es 3 de abril de 1985", "su fecha de nacimiento es [DOB_1]"],
+      ["la data di nascita è il 3 aprile 1985", "la data di nascita è il [DOB_1]"],
+      ["geboortedatum is 3 april 1985", "geboortedatum is [DOB_1]"],
     ];
     for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
     expectNothingFound([
@@ -109,6 +120,9 @@ describe("# analysis redaction", function () {
       "born in 12345 ways",
       "born in 1885 trees",
       "Geburtsjahrgang 1985x",
+      "DOB is unknown",
+      "the birthday is in 3 weeks",
+      "the company was founded in 1985",
     ]);
   });
 

@@ -139,6 +139,14 @@ function inTheirCases(list: string, { capitals = true } = {}): string {
     .join("|");
 }
 
+/**
+ * The verb between a label and its value in a sentence, in the six languages, Dutch and Portuguese,
+ * with a date's article (`DOB is March 3rd, 1985`, `my account number is 12345678`, `Geburtsdatum
+ * ist der 12.03.1979`, `su número de cuenta es…`, `la data di nascita è il…`).
+ */
+const LABEL_VERB =
+  "(?:(?:is|was|ist|war|est|était|es|era|è|é)[ \\t]+(?:(?:der|am|le|el|il|em|op|on)[ \\t]+)?)?";
+
 /** A word without its accents and other combining marks (Rzeszów → Rzeszow, Văn → Van). */
 function withoutAccents(word: string): string {
   return word.normalize("NFD").replace(/\p{M}/gu, "");
@@ -557,8 +565,10 @@ function ips(text: string): PiiSpan[] {
   return out;
 }
 
-const ACCOUNT_LABEL =
-  /\b(?:account(?: (?:number|no\.?|#))?|acct\.?(?: (?:no\.?|#))?|a\/c(?: no\.?)?|Kontonummer|Konto(?:-?Nr\.?)?|num[ée]ro de compte|n[°º] de compte|n[úu]mero de cuenta|cuenta|numero di conto|conto(?: n\.)?|rekeningnummer|(?:ABA )?routing(?: (?:number|no\.?|#))?|ABA(?: (?:number|no\.?|#))?|RTN|sort ?code|BSB(?: (?:number|no\.?))?|BLZ|Bankleitzahl)[:#\s]*((?:\d[ -]?){5,17}\d)\b/giu;
+const ACCOUNT_LABEL = new RegExp(
+  `\\b(?:account(?: (?:number|no\\.?|#))?|acct\\.?(?: (?:no\\.?|#))?|a\\/c(?: no\\.?)?|Kontonummer|Konto(?:-?Nr\\.?)?|num[ée]ro de compte|n[°º] de compte|n[úu]mero de cuenta|cuenta|numero di conto|conto(?: n\\.)?|rekeningnummer|(?:ABA )?routing(?: (?:number|no\\.?|#))?|ABA(?: (?:number|no\\.?|#))?|RTN|sort ?code|BSB(?: (?:number|no\\.?))?|BLZ|Bankleitzahl)[:#\\s]*${LABEL_VERB}((?:\\d[ -]?){5,17}\\d)\\b`,
+  "giu",
+);
 
 /** A span of years (`2024-2025`, `2024 25`), as fiscal years are written after "account". */
 const YEAR_SPAN = /^(?:19|20)\d{2}[ -](?:(?:19|20)\d{2}|\d{2})$/;
@@ -605,19 +615,12 @@ const BIRTHPLACE =
 const PLACE_THEN_DATE =
   "(?:place and date of birth|lieu et date de naissance|lugar y fecha de nacimiento|luogo e data di nascita|Geburtsort und -datum)[:\\s]*\\p{Lu}[\\p{L}'’-]*(?: \\p{Lu}[\\p{L}'’-]*){0,3}(?: \\(\\p{Lu}{2}\\))?,?";
 /**
- * The verb between a label and its date in a sentence, in the six languages, Dutch and Portuguese,
- * with the date's article (`DOB is March 3rd, 1985`, `Geburtsdatum ist der 12.03.1979`, `sa date
- * de naissance est le 3 avril 1985`, `su fecha de nacimiento es`, `data di nascita è il`).
- */
-const DOB_COPULA =
-  "(?:(?:is|was|ist|war|est|était|es|era|è|é)[ \\t]+(?:(?:der|am|le|el|il|em|op|on)[ \\t]+)?)?";
-/**
  * Labels of a date of birth, in the six languages and Dutch; a form's hint of the format may follow
  * (`Date of Birth (MM/DD/YYYY):`, `Geburtsdatum (TT.MM.JJJJ)`), and a biography's `(b. 3 April
  * 1985)`.
  */
 const DOB_RE = new RegExp(
-  `(?:\\b(?:date[ _]?of[ _]?birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth[ _]?date|birthday|date_(?:de_)?naissance|fecha_(?:de_)?nacimiento|data_(?:di_)?nascita|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum(?:\\/-?ort| und -ort)?|Geburtstag|date and place of birth|date et lieu de naissance|fecha y lugar de nacimiento|data e luogo di nascita|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|geboortedatum|geboren op|geb\\. op|data de nascimento|nascid[oa] (?:em|a)|data urodzenia|urodzon[ya](?: dnia)?|ur\\.|${BIRTHPLACE}|${PLACE_THEN_DATE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?["']?[:=\\s–—-]*["']?${DOB_COPULA}(?:the )?(${DATE})`,
+  `(?:\\b(?:date[ _]?of[ _]?birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth[ _]?date|birthday|date_(?:de_)?naissance|fecha_(?:de_)?nacimiento|data_(?:di_)?nascita|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum(?:\\/-?ort| und -ort)?|Geburtstag|date and place of birth|date et lieu de naissance|fecha y lugar de nacimiento|data e luogo di nascita|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|geboortedatum|geboren op|geb\\. op|data de nascimento|nascid[oa] (?:em|a)|data urodzenia|urodzon[ya](?: dnia)?|ur\\.|${BIRTHPLACE}|${PLACE_THEN_DATE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?["']?[:=\\s–—-]*["']?${LABEL_VERB}(?:the )?(${DATE})`,
   "giu",
 );
 
@@ -628,7 +631,7 @@ const DOB_RE = new RegExp(
  * (`born 1985-03-12`) is DOB_RE's.
  */
 const BIRTH_YEAR_RE = new RegExp(
-  `(?:\\b(?:born(?: in)?|year of birth|birth year|geboren(?: im Jahr(?:e)?)?|geb\\.|Geburtsjahr|Jahrgang|n[ée](?:e|\\(e\\))? en|ann[ée]e de naissance|nacid[oa] en(?: el año)?|año de nacimiento|nat[oa] nel|anno di nascita|geboren in|geboortejaar|ano de nascimento|nascid[oa] em|rok urodzenia|urodzon[ya] w)|(?<=\\()b\\.)[:\\s–—-]*${DOB_COPULA}((?:19|20)\\d{2})(?![\\p{L}\\p{N}]|[./-]\\d)`,
+  `(?:\\b(?:born(?: in)?|year of birth|birth year|geboren(?: im Jahr(?:e)?)?|geb\\.|Geburtsjahr|Jahrgang|n[ée](?:e|\\(e\\))? en|ann[ée]e de naissance|nacid[oa] en(?: el año)?|año de nacimiento|nat[oa] nel|anno di nascita|geboren in|geboortejaar|ano de nascimento|nascid[oa] em|rok urodzenia|urodzon[ya] w)|(?<=\\()b\\.)[:\\s–—-]*${LABEL_VERB}((?:19|20)\\d{2})(?![\\p{L}\\p{N}]|[./-]\\d)`,
   "giu",
 );
 

@@ -791,8 +791,15 @@ describe("# analysis redaction of each type's other formats", function () {
         "Sort code 20-00-00. Sortcode: 402715; BSB 062-000, BSB number 062 000",
         "Sort code [BANK_ACCOUNT_1]. Sortcode: [BANK_ACCOUNT_2]; BSB [BANK_ACCOUNT_3], BSB number [BANK_ACCOUNT_4]",
       ],
+      // The label's verb in a sentence.
+      ["my account number is 12345678", "my account number is [BANK_ACCOUNT_1]"],
+      ["my sort code is 20-00-00", "my sort code is [BANK_ACCOUNT_1]"],
+      ["Kontonummer ist 1234567890", "Kontonummer ist [BANK_ACCOUNT_1]"],
+      ["mi número de cuenta es 12345678", "mi número de cuenta es [BANK_ACCOUNT_1]"],
+      ["il numero di conto è 12345678", "il numero di conto è [BANK_ACCOUNT_1]"],
     ]);
     expectNothingFound([
+      "the account is 12345 days old",
       "for the account 2024-2025",
       "account 2024 25",
       "account 12345",

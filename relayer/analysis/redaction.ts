@@ -141,11 +141,12 @@ function inTheirCases(list: string, { capitals = true } = {}): string {
 
 /**
  * The verb between a label and its value in a sentence, in the six languages, Dutch and Portuguese,
- * with a date's article (`DOB is March 3rd, 1985`, `my account number is 12345678`, `Geburtsdatum
- * ist der 12.03.1979`, `su número de cuenta es…`, `la data di nascita è il…`).
+ * across a hard-wrapped line too, with a date's article (`DOB is March 3rd, 1985`, `my account
+ * number is 12345678`, `Geburtsdatum ist der 12.03.1979`, `su número de cuenta es…`, `la data di
+ * nascita è il…`).
  */
 const LABEL_VERB =
-  "(?:(?:is|was|ist|war|est|était|es|era|è|é)[ \\t]+(?:(?:der|am|le|el|il|em|op|on)[ \\t]+)?)?";
+  "(?:(?:is|was|ist|war|est|était|es|era|è|é)\\s+(?:(?:der|am|le|el|il|em|op|on)\\s+)?)?";
 
 /** A word without its accents and other combining marks (Rzeszów → Rzeszow, Văn → Van). */
 function withoutAccents(word: string): string {
@@ -2233,6 +2234,15 @@ function lastSurname(word: string): boolean {
 }
 
 /**
+ * A person's role, then its verb, in a sentence (`the beneficiary is jane doe`, `the payee will be
+ * tom`), read as the role's label with its colon is, the whole value a name's.
+ */
+const ROLE_IS_VALUE = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:beneficiary|payee|recipient|account holder|holder|sender|payer|remitter|signatory|owner|assignee|witness|tenant|landlord|buyer|seller|borrower|lender|guarantor|contact)[ \\t]+(?:is|was|will be)[ \\t]+(${NAME_VALUE})(?![\\p{L}\\p{N}'’-])`,
+  "giu",
+);
+
+/**
  * A name in lower case after its label (`signed: tom`, `witness: j. smith`, `signed: anna baker`;
  * `signed: see above` and `attn: accounts payable` stay), read up to where the value ends as a
  * name does and, after a person's label, also to its last word where prose goes on after the name
@@ -2247,6 +2257,16 @@ function lowerLabelledNames(text: string): PiiSpan[] {
       ...valueNames(text, at, m[2]!, bare ? NAME_VALUE_END : PERSON_VALUE_END, {
         prose: !bare,
         lastSurname: true,
+      }),
+    );
+  }
+  for (const m of text.matchAll(ROLE_IS_VALUE)) {
+    const at = m.index + m[0].length - m[1]!.length;
+    out.push(
+      ...valueNames(text, at, m[1]!, PERSON_VALUE_END, {
+        prose: false,
+        lastSurname: true,
+        whole: true,
       }),
     );
   }
@@ -3363,6 +3383,7 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   WRITER_HERE,
   LOWER_BEFORE_VERB,
   LOWER_AFTER_CLOSE_ONE,
+  ROLE_IS_VALUE,
   LONE_FIRST_NAME,
   GAELIC_SURNAME,
   CJK_LABELLED_NAME,

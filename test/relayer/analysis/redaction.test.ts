@@ -108,6 +108,7 @@ describe("# analysis redaction", function () {
       ["su fecha de nacimiento es 3 de abril de 1985", "su fecha de nacimiento es [DOB_1]"],
       ["la data di nascita è il 3 aprile 1985", "la data di nascita è il [DOB_1]"],
       ["geboortedatum is 3 april 1985", "geboortedatum is [DOB_1]"],
+      ["her DOB is\n3 March 1985", "her DOB is\n[DOB_1]"],
     ];
     for (const [text, expected] of cases) expect(redact(text).text, text).to.equal(expected);
     expectNothingFound([
@@ -2003,9 +2004,17 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["owner: tom 3 tasks", "owner: [NAME_1] 3 tasks"],
       ["owner: tom brown bag lunch", "owner: [NAME_1] brown bag lunch"],
       ["author: `signed: tom`", "author: `signed: [NAME_1]`"],
+      // A role and its verb in a sentence, read as its label.
+      ["the beneficiary is jane doe", "the beneficiary is [NAME_1]"],
+      ["the payee will be tom.", "the payee will be [NAME_1]."],
+      ["the sender is tom, not the bank", "the sender is [NAME_1], not the bank"],
     ]);
     // A form's instruction, a state, a team, an initial alone, a workflow's keys.
     expectNoName([
+      "the owner is unknown at this time",
+      "the client is acme corp",
+      "the beneficiary is the same as last time",
+      "the holder is missing",
       "signed: see above",
       "attn: accounts payable",
       "signed: j.",

@@ -1816,11 +1816,11 @@ const PERSON_DID = new RegExp(`^${PERSON_ACT}`, "u");
 /**
  * A first name in lower case before a person's verb, what a note assigns them or their birth, as
  * chats write it (`priya said the fee is fine`, `ok so tom asked`, `anna kowalski will call`,
- * `priya to send the list`, `vladimir petrov, dob 1971-05-02`), or after a relative or someone
- * close (`my cousin ravi`, `his wife anna`): a first name of the lexicon that is no everyday word
- * in any sense (`will said`, `mark asked`, `my friend will help` stay), not after an article (`the
- * server said`), with a surname that is none either, or the second of two words (`so priya
- * said`).
+ * `priya to send the list`, `vladimir petrov, dob 1971-05-02`), after a relative or someone close
+ * (`my cousin ravi`, `his wife anna`) or a note's `by` (`approved by raj`): a first name of the
+ * lexicon that is no everyday word in any sense (`will said`, `mark asked`, `my friend will help`,
+ * `approved by email` stay), not after an article (`the server said`), with a surname that is none
+ * either, or the second of two words (`so priya said`).
  */
 const LOWER_NAME_WORD = "\\p{Ll}[\\p{Ll}'’]+(?:-\\p{Ll}[\\p{Ll}'’]+)?";
 const LOWER_BEFORE_VERB = new RegExp(
@@ -1832,6 +1832,13 @@ const CLOSE_ONES =
   "cousin brother sister wife husband son daughter mother father mom mum dad friend colleague coworker co-worker boss manager partner fiancé fiancée fiance fiancee uncle aunt nephew niece grandma grandpa grandmother grandfather grandson granddaughter neighbor neighbour roommate flatmate girlfriend boyfriend";
 const LOWER_AFTER_CLOSE_ONE = new RegExp(
   `(?<![\\p{L}\\p{N}])(?:[Mm]y|[Hh]is|[Hh]er|[Oo]ur|[Tt]heir|[Yy]our)[ \\t]+(?:${alternation(CLOSE_ONES)})(?:[ \\t]*,)?[ \\t]+(${LOWER_NAME_WORD})(?:[ \\t]+(${LOWER_NAME_WORD}))?`,
+  "dgu",
+);
+/** Who did what a note records, after `by` (`approved by raj`, `signed off by anna kowalski`). */
+const NOTED_BY =
+  "approved signed reviewed checked verified submitted requested prepared authorised authorized initiated created confirmed sent paid raised opened closed assigned escalated";
+const LOWER_AFTER_BY = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:${inTheirCases(NOTED_BY, { capitals: false })})(?:[ \\t]+off)?[ \\t]+by[ \\t]+(${LOWER_NAME_WORD})(?:[ \\t]+(${LOWER_NAME_WORD}))?`,
   "dgu",
 );
 /**
@@ -1861,7 +1868,7 @@ function lowerNamesBeforeVerb(text: string): PiiSpan[] {
     if (paired && lowerFirstName(paired[1]!))
       out.push(span("NAME", at - paired[0].length, paired[1]!));
   }
-  for (const m of text.matchAll(LOWER_AFTER_CLOSE_ONE)) {
+  for (const m of [...text.matchAll(LOWER_AFTER_CLOSE_ONE), ...text.matchAll(LOWER_AFTER_BY)]) {
     const [, first, second] = m;
     if (!lowerFirstName(first!)) continue;
     const start = m.indices![1]![0];
@@ -3383,6 +3390,7 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   WRITER_HERE,
   LOWER_BEFORE_VERB,
   LOWER_AFTER_CLOSE_ONE,
+  LOWER_AFTER_BY,
   ROLE_IS_VALUE,
   LONE_FIRST_NAME,
   GAELIC_SURNAME,

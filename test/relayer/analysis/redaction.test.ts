@@ -1489,6 +1489,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["hit for vladimir petrov, dob 1971-05-02", "hit for [NAME_1], dob [DOB_1]"],
       ["send 2 eth to my cousin ravi?", "send 2 eth to my cousin [NAME_1]?"],
       ["Her wife, anna kowalski, signs", "Her wife, [NAME_1], signs"],
+      ["signed off by raj", "signed off by [NAME_1]"],
+      ["approved by anna kowalski yesterday", "approved by [NAME_1] yesterday"],
     ]);
     // An everyday word that is also a first name, a group, prose after the name that does not go
     // on the sentence from a name, no greeting.
@@ -1541,6 +1543,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "my friend will help",
       "my brother's wallet",
       "my boss said no",
+      "approved by email",
+      "sent by post",
+      "reviewed by will",
+      "created by the system",
     ]);
     expectNothingFoundInLinearTime([
       "hi all, ",

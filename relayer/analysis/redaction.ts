@@ -1823,9 +1823,15 @@ const PERSON_DID = new RegExp(`^${PERSON_ACT}`, "u");
  * either, or the second of two words (`so priya said`).
  */
 const LOWER_NAME_WORD = "\\p{Ll}[\\p{Ll}'’]+(?:-\\p{Ll}[\\p{Ll}'’]+)?";
-const LOWER_BEFORE_VERB = new RegExp(
-  `(?<![\\p{L}\\p{N}'’@#/_.-])(${LOWER_NAME_WORD})(?:[ \\t]+(${LOWER_NAME_WORD}))?(?=${PERSON_ACT}|${PERSON_TO_DO}|,?[ \\t]+(?:dob|born)(?![\\p{L}\\p{N}]))`,
+// Found from the verb back: a pattern that read the words first and the verb after them was tried
+// at every word of a text, the costliest name pattern over prose.
+const PERSON_ACT_AFTER_WORD = new RegExp(
+  `(?<=\\p{Ll})(?:${PERSON_ACT}|${PERSON_TO_DO}|,?[ \\t]+(?:dob|born)(?![\\p{L}\\p{N}]))`,
   "gu",
+);
+const LOWER_WORDS_BEFORE = new RegExp(
+  `(?<![\\p{L}\\p{N}'’@#/_.-])(${LOWER_NAME_WORD})(?:[ \\t]+(${LOWER_NAME_WORD}))?$`,
+  "u",
 );
 /** Relatives and those close to someone, whose name follows them (`my cousin ravi`). */
 const CLOSE_ONES =
@@ -1852,15 +1858,20 @@ function lowerNamesBeforeVerb(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   const thing = (w: string | undefined) =>
     w !== undefined && (DETERMINERS.has(w) || THING_ARTICLES.has(w));
-  for (const m of text.matchAll(LOWER_BEFORE_VERB)) {
+  for (const act of text.matchAll(PERSON_ACT_AFTER_WORD)) {
+    const from = Math.max(0, act.index - 80);
+    const m = LOWER_WORDS_BEFORE.exec(text.slice(from, act.index));
+    // Words longer than the window are no name's.
+    if (!m || (m.index === 0 && from > 0)) continue;
     const [, first, second] = m;
-    const prior = WORD_BEFORE.exec(text.slice(Math.max(0, m.index - 20), m.index))?.[1];
+    const start = from + m.index;
+    const prior = WORD_BEFORE.exec(text.slice(Math.max(0, start - 20), start))?.[1];
     let at: number;
     if (lowerFirstName(first!) && !thing(prior?.toLowerCase())) {
-      at = m.index;
+      at = start;
       out.push(span("NAME", at, second !== undefined && plainSurname(second) ? m[0] : first!));
     } else if (second !== undefined && lowerFirstName(second) && !thing(first)) {
-      at = m.index + m[0].length - second.length;
+      at = act.index - second.length;
       out.push(span("NAME", at, second));
     } else continue;
     // The first of a pair who did it together (`tom and priya said`).
@@ -3388,7 +3399,8 @@ export const NAME_PATTERNS: readonly RegExp[] = [
   LOWER_SPEAKER,
   SIGNATURE_LINE,
   WRITER_HERE,
-  LOWER_BEFORE_VERB,
+  PERSON_ACT_AFTER_WORD,
+  LOWER_WORDS_BEFORE,
   LOWER_AFTER_CLOSE_ONE,
   LOWER_AFTER_BY,
   ROLE_IS_VALUE,

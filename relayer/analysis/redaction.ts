@@ -3673,14 +3673,15 @@ const DOCUMENT_NUMBER_LABEL =
   /\b(?:(?:registered|incorporated)(?: in \p{Lu}\p{L}+(?: (?:and|&) \p{Lu}\p{L}+)?)?,? \(?(?:under )?(?:company )?(?:no|nr|number)|company|registration|reg|invoice|order|PO|tax|VAT|EIN|CUSIP|ISIN|ISBN|ISSN|EAN|GTIN|UPC|policy|contract|case|docket|claim|ticket|reference|ref|batch|lot|serial|tracking|shipment|parcel|FedEx|UPS|USPS|DHL|DOI|arXiv|PMID|SKU|patent|Rechnung|Bestellung|Vertrag|Police|Aktenzeichen|Sendung|facture|commande|contrat|dossier|factura|pedido|póliza|contrato|expediente|fattura|ordine|polizza|contratto|pratica)\.?(?: (?:no|nr|n°|number|id|ref))?\.?[:#\s]*$/iu;
 
 /**
- * A phone label right before a number, in the six languages and as signatures abbreviate it
- * (`T:`, `M:`, `F:`, only with the colon: a capital alone before a number is often a model or a form),
+ * A phone label right before a number, in the six languages, Portuguese and Dutch, and as signatures
+ * abbreviate it (`T:`, `M:`, `F:`, only with the colon: a capital alone before a number is often a
+ * model or a form),
  * and a person's number in English (`my number is`, `her mobile no.`; `your number is` names a
  * ticket as often): after one, a number in a format the configured regions' plans do not know (a
  * Brazilian `(11) 2345-6789`, a 10-digit Indian mobile) is redacted all the same.
  */
 const PHONE_LABEL =
-  /\b(?:(?:tel|tél|phone|telephone|téléphone|telefon|teléfono|telefono|telf|mobile|mob|mobil|cell|cellphone|handy|portable|móvil|movil|cellulare|cel|fax|ph|whatsapp)\.?(?: (?:no|nr|n°|number|#))?\.?\s?[:.]?|call(?: (?:me|us|him|her|them))?(?: (?:at|on))?|(?:text|reach|ring) (?:me|us|him|her|them)(?: (?:at|on))?|(?:my|his|her|their|our) (?:(?:phone|mobile|cell|home|work|direct) )?(?:number|no\.?)(?: is|['’]s)?:?|dial|erreichbar unter|unter der Nummer|appelez(?:-moi|-nous)?(?: au| le)?|joignable au|ll[áa]m(?:e|ame|enos) al|chiam(?:a|are|ami|ateci) (?:il|al))\s*$|(?<![\p{L}\p{N}.])[TMF]\s?:\s*$/iu;
+  /\b(?:(?:tel|tél|phone|telephone|téléphone|telefon|teléfono|telefono|telefone|telemóvel|telemovel|celular|telefoon|telefoonnummer|mobiel|telf|mobile|mob|mobil|cell|cellphone|handy|portable|móvil|movil|cellulare|cel|fax|ph|whatsapp)\.?(?: (?:no|nr|n°|number|#))?\.?\s?[:.]?|call(?: (?:me|us|him|her|them))?(?: (?:at|on))?|(?:text|reach|ring) (?:me|us|him|her|them)(?: (?:at|on))?|(?:my|his|her|their|our) (?:(?:phone|mobile|cell|home|work|direct) )?(?:number|no\.?)(?: is|['’]s)?:?|dial|erreichbar unter|unter der Nummer|appelez(?:-moi|-nous)?(?: au| le)?|joignable au|ll[áa]m(?:e|ame|enos) al|chiam(?:a|are|ami|ateci) (?:il|al))\s*$|(?<![\p{L}\p{N}.])[TMF]\s?:\s*$/iu;
 
 /**
  * A local number after a phone label, 5 to 7 digits (`Tel: 555-1234`, `Fax 12 34 56`): without a

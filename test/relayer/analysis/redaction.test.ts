@@ -1900,6 +1900,60 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should read a first name that is an everyday word where a person is meant, capitalised, and the word in lower case or where every word is capitalised", function () {
+    expectRedacted([
+      // Names neither lexicon holds, since they are words: after a greeting, a request, a label.
+      ["Dear Holly, the invoice is attached.", "Dear [NAME_1], the invoice is attached."],
+      ["Hi Ruby, can you check?", "Hi [NAME_1], can you check?"],
+      [
+        "Ask Lily to sign the form. Email Hazel today.",
+        "Ask [NAME_1] to sign the form. Email [NAME_2] today.",
+      ],
+      ["Thanks Will, done.", "Thanks [NAME_1], done."],
+      ["Beneficiary: Holly", "Beneficiary: [NAME_1]"],
+      ["Attn: Jasmine", "Attn: [NAME_1]"],
+      // In the middle of a sentence the capital says it is a name; with a surname anywhere.
+      ["Yesterday I met Holly at the bank.", "Yesterday I met [NAME_1] at the bank."],
+      ["We met with Rose and Daisy.", "We met with [NAME_1] and [NAME_2]."],
+      ["Holly Smith signed the form.", "[NAME_1] signed the form."],
+      ["Thanks to Will Heslam for the fix", "Thanks to [NAME_1] for the fix"],
+      // Opening a sentence, before a verb only a person does.
+      ["Bill said so. Will said it is fine.", "[NAME_1] said so. [NAME_2] said it is fine."],
+      ['"Hope will call you", she wrote.', '"[NAME_1] will call you", she wrote.'],
+      // Before a surname that is an everyday word too, the pair is a name wherever it stands.
+      ["Mark Stone signed the form.", "[NAME_1] signed the form."],
+      ["Chase Young approved it.", "[NAME_1] approved it."],
+      ["Best regards\n\nJack White\nAcme Ltd", "Best regards\n\n[NAME_1]\nAcme Ltd"],
+      ["I met Rose Brown today.", "I met [NAME_1] today."],
+    ]);
+    expectNoName([
+      // In lower case each is the word.
+      "thanks, will do",
+      "cc will",
+      "my name is will",
+      "{ name: 'olive', value: '#808000' }",
+      "pay the bill; i hope so",
+      // Opening a sentence, a quote, a link's text or a code comment, before no person's verb.
+      "Will you sign? Hope this helps. Bill will pay.",
+      "Rich text editor",
+      "(`Bill will pay`, `Hope will help`)",
+      "// => Will infer the same type",
+      "- [Will it slow my IDE?](./faq.md)",
+      // After a capitalised word that is no greeting or request, or after a determiner.
+      "## Prior Art",
+      "### You Will Need",
+      "The Art department pays.",
+      // Before everyday words that are no surname: a heading, a button, a term.
+      "Grant Access",
+      "## Skip Navigation",
+      "Click Grant Access to continue.",
+      "During the Grace Period nothing is due.",
+      "Mark Need; Pat Down",
+    ]);
+    // The surname's word alone stays the word after a title in lower case.
+    expectRedacted([["dr green will call you", "dr [NAME_1] will call you"]]);
+  });
+
   it("should read an Irish surname of O' alone or after its given name, and no place, firm or partner named after one", function () {
     expectRedacted([
       ["Spoke with O'Brien yesterday.", "Spoke with [NAME_1] yesterday."],

@@ -705,7 +705,7 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // county before the postcode (Little Whinging, Surrey GU1 1AA), an Australian its state's
   // postcode after it (Melbourne VIC 3000).
   new RegExp(
-    `(?:\\b(?:[Aa]pt|[Aa]partment|[Ss]uite|[Ss]te|[Uu]nit|[Ff]lat)\\.? #?\\d{1,4}[A-Za-z]?,? )?\\b\\d{1,6}[A-Za-z]? (?:(?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){1,4}(?:${STREET_TYPES_EN})|(?:${STREET_TYPES_EN})(?=, \\p{Lu})|${STREETS_BY_NAME})\\b\\.?(?: (?:${COMPASS})\\b\\.?)?(?:,? (?:(?:${UNIT_WORDS})\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:[A-Z]{2} )?${US_ZIP})?(?:(?:${TOWN_AFTER})(?:,? (?:${CA_PROVINCES}))?,? ${CA_POSTCODE}(?![\\p{L}\\d])|(?:${TOWN_AFTER})(?: \\d{1,2})?,? ${EIRCODE}(?![\\p{L}\\d])|(?:${TOWN_AFTER}){1,2},? ${UK_POSTCODE}|(?:${TOWN_AFTER})?(?:(?<=\\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)) \\d{4}(?!\\d))?(?:,? ${UK_POSTCODE})?)`,
+    `(?:\\b(?:[Aa]pt|[Aa]partment|[Ss]uite|[Ss]te|[Uu]nit|[Ff]lat)\\.? #?\\d{1,4}[A-Za-z]?,? )?\\b\\d{1,6}[A-Za-z]? (?:(?:(?:[A-Z][\\p{L}'’-]*|\\d{1,3}(?:st|nd|rd|th))\\.? ){1,4}(?:${STREET_TYPES_EN})|(?:${STREET_TYPES_EN})(?=, \\p{Lu})|${STREETS_BY_NAME})\\b\\.?(?: (?:${COMPASS})\\b\\.?)?(?:,? (?:(?:${UNIT_WORDS})\\.? #?|#)\\w+)?(?:,? [A-Z][\\p{L}'’ -]+?,? (?:(?:[A-Z]{2} )?${US_ZIP}|\\d{3} ?\\d{3})(?!\\d))?(?:(?:${TOWN_AFTER})(?:,? (?:${CA_PROVINCES}))?,? ${CA_POSTCODE}(?![\\p{L}\\d])|(?:${TOWN_AFTER})(?: \\d{1,2})?,? ${EIRCODE}(?![\\p{L}\\d])|(?:${TOWN_AFTER}){1,2},? ${UK_POSTCODE}|(?:${TOWN_AFTER})?(?:(?<=\\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)) \\d{4}(?!\\d))?(?:,? ${UK_POSTCODE})?)`,
     "gu",
   ),
   // An Eircode after its label: each names one dwelling of Ireland.
@@ -796,8 +796,14 @@ const ADDRESS_PATTERNS: RegExp[] = [
 /** The labels before a postcode alone and before an address's line. */
 const POSTCODE_LABEL = "post ?code|postal code|zip ?code|code postal";
 const ADDRESS_KINDS = "home postal mailing residential delivery billing shipping permanent";
+/**
+ * A postcode of the forms no pattern above reads, before its town after a comma, the street's
+ * number before it: Nordic (`111 51 Stockholm`, `0155 Oslo`), Russian, Indian or Chinese six digits
+ * (`191186 St Petersburg`); after a label only, as alone a year or a count reads the same.
+ */
+const LABELLED_POSTCODE = "(?:\\d{3} \\d{2}|\\d{4,6})";
 const ADDRESS_WORDS =
-  "address adresse anschrift wohnadresse dirección domicilio indirizzo adres endereço morada";
+  "address adresse adress anschrift wohnadresse dirección domicilio indirizzo adres endereço morada";
 /**
  * Patterns that start on a label's lookbehind, tried at every letter or character of a text: each
  * is run only where its label is in the text.
@@ -818,7 +824,7 @@ const LABELLED_ADDRESS_PATTERNS: ReadonlyArray<{ re: RegExp; label: RegExp }> = 
   // Slaughter, GL54 2HS`): the label says the line is one, the postcode where it ends.
   {
     re: new RegExp(
-      `(?=[^\\s:])(?<=(?<![\\p{L}])(?:(?:${inTheirCases(ADDRESS_KINDS)}) )?(?:${inTheirCases(ADDRESS_WORDS)})[ \\t]{0,8}:[ \\t]{0,8})[^\\s:][^\\n:]{0,119}?,?[ \\t](?:${UK_POSTCODE}|${CA_POSTCODE}|${EIRCODE}|(?:${US_STATES}),? ${US_ZIP})(?![\\p{L}\\p{N}])`,
+      `(?=[^\\s:])(?<=(?<![\\p{L}])(?:(?:${inTheirCases(ADDRESS_KINDS)}) )?(?:${inTheirCases(ADDRESS_WORDS)})[ \\t]{0,8}:[ \\t]{0,8})[^\\s:][^\\n:]{0,119}?,?[ \\t](?:${UK_POSTCODE}|${CA_POSTCODE}|${EIRCODE}|(?:${US_STATES}),? ${US_ZIP}|(?<=\\d[^\\n:]{0,80},[ \\t])${LABELLED_POSTCODE} ${CITY})(?![\\p{L}\\p{N}])`,
       "gu",
     ),
     label: new RegExp(alternation(ADDRESS_WORDS), "iu"),

@@ -915,6 +915,30 @@ describe("# analysis redaction of each type's other formats", function () {
     expectNothingFoundInLinearTime(["Rue A ", "Rue du A ", "Abcer Straße "]);
   });
 
+  it("should take a six-digit postcode after the town whole, and after a label the Nordic, Russian and Indian forms", function () {
+    expectRedacted([
+      // Indian and Singaporean postcodes after the town: never cut at a ZIP code's five digits.
+      ["Address: Flat 4B, 221 MG Road, Bengaluru 560001", "Address: [ADDRESS_1]"],
+      ["Ship to 1 Raffles Place, Singapore 048616.", "Ship to [ADDRESS_1]."],
+      ["Ship to 5 Marine Drive, Mumbai 400 002.", "Ship to [ADDRESS_1]."],
+      // After a label, a postcode then the town after a comma, a street's number before it.
+      ["Adress: Drottninggatan 5, 111 51 Stockholm", "Adress: [ADDRESS_1]"],
+      ["Adresse: Storgata 1, 0155 Oslo", "Adresse: [ADDRESS_1]"],
+      ["Address: 12 Nevsky Prospekt, 191186 St Petersburg", "Address: [ADDRESS_1]"],
+    ]);
+    // A number of seven digits is no postcode: the street and town are taken, not the number cut.
+    expectRedacted([
+      ["Address: 12 Main Street, Springfield 1234567", "Address: [ADDRESS_1] 1234567"],
+    ]);
+    // Without a number before it, or without a label, a year or a count before words stays.
+    for (const text of [
+      "Address: see below, 2024 Annual Report",
+      "Rounds 3, 2024 Players",
+      "Section 12, 1150 Units",
+    ])
+      expect(findPii(text), text).to.deep.equal([]);
+  });
+
   it("should redact Polish, Portuguese, Brazilian and Japanese addresses with their postcodes", function () {
     expectRedacted([
       ["Adres: ul. Marszałkowska 12/4, 00-950 Warszawa", "Adres: [ADDRESS_1]"],

@@ -424,11 +424,12 @@ function nationalIds(text: string): PiiSpan[] {
 const ID_IS = "(?: (?:is|was|ist|lautet|est|es|è))?";
 
 /** Labels that in lower case are words of the six languages (sin, nie, pan) or an abbreviation (cf.). */
-const LOWER_CASE_WORD_LABEL = /^(?:sin|nas|nie|nir|spi|cf|pan)\b/;
+const LOWER_CASE_WORD_LABEL = /^(?:sin|nas|nie|nir|spi|cf|pan|tin|ein)\b/;
 /**
  * National ids after their label, in their shape, whether or not their check passes: the label
  * says whose number it is, and one mistyped digit leaves it as identifying (unlabelled, the check
- * alone decides, above). US SSN and ITIN, ES DNI, NIE and NIF, IT codice fiscale, FR NIR and tax
+ * alone decides, above). US SSN and ITIN, a US taxpayer's or employer's number (TIN, EIN: a sole
+ * proprietor's is theirs, and a TIN may be an SSN), ES DNI, NIE and NIF, IT codice fiscale, FR NIR and tax
  * number, DE Steuer-ID and social insurance number, Canadian SIN, UK National Insurance and NHS
  * numbers, Brazilian CPF, Indian PAN and Aadhaar, Dutch BSN, Polish PESEL.
  */
@@ -436,6 +437,10 @@ const LABELLED_NATIONAL_IDS = [
   [
     "SSN|S\\.S\\.N\\.?|SS#|ITIN|soc(?:ial|\\.) ?sec(?:urity|\\.)?(?: (?:number|no\\.?|card|#))?",
     "\\d{3}[ .-]?\\d{2}[ .-]?\\d{4}",
+  ],
+  [
+    "TIN|F?EIN|taxpayer identification (?:number|no\\.?)|employer identification (?:number|no\\.?)",
+    "\\d{2}-?\\d{7}|\\d{3}[ .-]?\\d{2}[ .-]?\\d{4}",
   ],
   [
     "DNI|NIE|NIF|documento nacional de identidad|n[úu]mero de identidad de extranjero",
@@ -607,6 +612,12 @@ const MONTHS =
 const DAY = "\\d{1,2}(?:st|nd|rd|th|er|º|°|ª)?";
 const DATE = `(?:\\d{4}[./-]\\d{1,2}[./-]\\d{1,2}|\\d{1,2}[ ./-]\\d{1,2}[ ./-]\\d{2,4}|\\d{1,2}-${MONTHS}\\.?-\\d{2,4}|\\d{1,2}/${MONTHS}\\.?/\\d{2,4}|(?:19|20)\\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])(?!\\d)|${MONTHS}\\.? ${DAY},? \\d{4}|${DAY}\\.? (?:of )?(?:de )?${MONTHS}\\.?,? (?:de )?\\d{2}(?:\\d{2})?)`;
 /**
+ * A date of birth without its year or its day, after a label that says it is one (`Birthday:
+ * April 3`, `Geburtstag: 3. April`, `DOB: 03/04`, `DOB: 12/1985`): either singles a person out
+ * among a few hundred; tried after the full forms, so no part of one is left out of the span.
+ */
+const PARTIAL_DATE = `(?:${MONTHS}\\.? ${DAY}|${DAY}\\.? (?:of )?(?:de )?${MONTHS}\\.?|(?:0?[1-9]|1[0-2])[./-](?:19|20)\\d{2}|\\d{1,2}[./]\\d{1,2})(?![\\p{L}\\p{N}]|[./]\\d)`;
+/**
  * Where a place of birth comes between the label and the date (`born in Lyon on`, `né à Lyon le`,
  * `nata a Reggio Emilia (RE) il`, `nacido en Sevilla el`, `geboren in Köln am`, `geboren te
  * Utrecht op`).
@@ -622,7 +633,7 @@ const PLACE_THEN_DATE =
  * 1985)`.
  */
 const DOB_RE = new RegExp(
-  `(?:\\b(?:date[ _]?of[ _]?birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth[ _]?date|birthday|date_(?:de_)?naissance|fecha_(?:de_)?nacimiento|data_(?:di_)?nascita|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum(?:\\/-?ort| und -ort)?|Geburtstag|date and place of birth|date et lieu de naissance|fecha y lugar de nacimiento|data e luogo di nascita|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|geboortedatum|geboren op|geb\\. op|data de nascimento|nascid[oa] (?:em|a)|data urodzenia|urodzon[ya](?: dnia)?|ur\\.|${BIRTHPLACE}|${PLACE_THEN_DATE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?["']?[:=\\s–—-]*["']?${LABEL_VERB}(?:the )?(${DATE})`,
+  `(?:\\b(?:date[ _]?of[ _]?birth|born(?: on)?|DOB|D\\.O\\.B\\.|birth[ _]?date|birthday|date_(?:de_)?naissance|fecha_(?:de_)?nacimiento|data_(?:di_)?nascita|geboren(?: am)?|geb\\.?-?\\s?datum|geb\\.(?: am)?|Geburtsdatum(?:\\/-?ort| und -ort)?|Geburtstag|date and place of birth|date et lieu de naissance|fecha y lugar de nacimiento|data e luogo di nascita|n[ée](?:e|\\(e\\))? le|date de naissance|fecha de nacimiento|fecha (?:de )?nac\\.|nacid[oa] el|nat[oa] il|data di nascita|geboortedatum|geboren op|geb\\. op|data de nascimento|nascid[oa] (?:em|a)|data urodzenia|urodzon[ya](?: dnia)?|ur\\.|${BIRTHPLACE}|${PLACE_THEN_DATE})|(?<=\\()b\\.)(?: \\([\\p{L}./ -]{4,12}\\))?["']?[:=\\s–—-]*["']?${LABEL_VERB}(?:the )?(${DATE}|${PARTIAL_DATE})`,
   "giu",
 );
 

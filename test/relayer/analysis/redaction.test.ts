@@ -536,7 +536,13 @@ describe("# analysis redaction of each type's other formats", function () {
       ["SV-Nummer: 65170839J003", "SV-Nummer: [SSN_1]"],
       ["Versicherungsnummer 12 150380 M 019 (Rente)", "Versicherungsnummer [SSN_1] (Rente)"],
       ["numéro fiscal 1234567890123", "numéro fiscal [SSN_1]"],
+      // A US taxpayer's or employer's number: a sole proprietor's, or an SSN as a TIN.
+      ["TIN: 12-3456789; EIN 98-7654321", "TIN: [SSN_1]; EIN [SSN_2]"],
+      ["Taxpayer Identification Number: 078-05-1120", "Taxpayer Identification Number: [SSN_1]"],
+      ["FEIN: 123456789", "FEIN: [SSN_1]"],
     ]);
+    // In lower case the labels are words (tin, German ein), and a longer number is none.
+    expect(findPii("a tin 12-3456789; er hat ein 12-3456789; EIN: 12-34567890")).to.deep.equal([]);
     // Unlabelled, a German social insurance number failing its check digit, or whose date is
     // none, is no national id.
     expect(findPii("65170839J004 and 65173939J003").map((s) => s.type)).to.not.include("SSN");
@@ -871,6 +877,16 @@ describe("# analysis redaction of each type's other formats", function () {
         "Data urodzenia: [DOB_1], ur. [DOB_2] r.",
       ],
       ["urodzony 3 kwietnia 1985 w Warszawie", "urodzony [DOB_1] w Warszawie"],
+      // Without its year or its day, after a label that says it is a birth's.
+      ["Birthday: April 3; Geburtstag: 3. April", "Birthday: [DOB_1]; Geburtstag: [DOB_2]"],
+      ["DOB: 03/04, born on the 4th of July", "DOB: [DOB_1], born on the [DOB_2]"],
+      ["his birthday is on 12 May", "his birthday is on [DOB_1]"],
+      [
+        "DOB: 12/1985; fecha de nacimiento: 3 de abril",
+        "DOB: [DOB_1]; fecha de nacimiento: [DOB_2]",
+      ],
+      // The year, where it is written, is never left out.
+      ["Birthday: April 3, 1985", "Birthday: [DOB_1]"],
       [
         "Ano de nascimento: 1985; urodzona w 1990",
         "Ano de nascimento: [DOB_1]; urodzona w [DOB_2]",
@@ -880,6 +896,10 @@ describe("# analysis redaction of each type's other formats", function () {
       findPii("Effective 03/04/2025, signed 2025-04-03, build 20250403, Schedule b. 3 April 2025"),
     ).to.deep.equal([]);
     expect(findPii("In mei 2020 getekend, op 15 augustus 2021 betaald")).to.deep.equal([]);
+    // A day and a month without a birth's label are any date's.
+    expect(
+      findPii("birthday party on 3 May; due on April 3; valid 03/04; since 12/1985"),
+    ).to.deep.equal([]);
     expectNothingFound([
       "Fundada em 1985, paga em 3 de maio de 2020",
       "Jur. 12.03.2020, 3 marca 2021",
@@ -1269,7 +1289,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["The undersigned LUCIA FERNANDEZ RUIZ accepts.", "The undersigned [NAME_1] accepts."],
       ["ANNA O'REILLY SHALL INDEMNIFY THE BUYER", "[NAME_1] SHALL INDEMNIFY THE BUYER"],
       ["Signé : JEAN-MARC LEROY", "Signé : [NAME_1]"],
-      ["Sra. MAICA DE JESÚS CARRERA, nacida el 3 de mayo", "Sra. [NAME_1], nacida el 3 de mayo"],
+      ["Sra. MAICA DE JESÚS CARRERA, nacida el 3 de mayo", "Sra. [NAME_1], nacida el [DOB_1]"],
       ["Nom : YVETTE MARCHAL", "Nom : [NAME_1]"],
     ]);
     expectNoName([

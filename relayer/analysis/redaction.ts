@@ -3805,6 +3805,13 @@ function localPhones(text: string): PiiSpan[] {
 const PHONE_CANDIDATE =
   /\+?\(?\d(?:[ \t()./-]{0,3}\d){7,16}(?:[ \t]*(?:ext\.?|x|#)[ \t]*\d{1,5})?/g;
 
+/** A stretch that can hold a phone number, and where a read of it may take context from. */
+interface PhoneCandidate {
+  start: number;
+  value: string;
+  contextFrom: number;
+}
+
 /**
  * The stretches of `PHONE_CANDIDATE`, each cut where a date starts and taken up again after it
  * (`1.2.0 (2026-07-29)`, a release's heading; `2026-07-29 030 12345678`, a log's line): no plan
@@ -3812,22 +3819,18 @@ const PHONE_CANDIDATE =
  * stands before a date is a stretch if it holds 8 digits. A read takes two characters before its
  * stretch as context (`+`, a letter it refuses after), none of the date's: read with a date's last
  * digit, a number is read as one that fails. A stretch holds 17 digits at most: where one goes on
- * (`0171 1234567\t030 12345678`, two columns' numbers), the reader sets `resume.at` to the end of
- * the last number it read in it, and the stretches are taken up again there.
+ * (`0171 1234567\t030 12345678`, two columns' numbers), the reader passes `next()` the end of the
+ * last number it read in it, and the stretches are taken up again there.
  */
-function* phoneCandidates(
-  text: string,
-  resume: { at?: number },
-): Generator<{ start: number; value: string; contextFrom: number }> {
+function* phoneCandidates(text: string): Generator<PhoneCandidate, void, number | undefined> {
   const stretches = new RegExp(PHONE_CANDIDATE);
   let afterDate = 0;
   for (let m = stretches.exec(text); m; m = stretches.exec(text)) {
     const contextFrom = Math.max(afterDate, m.index - 2);
     const date = HOLDS_DATE.exec(m[0]);
     if (!date) {
-      yield { start: m.index, value: m[0], contextFrom };
-      if (resume.at !== undefined && resume.at > m.index) stretches.lastIndex = resume.at;
-      resume.at = undefined;
+      const resumeAt = yield { start: m.index, value: m[0], contextFrom };
+      if (resumeAt !== undefined && resumeAt > m.index) stretches.lastIndex = resumeAt;
       continue;
     }
     const before = m[0].slice(0, date.index).replace(/[ \t()./-]+$/u, "");
@@ -3838,9 +3841,20 @@ function* phoneCandidates(
   }
 }
 
-/** A stretch cut at its 17 digits: another group of digits follows it; and the rest of its run. */
+/** A stretch cut at its 17 digits: another group of digits follows it. */
 const STRETCH_GOES_ON = /^[ \t()./-]{0,3}\d/u;
-const RUN_REST = /(?:[ \t()./-]{0,3}\d)+/uy;
+const RUN_SEPARATORS = " \t()./-";
+
+/** Where the run of digits going on at `from` ends: each digit at most three separators after the last. */
+function runEnd(text: string, from: number): number {
+  let end = from;
+  for (let at = from; ;) {
+    let digit = at;
+    while (digit < text.length && digit - at < 3 && RUN_SEPARATORS.includes(text[digit]!)) digit++;
+    if (!/\d/u.test(text[digit] ?? "")) return end;
+    end = at = digit + 1;
+  }
+}
 
 /**
  * What one text's phone scan may cost. A read is one call of libphonenumber on a candidate's window
@@ -3884,8 +3898,12 @@ export function scanPhones(
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    const resume: { at?: number } = {};
-    for (const { start: cStart, value, contextFrom } of phoneCandidates(text, resume)) {
+    const candidates = phoneCandidates(text);
+    // Where a stretch cut short is taken up again, handed back to the candidates.
+    let resumeAt: number | undefined;
+    for (let step = candidates.next(); !step.done; step = candidates.next(resumeAt)) {
+      resumeAt = undefined;
+      const { start: cStart, value, contextFrom } = step.value;
       const cEnd = cStart + value.length;
       while (next < byStart.length && byStart[next]!.start <= cStart)
         furthestEnd = Math.max(furthestEnd, byStart[next++]!.end);
@@ -3893,14 +3911,8 @@ export function scanPhones(
       const goesOn = STRETCH_GOES_ON.test(text.slice(cEnd, cEnd + 4));
       // Taken whole unread, a stretch cut short takes the rest of its run: none of it is sent.
       const takeWhole = () => {
-        let end = cEnd;
-        if (goesOn) {
-          const rest = new RegExp(RUN_REST);
-          rest.lastIndex = cEnd;
-          rest.exec(text);
-          end = rest.lastIndex;
-          resume.at = end;
-        }
+        const end = goesOn ? runEnd(text, cEnd) : cEnd;
+        if (goesOn) resumeAt = end;
         out.push(span("PHONE", cStart, text.slice(cStart, end)));
       };
       if (UNREADABLE_CANDIDATE.test(withoutOpenBracket(value))) {
@@ -3946,7 +3958,7 @@ export function scanPhones(
         whole = found.some((f) => f.start <= cStart + 1 && f.end >= cEnd);
         if (whole) break;
       }
-      if (goesOn && readAgainAt > cStart) resume.at = readAgainAt;
+      if (goesOn && readAgainAt > cStart) resumeAt = readAgainAt;
       else if (!whole && phoneLabelled(text, cStart, value)) takeWhole();
       readsIn.set(Math.floor(cStart / PHONE_WINDOW), windowReads + made);
       reads += made;

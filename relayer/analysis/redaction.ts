@@ -2487,7 +2487,14 @@ const DOTTED_INITIAL = /^\p{L}\.$/u;
 function nameWords(words: readonly string[], ends: boolean, named = false): number {
   const initial = INITIAL.test(words[0]!) || JOINED_INITIALS.test(words[0]!);
   const first = named ? anyFirstName(words[0]!) : plainFirstName(words[0]!);
-  if (!initial && !first) return 0;
+  if (!initial && !first) {
+    // A romanized Chinese, Korean or Japanese name in lower case (`payee: wang xiaoming`, `my name
+    // is li na`), read as the capitalised ones are; not a firm's (`owner: wang xiaoming gmbh`).
+    const asian = eastAsianName(words.slice(0, 4).map(capitalised));
+    return asian && !words.slice(0, asian + 1).some((w) => COMPANY_WORDS.has(w.toUpperCase()))
+      ? asian
+      : 0;
+  }
   // An initial's further initials with their dots lead the name with it (`j. r. smith`).
   let lead = 1;
   while (initial && lead < words.length && DOTTED_INITIAL.test(words[lead]!)) lead++;

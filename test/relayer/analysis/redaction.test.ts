@@ -2599,6 +2599,23 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     expectNothingFoundInLinearTime(["从张", "田中", "김민 ", "给王小"]);
   });
 
+  it("should read a romanized Chinese, Korean or Japanese name in lower case after a person's label or an introduction, and no firm's, term or place", function () {
+    expectRedacted([
+      ["beneficiary: wang xiaoming", "beneficiary: [NAME_1]"],
+      ["Name: li na, phone on file", "Name: [NAME_1], phone on file"],
+      ["payee: park ji-hoon", "payee: [NAME_1]"],
+      ["signed: tanaka yuki", "signed: [NAME_1]"],
+      ["my name is chen jie", "my name is [NAME_1]"],
+      ["assignee: lee min-ho, finance", "assignee: [NAME_1], finance"],
+    ]);
+    expectNoName([
+      "owner: wang xiaoming gmbh",
+      "name: long term",
+      "name: sun microsystems",
+      "owner: ma team",
+    ]);
+  });
+
   it("should redact Chinese names in pinyin, Cantonese, Wade-Giles and Hokkien, surname first or given name first, without a label", function () {
     expectRedacted([
       [

@@ -2118,18 +2118,37 @@ function cjkLabelledNames(text: string): PiiSpan[] {
  * them (`从张伟的账户转出`, `到李娜的钱包`, `给王小明转账`, `向陈大文付款`): a surname of the list, then one or
  * two characters; a word that starts on a surname's character is none (`到钱包的地址`, `白名单的地址`).
  */
-/** What brings a person in before a Chinese name: a preposition, or a clause's start. */
-const HAN_NAME_START = `[从向给到和与跟把对替由於于]|^|[\\s，。、：:,;；!！?？"“'‘(（]`;
+/**
+ * What brings a person in before a Chinese name: a preposition, a clause's start, or a word of time
+ * or a conjunction opening one (`于是张先生`, `昨天张伟打电话`).
+ */
+const HAN_NAME_START = `[从向给到和与跟把对替由於于]|^|[\\s，。、：:,;；!！?？"“'‘(（]|于是|於是|然后|然後|但是|所以|因为|因為|随后|隨後|后来|後來|今天|昨天|明天|刚才|剛才|今日|昨日`;
 const HAN_NAME_IN_TEXT = new RegExp(
   `(?:${HAN_NAME_START})([${HAN_SURNAMES}]\\p{sc=Han}{1,2}?)(?=的(?:账户|帐户|賬戶|帳戶|钱包|錢包|银行卡|銀行卡|卡号|卡號|地址|电话|電話|手机|手機|邮箱|郵箱|护照|護照|身份证|身份證)|转账|轉賬|轉帳|汇款|匯款|付款|打款)`,
   "gu",
 );
 /**
- * A Chinese name or surname before `先生`, `女士`, `小姐` after what brings a person in (`请联系张伟先生`,
- * `给王先生转账`, `公司的李女士`): a verb of contact or thanks, a preposition, `的`, or a clause's start.
+ * A Chinese name before what only a person does, where a clause opens, a preposition brings them
+ * in or their role is said before (`张伟说合同没问题`, `昨天张伟打电话给我`, `我和张伟见面了`,
+ * `区域经理王强说`): said (not `说明`, `说法`), phoned, signed, replied, met, contacted, talked.
+ */
+const HAN_ROLES_BEFORE =
+  "经理|經理|律师|律師|老师|老師|医生|醫生|教授|主任|总监|總監|同事|客户|客戶|朋友";
+const HAN_NAME_BEFORE_ACT = new RegExp(
+  `(?:${HAN_NAME_START}|${HAN_ROLES_BEFORE})([${HAN_SURNAMES}]\\p{sc=Han}{1,2}?)(?=说(?![明法服])|說(?![明法服])|打了?电话|打了?電話|签了?字|簽了?字|回复了?我|回覆了?我|答应了?|答應了?|见了?面|見了?面|联系了?我|聯繫了?我|通了?电话|通了?電話|谈过|談過|商量)`,
+  "gu",
+);
+/** A Chinese title after a surname or a name: a person's (`先生`, `女士`), a role's (`经理`, `律师`, `王总`). */
+const HAN_TITLES =
+  "先生|女士|小姐|经理|經理|总监|總監|律师|律師|老师|老師|医生|醫生|教授|博士|主任|总(?![是共之的体體部结結计計额額数數量和价價])|總(?![是共之的体體部结結计計额額数數量和价價])";
+const HAN_TITLE_IN = new RegExp(HAN_TITLES, "u");
+/**
+ * A Chinese name or surname before a title after what brings a person in (`请联系张伟先生`,
+ * `给王先生转账`, `公司的李女士`, `感谢李经理的帮助`, `王总已经签字`): a verb of contact or thanks, a
+ * preposition, `的`, or a clause's start.
  */
 const HAN_NAME_BEFORE_HONORIFIC = new RegExp(
-  `(?:${HAN_NAME_START}|[问找的]|联系|聯繫|聯絡|告诉|告訴|通知|感谢|感謝|谢谢|謝謝)([${HAN_SURNAMES}]\\p{sc=Han}{0,2}?)(?=先生|女士|小姐)`,
+  `(?:${HAN_NAME_START}|[问找的]|联系|聯繫|聯絡|告诉|告訴|通知|感谢|感謝|谢谢|謝謝)([${HAN_SURNAMES}]\\p{sc=Han}{0,2}?)(?=${HAN_TITLES})`,
   "gu",
 );
 /**
@@ -2137,7 +2156,7 @@ const HAN_NAME_BEFORE_HONORIFIC = new RegExp(
  * places, brands (`钱包`, wallet, starts on the surname `钱`; `白名单`, `金库`, `余额`, `马上`, `莫斯科`).
  */
 const HAN_NOT_NAMES = words(
-  "钱包 錢包 白名单 白名單 黑名单 黑名單 金库 金庫 金额 金額 余额 餘額 高管 程序 方案 方面 黄金 黃金 石油 万一 萬一 马上 馬上 于是 任何 任务 任務 向量 常用 平台 江湖 龙头 龍頭 周边 週邊 段落 史上 雷达 雷達 孙子 孫子 包括 齐全 齊全 温度 溫度 康复 易于 甘肃 宋体 石家庄 武汉 武漢 金融 金融机构 韩国 韓國 梁山 汤圆 方法 高级 高級 高速 陈旧 陳舊 黄色 黃色 白色 金色 蔡司 董事 董事会 董事長 董事长 严格 嚴格 严重 嚴重 孟加拉 欧洲 歐洲 欧元 歐元 戴尔 莫斯科 洪水 童年 常规 常規 贺卡 賀卡 万科 萬科 钱款 錢款 程式 罗马 羅馬 雷电 曾经 曾經 任意 许多 許多 许可 許可 何时 何時 谢谢 謝謝",
+  "钱包 錢包 白名单 白名單 黑名单 黑名單 金库 金庫 金额 金額 余额 餘額 高管 程序 方案 方面 黄金 黃金 石油 万一 萬一 马上 馬上 于是 任何 任务 任務 向量 常用 平台 江湖 龙头 龍頭 周边 週邊 段落 史上 雷达 雷達 孙子 孫子 包括 齐全 齊全 温度 溫度 康复 易于 甘肃 宋体 石家庄 武汉 武漢 金融 金融机构 韩国 韓國 梁山 汤圆 方法 高级 高級 高速 陈旧 陳舊 黄色 黃色 白色 金色 蔡司 董事 董事会 董事長 董事长 严格 嚴格 严重 嚴重 孟加拉 欧洲 歐洲 欧元 歐元 戴尔 莫斯科 洪水 童年 常规 常規 贺卡 賀卡 万科 萬科 钱款 錢款 程式 罗马 羅馬 雷电 曾经 曾經 任意 许多 許多 许可 許可 何时 何時 谢谢 謝謝 项目 項目 区域 區域 车间 車間 班主 常务 常務 公司 文件 安全 于是 於是 江西 金牌 高层 高層",
 );
 /**
  * A Japanese name before an honorific in running text (`田中さんに送金`, `山田太郎様の口座`): two to
@@ -2167,6 +2186,15 @@ const KOREAN_NOT_NAMES = words(
 function hanNotName(value: string): boolean {
   return HAN_NOT_NAMES.has(value) || HAN_NOT_NAMES.has(value.slice(0, 2));
 }
+/**
+ * The name in a value that starts on such a word, where the word opens the clause before it
+ * (`于是张` before `先生`: `于` is a surname too, and the match took the word): what follows the word
+ * if it starts on a surname, or nothing.
+ */
+function hanNameAfterWord(value: string): string {
+  const rest = HAN_NOT_NAMES.has(value) ? "" : value.slice(2);
+  return rest && HAN_SURNAMES.includes(rest[0]!) ? rest : "";
+}
 function cjkNamesInText(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   if (!CJK_NAME_CHAR.test(text)) return out;
@@ -2178,9 +2206,19 @@ function cjkNamesInText(text: string): PiiSpan[] {
     out.push(span("NAME", m.index + m[0].length - value.length, value));
   }
   for (const m of text.matchAll(HAN_NAME_BEFORE_HONORIFIC)) {
-    const value = m[1]!;
-    if (value.length > 1 && hanNotName(value)) continue;
-    out.push(span("NAME", m.index + m[0].length - value.length, value));
+    let value = m[1]!;
+    const end = m.index + m[0].length;
+    // A surname's character alone starts a role's word as often (`班主任`, a class teacher).
+    if (hanNotName(value.length > 1 ? value : text.slice(end - 1, end + 1)))
+      value = hanNameAfterWord(value);
+    if (value) out.push(span("NAME", end - value.length, value));
+  }
+  for (const m of text.matchAll(HAN_NAME_BEFORE_ACT)) {
+    let value = m[1]!;
+    if (hanNotName(value)) value = hanNameAfterWord(value);
+    // A surname and its title (`于是张先生打了电话`): the rule above takes the surname.
+    if (value && !HAN_TITLE_IN.test(value))
+      out.push(span("NAME", m.index + m[0].length - value.length, value));
   }
   for (const m of text.matchAll(JAPANESE_NAME_IN_TEXT)) {
     const value = m[1]!;

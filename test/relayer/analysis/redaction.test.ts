@@ -2568,11 +2568,29 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["请联系张伟先生", "请联系[NAME_1]先生"],
       ["给王先生转账", "给[NAME_1]先生转账"],
       ["感谢陈小姐的帮助", "感谢[NAME_1]小姐的帮助"],
+      // After a conjunction or a word of time opening the clause, not the conjunction (`于` is a
+      // surname too); before a role's title; before what only a person does.
+      ["于是张先生来了", "于是[NAME_1]先生来了"],
+      ["感谢李经理的帮助。王总已经签字", "感谢[NAME_1]经理的帮助。[NAME_2]总已经签字"],
+      ["请联系陈律师", "请联系[NAME_1]律师"],
+      ["昨天张伟打电话给我", "昨天[NAME_1]打电话给我"],
+      ["张伟说合同没问题。我和李娜见面了", "[NAME_1]说合同没问题。我和[NAME_2]见面了"],
+      ["区域经理王强说可以", "区域经理[NAME_1]说可以"],
+      ["跟王小明联系了我", "跟[NAME_1]联系了我"],
     ]);
     // Words that start on a surname's character, roles and households before an honorific.
     expectNoName([
       "到钱包的地址",
-      "于是张先生来了",
+      // A role's word, whatever follows it; a word of the stop list before a person's verb.
+      "班主任说",
+      "的项目经理",
+      "张总是迟到",
+      "合同说明了条款",
+      "公司表示同意",
+      "明天高层见面",
+      "和万科商量",
+      "跟孙子说",
+      "他说没问题",
       "老先生",
       "女士们先生们",
       "把资金转到白名单的地址",

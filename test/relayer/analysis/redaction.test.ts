@@ -1389,6 +1389,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Many thanks,\nPriya", "Many thanks,\n[NAME_1]"],
       ["Liebe Grüße\nHans", "Liebe Grüße\n[NAME_1]"],
       ["Un saluto, Giulia", "Un saluto, [NAME_1]"],
+      // The English sign-offs of business mail, before a name that is an everyday word too.
+      ["Best regards,\nMark", "Best regards,\n[NAME_1]"],
+      ["Thanks & regards,\nHolly", "Thanks & regards,\n[NAME_1]"],
+      ["Yours faithfully,\nGrace", "Yours faithfully,\n[NAME_1]"],
+      ["With kind regards, Will", "With kind regards, [NAME_1]"],
       ["Dear Mr A B van der Berg,", "Dear Mr [NAME_1],"],
       [
         'To: "Doe, Jane" <jane@example.com>, "Roe, Richard" <r@example.com>',
@@ -1396,6 +1401,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ],
       ['From: "J SMITH" <js@example.com>', 'From: "[NAME_1]" <[EMAIL_1]>'],
     ]);
+    // A team or a service signs off too.
+    expectNoName(["Best regards,\nThe Finance Team", "Yours truly,\nCustomer Service"]);
     // A lone capital before an everyday word or a company's is an article or a heading's letter;
     // MS and DR in capitals also write other things than titles.
     expectNoName([

@@ -1652,7 +1652,8 @@ function plainFirstName(word: string): boolean {
 const WORD_NAMES = words(
   "rose summer ruby jasmine olive crystal jade poppy hazel jewel faith hope joy patience charity " +
     "melody sage pearl coral daisy lily violet holly heather bill will art ray rich gene sandy " +
-    "penny earl miles cliff hunter guy dawn rusty sonny chip woody brandy misty dusty reed frank",
+    "penny earl miles cliff hunter guy dawn rusty sonny chip woody brandy misty dusty reed frank " +
+    "jay viola raven",
 );
 function capitalisedWordName(word: string): boolean {
   return /^\p{Lu}\p{Ll}+$/u.test(word) && WORD_NAMES.has(word.toLowerCase());

@@ -1956,6 +1956,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       // Names neither lexicon holds, since they are words: after a greeting, a request, a label.
       ["Dear Holly, the invoice is attached.", "Dear [NAME_1], the invoice is attached."],
       ["Hi Ruby, can you check?", "Hi [NAME_1], can you check?"],
+      ["Dear Jay, thanks. Ciao Viola!", "Dear [NAME_1], thanks. Ciao [NAME_2]!"],
       [
         "Ask Lily to sign the form. Email Hazel today.",
         "Ask [NAME_1] to sign the form. Email [NAME_2] today.",

@@ -184,6 +184,13 @@ const SPELT_ADDRESS = new RegExp(
   "giu",
 );
 
+/** Large mail providers' names, which a mailbox written without its top-level domain ends on. */
+const MAIL_PROVIDERS =
+  "gmail googlemail yahoo hotmail outlook icloud aol protonmail proton gmx yandex";
+const PROVIDER_WITHOUT_DOMAIN = new RegExp(
+  `(?<![\\p{L}\\p{N}._%+'-])[\\p{L}\\p{N}._%+'-]+@(?:${alternation(MAIL_PROVIDERS)})(?![\\p{L}\\p{N}@_-]|\\.[\\p{L}\\p{N}])`,
+  "giu",
+);
 function emails(text: string): PiiSpan[] {
   // Starts only where a run of local-part characters starts: from inside a run the match would
   // fail the same way, and retrying there made a long run without "@" cost quadratic time.
@@ -194,6 +201,10 @@ function emails(text: string): PiiSpan[] {
     ADDRESS_AS_WRITTEN,
   );
   if (text.includes('"@')) out.push(...quotedAddresses(text));
+  // A mailbox of a large provider written without its top-level domain (`jane.doe@gmail`), as
+  // chats shorten it: the provider's name says it is one.
+  if (text.includes("@"))
+    out.push(...addressesAs(text, PROVIDER_WITHOUT_DOMAIN, (value) => `${value}.com`));
   // Written against harvesting: `jane [at] example [dot] org`, `jane(at)example.org`,
   // `jane[.]doe[at]example[.]com`.
   out.push(

@@ -619,6 +619,8 @@ describe("# analysis redaction of each type's other formats", function () {
         'From: [NAME_1] <[EMAIL_1]>, <a href="mailto:[EMAIL_2]?subject=Hi">',
       ],
       ["user@[192.168.0.1]", "[EMAIL_1]"],
+      // A large provider's mailbox without its top-level domain, as chats shorten it.
+      ["my email is jane.doe@gmail, or j_d@Hotmail.", "my email is [EMAIL_1], or [EMAIL_2]."],
       ["jane [at] example [dot] org or jane(at)example.org", "[EMAIL_1] or [EMAIL_2]"],
       // A dot in brackets too, in the local part as well.
       ["jane[at]example[.]com or jane[.]doe(at)example(.)org", "[EMAIL_1] or [EMAIL_2]"],
@@ -651,6 +653,11 @@ describe("# analysis redaction of each type's other formats", function () {
     expect(findPii("save 50%40 off; ?x=%E0%A4%A%40example.com")).to.deep.equal([]);
     // Spelt out but no domain: not an address.
     expect(findPii("meet me [at] noon (at) the office")).to.deep.equal([]);
+    // Not a package's version tag or a word that starts on a provider's name, nor a bare host.
+    expect(findPii("npm i foo@yahoo-api; see foo@gmailer; user@localhost; @gmail")).to.deep.equal(
+      [],
+    );
+    expectNothingFoundInLinearTime(["a@gmailx "]);
     // Escaped quotes before an address do not hide it in a candidate too long to be one.
     const escaped = `${'\\"'.repeat(40)}"j d"@example.com`;
     expect(findPii(escaped).map((s) => s.value.endsWith('"j d"@example.com'))).to.deep.equal([

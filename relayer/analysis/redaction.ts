@@ -584,7 +584,7 @@ function ips(text: string): PiiSpan[] {
 }
 
 const ACCOUNT_LABEL = new RegExp(
-  `\\b(?:account(?: (?:number|no\\.?|#))?|acct\\.?(?: (?:no\\.?|#))?|a\\/c(?: no\\.?)?|Kontonummer|Konto(?:-?Nr\\.?)?|num[ée]ro de compte|n[°º] de compte|n[úu]mero de cuenta|cuenta|numero di conto|conto(?: n\\.)?|rekeningnummer|(?:ABA )?routing(?: (?:number|no\\.?|#))?|ABA(?: (?:number|no\\.?|#))?|RTN|sort ?code|BSB(?: (?:number|no\\.?))?|BLZ|Bankleitzahl)[:#\\s]*${LABEL_VERB}((?:\\d[ -]?){5,17}\\d)\\b`,
+  `\\b(?:account(?: (?:number|no\\.?|#))?|acct\\.?(?: (?:no\\.?|#))?|a\\/c(?: no\\.?)?|Kontonummer|Konto(?:-?Nr\\.?)?|num[ée]ro de compte|n[°º] de compte|n[úu]mero de cuenta|cuenta|numero di conto|conto(?: n\\.)?|conta(?: corrente| poupan[çc]a)?(?: n[º°o]\\.?)?|n[úu]mero da conta|CLABE(?: interbancaria)?|rekeningnummer|(?:ABA )?routing(?: (?:number|no\\.?|#))?|ABA(?: (?:number|no\\.?|#))?|RTN|sort ?code|BSB(?: (?:number|no\\.?))?|BLZ|Bankleitzahl)[:#\\s]*${LABEL_VERB}((?:\\d[ -]?){5,17}\\d)\\b`,
   "giu",
 );
 

@@ -814,8 +814,13 @@ describe("# analysis redaction of each type's other formats", function () {
       ["Kontonummer ist 1234567890", "Kontonummer ist [BANK_ACCOUNT_1]"],
       ["mi número de cuenta es 12345678", "mi número de cuenta es [BANK_ACCOUNT_1]"],
       ["il numero di conto è 12345678", "il numero di conto è [BANK_ACCOUNT_1]"],
+      // Portuguese and Brazilian accounts with their check digit, and Mexico's CLABE.
+      ["Agência 1234, Conta 12345-6", "Agência 1234, Conta [BANK_ACCOUNT_1]"],
+      ["número da conta: 123456789", "número da conta: [BANK_ACCOUNT_1]"],
+      ["CLABE 032180000118359719", "CLABE [BANK_ACCOUNT_1]"],
     ]);
     expectNothingFound([
+      "a conta de 2024-2025",
       "the account is 12345 days old",
       "for the account 2024-2025",
       "account 2024 25",

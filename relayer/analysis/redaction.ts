@@ -422,6 +422,7 @@ function nationalIds(text: string): PiiSpan[] {
     if (rentenversicherungCheck(v.replace(/ /g, ""))) out.push(span("SSN", i, v));
   for (const [i, v] of matches(/(?<![\p{N}.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\p{N}-]|\.\d)/gu, text))
     if (cpfCheck(v.replace(/\D/g, ""))) out.push(span("SSN", i, v));
+  out.push(...asianAndMexicanIds(text));
   for (const re of LABELLED_NATIONAL_IDS)
     for (const m of text.matchAll(re))
       if (!LOWER_CASE_WORD_LABEL.test(m[0]))
@@ -435,14 +436,16 @@ function nationalIds(text: string): PiiSpan[] {
 const ID_IS = "(?: (?:is|was|ist|lautet|est|es|è))?";
 
 /** Labels that in lower case are words of the six languages (sin, nie, pan) or an abbreviation (cf.). */
-const LOWER_CASE_WORD_LABEL = /^(?:sin|nas|nie|nir|spi|cf|pan|tin|ein)\b/;
+const LOWER_CASE_WORD_LABEL = /^(?:sin|nas|nie|nir|spi|cf|pan|tin|ein|fin|rfc)\b/;
 /**
  * National ids after their label, in their shape, whether or not their check passes: the label
  * says whose number it is, and one mistyped digit leaves it as identifying (unlabelled, the check
  * alone decides, above). US SSN and ITIN, a US taxpayer's or employer's number (TIN, EIN: a sole
  * proprietor's is theirs, and a TIN may be an SSN), ES DNI, NIE and NIF, IT codice fiscale, FR NIR and tax
  * number, DE Steuer-ID and social insurance number, Canadian SIN, UK National Insurance and NHS
- * numbers, Brazilian CPF, Indian PAN and Aadhaar, Dutch BSN, Polish PESEL.
+ * numbers, Brazilian CPF, Indian PAN and Aadhaar, Dutch BSN, Polish PESEL, Chinese resident
+ * identity numbers, Korean resident registration numbers, Singapore's NRIC and FIN, Hong Kong's
+ * HKID, Mexico's CURP and RFC, Japan's My Number, Australia's TFN.
  */
 const LABELLED_NATIONAL_IDS = [
   [
@@ -488,13 +491,99 @@ const LABELLED_NATIONAL_IDS = [
   ["Aadhaar(?: (?:number|no\\.?|card))?", "[2-9]\\d{3} ?\\d{4} ?\\d{4}"],
   ["BSN|burgerservicenummer|sofi-?nummer", "\\d{4}\\.\\d{2}\\.\\d{3}|\\d{3}[ .]?\\d{3}[ .]?\\d{3}"],
   ["PESEL", "\\d{11}"],
+  [
+    "身份证号码?|身份證號碼?|居民身份证|居民身份證|resident identity card(?: (?:number|no\\.?))?",
+    "\\d{17}[\\dXx]|\\d{15}",
+  ],
+  ["주민등록번호|주민번호|RRN|resident registration (?:number|no\\.?)", "\\d{6}-?\\d{7}"],
+  ["NRIC|FIN", "[STFGM]\\d{7}[A-Z]"],
+  [
+    "HKID|Hong Kong Identity Card(?: (?:number|no\\.?))?|香港身份證",
+    "[A-Z]{1,2}\\d{6}\\(?[0-9A]\\)?",
+  ],
+  ["CURP", "[A-Z]{4}\\d{6}[HMX][A-Z]{5}[A-Z\\d]\\d"],
+  ["RFC", "[A-ZÑ&]{4}\\d{6}[A-Z\\d]{3}"],
+  ["My Number|マイナンバー|個人番号", "\\d{4} ?\\d{4} ?\\d{4}"],
+  ["TFN|tax file (?:number|no\\.?)", "\\d{3} ?\\d{3} ?\\d{2,3}"],
 ].map(
   ([label, shape]) =>
     new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:${label})${ID_IS}[:#\\s-]*(${shape})(?![\\p{L}\\p{N}]|[ .-]\\d)`,
+      `(?<![\\p{L}\\p{N}])(?:${label})${ID_IS}[:：#\\s-]*(${shape})(?![\\p{L}\\p{N}]|[ .-]\\d)`,
       "giu",
     ),
 );
+
+/** A date of birth's month and day as an id writes them, `MMDD`. */
+function monthDay(mmdd: string): boolean {
+  const month = Number(mmdd.slice(0, 2));
+  const day = Number(mmdd.slice(2, 4));
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+/** A Chinese resident identity number's check character (ISO 7064 MOD 11-2) over its 17 digits. */
+function chineseIdCheck(id: string): boolean {
+  const weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+  const sum = weights.reduce((acc, w, k) => acc + w * Number(id[k]), 0);
+  return "10X98765432"[sum % 11] === id[17]!.toUpperCase();
+}
+
+/** A Korean resident registration number's check digit (the scheme before 2020's random ones). */
+function koreanRrnCheck(digits: string): boolean {
+  const weights = [2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5];
+  const sum = weights.reduce((acc, w, k) => acc + w * Number(digits[k]), 0);
+  return (11 - (sum % 11)) % 10 === Number(digits[12]);
+}
+
+/** Singapore's NRIC (S, T) and FIN (F, G) check letter: weights 2 7 6 5 4 3 2, T and G add 4. */
+function nricCheck(id: string): boolean {
+  const weights = [2, 7, 6, 5, 4, 3, 2];
+  let sum = weights.reduce((acc, w, k) => acc + w * Number(id[k + 1]), 0);
+  if (id[0] === "T" || id[0] === "G") sum += 4;
+  const letters = id[0] === "S" || id[0] === "T" ? "JZIHGFEDCBA" : "XWUTRQPNMLK";
+  return letters[sum % 11] === id[8];
+}
+
+/** Hong Kong's HKID check character: one or two letters (a space before one), six digits, mod 11. */
+function hkidCheck(letters: string, digits: string, check: string): boolean {
+  const values = [
+    ...(letters.length === 1 ? [36] : []),
+    ...[...letters].map((c) => c.charCodeAt(0) - 55),
+    ...[...digits].map(Number),
+  ];
+  const sum = values.reduce((acc, v, k) => acc + v * (9 - k), 0);
+  const value = (11 - (sum % 11)) % 11;
+  return (value === 10 ? "A" : String(value)) === check;
+}
+
+/**
+ * National ids of Asia and Mexico where no label names them, by their check or their date of
+ * birth: a Chinese resident identity number (region, date of birth, serial, MOD 11-2 check), a
+ * Korean resident registration number with its hyphen (date of birth, sex digit, the check of
+ * the numbers issued before 2020), Singapore's NRIC and FIN, Hong Kong's HKID with its check in
+ * brackets, and a Mexican CURP (letters of the name, date of birth, sex, state).
+ */
+function asianAndMexicanIds(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}])\d{6}(?:19|20)\d{2}\d{4}\d{3}[\dXx](?![\p{L}\p{N}])/gu,
+    text,
+  ))
+    if (monthDay(v.slice(10, 14)) && chineseIdCheck(v)) out.push(span("SSN", i, v));
+  for (const [i, v] of matches(/(?<![\p{L}\p{N}-])\d{6}-[1-4]\d{6}(?![\p{L}\p{N}-])/gu, text))
+    if (monthDay(v.slice(2, 6)) && koreanRrnCheck(v.replace("-", ""))) out.push(span("SSN", i, v));
+  for (const [i, v] of matches(/(?<![\p{L}\p{N}])[STFG]\d{7}[A-Z](?![\p{L}\p{N}])/gu, text))
+    if (nricCheck(v)) out.push(span("SSN", i, v));
+  for (const m of text.matchAll(
+    /(?<![\p{L}\p{N}])([A-Z]{1,2})(\d{6}) ?\(([0-9A])\)(?![\p{L}\p{N}])/gu,
+  ))
+    if (hkidCheck(m[1]!, m[2]!, m[3]!)) out.push(span("SSN", m.index, m[0]));
+  for (const [i, v] of matches(
+    /(?<![\p{L}\p{N}])[A-Z][AEIOUX][A-Z]{2}\d{6}[HMX](?:AS|BC|BS|CC|CS|CH|CL|CM|DF|DG|GT|GR|HG|JC|MC|MN|MS|NT|NL|OC|PL|QT|QR|SP|SL|SR|TC|TS|TL|VZ|YN|ZS|NE)[B-DF-HJ-NP-TV-Z]{3}[A-Z\d]\d(?![\p{L}\p{N}])/gu,
+    text,
+  ))
+    if (monthDay(v.slice(6, 10))) out.push(span("SSN", i, v));
+  return out;
+}
 
 /** A Brazilian CPF's two check digits over its nine (mod 11), not one digit repeated. */
 function cpfCheck(digits: string): boolean {

@@ -553,6 +553,33 @@ describe("# analysis redaction of each type's other formats", function () {
     ).to.deep.equal([]);
   });
 
+  it("should redact Chinese, Korean, Singaporean, Hong Kong, Mexican, Japanese and Australian ids: by their check unlabelled, in their shape after a label", function () {
+    expectRedacted([
+      // Unlabelled, by their check characters and the date of birth they hold.
+      ["ID 11010519491231002X on file", "ID [SSN_1] on file"],
+      ["ref 900101-1234568", "ref [SSN_1]"],
+      ["ref S1234567D", "ref [SSN_1]"],
+      ["HK id A123456(3)", "HK id [SSN_1]"],
+      ["code GODE561231HDFRRN09", "code [SSN_1]"],
+      // After their label, in their shape, whether or not a check passes.
+      ["身份证号：110105194912310021", "身份证号：[SSN_1]"],
+      ["주민등록번호 900101-3234567", "주민등록번호 [SSN_1]"],
+      ["NRIC S1234567A; HKID A123456(7)", "NRIC [SSN_1]; HKID [SSN_2]"],
+      ["RFC GODE561231GR8; CURP GODE561231HDFRRN09", "RFC [SSN_1]; CURP [SSN_2]"],
+      ["My Number 1234 5678 9012; TFN 123 456 782", "My Number [SSN_1]; TFN [SSN_2]"],
+    ]);
+    // A check that fails, a date that is none, a shape without its label or its check: no id.
+    expectNothingFound([
+      "ID 110105194912310021",
+      "ref 901301-1234568",
+      "ref 900101-1234567",
+      "ref S1234567A",
+      "HK id A123456(7)",
+      "code GODE561331HDFRRN09",
+      "fin 1234567; rfc 2119",
+    ]);
+  });
+
   it("should redact a national id after its label whether or not its check passes, and check the unlabelled ones", function () {
     // The label says whose number it is: one mistyped digit or letter leaves it identifying.
     expectRedacted([

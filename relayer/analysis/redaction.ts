@@ -22,7 +22,7 @@ import {
 } from "./east-asian-names.ts";
 import { EVERYDAY_ENGLISH_FIRST_NAMES, LOCALE_FIRST_NAMES } from "./first-names.ts";
 import { COMMON_ENGLISH_WORDS } from "./english-words.ts";
-import { isHighSurrogate } from "./unicode.ts";
+import { isHighSurrogate, isLowSurrogate } from "./unicode.ts";
 
 /**
  * Personal data in free text, found and replaced by typed placeholders (`[EMAIL_1]`) before any
@@ -187,28 +187,50 @@ const SPELT_ADDRESS = new RegExp(
 /** Large mail providers' names, which a mailbox written without its top-level domain ends on. */
 const MAIL_PROVIDERS =
   "gmail googlemail yahoo hotmail outlook icloud aol protonmail proton gmx yandex";
-const PROVIDER_WITHOUT_DOMAIN = new RegExp(
-  `(?<![\\p{L}\\p{N}._%+'-])[\\p{L}\\p{N}._%+'-]+@(?:${alternation(MAIL_PROVIDERS)})(?![\\p{L}\\p{N}@_-]|\\.[\\p{L}\\p{N}])`,
-  "giu",
+/** What follows an address's `@`: its domain, or an IP address in brackets. */
+const DOMAIN = /(?:\[[\d.]{7,15}\]|[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+)/uy;
+/** A large provider's name ending there (`jane.doe@gmail`, not `foo@gmailer`, `foo@yahoo-api`). */
+const PROVIDER_DOMAIN = new RegExp(
+  `(?:${alternation(MAIL_PROVIDERS)})(?![\\p{L}\\p{N}@_-]|\\.[\\p{L}\\p{N}])`,
+  "iuy",
 );
+const LOCAL_PART_CHAR = /^[\p{L}\p{N}._%+'-]$/u;
+
+/**
+ * The candidates around each `@`: the whole run of local-part characters before it and what the
+ * domain reads after it (`domain` is sticky), with the run's start. Found from each `@`, not tried
+ * at every word: tried there, the pattern cost as much as all the other detectors over pages with
+ * few addresses.
+ */
+function* aroundAt(text: string, domain: RegExp): Generator<[number, string]> {
+  // Where the last candidate ended: one starts on no character of another.
+  let after = 0;
+  for (let at = text.indexOf("@"); at >= 0; at = text.indexOf("@", at + 1)) {
+    let start = at;
+    for (;;) {
+      const width = start >= 2 && isLowSurrogate(text.charCodeAt(start - 1)) ? 2 : 1;
+      if (start < width || !LOCAL_PART_CHAR.test(text.slice(start - width, start))) break;
+      start -= width;
+    }
+    if (start === at || start < after) continue;
+    domain.lastIndex = at + 1;
+    const found = domain.exec(text);
+    if (!found) continue;
+    after = at + 1 + found[0].length;
+    yield [start, text.slice(start, after)];
+  }
+}
+
 function emails(text: string): PiiSpan[] {
-  // Starts only where a run of local-part characters starts: from inside a run the match would
-  // fail the same way, and retrying there made a long run without "@" cost quadratic time.
-  const out = addressesAs(
-    text,
-    /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+@(?:\[[\d.]{7,15}\]|[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+)/gu,
-    (value) => value,
-    ADDRESS_AS_WRITTEN,
-  );
-  if (text.includes('"@')) out.push(...quotedAddresses(text));
+  const out = addressesAs(aroundAt(text, new RegExp(DOMAIN)), (value) => value, ADDRESS_AS_WRITTEN);
   // A mailbox of a large provider written without its top-level domain (`jane.doe@gmail`), as
   // chats shorten it: the provider's name says it is one.
-  if (text.includes("@"))
-    out.push(...addressesAs(text, PROVIDER_WITHOUT_DOMAIN, (value) => `${value}.com`));
+  out.push(...addressesAs(aroundAt(text, new RegExp(PROVIDER_DOMAIN)), (value) => `${value}.com`));
+  if (text.includes('"@')) out.push(...quotedAddresses(text));
   // Written against harvesting: `jane [at] example [dot] org`, `jane(at)example.org`,
   // `jane[.]doe[at]example[.]com`.
   out.push(
-    ...addressesAs(text, BRACKETED_ADDRESS, (value) =>
+    ...addressesAs(matches(BRACKETED_ADDRESS, text), (value) =>
       value.replace(BRACKETED_AT, "@").replace(BRACKETED_DOT, "."),
     ),
   );
@@ -216,7 +238,7 @@ function emails(text: string): PiiSpan[] {
   // top-level domain of the list, so that `look at this dot point` is no address.
   if (/ at /iu.test(text))
     out.push(
-      ...addressesAs(text, SPELT_ADDRESS, (value) => {
+      ...addressesAs(matches(SPELT_ADDRESS, text), (value) => {
         // A sentence's word before ` at ` (`look at`, `visit us at`) is no mailbox, a role's is.
         const local = value.slice(0, value.search(/ at /iu)).toLowerCase();
         if (/^\p{L}+$/u.test(local) && !ROLE_MAILBOXES.has(local) && everydayWordForm(local))
@@ -228,8 +250,10 @@ function emails(text: string): PiiSpan[] {
   if (text.includes("%40"))
     out.push(
       ...addressesAs(
-        text,
-        /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+%40[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu,
+        matches(
+          /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+%40[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu,
+          text,
+        ),
         percentDecoded,
       ),
     );
@@ -237,17 +261,16 @@ function emails(text: string): PiiSpan[] {
 }
 
 /**
- * The candidates of `re` (their trailing dots and hyphens left out) whose plain form, as `plain`
- * writes it (null: none), validator takes for an e-mail address.
+ * The candidates (their trailing dots and hyphens left out) whose plain form, as `plain` writes it
+ * (null: none), validator takes for an e-mail address.
  */
 function addressesAs(
-  text: string,
-  re: RegExp,
+  candidates: Iterable<[number, string]>,
   plain: (value: string) => string | null,
   options: validator.IsEmailOptions = { allow_utf8_local_part: true },
 ): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const [i, v] of matches(re, text)) {
+  for (const [i, v] of candidates) {
     const value = v.replace(/[.-]+$/, "");
     const address = plain(value);
     if (address !== null && validator.isEmail(address, options)) out.push(span("EMAIL", i, value));
@@ -423,10 +446,12 @@ function nationalIds(text: string): PiiSpan[] {
   for (const [i, v] of matches(/(?<![\p{N}.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\p{N}-]|\.\d)/gu, text))
     if (cpfCheck(v.replace(/\D/g, ""))) out.push(span("SSN", i, v));
   out.push(...asianAndMexicanIds(text));
-  for (const re of LABELLED_NATIONAL_IDS)
-    for (const m of text.matchAll(re))
-      if (!LOWER_CASE_WORD_LABEL.test(m[0]))
-        out.push(span("SSN", m.index + m[0].length - m[1]!.length, m[1]!));
+  // One scan for any of the labels before each label's own (most texts hold none).
+  if (NATIONAL_ID_LABEL.test(text))
+    for (const re of LABELLED_NATIONAL_IDS)
+      for (const m of text.matchAll(re))
+        if (!LOWER_CASE_WORD_LABEL.test(m[0]))
+          out.push(span("SSN", m.index + m[0].length - m[1]!.length, m[1]!));
   for (const [i, v] of matches(ID_DOCUMENT, text, 1))
     if (isDocumentNumber(v)) out.push(span("SSN", i, v));
   return out;
@@ -447,7 +472,7 @@ const LOWER_CASE_WORD_LABEL = /^(?:sin|nas|nie|nir|spi|cf|pan|tin|ein|fin|rfc)\b
  * identity numbers, Korean resident registration numbers, Singapore's NRIC and FIN, Hong Kong's
  * HKID, Mexico's CURP and RFC, Japan's My Number, Australia's TFN.
  */
-const LABELLED_NATIONAL_IDS = [
+const NATIONAL_ID_LABELS: ReadonlyArray<readonly [label: string, shape: string]> = [
   [
     "SSN|S\\.S\\.N\\.?|SS#|ITIN|soc(?:ial|\\.) ?sec(?:urity|\\.)?(?: (?:number|no\\.?|card|#))?",
     "\\d{3}[ .-]?\\d{2}[ .-]?\\d{4}",
@@ -505,12 +530,18 @@ const LABELLED_NATIONAL_IDS = [
   ["RFC", "[A-ZÑ&]{4}\\d{6}[A-Z\\d]{3}"],
   ["My Number|マイナンバー|個人番号", "\\d{4} ?\\d{4} ?\\d{4}"],
   ["TFN|tax file (?:number|no\\.?)", "\\d{3} ?\\d{3} ?\\d{2,3}"],
-].map(
+];
+const LABELLED_NATIONAL_IDS = NATIONAL_ID_LABELS.map(
   ([label, shape]) =>
     new RegExp(
       `(?<![\\p{L}\\p{N}])(?:${label})${ID_IS}[:：#\\s-]*(${shape})(?![\\p{L}\\p{N}]|[ .-]\\d)`,
       "giu",
     ),
+);
+/** Any of the labels, anywhere: whether a text can hold a labelled national id at all. */
+const NATIONAL_ID_LABEL = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:${NATIONAL_ID_LABELS.map(([label]) => label).join("|")})`,
+  "iu",
 );
 
 /** A date of birth's month and day as an id writes them, `MMDD`. */

@@ -187,14 +187,16 @@ const SPELT_ADDRESS = new RegExp(
 /** Large mail providers' names, which a mailbox written without its top-level domain ends on. */
 const MAIL_PROVIDERS =
   "gmail googlemail yahoo hotmail outlook icloud aol protonmail proton gmx yandex";
-/** What follows an address's `@`: its domain, or an IP address in brackets. */
-const DOMAIN = /(?:\[[\d.]{7,15}\]|[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+)/uy;
+/** An address's local part's characters, its host name, and its domain: the host or an IP address. */
+const LOCAL_PART = "[\\p{L}\\p{N}._%+'-]";
+const HOST_NAME = "[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)+";
+const DOMAIN = `(?:\\[[\\d.]{7,15}\\]|${HOST_NAME})`;
 /** A large provider's name ending there (`jane.doe@gmail`, not `foo@gmailer`, `foo@yahoo-api`). */
 const PROVIDER_DOMAIN = new RegExp(
   `(?:${alternation(MAIL_PROVIDERS)})(?![\\p{L}\\p{N}@_-]|\\.[\\p{L}\\p{N}])`,
   "iuy",
 );
-const LOCAL_PART_CHAR = /^[\p{L}\p{N}._%+'-]$/u;
+const LOCAL_PART_CHAR = new RegExp(`^${LOCAL_PART}$`, "u");
 
 /**
  * The candidates around each `@`: the whole run of local-part characters before it and what the
@@ -222,7 +224,11 @@ function* aroundAt(text: string, domain: RegExp): Generator<[number, string]> {
 }
 
 function emails(text: string): PiiSpan[] {
-  const out = addressesAs(aroundAt(text, new RegExp(DOMAIN)), (value) => value, ADDRESS_AS_WRITTEN);
+  const out = addressesAs(
+    aroundAt(text, new RegExp(DOMAIN, "uy")),
+    (value) => value,
+    ADDRESS_AS_WRITTEN,
+  );
   // A mailbox of a large provider written without its top-level domain (`jane.doe@gmail`), as
   // chats shorten it: the provider's name says it is one.
   out.push(...addressesAs(aroundAt(text, new RegExp(PROVIDER_DOMAIN)), (value) => `${value}.com`));
@@ -248,17 +254,11 @@ function emails(text: string): PiiSpan[] {
     );
   // Percent-encoded in a link's query or a mailto: `?payer=jane%40example.com`.
   if (text.includes("%40"))
-    out.push(
-      ...addressesAs(
-        matches(
-          /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+%40[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu,
-          text,
-        ),
-        percentDecoded,
-      ),
-    );
+    out.push(...addressesAs(matches(PERCENT_ENCODED_ADDRESS, text), percentDecoded));
   return out;
 }
+
+const PERCENT_ENCODED_ADDRESS = new RegExp(`(?<!${LOCAL_PART})${LOCAL_PART}+%40${HOST_NAME}`, "gu");
 
 /**
  * The candidates (their trailing dots and hyphens left out) whose plain form, as `plain` writes it
@@ -279,8 +279,7 @@ function addressesAs(
 }
 
 /** A quoted local part (RFC 5321), spaces and escapes and all: `"john doe"@example.com`. */
-const QUOTED_ADDRESS =
-  /"(?:[^"\\\r\n]|\\.){1,64}"@(?:\[[\d.]{7,15}\]|[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+)/gu;
+const QUOTED_ADDRESS = new RegExp(`"(?:[^"\\\\\\r\\n]|\\\\.){1,64}"@${DOMAIN}`, "gu");
 
 /**
  * Quoted addresses. After a candidate validator refuses (a local part too long, say), the next

@@ -2,6 +2,21 @@ import js from "@eslint/js";
 import prettier from "eslint-config-prettier";
 import tseslint from "typescript-eslint";
 
+/** Syntax Node 24 cannot strip: only erasable TypeScript is allowed. */
+const ERASABLE_ONLY = [
+  { selector: "TSEnumDeclaration", message: "enums are not erasable: use a const object" },
+  { selector: "TSImportEqualsDeclaration", message: "not erasable: use import" },
+  { selector: "TSExportAssignment", message: "not erasable: use export default" },
+];
+const CONFIG_ONLY_IN_CONFIG = {
+  object: "process",
+  property: "env",
+  message: "read settings from Config (relayer/config/): the environment is parsed there",
+};
+/** Calls that run a copy of a pattern, whose compiled code V8's collections drop (patterns.ts). */
+const PATTERN_COPIES =
+  "run the pattern object itself: execAll, execFrom or splitOn (relayer/analysis/patterns.ts)";
+
 export default tseslint.config(
   {
     ignores: [
@@ -35,12 +50,7 @@ export default tseslint.config(
       // files in types/, which are only ever imported as types.)
       "@typescript-eslint/no-namespace": "error",
       "@typescript-eslint/parameter-properties": "error",
-      "no-restricted-syntax": [
-        "error",
-        { selector: "TSEnumDeclaration", message: "enums are not erasable: use a const object" },
-        { selector: "TSImportEqualsDeclaration", message: "not erasable: use import" },
-        { selector: "TSExportAssignment", message: "not erasable: use export default" },
-      ],
+      "no-restricted-syntax": ["error", ...ERASABLE_ONLY],
     },
   },
   {
@@ -48,12 +58,29 @@ export default tseslint.config(
     files: ["relayer/**/*.ts"],
     ignores: ["relayer/config/**"],
     rules: {
+      "no-restricted-properties": ["error", CONFIG_ONLY_IN_CONFIG],
+    },
+  },
+  {
+    // The detectors scan every text with hundreds of patterns: none may run on a copy.
+    files: ["relayer/analysis/**/*.ts"],
+    rules: {
       "no-restricted-properties": [
         "error",
+        CONFIG_ONLY_IN_CONFIG,
+        { property: "matchAll", message: `matchAll runs a copy: ${PATTERN_COPIES}` },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        ...ERASABLE_ONLY,
         {
-          object: "process",
-          property: "env",
-          message: "read settings from Config (relayer/config/): the environment is parsed there",
+          selector: "CallExpression[callee.property.name='split'][arguments.0.regex]",
+          message: `split with a pattern runs a copy: ${PATTERN_COPIES}`,
+        },
+        {
+          selector:
+            ":matches(FunctionDeclaration, MethodDefinition) NewExpression[callee.name='RegExp']",
+          message: `a pattern made in a function is compiled again after collections: make it once, at module level (${PATTERN_COPIES})`,
         },
       ],
     },

@@ -120,16 +120,22 @@ interface AfterStart {
   batches_ms: number[];
 }
 async function redactionAfterStart() {
-  const run = async (mode: "compile" | "full") => {
+  const modes = ["compile", "full", "collected"] as const;
+  const run = async (mode: (typeof modes)[number]) => {
     const { stdout } = await promisify(execFile)(process.execPath, [
+      ...(mode === "collected" ? SERVICE_NODE_FLAGS : []),
       path.join(root, "bench/analysis-warm-up.ts"),
       mode,
     ]);
     return JSON.parse(stdout) as AfterStart;
   };
-  const runs: Record<"compile" | "full", AfterStart[]> = { compile: [], full: [] };
+  const runs: Record<(typeof modes)[number], AfterStart[]> = {
+    compile: [],
+    full: [],
+    collected: [],
+  };
   for (let round = 0; round < AFTER_START_ROUNDS; round++)
-    for (const mode of ["compile", "full"] as const) runs[mode].push(await run(mode));
+    for (const mode of modes) runs[mode].push(await run(mode));
   const summary = (rs: AfterStart[]) => ({
     warm_up_cpu_ms: rounded(median(rs.map((r) => r.warm_up_ms)), 1),
     cpu_ms_per_50_texts_after_it: rs[0]!.batches_ms.map((_, b) =>
@@ -139,7 +145,8 @@ async function redactionAfterStart() {
   return {
     patterns_compiled_only: summary(runs.compile),
     warm_detectors: summary(runs.full),
-    explanation: `thread CPU in a fresh process: the warm-up, then each of the corpus's first four batches of 50 texts in turn (median of ${AFTER_START_ROUNDS} runs); patterns_compiled_only is two passes over the every-type texts, warm_detectors the serving threads' warm-up`,
+    warm_detectors_then_two_full_collections: summary(runs.collected),
+    explanation: `thread CPU in a fresh process: the warm-up, then each of the corpus's first four batches of 50 texts in turn (median of ${AFTER_START_ROUNDS} runs); patterns_compiled_only is two passes over the every-type texts, warm_detectors the serving threads' warm-up, warm_detectors_then_two_full_collections that warm-up and two full garbage collections before the texts (the service's Node flags), as a serving thread meets them: a pattern copied at each use (matchAll, split, new RegExp in a function) is compiled again after them (relayer/analysis/patterns.ts)`,
   };
 }
 const afterStart = await redactionAfterStart();

@@ -23,6 +23,7 @@ import {
 import { EVERYDAY_ENGLISH_FIRST_NAMES, LOCALE_FIRST_NAMES } from "./first-names.ts";
 import { COMMON_ENGLISH_WORDS } from "./english-words.ts";
 import { isHighSurrogate, isLowSurrogate } from "./unicode.ts";
+import { execAll, execFrom, splitOn } from "./patterns.ts";
 
 /**
  * Personal data in free text, found and replaced by typed placeholders (`[EMAIL_1]`) before any
@@ -106,13 +107,20 @@ export const PLACEHOLDER =
   /\[(?:EMAIL|PHONE|IBAN|BANK_ACCOUNT|CARD|SSN|IP|ADDRESS|DOB|NAME|CRYPTO)_\d+\]/g;
 
 function* matches(re: RegExp, text: string, group = 0): Generator<[number, string]> {
-  for (const m of text.matchAll(re)) {
+  for (const m of execAll(re, text)) {
     const value = m[group];
     if (value === undefined) continue;
     const offset = group === 0 ? 0 : m[0].indexOf(value);
     yield [m.index + offset, value];
   }
 }
+
+/** What the name readers cut a value's words and a word's parts at. */
+const BLANK = /[ \t]/gu;
+const SPACE_OR_HYPHEN = /[ -]/g;
+const HYPHEN_OR_SLASH = /[-/]/gu;
+const VALUE_WORD_SEPARATOR = /[ +,]|%20/gu;
+const SYLLABLE_SEPARATOR = /[-'’]/gu;
 
 /** A set of the words of a space-separated list. */
 function words(list: string): ReadonlySet<string> {
@@ -191,6 +199,8 @@ const MAIL_PROVIDERS =
 const LOCAL_PART = "[\\p{L}\\p{N}._%+'-]";
 const HOST_NAME = "[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)+";
 const DOMAIN = `(?:\\[[\\d.]{7,15}\\]|${HOST_NAME})`;
+/** The domain an `@` is followed by, read from just after it. */
+const DOMAIN_AFTER_AT = new RegExp(DOMAIN, "uy");
 /** A large provider's name ending there (`jane.doe@gmail`, not `foo@gmailer`, `foo@yahoo-api`). */
 const PROVIDER_DOMAIN = new RegExp(
   `(?:${alternation(MAIL_PROVIDERS)})(?![\\p{L}\\p{N}@_-]|\\.[\\p{L}\\p{N}])`,
@@ -215,8 +225,7 @@ function* aroundAt(text: string, domain: RegExp): Generator<[number, string]> {
       start -= width;
     }
     if (start === at || start < after) continue;
-    domain.lastIndex = at + 1;
-    const found = domain.exec(text);
+    const found = execFrom(domain, text, at + 1);
     if (!found) continue;
     after = at + 1 + found[0].length;
     yield [start, text.slice(start, after)];
@@ -224,14 +233,10 @@ function* aroundAt(text: string, domain: RegExp): Generator<[number, string]> {
 }
 
 function emails(text: string): PiiSpan[] {
-  const out = addressesAs(
-    aroundAt(text, new RegExp(DOMAIN, "uy")),
-    (value) => value,
-    ADDRESS_AS_WRITTEN,
-  );
+  const out = addressesAs(aroundAt(text, DOMAIN_AFTER_AT), (value) => value, ADDRESS_AS_WRITTEN);
   // A mailbox of a large provider written without its top-level domain (`jane.doe@gmail`), as
   // chats shorten it: the provider's name says it is one.
-  out.push(...addressesAs(aroundAt(text, new RegExp(PROVIDER_DOMAIN)), (value) => `${value}.com`));
+  out.push(...addressesAs(aroundAt(text, PROVIDER_DOMAIN), (value) => `${value}.com`));
   if (text.includes('"@')) out.push(...quotedAddresses(text));
   // Written against harvesting: `jane [at] example [dot] org`, `jane(at)example.org`,
   // `jane[.]doe[at]example[.]com`.
@@ -288,11 +293,11 @@ const QUOTED_ADDRESS = new RegExp(`"(?:[^"\\\\\\r\\n]|\\\\.){1,64}"@${DOMAIN}`, 
  */
 function quotedAddresses(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  const re = new RegExp(QUOTED_ADDRESS);
-  for (let m = re.exec(text); m; m = re.exec(text)) {
+  for (let m = execFrom(QUOTED_ADDRESS, text, 0); m;) {
     const value = m[0].replace(/[.-]+$/, "");
-    if (validator.isEmail(value, ADDRESS_AS_WRITTEN)) out.push(span("EMAIL", m.index, value));
-    else re.lastIndex = m.index + 1;
+    const valid = validator.isEmail(value, ADDRESS_AS_WRITTEN);
+    if (valid) out.push(span("EMAIL", m.index, value));
+    m = execFrom(QUOTED_ADDRESS, text, valid ? m.index + m[0].length : m.index + 1);
   }
   return out;
 }
@@ -330,7 +335,7 @@ function cards(text: string): PiiSpan[] {
     if (text[i - 1] === "+") continue;
     // The candidate may run on into a number after the card (`… 1111 12`): the longest prefix
     // ending at a group's end that validates.
-    const ends = [...v.matchAll(/\d(?!\d)/g)].map((m) => m.index + 1).reverse();
+    const ends = [...execAll(/\d(?!\d)/g, v)].map((m) => m.index + 1).reverse();
     for (const end of ends) {
       const digits = v.slice(0, end).replace(/\D/g, "");
       if (digits.length < 13) break;
@@ -448,7 +453,7 @@ function nationalIds(text: string): PiiSpan[] {
   // One scan for any of the labels before each label's own (most texts hold none).
   if (NATIONAL_ID_LABEL.test(text))
     for (const re of LABELLED_NATIONAL_IDS)
-      for (const m of text.matchAll(re))
+      for (const m of execAll(re, text))
         if (!LOWER_CASE_WORD_LABEL.test(m[0]))
           out.push(span("SSN", m.index + m[0].length - m[1]!.length, m[1]!));
   for (const [i, v] of matches(ID_DOCUMENT, text, 1))
@@ -603,8 +608,9 @@ function asianAndMexicanIds(text: string): PiiSpan[] {
     if (monthDay(v.slice(2, 6)) && koreanRrnCheck(v.replace("-", ""))) out.push(span("SSN", i, v));
   for (const [i, v] of matches(/(?<![\p{L}\p{N}])[STFG]\d{7}[A-Z](?![\p{L}\p{N}])/gu, text))
     if (nricCheck(v)) out.push(span("SSN", i, v));
-  for (const m of text.matchAll(
+  for (const m of execAll(
     /(?<![\p{L}\p{N}])([A-Z]{1,2})(\d{6}) ?\(([0-9A])\)(?![\p{L}\p{N}])/gu,
+    text,
   ))
     if (hkidCheck(m[1]!, m[2]!, m[3]!)) out.push(span("SSN", m.index, m[0]));
   for (const [i, v] of matches(
@@ -717,7 +723,7 @@ function bankAccounts(text: string): PiiSpan[] {
   // UK sort code + account number.
   for (const [i, v] of matches(/\b\d{2}-\d{2}-\d{2}[ ,/]+\d{8}\b/g, text))
     out.push(span("BANK_ACCOUNT", i, v));
-  for (const m of text.matchAll(RIB))
+  for (const m of execAll(RIB, text))
     if (ribKeyValid(m[1]!, m[3]!, m[4]!, m[5]!)) out.push(span("BANK_ACCOUNT", m.index, m[0]));
   return out;
 }
@@ -1007,7 +1013,7 @@ function addresses(text: string): PiiSpan[] {
         out.push(span("ADDRESS", i, v.replace(/[\s,]+$/, "")));
   // The street's pattern starts on every capitalised word: only where a 2-3 postcode is.
   if (POLISH_POSTCODE.test(text))
-    for (const m of text.matchAll(POLISH_UNTYPED_STREET))
+    for (const m of execAll(POLISH_UNTYPED_STREET, text))
       if (POLISH_LETTER.test(m[0]) || POLISH_TOWNS.has(withoutAccents(m[1]!.split(" ")[0]!)))
         out.push(span("ADDRESS", m.index, m[0]));
   return out;
@@ -1316,7 +1322,7 @@ function surnameFirst(value: string, labelled = false): boolean {
       eastAsianName(surname.map(titleCase)) === surname.length)
   )
     return false;
-  const known = /^\p{Lu}\./u.test(given) || given.split(/[ -]/).some(isFirstName);
+  const known = /^\p{Lu}\./u.test(given) || splitOn(given, SPACE_OR_HYPHEN).some(isFirstName);
   // An everyday word before a comma is a sentence's (However, John); in capitals with a known
   // given name it is a surname (VAN DER BERG, Jan; BAKER, Anna).
   const everyday = (w: string) =>
@@ -1424,7 +1430,7 @@ const PRODUCT_WORDS = words(
 function teamOrProductWord(word: string): boolean {
   const w = word.toLowerCase();
   if (TEAM_WORDS.has(w) || PRODUCT_WORDS.has(w)) return true;
-  return /[-/]/u.test(w) && w.split(/[-/]/u).some((part) => PRODUCT_WORDS.has(part));
+  return /[-/]/u.test(w) && splitOn(w, HYPHEN_OR_SLASH).some((part) => PRODUCT_WORDS.has(part));
 }
 
 /** Words of a heading in capitals that no name in capitals holds (TERMS AND CONDITIONS). */
@@ -1461,7 +1467,8 @@ const PARTY_BRACKET =
 /** Capitals that are a name's initials in any order (`JS` of `John Smith` and `Smith, John`). */
 function isInitialsOf(capitals: string, name: string): boolean {
   const initials = name
-    .split(/[\s,]+/u)
+    .replace(/[\s,]+/gu, " ")
+    .split(" ")
     .filter(Boolean)
     .map((w) => w[0]!.toUpperCase());
   return [...capitals].sort().join("") === initials.sort().join("");
@@ -1471,7 +1478,7 @@ function names(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const { re, firstName, bracket } of NAME_CONTEXTS) {
     const afterTitle = re === NAME_CONTEXTS[0]!.re;
-    for (const m of text.matchAll(re)) {
+    for (const m of execAll(re, text)) {
       // A ticker in the bracket names an asset (`with Solana (SOL)`, `and Cardano (ADA)`), not a
       // party, unless it is the name's initials (`with John Smith (JS)`).
       const inBracket = bracket
@@ -1585,7 +1592,7 @@ function names(text: string): PiiSpan[] {
     if (words.length && !camelCaseBrand(words))
       out.push(nameSpan(text, i + v.lastIndexOf(words.join(" ")), words));
   }
-  for (const m of text.matchAll(NAME_BEFORE_ROLE)) {
+  for (const m of execAll(NAME_BEFORE_ROLE, text)) {
     if (!isRole(m[2]!) && !MORE_ROLES.has(m[2]!.toLowerCase())) continue;
     const v = m[1]!;
     if (v.includes(", ") ? !surnameFirst(v) : !looksPersonal(v.split(" "))) continue;
@@ -1630,9 +1637,9 @@ const LOWER_TITLED = new RegExp(
 );
 function lowerTitledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(LOWER_TITLED)) {
+  for (const m of execAll(LOWER_TITLED, text)) {
     const at = m.index + m[0].length - m[1]!.length;
-    const words = m[1]!.split(/[ \t]/u);
+    const words = splitOn(m[1]!, BLANK);
     const ends = wordEnds(words);
     const nameEnds = (k: number) => {
       TITLED_VALUE_END.lastIndex = at + ends[k]!;
@@ -1845,14 +1852,14 @@ const CHAT_OPENERS = words(
 );
 function speakerNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(SPEAKER)) {
+  for (const m of execAll(SPEAKER, text)) {
     const word = m[1]!;
     if (!writtenFirstName(word)) continue;
     out.push(span("NAME", m.index + m[0].indexOf(word), word));
   }
   const lower: PiiSpan[] = [];
   let opensAsSpeech = false;
-  for (const m of text.matchAll(LOWER_SPEAKER)) {
+  for (const m of execAll(LOWER_SPEAKER, text)) {
     const word = m[1]!;
     if (!writtenFirstName(word)) continue;
     lower.push(span("NAME", m.index + m[0].indexOf(word), word));
@@ -1883,7 +1890,7 @@ const GREETED_BEFORE = new RegExp(
 );
 function writerNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(SIGNATURE_LINE)) {
+  for (const m of execAll(SIGNATURE_LINE, text)) {
     const [, dash, first, last] = m;
     if (dash === "-" && !/^\s*$/u.test(text.slice(m.index + m[0].length))) continue;
     if (!writtenFirstName(first!)) continue;
@@ -1898,7 +1905,7 @@ function writerNames(text: string): PiiSpan[] {
       ),
     );
   }
-  for (const m of text.matchAll(WRITER_HERE)) {
+  for (const m of execAll(WRITER_HERE, text)) {
     const word = m[1]!;
     if (!writtenFirstName(word)) continue;
     const before = text.slice(Math.max(0, m.index - 40), m.index);
@@ -2079,7 +2086,7 @@ function lowerFirstName(w: string): boolean {
 }
 function lowerNamesBeforeVerb(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const act of text.matchAll(PERSON_ACT_AFTER_WORD)) {
+  for (const act of execAll(PERSON_ACT_AFTER_WORD, text)) {
     const from = Math.max(0, act.index - 80);
     const m = LOWER_WORDS_BEFORE.exec(text.slice(from, act.index));
     // Words longer than the window are no name's.
@@ -2100,7 +2107,7 @@ function lowerNamesBeforeVerb(text: string): PiiSpan[] {
     if (paired && lowerFirstName(paired[1]!))
       out.push(span("NAME", at - paired[0].length, paired[1]!));
   }
-  for (const m of [...text.matchAll(LOWER_AFTER_CLOSE_ONE), ...text.matchAll(LOWER_AFTER_BY)]) {
+  for (const m of [...execAll(LOWER_AFTER_CLOSE_ONE, text), ...execAll(LOWER_AFTER_BY, text)]) {
     const [, first, second] = m;
     if (!lowerFirstName(first!)) continue;
     const start = m.indices![1]![0];
@@ -2121,7 +2128,7 @@ function listedBefore(before: string): boolean {
 }
 function loneFirstNames(text: string): PiiSpan[] {
   const found: { at: number; word: string; afterListed: boolean; listed: boolean }[] = [];
-  for (const m of text.matchAll(LONE_FIRST_NAME)) {
+  for (const m of execAll(LONE_FIRST_NAME, text)) {
     const word = m[1]!.replace(/['’]s$/u, "");
     // Most capitalised words are none of the lexicon's: plain letters are looked up as they are.
     if (ASCII_WORD.test(word) && !FIRST_NAMES.has(word.toLowerCase())) continue;
@@ -2235,7 +2242,7 @@ function cjkLabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   // The label alternation is tried at every position: most texts hold no CJK character at all.
   if (!CJK_NAME_CHAR.test(text)) return out;
-  for (const m of text.matchAll(CJK_LABELLED_NAME)) {
+  for (const m of execAll(CJK_LABELLED_NAME, text)) {
     const value = m[1]!;
     const end = m.index + m[0].length;
     if (CJK_ORGANISATION.test(value + text.slice(end, end + 8))) continue;
@@ -2329,14 +2336,14 @@ function hanNameAfterWord(value: string): string {
 function cjkNamesInText(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   if (!CJK_NAME_CHAR.test(text)) return out;
-  for (const m of text.matchAll(HAN_NAME_IN_TEXT)) {
+  for (const m of execAll(HAN_NAME_IN_TEXT, text)) {
     const value = m[1]!;
     if (hanNotName(value)) continue;
     // A surname and its honorific (`给王先生转账`): the rule below takes the surname.
     if (/先生|女士|小姐/u.test(value)) continue;
     out.push(span("NAME", m.index + m[0].length - value.length, value));
   }
-  for (const m of text.matchAll(HAN_NAME_BEFORE_HONORIFIC)) {
+  for (const m of execAll(HAN_NAME_BEFORE_HONORIFIC, text)) {
     let value = m[1]!;
     const end = m.index + m[0].length;
     // A surname's character alone starts a role's word as often (`班主任`, a class teacher).
@@ -2344,20 +2351,20 @@ function cjkNamesInText(text: string): PiiSpan[] {
       value = hanNameAfterWord(value);
     if (value) out.push(span("NAME", end - value.length, value));
   }
-  for (const m of text.matchAll(HAN_NAME_BEFORE_ACT)) {
+  for (const m of execAll(HAN_NAME_BEFORE_ACT, text)) {
     let value = m[1]!;
     if (hanNotName(value)) value = hanNameAfterWord(value);
     // A surname and its title (`于是张先生打了电话`): the rule above takes the surname.
     if (value && !HAN_TITLE_IN.test(value))
       out.push(span("NAME", m.index + m[0].length - value.length, value));
   }
-  for (const m of text.matchAll(JAPANESE_NAME_IN_TEXT)) {
+  for (const m of execAll(JAPANESE_NAME_IN_TEXT, text)) {
     const value = m[1]!;
     if (JAPANESE_ROLE_END.test(value) || JAPANESE_NOT_NAMES.has(value)) continue;
     if (CJK_ORGANISATION.test(value)) continue;
     out.push(span("NAME", m.index, value));
   }
-  for (const m of text.matchAll(KOREAN_NAME_IN_TEXT)) {
+  for (const m of execAll(KOREAN_NAME_IN_TEXT, text)) {
     const value = m[1]!;
     if (KOREAN_ROLE_END.test(value) || KOREAN_NOT_NAMES.has(value)) continue;
     out.push(span("NAME", m.index, value));
@@ -2377,7 +2384,7 @@ const GAELIC_SURNAME =
 function gaelicSurnames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   if (!text.includes("O'") && !text.includes("O’")) return out;
-  for (const m of text.matchAll(GAELIC_SURNAME)) {
+  for (const m of execAll(GAELIC_SURNAME, text)) {
     const end = m.index + m[0].length;
     const after = text.slice(end, end + 40);
     // In a list of capitalised words, a firm's partners as often (Ritchie, Osinski and O'Reilly).
@@ -2403,8 +2410,8 @@ function gaelicSurnames(text: string): PiiSpan[] {
  */
 function casualNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(CASUAL_NAME)) {
-    const [first, last] = m[1]!.split(/[ \t]/u);
+  for (const m of execAll(CASUAL_NAME, text)) {
+    const [first, last] = splitOn(m[1]!, BLANK);
     if (!plainFirstName(first!)) continue;
     const whole = last && plainSurname(last);
     out.push(span("NAME", m.index + m[0].lastIndexOf(m[1]!), whole ? m[1]! : first!));
@@ -2518,7 +2525,7 @@ const ROLE_IS_VALUE = new RegExp(
  */
 function lowerLabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(LABELLED_VALUE)) {
+  for (const m of execAll(LABELLED_VALUE, text)) {
     const bare = m[1] !== undefined;
     const at = m.index + m[0].length - m[2]!.length;
     out.push(
@@ -2528,7 +2535,7 @@ function lowerLabelledNames(text: string): PiiSpan[] {
       }),
     );
   }
-  for (const m of text.matchAll(ROLE_IS_VALUE)) {
+  for (const m of execAll(ROLE_IS_VALUE, text)) {
     const at = m.index + m[0].length - m[1]!.length;
     out.push(
       ...valueNames(text, at, m[1]!, PERSON_VALUE_END, {
@@ -2557,7 +2564,7 @@ function valueNames(
   reading: { prose: boolean; lastSurname: boolean; whole?: boolean; named?: boolean },
 ): PiiSpan[] {
   const out: PiiSpan[] = [];
-  const words = value.split(/[ \t]/u);
+  const words = splitOn(value, BLANK);
   const ends = wordEnds(words);
   // The most words before an end, all of them a name's with `whole`.
   let ended = 0;
@@ -2623,7 +2630,7 @@ const INTRODUCED_END = new RegExp(
 /** The name after an introduction, in any case (`nameWords`). */
 function introducedNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(INTRODUCED_NAME)) {
+  for (const m of execAll(INTRODUCED_NAME, text)) {
     const at = m.index + m[0].length - m[2]!.length;
     out.push(
       ...valueNames(text, at, m[2]!, INTRODUCED_END, {
@@ -2759,7 +2766,7 @@ type FieldCase = "capitalised" | "lower" | "any";
  */
 function nameInField(label: string, value: string, writing: FieldCase): number {
   // Surname first, its comma a separator (`"Doe, Jane"`).
-  let words = value.split(/[ +,]|%20/u).filter(Boolean);
+  let words = splitOn(value, VALUE_WORD_SEPARATOR).filter(Boolean);
   if (writing === "capitalised") {
     const n = words.findIndex((w) => !/^\p{Lu}/u.test(w));
     words = n < 0 ? words : words.slice(0, n);
@@ -2796,19 +2803,19 @@ function fieldNames(text: string): PiiSpan[] {
     const length = nameInField(label, value, writing);
     if (length) out.push(span("NAME", at, value.slice(0, length)));
   };
-  for (const m of text.matchAll(NAME_FIELD)) {
+  for (const m of execAll(NAME_FIELD, text)) {
     const end = m.index + m[0].length;
     // A value in lower case, as chats and quick forms type it, is read when it is all the line
     // holds (`name: jane doe`), not when prose goes on after it.
     const whole = /^\p{Ll}/u.test(m[2]!) && VALUE_END.test(text.slice(end, end + 3));
     keep(end - m[2]!.length, m[1]!, m[2]!, whole ? "lower" : "capitalised");
   }
-  for (const m of text.matchAll(NAME_RECORD)) {
+  for (const m of execAll(NAME_RECORD, text)) {
     const value = m[2] ?? m[3]!;
     keep(m.index + m[0].lastIndexOf(value), m[1]!.replace(/\+|%20/g, " "), value, "any");
   }
-  for (const tag of text.matchAll(HTML_INPUT)) {
-    const key = [...tag[0].matchAll(INPUT_KEY)].map((k) => k[1]!).find((k) => NAME_KEY.test(k));
+  for (const tag of execAll(HTML_INPUT, text)) {
+    const key = [...execAll(INPUT_KEY, tag[0])].map((k) => k[1]!).find((k) => NAME_KEY.test(k));
     const value = INPUT_VALUE.exec(tag[0]);
     if (key && value)
       keep(tag.index + value.index + value[0].length - value[1]!.length - 1, key, value[1]!, "any");
@@ -2972,7 +2979,7 @@ function rowNames(text: string): PiiSpan[] {
   let lineStart = 0;
   // Per separator, whether the line holds a contact's or a birth's value, read once a line.
   let recorded = new Map<string, boolean>();
-  for (const m of text.matchAll(ROW_PAIR)) {
+  for (const m of execAll(ROW_PAIR, text)) {
     const [a, b] = [m[1]!, m[3]!];
     const separator = m[2] ?? ",";
     if (m.index >= lineEnd) {
@@ -3022,7 +3029,7 @@ function htmlCells(
   to: number,
 ): Array<{ header: boolean; at: number; value: string | undefined }> {
   const row = text.slice(from, to);
-  const openers = [...row.matchAll(HTML_CELL)];
+  const openers = [...execAll(HTML_CELL, row)];
   return openers.map((o, k) => {
     const start = o.index + o[0].length;
     const next = k + 1 < openers.length ? openers[k + 1]!.index : row.length;
@@ -3052,9 +3059,9 @@ function htmlCells(
  */
 function htmlTableCells(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  const rows = [...text.matchAll(HTML_ROW)].map((m) => m.index + m[0].length);
+  const rows = [...execAll(HTML_ROW, text)].map((m) => m.index + m[0].length);
   if (!rows.length) return out;
-  const tableEnds = [...text.matchAll(HTML_TABLE_END)].map((m) => m.index);
+  const tableEnds = [...execAll(HTML_TABLE_END, text)].map((m) => m.index);
   let nextEnd = 0;
   let labels: string[] | undefined;
   let labelsEnd = Infinity;
@@ -3329,7 +3336,7 @@ const NO_SYLLABLES: ReadonlySet<string> = new Set();
  * Taiwan and Singapore write them (Tai-man, Ying-jeou).
  */
 function chineseGiven(w: string): boolean {
-  const parts = w.split(/[-'’]/u);
+  const parts = splitOn(w, SYLLABLE_SEPARATOR);
   if (parts.length === 2) return parts.every((p) => CHINESE_NAME_SYLLABLES.has(p));
   return (
     parts.length === 1 &&
@@ -3552,7 +3559,7 @@ function notAPerson(text: string, start: number, end: number): boolean {
  */
 function unlabelledNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(UNLABELLED_NAME)) {
+  for (const m of execAll(UNLABELLED_NAME, text)) {
     const words = `${m[1]}${m[2]}`.split(" ");
     // Jean-Pierre, Hans-Jürgen: a first name of the lexicon in either part.
     if (!m[1]!.split("-").some(isFirstName)) {
@@ -3593,12 +3600,12 @@ function unlabelledNames(text: string): PiiSpan[] {
     }
     out.push(nameSpan(text, m.index, words));
   }
-  for (const m of text.matchAll(CAPITAL_SURNAME_NAME)) {
+  for (const m of execAll(CAPITAL_SURNAME_NAME, text)) {
     const words = m[1]!.split(" ");
     const found = eastAsianAt(text, m.index, words);
     if (found) out.push(found);
   }
-  for (const m of text.matchAll(UNLABELLED_CAPS)) {
+  for (const m of execAll(UNLABELLED_CAPS, text)) {
     const words = m[1]!.split(" ");
     if (!words[0]!.split("-").some(isFirstName)) {
       const found = eastAsianAt(text, m.index, words);
@@ -3621,7 +3628,7 @@ function unlabelledNames(text: string): PiiSpan[] {
     if (eastAsianPlace(text, m.index, kept)) continue;
     out.push(nameSpan(text, m.index, kept));
   }
-  for (const m of text.matchAll(UNLABELLED_INITIALS)) {
+  for (const m of execAll(UNLABELLED_INITIALS, text)) {
     const words = m[1]!.split(" ");
     const surname = words.at(-1)!;
     if (notName(surname) || isCommonWord(surname) || COMPANY_WORDS.has(surname)) continue;
@@ -3633,7 +3640,7 @@ function unlabelledNames(text: string): PiiSpan[] {
     if (companyAfter(text, m.index + m[1]!.length)) continue;
     out.push(nameSpan(text, m.index, words));
   }
-  for (const m of text.matchAll(UNLABELLED_SURNAME_FIRST)) {
+  for (const m of execAll(UNLABELLED_SURNAME_FIRST, text)) {
     const value = m[1]!;
     const surname = value.slice(0, value.indexOf(","));
     const caps = surname === surname.toUpperCase();
@@ -3999,21 +4006,21 @@ interface PhoneCandidate {
  * last number it read in it, and the stretches are taken up again there.
  */
 function* phoneCandidates(text: string): Generator<PhoneCandidate, void, number | undefined> {
-  const stretches = new RegExp(PHONE_CANDIDATE);
   let afterDate = 0;
-  for (let m = stretches.exec(text); m; m = stretches.exec(text)) {
+  for (let m = execFrom(PHONE_CANDIDATE, text, 0); m;) {
     const contextFrom = Math.max(afterDate, m.index - 2);
     const date = HOLDS_DATE.exec(m[0]);
+    let next = m.index + m[0].length;
     if (!date) {
       const resumeAt = yield { start: m.index, value: m[0], contextFrom };
-      if (resumeAt !== undefined && resumeAt > m.index) stretches.lastIndex = resumeAt;
-      continue;
+      if (resumeAt !== undefined && resumeAt > m.index) next = resumeAt;
+    } else {
+      const before = m[0].slice(0, date.index).replace(/[ \t()./-]+$/u, "");
+      if ((before.match(/\d/g) ?? []).length >= 8)
+        yield { start: m.index, value: before, contextFrom };
+      next = afterDate = m.index + date.index + date[0].length;
     }
-    const before = m[0].slice(0, date.index).replace(/[ \t()./-]+$/u, "");
-    if ((before.match(/\d/g) ?? []).length >= 8)
-      yield { start: m.index, value: before, contextFrom };
-    afterDate = m.index + date.index + date[0].length;
-    stretches.lastIndex = afterDate;
+    m = execFrom(PHONE_CANDIDATE, text, next);
   }
 }
 

@@ -1099,8 +1099,13 @@ const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_
 const SUFFIX_DOT = "(?:(?<=Jr|Sr|JR|SR)\\.)?";
 const LABELLED = `((?:${SURNAME_FIRST}|${INITIALS_NAME}|${BARE_INITIALS_NAME}|${FULL_NAME}|${CAPS_NAME})(?![\\p{L}\\p{N}]))`;
 /** Labels, salutations and sign-offs a name follows, in the six languages. */
-const NAME_LABELS =
-  "Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Best regards|With best regards|With kind regards|Thanks and regards|Thanks & regards|Yours sincerely|Sincerely yours|Yours faithfully|Yours truly|Respectfully|Warm wishes|Beneficiary|Account holder|Holder|Payee|Recipient|Signed|Signed by|Signatory|Attn|Attention|Contact|Employee|Tenant|Landlord|Client|Customer|Patient|Borrower|Lender|Guarantor|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Many thanks|Thank you|Best wishes|Warm regards|Warmest regards|All the best|Take care|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Grüße|Liebe Grüße|Beste Grüße|Gruß|Prepared by|Approved by|Authorised by|Authorized by|Witness|Buyer|Seller|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti|Groet|Groeten|Hartelijke groet|Hoi|Hallo";
+/**
+ * The roles of a person a payment or a contract names, as labels (`Payee: Jane Doe`) and in a
+ * sentence (`the payee is jane doe`).
+ */
+const PERSON_ROLES =
+  "Beneficiary|Account holder|Holder|Payee|Payer|Sender|Remitter|Recipient|Signatory|Witness|Tenant|Landlord|Buyer|Seller|Borrower|Lender|Guarantor|Contact";
+const NAME_LABELS = `Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Best regards|With best regards|With kind regards|Thanks and regards|Thanks & regards|Yours sincerely|Sincerely yours|Yours faithfully|Yours truly|Respectfully|Warm wishes|${PERSON_ROLES}|Signed|Signed by|Attn|Attention|Employee|Client|Customer|Patient|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Many thanks|Thank you|Best wishes|Warm regards|Warmest regards|All the best|Take care|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Grüße|Liebe Grüße|Beste Grüße|Gruß|Prepared by|Approved by|Authorised by|Authorized by|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti|Groet|Groeten|Hartelijke groet|Hoi|Hallo`;
 /** The labels of one word (Dear, Cher, Gentile, Payee), some of them also first names. */
 const NAME_LABEL_WORDS = new Set(NAME_LABELS.split("|").filter((l) => /^\p{L}+$/u.test(l)));
 /** The labels as written, to tell a sign-off before a comma from a surname (Viele Grüße, Lukas). */
@@ -2513,7 +2518,7 @@ function lastSurname(word: string): boolean {
  * tom`), read as the role's label with its colon is, the whole value a name's.
  */
 const ROLE_IS_VALUE = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:beneficiary|payee|recipient|account holder|holder|sender|payer|remitter|signatory|owner|assignee|witness|tenant|landlord|buyer|seller|borrower|lender|guarantor|contact)[ \\t]+(?:is|was|will be)[ \\t]+(${NAME_VALUE})(?![\\p{L}\\p{N}'’-])`,
+  `(?<![\\p{L}\\p{N}])(?:${PERSON_ROLES}|owner|assignee)[ \\t]+(?:is|was|will be)[ \\t]+(${NAME_VALUE})(?![\\p{L}\\p{N}'’-])`,
   "giu",
 );
 

@@ -2162,6 +2162,12 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["the beneficiary is jane doe", "the beneficiary is [NAME_1]"],
       ["the payee will be tom.", "the payee will be [NAME_1]."],
       ["the sender is tom, not the bank", "the sender is [NAME_1], not the bank"],
+      // A payment's roles are one list, as labels and in a sentence.
+      ["sender: tom", "sender: [NAME_1]"],
+      ["payer: anna kowalski", "payer: [NAME_1]"],
+      ["Remitter: Tom Baker", "Remitter: [NAME_1]"],
+      ["the remitter is anna kowalski", "the remitter is [NAME_1]"],
+      ["Payer, Jane Doe, agrees to pay", "Payer, [NAME_1], agrees to pay"],
     ]);
     // A form's instruction, a state, a team, an initial alone, a workflow's keys.
     expectNoName([
@@ -2169,6 +2175,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "the client is acme corp",
       "the beneficiary is the same as last time",
       "the holder is missing",
+      "Payer: Accounts Payable",
+      "Sender: Customer Support",
+      "sender: see header",
       "signed: see above",
       "attn: accounts payable",
       "signed: j.",

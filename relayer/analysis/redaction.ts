@@ -4316,6 +4316,140 @@ function detectionView(text: string): { view: string; offsets: Int32Array | null
 }
 
 /** Every piece of personal data found, non-overlapping, in text order. */
+/**
+ * Social networks and messengers a person's handle is given on. The short or everyday names
+ * (`X`, `TG`, `Signal`, `Line`, `Slack`) lead only a handle written with its `@`.
+ */
+const NAMED_NETWORKS =
+  "Telegram|Twitter|Instagram|Discord|Skype|WeChat|Snapchat|TikTok|Keybase|GitHub|GitLab|Bluesky|Mastodon|Reddit|LinkedIn|Facebook|Farcaster|Warpcast|WhatsApp";
+const SHORT_NETWORKS = "X|TG|IG|Insta|FB|Signal|Line|Threads|Slack";
+/** What a network's name may be followed by before its handle (`Telegram handle:`, `X id`). */
+const HANDLE_KIND =
+  "(?: (?:handle|username|user ?name|user ?id|id|account|profile|nick(?:name)?))?";
+/** A handle without its `@`: letters, digits, `_`, `.` and `-` inside, Discord's old `#1234`. */
+const BARE_HANDLE = "[\\p{L}\\p{N}_](?:[\\p{L}\\p{N}_.-]{0,37}[\\p{L}\\p{N}_])(?:#\\d{4})?";
+/** A handle with its `@`, not an e-mail address's (nothing of a local part before the `@`). */
+const AT_HANDLE = `(?<![\\p{L}\\p{N}._%+'-])@[\\p{L}\\p{N}_](?:[\\p{L}\\p{N}_.-]{0,37}[\\p{L}\\p{N}_])?(?:#\\d{4})?`;
+/** Where a handle ends: not inside a longer one, an address or a path (`@jane.doe`, `@x/y`). */
+const HANDLE_END = "(?![\\p{L}\\p{N}_@/]|[.-][\\p{L}\\p{N}_])";
+/** A network's name anywhere, or a word that says a handle follows: whether a form can match. */
+const NETWORK_NAMED = new RegExp(NAMED_NETWORKS, "iu");
+const HANDLE_SAID = /handle|user ?name|nick/iu;
+const PROFILE_HOSTS =
+  "t\\.me|telegram\\.me|instagram\\.com|facebook\\.com|tiktok\\.com/@|x\\.com|twitter\\.com|linkedin\\.com/in|warpcast\\.com|bsky\\.app/profile";
+const PROFILE_HOST = new RegExp(`(?:${PROFILE_HOSTS})/`, "iu");
+
+/** Whether an `@` in the text starts a handle: none before it of an address's local part. */
+function holdsAtHandle(text: string): boolean {
+  for (let at = text.indexOf("@"); at >= 0; at = text.indexOf("@", at + 1))
+    if (
+      (at === 0 || !LOCAL_PART_CHAR.test(text[at - 1]!)) &&
+      /[\p{L}\p{N}_]/u.test(text[at + 1] ?? "")
+    )
+      return true;
+  return false;
+}
+
+/**
+ * The forms a handle is given in, each tried only where its gate finds what it needs (every text
+ * with an e-mail address has an `@`); the first group is the handle, `bare` ones may lack the `@`.
+ */
+const HANDLE_FORMS: ReadonlyArray<{
+  re: RegExp;
+  bare: boolean;
+  gate: "at" | "named" | "said" | "host";
+}> = [
+  // After the network's name: `Telegram: @jsmith_88`, `twitter @janedoe`, `X handle is @jd`.
+  {
+    re: new RegExp(
+      `(?<![\\p{L}\\p{N}])(?:${NAMED_NETWORKS}|${SHORT_NETWORKS})${HANDLE_KIND}[ \\t]*[:：]?[ \\t]*(?:(?:is|at|on)[ \\t]+)?(${AT_HANDLE})${HANDLE_END}`,
+      "giu",
+    ),
+    bare: false,
+    gate: "at",
+  },
+  // Without its `@` after a named network and its colon: `Skype: jane.doe.77`, `Discord: tom#1234`.
+  {
+    re: new RegExp(
+      `(?<![\\p{L}\\p{N}])(?:${NAMED_NETWORKS})${HANDLE_KIND}[ \\t]*[:：][ \\t]*(${BARE_HANDLE})${HANDLE_END}`,
+      "giu",
+    ),
+    bare: true,
+    gate: "named",
+  },
+  // Before the network: `contact @jsmith on Telegram`.
+  {
+    re: new RegExp(
+      `(${AT_HANDLE})${HANDLE_END}[ \\t]+(?:on|via|at|in)[ \\t]+(?:${NAMED_NETWORKS}|${SHORT_NETWORKS})(?![\\p{L}\\p{N}])`,
+      "giu",
+    ),
+    bare: false,
+    gate: "at",
+  },
+  // Said to be one: `my handle is @cryptoanna`, `her telegram username: anna_k`.
+  {
+    re: new RegExp(
+      `(?<![\\p{L}\\p{N}])(?:my|his|her|their|your|our)[ \\t]+(?:(?:${NAMED_NETWORKS}|${SHORT_NETWORKS})[ \\t]+)?(?:handle|username|user name|nick(?:name)?)[ \\t]*(?:is|:)[ \\t]*(${AT_HANDLE}|${BARE_HANDLE})${HANDLE_END}`,
+      "giu",
+    ),
+    bare: true,
+    gate: "said",
+  },
+  // Written to: `DM me @jsmith`, `ping @anna_k`, `follow us at @veriflow`.
+  {
+    re: new RegExp(
+      `(?<![\\p{L}\\p{N}])(?:DM|PM|message|ping|follow|contact|reach|add)(?:[ \\t]+(?:me|us|him|her|them))?(?:[ \\t]+(?:at|on|via))?[ \\t]+(${AT_HANDLE})${HANDLE_END}`,
+      "giu",
+    ),
+    bare: false,
+    gate: "at",
+  },
+  // A profile's link on a network whose links name a person (`t.me/jsmith`,
+  // `linkedin.com/in/jane-doe-123`, `x.com/janedoe`); GitHub's and GitLab's name projects as often.
+  {
+    re: new RegExp(
+      `(?<![\\p{L}\\p{N}.-])(?:https?://)?(?:www\\.|m\\.)?(?:${PROFILE_HOSTS})/(${BARE_HANDLE})(?![\\p{L}\\p{N}_])`,
+      "giu",
+    ),
+    bare: true,
+    gate: "host",
+  },
+];
+/** What follows a network's name where no handle is given (`Telegram: none`, `x.com/intent`). */
+const NOT_HANDLES = words(
+  "none na n.a tbd tba tbc pending unknown http https www intent share sharer home hashtag search explore i groups pages events watch login signup settings privacy help about status",
+);
+
+/**
+ * A person's handle on a social network or messenger, as NAME (their name there): after the
+ * network's name or a word that gives one, and in a profile's link. A handle without its `@` is
+ * none where it is an everyday word (`Telegram: yes`, `Skype: see above`).
+ */
+function handles(text: string): PiiSpan[] {
+  const gates = {
+    at: holdsAtHandle(text),
+    named: NETWORK_NAMED.test(text),
+    said: HANDLE_SAID.test(text),
+    host: PROFILE_HOST.test(text),
+  };
+  const out: PiiSpan[] = [];
+  for (const { re, bare, gate } of HANDLE_FORMS) {
+    if (!gates[gate]) continue;
+    for (const m of execAll(re, text)) {
+      const value = m[1]!;
+      const plain = value
+        .replace(/^@/u, "")
+        .replace(/#\d{4}$/u, "")
+        .toLowerCase();
+      if (NOT_HANDLES.has(plain)) continue;
+      if (bare && !value.startsWith("@") && !/[\d_.-]/u.test(plain) && isCommonWord(plain))
+        continue;
+      out.push(span("NAME", m.index + m[0].lastIndexOf(value), value));
+    }
+  }
+  return out;
+}
+
 export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACTION): PiiSpan[] {
   const { view: masked, offsets } = detectionView(text);
   const specific = [
@@ -4337,6 +4471,7 @@ export function findPii(text: string, options: RedactionOptions = DEFAULT_REDACT
     ...localPhones(masked),
     ...addresses(masked),
     ...names(masked),
+    ...handles(masked),
   ].filter((s) => s.value.trim().length > 0);
   candidates.sort(
     (a, b) => PRIORITY[a.type] - PRIORITY[b.type] || b.end - b.start - (a.end - a.start),

@@ -6,7 +6,7 @@ import { findPii } from "./redaction.ts";
  * at its second run on one (the first is interpreted).
  */
 const EVERY_TYPE =
-  "Beneficiary: Jane Doe (born 12 March 1980, jane.doe@example.com, +44 20 7946 0958, tel. (212) 555-0134) pays IBAN DE89 3704 0044 0532 0130 00 from account number 12345678 by card 4111 1111 1111 1111 from 192.0.2.1 to 0x52908400098527886E0F7030069857D2E4169EE7 or bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq; SSN 123-45-6789; 10 Downing Street, London SW1A 2AA. Signed: Mr. John Smith and J. R. Tolkien for ";
+  "Beneficiary: Jane Doe (born 12 March 1980, jane.doe@example.com, +44 20 7946 0958, tel. (212) 555-0134) pays IBAN DE89 3704 0044 0532 0130 00 from account number 12345678 by card 4111 1111 1111 1111 from 192.0.2.1 to 0x52908400098527886E0F7030069857D2E4169EE7 or bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq; SSN 123-45-6789; 10 Downing Street, London SW1A 2AA; Telegram: @jsmith_88, Skype: jane.doe.77, t.me/jdoe, my handle is @j_doe, DM me @jd_eth. Signed: Mr. John Smith and J. R. Tolkien for ";
 export const EVERY_TYPE_TEXTS: readonly string[] = [
   `${EVERY_TYPE}Anne Dupré.`,
   `${EVERY_TYPE}Ayşe Yılmaz.`,

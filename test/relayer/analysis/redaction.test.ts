@@ -2822,6 +2822,41 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should redact a person's handle as a name: after its network's name, a word that gives one, or in a profile's link", function () {
+    expectRedacted([
+      ["Telegram: @jsmith_88", "Telegram: [NAME_1]"],
+      ["ping me on telegram @anna_k", "ping me on telegram [NAME_1]"],
+      ["Twitter: @janedoe.", "Twitter: [NAME_1]."],
+      ["X handle: @jd_eth", "X handle: [NAME_1]"],
+      ["contact @jsmith on Telegram", "contact [NAME_1] on Telegram"],
+      ["Skype: jane.doe.77", "Skype: [NAME_1]"],
+      ["Discord: tom#1234", "Discord: [NAME_1]"],
+      ["WeChat ID：wxid_88a7", "WeChat ID：[NAME_1]"],
+      ["my handle is @cryptoanna", "my handle is [NAME_1]"],
+      ["her telegram username: anna_k", "her telegram username: [NAME_1]"],
+      ["DM me @jsmith", "DM me [NAME_1]"],
+      ["LinkedIn: linkedin.com/in/jane-doe-123", "LinkedIn: linkedin.com/in/[NAME_1]"],
+      ["see https://t.me/jsmith for the invoice", "see https://t.me/[NAME_1] for the invoice"],
+      ["jane@example.com, or DM @tom_b", "[EMAIL_1], or DM [NAME_1]"],
+    ]);
+    // No handle given, an address, a package's scope, a decorator, a site's own pages.
+    expectNothingFound([
+      "Telegram: none",
+      "Telegram: yes",
+      "Skype: see above",
+      "Discord: TBD",
+      "GitHub: https://github.com/nodejs/node",
+      "import { x } from '@types/node'",
+      "@Component decorator on the class",
+      "https://x.com/intent/tweet?text=hi",
+      "Signal: strong, Line: 3",
+      "meet @ 10am on Slack",
+      "ping the on-call on Slack",
+    ]);
+    expect(findPii("billing@example.com on Telegram").map((s) => s.type)).to.deep.equal(["EMAIL"]);
+    expectNothingFoundInLinearTime(["@-", "Telegram: .", "t.me/.", "DM @.", "@a.", "x.com/-"]);
+  });
+
   it("should hold the name detectors to the start-up linearity check and read 256 KiB of their worst input in linear time", function () {
     for (const re of NAME_PATTERNS) expect(superLinear(re.source), re.source).to.equal(null);
     const SIZE = 256 * 1024;

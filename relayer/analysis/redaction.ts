@@ -1254,9 +1254,15 @@ function describedName(words: readonly string[]): string[] {
     return i === 1 && rest.length === 1 && SURNAME_ARTICLES.has(words[0]!) ? [...words] : [];
   return rest;
 }
+/**
+ * Words of software writing the everyday-word lists lack, no name's part (`[Dev Deps]`, a
+ * changelog's tag; `Dev Config`).
+ */
+const SOFTWARE_WORDS =
+  "Deps Dep DevDeps Repo Repos Config Configs Env Envs Infra Ops Readme README Changelog Linter API APIs SDK CLI UI UX CI NPM Npm JSON YAML Async Auth Backend Frontend Refactor Perf Docs Util Utils Impl Specs Polyfill Polyfills Typings Dist";
 /** Words a name pattern may start on that are not names. */
 const NOT_NAMES = words(
-  "CEO CFO COO CTO CIO CISO CMO CRO CCO VP SVP EVP HR GM MD Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please FYI ASAP FAO PLS PLZ Bitte Danke Merci Grazie Gracias Prego Hallo Hola Ciao Bonjour Salut Obrigado Obrigada Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station River County Square Strasse Straße Gasse Platz Allee Straat Laan Plein Gracht Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard Bridge District Trophy Festival Tournament",
+  `${SOFTWARE_WORDS} CEO CFO COO CTO CIO CISO CMO CRO CCO VP SVP EVP HR GM MD Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please FYI ASAP FAO PLS PLZ Bitte Danke Merci Grazie Gracias Prego Hallo Hola Ciao Bonjour Salut Obrigado Obrigada Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station River County Square Strasse Straße Gasse Platz Allee Straat Laan Plein Gracht Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard Bridge District Trophy Festival Tournament`,
 );
 
 /**

@@ -2822,6 +2822,19 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should read a first name before a word of software writing as no name (a changelog's tag)", function () {
+    expectNothingFound([
+      "- [Dev Deps] update `eslint`, `tape`",
+      "- [Dev Config] tidy",
+      "Dev Deps updated",
+      "the ABI JSON of the contract",
+    ]);
+    expectRedacted([
+      ["Dev Patel signed the deed", "[NAME_1] signed the deed"],
+      ["Dear Dev, the repo is ready", "Dear [NAME_1], the repo is ready"],
+    ]);
+  });
+
   it("should redact a person's handle as a name: after its network's name, a word that gives one, or in a profile's link", function () {
     expectRedacted([
       ["Telegram: @jsmith_88", "Telegram: [NAME_1]"],

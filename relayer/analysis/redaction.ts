@@ -328,11 +328,24 @@ const CARD_IIN =
  */
 const CARD_CANDIDATE = /(?<![\p{L}\p{N}-])\d(?:[ \t./_-]{0,2}\d){12,18}(?!\p{N})/gu;
 
+/** How cards are grouped when written apart: fours (the last group shorter), or 4-6-5 and 4-6-4. */
+const CARD_GROUPING = /^(?:0000(?:\D+0000){2,3}(?:\D+0{1,4})?|0000\D+000000\D+0{4,5})\D*$/u;
+/** A link's start with no white space after it: what ends there is inside the link. */
+const IN_LINK = /[a-z][a-z\d+.-]*:\/\/\S*$/iu;
+
 function cards(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const [i, v] of matches(CARD_CANDIDATE, text)) {
     // A number after `+` is dialled with its country code: no card is written so.
     if (text[i - 1] === "+") continue;
+    // Digits apart by `/` in a link's path are its segments (`…/399657/68221862-17ce….png`, an
+    // image's ids), no card unless grouped as cards are (`…/4111/1111/1111/1111`).
+    if (
+      v.includes("/") &&
+      !CARD_GROUPING.test(v.replace(/\d/gu, "0")) &&
+      IN_LINK.test(text.slice(Math.max(0, i - 2_048), i))
+    )
+      continue;
     // The candidate may run on into a number after the card (`… 1111 12`): the longest prefix
     // ending at a group's end that validates.
     const ends = [...execAll(/\d(?!\d)/g, v)].map((m) => m.index + 1).reverse();
@@ -3923,6 +3936,14 @@ function looksLikePhone(text: string, start: number, value: string): boolean {
     return false;
   // A Brazilian CEP (5-3) after its mark or a state's abbreviation is an address's postcode.
   if (/^\d{5}-?\d{3}$/.test(value) && CEP_BEFORE.test(text.slice(Math.max(0, start - 8), start)))
+    return false;
+  // Digits apart by `/` in a link's path are its segments (`…/i/399657/68221862`), as for cards,
+  // and digits glued to more of a segment are an id's (`…/159795115-ed62440a.png`); a number that
+  // is a segment is still read (`https://wa.me/4915123456789`).
+  if (
+    (value.includes("/") || /^[-_][\p{L}\p{N}]/u.test(text.slice(start + value.length))) &&
+    IN_LINK.test(text.slice(Math.max(0, start - 2_048), start))
+  )
     return false;
   return (
     !DATE_SHAPED.test(value) &&

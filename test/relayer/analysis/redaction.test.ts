@@ -2822,6 +2822,24 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should read digits apart by slashes in a link's path, or glued to more of a segment, as the link's: no card or phone", function () {
+    expectNothingFound([
+      '<img src="https://user-images.githubusercontent.com/399657/68221862-17ceb980-ffb8.png"/>',
+      '<img src="https://user-images.githubusercontent.com/399657/159795115-ed62440a-be41.png"/>',
+      "https://cdn.example.org/i/399657/68221862",
+    ]);
+    expectRedacted([
+      ["chat on https://wa.me/4915123456789 today", "chat on https://wa.me/[PHONE_1] today"],
+      ["https://x.test/4111/1111/1111/1111/", "https://x.test/[CARD_1]/"],
+      ["https://x.test/3782/822463/10005", "https://x.test/[CARD_1]"],
+      [
+        "https://pay.example.com/checkout?card=4111111111111111",
+        "https://pay.example.com/checkout?card=[CARD_1]",
+      ],
+      ["card 399657/68221862 on file", "card [CARD_1] on file"],
+    ]);
+  });
+
   it("should read a first name before a word of software writing as no name (a changelog's tag)", function () {
     expectNothingFound([
       "- [Dev Deps] update `eslint`, `tape`",

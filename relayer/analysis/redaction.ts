@@ -709,6 +709,9 @@ function ips(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const [i, v] of matches(/(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.]*\d)/g, text)) {
     if (NUMBERED_BY.test(text.slice(Math.max(0, i - 16), i))) continue;
+    // The addresses software writes for the host itself and for any (`127.0.0.1`, `0.0.0.0`) are
+    // no one's.
+    if (v === "127.0.0.1" || v === "0.0.0.0") continue;
     if (isIPv4(v)) out.push(span("IP", i, v));
   }
   // An IPv6 address may end on an IPv4 one (`::ffff:192.0.2.128`, `64:ff9b::192.0.2.33`).

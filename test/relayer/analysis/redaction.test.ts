@@ -2840,6 +2840,15 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should leave the addresses software writes for the host itself and for any, and read every other", function () {
+    expectNothingFound(["the node listens on 0.0.0.0:8545 and answers on 127.0.0.1"]);
+    expectRedacted([
+      ["login from 81.127.224.161", "login from [IP_1]"],
+      ["login from 127.2.51.244", "login from [IP_1]"],
+      ["gateway 10.0.0.1", "gateway [IP_1]"],
+    ]);
+  });
+
   it("should read a first name before a word of software writing as no name (a changelog's tag)", function () {
     expectNothingFound([
       "- [Dev Deps] update `eslint`, `tape`",

@@ -333,6 +333,11 @@ const CARD_GROUPING = /^(?:0000(?:\D+0000){2,3}(?:\D+0{1,4})?|0000\D+000000\D+0{
 /** A link's start with no white space after it: what ends there is inside the link. */
 const IN_LINK = /[a-z][a-z\d+.-]*:\/\/\S*$/iu;
 
+/** Whether `at` is inside a link (read at most 2 KiB back). */
+function inLink(text: string, at: number): boolean {
+  return IN_LINK.test(text.slice(Math.max(0, at - 2_048), at));
+}
+
 function cards(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const [i, v] of matches(CARD_CANDIDATE, text)) {
@@ -340,12 +345,7 @@ function cards(text: string): PiiSpan[] {
     if (text[i - 1] === "+") continue;
     // Digits apart by `/` in a link's path are its segments (`…/399657/68221862-17ce….png`, an
     // image's ids), no card unless grouped as cards are (`…/4111/1111/1111/1111`).
-    if (
-      v.includes("/") &&
-      !CARD_GROUPING.test(v.replace(/\d/gu, "0")) &&
-      IN_LINK.test(text.slice(Math.max(0, i - 2_048), i))
-    )
-      continue;
+    if (v.includes("/") && !CARD_GROUPING.test(v.replace(/\d/gu, "0")) && inLink(text, i)) continue;
     // The candidate may run on into a number after the card (`… 1111 12`): the longest prefix
     // ending at a group's end that validates.
     const ends = [...execAll(/\d(?!\d)/g, v)].map((m) => m.index + 1).reverse();
@@ -3945,7 +3945,7 @@ function looksLikePhone(text: string, start: number, value: string): boolean {
   // is a segment is still read (`https://wa.me/4915123456789`).
   if (
     (value.includes("/") || /^[-_][\p{L}\p{N}]/u.test(text.slice(start + value.length))) &&
-    IN_LINK.test(text.slice(Math.max(0, start - 2_048), start))
+    inLink(text, start)
   )
     return false;
   return (
@@ -4357,9 +4357,12 @@ const SHORT_NETWORKS = "X|TG|IG|Insta|FB|Signal|Line|Threads|Slack";
 const HANDLE_KIND =
   "(?: (?:handle|username|user ?name|user ?id|id|account|profile|nick(?:name)?))?";
 /** A handle without its `@`: letters, digits, `_`, `.` and `-` inside, Discord's old `#1234`. */
-const BARE_HANDLE = "[\\p{L}\\p{N}_](?:[\\p{L}\\p{N}_.-]{0,37}[\\p{L}\\p{N}_])(?:#\\d{4})?";
+const HANDLE_EDGE = "[\\p{L}\\p{N}_]";
+const HANDLE_INSIDE = "[\\p{L}\\p{N}_.-]{0,37}";
+const DISCORD_TAG = "(?:#\\d{4})?";
+const BARE_HANDLE = `${HANDLE_EDGE}(?:${HANDLE_INSIDE}${HANDLE_EDGE})${DISCORD_TAG}`;
 /** A handle with its `@`, not an e-mail address's (nothing of a local part before the `@`). */
-const AT_HANDLE = `(?<![\\p{L}\\p{N}._%+'-])@[\\p{L}\\p{N}_](?:[\\p{L}\\p{N}_.-]{0,37}[\\p{L}\\p{N}_])?(?:#\\d{4})?`;
+const AT_HANDLE = `(?<!${LOCAL_PART})@${HANDLE_EDGE}(?:${HANDLE_INSIDE}${HANDLE_EDGE})?${DISCORD_TAG}`;
 /** Where a handle ends: not inside a longer one, an address or a path (`@jane.doe`, `@x/y`). */
 const HANDLE_END = "(?![\\p{L}\\p{N}_@/]|[.-][\\p{L}\\p{N}_])";
 /** A network's name anywhere, or a word that says a handle follows: whether a form can match. */

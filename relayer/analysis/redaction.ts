@@ -2027,7 +2027,7 @@ const SURNAME_WORDS = words(
  * quote, a link's text or a code comment, unless a verb only a person does follows (`Jack will
  * call`, `Mark said`, `Hope will help` stays); after a capitalised word other than a greeting or a
  * request (`Ask Mark`; `Prior Art`, `You Will Need`, `Click Grant Access` stay); after a
- * determiner (`the Grace Period`).
+ * determiner (`the Grace Period`) or the infinitive's `be` (`to be Frank`; `this is Frank`, `to be Frank who signs` stay names).
  */
 function readAsWords(text: string, start: number, end: number): boolean {
   const before = text.slice(Math.max(0, start - 40), start);
@@ -2039,8 +2039,15 @@ function readAsWords(text: string, start: number, end: number): boolean {
   const prior = WORD_BEFORE.exec(before)?.[1];
   if (prior === undefined) return false;
   if (/^\p{Lu}/u.test(prior) && !addressing(prior) && !POLITE_REQUEST.test(before)) return true;
-  return DETERMINERS.has(prior.toLowerCase());
+  return (
+    DETERMINERS.has(prior.toLowerCase()) ||
+    (TO_BE.test(before) && !WHO_AFTER.test(text.slice(end, end + 8)))
+  );
 }
+/** The infinitive's `be`, an adjective's place (`to be Frank`, `let me be Frank`). */
+const TO_BE = /(?:^|[^\p{L}])(?:to|me|us)[ \t]+be[ \t]+$/iu;
+/** A person the `be` names (`it has to be Frank who signs`). */
+const WHO_AFTER = /^,?[ \t]+who(?![\p{L}\p{N}])/u;
 /** A quote or a link's text opening after a space or a bracket, an arrow or a code comment. */
 const QUOTE_OR_CODE_OPENS = /(?:(?:^|[\s([])["“'‘`[]|=>[ \t]*|\/\/[ \t]*)$/u;
 /** Words that open a sentence addressing the person after them (`Ask Mark`, `Thanks Will`). */
@@ -2285,9 +2292,9 @@ function cjkLabelledNames(text: string): PiiSpan[] {
  */
 /**
  * What brings a person in before a Chinese name: a preposition, a clause's start, or a word of time
- * or a conjunction opening one (`于是张先生`, `昨天张伟打电话`).
+ * or a conjunction opening one (`于是张先生`, `昨天张伟打电话`, `经过张伟同意`).
  */
-const HAN_NAME_START = `[从向给到和与跟把对替由於于]|^|[\\s，。、：:,;；!！?？"“'‘(（]|于是|於是|然后|然後|但是|所以|因为|因為|随后|隨後|后来|後來|今天|昨天|明天|刚才|剛才|今日|昨日`;
+const HAN_NAME_START = `[从向给到和与跟把对替由於于]|^|[\\s，。、：:,;；!！?？"“'‘(（]|于是|於是|然后|然後|但是|所以|因为|因為|随后|隨後|后来|後來|今天|昨天|明天|刚才|剛才|今日|昨日|经过|經過`;
 const HAN_NAME_IN_TEXT = new RegExp(
   `(?:${HAN_NAME_START})([${HAN_SURNAMES}]\\p{sc=Han}{1,2}?)(?=的(?:账户|帐户|賬戶|帳戶|钱包|錢包|银行卡|銀行卡|卡号|卡號|地址|电话|電話|手机|手機|邮箱|郵箱|护照|護照|身份证|身份證)|转账|轉賬|轉帳|汇款|匯款|付款|打款)`,
   "gu",
@@ -2295,12 +2302,13 @@ const HAN_NAME_IN_TEXT = new RegExp(
 /**
  * A Chinese name before what only a person does, where a clause opens, a preposition brings them
  * in or their role is said before (`张伟说合同没问题`, `昨天张伟打电话给我`, `我和张伟见面了`,
- * `区域经理王强说`): said (not `说明`, `说法`), phoned, signed, replied, met, contacted, talked.
+ * `区域经理王强说`, `张伟表示同意`, `经过李娜同意`): said (not `说明`, `说法`), phoned, signed, replied, met,
+ * contacted, talked, stated, thought, asked for, agreed, pointed out.
  */
 const HAN_ROLES_BEFORE =
   "经理|經理|律师|律師|老师|老師|医生|醫生|教授|主任|总监|總監|同事|客户|客戶|朋友";
 const HAN_NAME_BEFORE_ACT = new RegExp(
-  `(?:${HAN_NAME_START}|${HAN_ROLES_BEFORE})([${HAN_SURNAMES}]\\p{sc=Han}{1,2}?)(?=说(?![明法服])|說(?![明法服])|打了?电话|打了?電話|签了?字|簽了?字|回复了?我|回覆了?我|答应了?|答應了?|见了?面|見了?面|联系了?我|聯繫了?我|通了?电话|通了?電話|谈过|談過|商量)`,
+  `(?:${HAN_NAME_START}|${HAN_ROLES_BEFORE})([${HAN_SURNAMES}]\\p{sc=Han}{1,2}?)(?=说(?![明法服])|說(?![明法服])|打了?电话|打了?電話|签了?字|簽了?字|回复了?我|回覆了?我|答应了?|答應了?|见了?面|見了?面|联系了?我|聯繫了?我|通了?电话|通了?電話|谈过|談過|商量|表示|认为|認為|要求|同意|指出)`,
   "gu",
 );
 /** A Chinese title after a surname or a name: a person's (`先生`, `女士`), a role's (`经理`, `律师`, `王总`). */
@@ -2321,7 +2329,7 @@ const HAN_NAME_BEFORE_HONORIFIC = new RegExp(
  * places, brands (`钱包`, wallet, starts on the surname `钱`; `白名单`, `金库`, `余额`, `马上`, `莫斯科`).
  */
 const HAN_NOT_NAMES = words(
-  "钱包 錢包 白名单 白名單 黑名单 黑名單 金库 金庫 金额 金額 余额 餘額 高管 程序 方案 方面 黄金 黃金 石油 万一 萬一 马上 馬上 于是 任何 任务 任務 向量 常用 平台 江湖 龙头 龍頭 周边 週邊 段落 史上 雷达 雷達 孙子 孫子 包括 齐全 齊全 温度 溫度 康复 易于 甘肃 宋体 石家庄 武汉 武漢 金融 金融机构 韩国 韓國 梁山 汤圆 方法 高级 高級 高速 陈旧 陳舊 黄色 黃色 白色 金色 蔡司 董事 董事会 董事長 董事长 严格 嚴格 严重 嚴重 孟加拉 欧洲 歐洲 欧元 歐元 戴尔 莫斯科 洪水 童年 常规 常規 贺卡 賀卡 万科 萬科 钱款 錢款 程式 罗马 羅馬 雷电 曾经 曾經 任意 许多 許多 许可 許可 何时 何時 谢谢 謝謝 项目 項目 区域 區域 车间 車間 班主 常务 常務 公司 文件 安全 于是 於是 江西 金牌 高层 高層",
+  "钱包 錢包 白名单 白名單 黑名单 黑名單 金库 金庫 金额 金額 余额 餘額 高管 程序 方案 方面 付款 付費 付费 欧盟 歐盟 黄金 黃金 石油 万一 萬一 马上 馬上 于是 任何 任务 任務 向量 常用 平台 江湖 龙头 龍頭 周边 週邊 段落 史上 雷达 雷達 孙子 孫子 包括 齐全 齊全 温度 溫度 康复 易于 甘肃 宋体 石家庄 武汉 武漢 金融 金融机构 韩国 韓國 梁山 汤圆 方法 高级 高級 高速 陈旧 陳舊 黄色 黃色 白色 金色 蔡司 董事 董事会 董事長 董事长 严格 嚴格 严重 嚴重 孟加拉 欧洲 歐洲 欧元 歐元 戴尔 莫斯科 洪水 童年 常规 常規 贺卡 賀卡 万科 萬科 钱款 錢款 程式 罗马 羅馬 雷电 曾经 曾經 任意 许多 許多 许可 許可 何时 何時 谢谢 謝謝 项目 項目 区域 區域 车间 車間 班主 常务 常務 公司 文件 安全 于是 於是 江西 金牌 高层 高層",
 );
 /**
  * A Japanese name before an honorific in running text (`田中さんに送金`, `山田太郎様の口座`): two to

@@ -2016,8 +2016,14 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Chase Young approved it.", "[NAME_1] approved it."],
       ["Best regards\n\nJack White\nAcme Ltd", "Best regards\n\n[NAME_1]\nAcme Ltd"],
       ["I met Rose Brown today.", "I met [NAME_1] today."],
+      // Who the `be` names, and an introduction.
+      ["It has to be Frank who signs.", "It has to be [NAME_1] who signs."],
+      ["This is Frank from accounts.", "This is [NAME_1] from accounts."],
     ]);
     expectNoName([
+      // After the infinitive's `be`, the adjective's place.
+      "I have to be Frank with you.",
+      "To be Frank, the deal is off. Let me be Frank: no.",
       // In lower case each is the word.
       "thanks, will do",
       "cc will",
@@ -2633,6 +2639,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["张伟说合同没问题。我和李娜见面了", "[NAME_1]说合同没问题。我和[NAME_2]见面了"],
       ["区域经理王强说可以", "区域经理[NAME_1]说可以"],
       ["跟王小明联系了我", "跟[NAME_1]联系了我"],
+      // Stated, thought, asked for, agreed, pointed out; after `经过` (with someone's consent).
+      ["张伟表示同意。李娜认为可行", "[NAME_1]表示同意。[NAME_2]认为可行"],
+      ["王芳要求退款，陈静指出问题", "[NAME_1]要求退款，[NAME_2]指出问题"],
+      ["经过张伟同意，我们付款。", "经过[NAME_1]同意，我们付款。"],
     ]);
     // Words that start on a surname's character, roles and households before an honorific.
     expectNoName([
@@ -2643,6 +2653,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "张总是迟到",
       "合同说明了条款",
       "公司表示同意",
+      "付款要求如下",
+      "方案要求：甲方同意，乙方要求",
+      "欧盟表示，高管认为，专家指出",
       "明天高层见面",
       "和万科商量",
       "跟孙子说",

@@ -29,13 +29,15 @@
  * Writes bench/results/analysis.json (the latency under `by_database`, one database per run; the
  * other's last figures are kept). Run: `npm run bench:analysis [-- --database postgres [--socket
  * /var/run/postgresql] [--processes N]] [--idempotency-keys]`
- * (BENCH_SECONDS, BENCH_BURSTS; BENCH_CPU_PROF=dir writes the relayer's V8 CPU profile there).
+ * (BENCH_SECONDS, BENCH_BURSTS; BENCH_CPU_PROF=dir writes the relayer's V8 CPU profile there;
+ * BENCH_NODE_ARGS adds flags to the relayer's Node, BENCH_CHILD_LOG=file keeps what it prints,
+ * BENCH_RECORDS=file keeps every request's latency).
  */
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { Agent, request } from "node:http";
-import { readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -83,6 +85,16 @@ if (SOCKET_DIR !== undefined && (DATABASE !== "postgres" || !SOCKET_DIR.startsWi
 const IDEMPOTENCY_KEYS = args.includes("--idempotency-keys");
 /** A directory for the relayer process's V8 CPU profile (`--cpu-prof`), when set. */
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
+/** More flags for the relayer processes' Node, white-space separated (`--trace-gc`), when set. */
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+/** A file to append what the relayer processes print after their ready line to, when set. */
+const CHILD_LOG = process.env.BENCH_CHILD_LOG;
+/**
+ * A file to append each shape's requests to, when set: one JSON line per shape with its arrivals
+ * and each path's answers in request order (the same text for the same index on every path), and
+ * its start on the monotonic clock V8's profiles and traces use (microseconds).
+ */
+const RECORDS = process.env.BENCH_RECORDS;
 
 const quantiles = (samples: number[]) => {
   const q = (p: number) => rounded(quantile(samples, p), 2);
@@ -234,7 +246,11 @@ const relayerEnv = (i: number) => ({
 const relayerProcesses = await Promise.all(
   Array.from({ length: PROCESSES }, (_, i) =>
     startChildRelayer(relayerEnv(i), {
-      nodeArgs: CPU_PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF_DIR] : [],
+      nodeArgs: [
+        ...(CPU_PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF_DIR] : []),
+        ...NODE_ARGS,
+      ],
+      onLine: CHILD_LOG ? (line) => appendFileSync(CHILD_LOG, `${i} ${line}\n`) : undefined,
     }),
   ),
 );
@@ -585,6 +601,7 @@ async function measure(
     PathResults
   >;
   const stagesBefore = await stageTimes();
+  const startedUs = Number(process.hrtime.bigint() / 1000n);
   const all = Array.from({ length: count }, (_, i) => i);
   if (!burst) {
     for (const [p, path] of PATHS.entries()) {
@@ -612,6 +629,18 @@ async function measure(
       }
   }
   const stages = stagesBetween(stagesBefore, await stageTimes());
+  if (RECORDS)
+    appendFileSync(
+      RECORDS,
+      `${JSON.stringify({
+        shape: name,
+        started_monotonic_us: startedUs,
+        arrivals_ms: all.map(at),
+        relayer: results.relayer.answers,
+        direct: results.direct.answers,
+        pass_through: results.pass_through.answers,
+      })}\n`,
+    );
   const ok = (r: PathResults) => r.answers.filter((a) => a.status === 200).map((a) => a.ms);
   const statuses = (r: PathResults) => {
     const by: Record<string, number> = {};

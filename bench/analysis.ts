@@ -4,7 +4,8 @@
  * 1. Redaction recall and precision per type on the shipped labelled corpus
  *    (test/fixtures/analysis-corpus.json, scripts/analysis-corpus.ts) and on a held-out corpus of
  *    the same generator with another seed (the detectors were tuned on the shipped one); CPU per
- *    corpus text and for one text of the maximum size.
+ *    corpus text and for one text of the maximum size (`npm run bench:analysis` runs this process
+ *    with the service's Node flags, package.json's `config.node_flags`, as a serving thread runs).
  * 2. The relayer's added latency: the relayer runs as its own process (the real service on PGlite
  *    and its embedded chains, redaction in its worker threads), the provider stand-in as another
  *    (bench/analysis-standin.ts: the relayer's calls and the direct ones both cross a process
@@ -124,7 +125,7 @@ const largestCpuMs = cpuMs(() => redact(largest));
 
 /**
  * A fresh process's first corpus texts after each warm-up (bench/analysis-warm-up.ts), three rounds
- * alternating the two, the median per figure.
+ * alternating them, the median per figure; with the service's Node flags, as a serving thread.
  */
 const AFTER_START_ROUNDS = 3;
 interface AfterStart {
@@ -135,7 +136,7 @@ async function redactionAfterStart() {
   const modes = ["compile", "full", "collected"] as const;
   const run = async (mode: (typeof modes)[number]) => {
     const { stdout } = await promisify(execFile)(process.execPath, [
-      ...(mode === "collected" ? SERVICE_NODE_FLAGS : []),
+      ...SERVICE_NODE_FLAGS,
       path.join(root, "bench/analysis-warm-up.ts"),
       mode,
     ]);

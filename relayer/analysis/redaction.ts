@@ -1586,11 +1586,14 @@ function names(text: string): PiiSpan[] {
           (AMBIGUOUS_LOWER_TITLES.has(lowerTitle) && plain.every(isCommonWord)))
       )
         continue;
-      // After a label, words that are all everyday words name a team or a role (Legal Department).
+      // After a label, words that are all everyday words name a team or a role (Legal Department);
+      // after a label without its colon or comma, words of SCOWL's everyday English that are no
+      // surname's too, the label being a word of a phrase (`Server Name Indication`, `Name Server`).
       if (
         re === NAME_CONTEXTS[1]!.re &&
         !looksPersonal(plain) &&
-        plain.every(isCommonWord) &&
+        (plain.every(isCommonWord) ||
+          (!/[:,]/u.test(text.slice(m.index, i)) && plain.every(everydayNoSurname))) &&
         !AFTER_HONORIFIC.test(text.slice(Math.max(0, i - 14), i))
       )
         continue;
@@ -2021,6 +2024,11 @@ const SURNAME_WORDS = words(
     "swan swift tanner temple thorn tower towers turner walker wall ward warren waters watts " +
     "weaver wells west white wild winter winters wise wolf wood woods wren wright young",
 );
+/** An everyday English word (SCOWL's) that is no common surname (`indication`, not `baker`). */
+function everydayNoSurname(w: string): boolean {
+  const lower = w.toLowerCase();
+  return COMMON_ENGLISH_WORDS.has(lower) && !SURNAME_WORDS.has(lower);
+}
 /**
  * Whether a first name that is an everyday word (`LONE_EVERYDAY_NAMES`), alone or before everyday
  * words (`Grant Access`), is read as the words between `start` and `end`: opening a sentence, a

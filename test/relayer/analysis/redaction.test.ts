@@ -2479,6 +2479,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Cc: John Smith, Finance Team, Mary Jones", "Cc: [NAME_1], Finance Team, [NAME_2]"],
       ["Témoin : Jean Dupont, Paris Cedex 09", "Témoin : [NAME_1], Paris Cedex 09"],
       ["Между Иваном Петровым и ООО Ромашка.", "Между [NAME_1] и ООО Ромашка."],
+      // Without its colon: a surname that is a word too, or no word.
+      ["Signed by Smith", "Signed by [NAME_1]"],
+      ["Payee Mercer confirmed", "Payee [NAME_1] confirmed"],
+      ["Dear Okafor, thanks", "Dear [NAME_1], thanks"],
     ]);
     // Short labels need their colon and a first name: teams, companies and roles are not names.
     expectNoName([
@@ -2486,6 +2490,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "From: Customer Support",
       "Attn: Accounts Payable",
       "Attention: Legal Department",
+      // Without its colon a label is as often a word of a phrase: everyday words after it.
+      "Server Name Indication is used; Server Name Resolution fails",
+      "Off By Default",
+      "Third Party Code Components",
       // A greeting to a group or to the world, a program's first words too.
       "Hello World!",
       "console.log('Hello World');",

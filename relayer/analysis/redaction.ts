@@ -2035,7 +2035,8 @@ function everydayNoSurname(w: string): boolean {
  * quote, a link's text or a code comment, unless a verb only a person does follows (`Jack will
  * call`, `Mark said`, `Hope will help` stays); after a capitalised word other than a greeting or a
  * request (`Ask Mark`; `Prior Art`, `You Will Need`, `Click Grant Access` stay); after a
- * determiner (`the Grace Period`) or the infinitive's `be` (`to be Frank`; `this is Frank`, `to be Frank who signs` stay names).
+ * determiner (`the Grace Period`) or the infinitive's `be` (`to be Frank`; `this is Frank`, `to
+ * be Frank who signs` stay names).
  */
 function readAsWords(text: string, start: number, end: number): boolean {
   const before = text.slice(Math.max(0, start - 40), start);
@@ -3628,10 +3629,7 @@ function unlabelledNames(text: string): PiiSpan[] {
     // name).
     if (
       LONE_EVERYDAY_NAMES.has(words[0]!) &&
-      words.slice(1).every((w) => {
-        const lower = w.toLowerCase();
-        return COMMON_ENGLISH_WORDS.has(lower) && !SURNAME_WORDS.has(lower);
-      }) &&
+      words.slice(1).every(everydayNoSurname) &&
       readAsWords(text, m.index, m.index + words.join(" ").length)
     )
       continue;

@@ -1121,7 +1121,14 @@ const LABELLED = `((?:${SURNAME_FIRST}|${INITIALS_NAME}|${BARE_INITIALS_NAME}|${
  */
 const PERSON_ROLES =
   "Beneficiary|Account holder|Holder|Payee|Payer|Sender|Remitter|Recipient|Signatory|Witness|Tenant|Landlord|Buyer|Seller|Borrower|Lender|Guarantor|Contact";
-const NAME_LABELS = `Name|Full name|Nom|Nombre|Nome|Bill to|Ship to|Sold to|Invoice to|Prepared for|Kind regards|Best regards|With best regards|With kind regards|Thanks and regards|Thanks & regards|Yours sincerely|Sincerely yours|Yours faithfully|Yours truly|Respectfully|Warm wishes|${PERSON_ROLES}|Signed|Signed by|Attn|Attention|Employee|Client|Customer|Patient|Disclosing Party|Receiving Party|Party|By|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Many thanks|Thank you|Best wishes|Warm regards|Warmest regards|All the best|Take care|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Grüße|Liebe Grüße|Beste Grüße|Gruß|Prepared by|Approved by|Authorised by|Authorized by|Vendor|Consultant|Contractor|Director|Manager|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Mit freundlichen Grüßen|Viele Grüße|Cher|Chère|Bonjour|Bénéficiaire|Titulaire|Destinataire|Signé par|Cordialement|Estimado|Estimada|Hola|Beneficiario|Titular|Destinatario|Firmado por|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Intestatario|Firmato da|Cordiali saluti|Distinti saluti|Groet|Groeten|Hartelijke groet|Hoi|Hallo`;
+/** Labels that greet or sign off: they lead a person or a group, never a thing. */
+const SALUTATIONS =
+  "Kind regards|Best regards|With best regards|With kind regards|Thanks and regards|Thanks & regards|Yours sincerely|Sincerely yours|Yours faithfully|Yours truly|Respectfully|Warm wishes|Best wishes|Warm regards|Warmest regards|All the best|Take care|Many thanks|Thank you|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Liebe Grüße|Beste Grüße|Mit freundlichen Grüßen|Viele Grüße|Grüße|Gruß|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Cher|Chère|Bonjour|Cordialement|Estimado|Estimada|Hola|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Cordiali saluti|Distinti saluti|Hartelijke groet|Groeten|Groet|Hoi|Hallo";
+/** A label that names a thing as often as a person (`Name: Gold`, a plan's). */
+const BARE_NAME_LABELS = "Name|Nom|Nombre|Nome";
+/** Labels that are nouns of phrases as often as a form's (`Client Server`, `Party Wall`, `By Grant`). */
+const PHRASE_LABELS = `${BARE_NAME_LABELS}|Attn|Attention|Employee|Client|Customer|Patient|Disclosing Party|Receiving Party|Party|By|Signed|Vendor|Consultant|Contractor|Director|Manager`;
+const NAME_LABELS = `Full name|Bill to|Ship to|Sold to|Invoice to|Prepared for|Signed by|Prepared by|Approved by|Authorised by|Authorized by|${PERSON_ROLES}|${PHRASE_LABELS}|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Bénéficiaire|Titulaire|Destinataire|Signé par|Beneficiario|Titular|Destinatario|Firmado por|Intestatario|Firmato da|${SALUTATIONS}`;
 /** The labels of one word (Dear, Cher, Gentile, Payee), some of them also first names. */
 const NAME_LABEL_WORDS = new Set(NAME_LABELS.split("|").filter((l) => /^\p{L}+$/u.test(l)));
 /** The labels as written, to tell a sign-off before a comma from a surname (Viele Grüße, Lukas). */
@@ -1453,6 +1460,54 @@ const PRODUCT_WORDS = words(
   "multisig multisend wallet wallets vault vaults dao protocol labs foundation liquidity rebalance rebalancing migration custody exchange token tokens contract contracts defi nft nfts swap swaps eth btc usdc usdt dai weth wbtc lp avax bnb matic aave arb steth wsteth crv ldo",
 );
 
+/** The whole of a label, as written, in each class (`lead` less what follows the label). */
+const SALUTATION = new RegExp(`^(?:${SALUTATIONS})$`, "u");
+const PERSON_ROLE = new RegExp(`^(?:${PERSON_ROLES})$`, "u");
+const PHRASE_LABEL = new RegExp(`^(?:${PHRASE_LABELS})$`, "u");
+const BARE_NAME_LABEL = new RegExp(`^(?:${BARE_NAME_LABELS})$`, "u");
+/**
+ * The labels a person follows without a colon as a letter or a contract writes them (`Dear Baker`,
+ * `the Tenant Carpenter`); not `Contact`, which leads pages and forms (`Contact Page`), nor `Best`,
+ * a sign-off only before its comma (`Best Price`).
+ */
+function leadsPersonUnseparated(label: string): boolean {
+  return (
+    label !== "Contact" && label !== "Best" && (SALUTATION.test(label) || PERSON_ROLE.test(label))
+  );
+}
+/** Ranks addressed as such (`Dear Lord`, `Dear Mayor`), no surname there. */
+const ADDRESSED_RANKS = words("lord mayor bishop duke pope");
+
+/**
+ * Whether the words a label leads (`lead` is the label with what follows it up to the words) are
+ * no person's. Words that are all everyday words name a team or a role (Legal Department), unless
+ * one common surname that is an everyday word follows a greeting, a sign-off or a party's role, or
+ * a label with its colon or comma (`Dear Baker,`, `Regards Stone`, `Tenant Carpenter`, `Payee:
+ * Wood`). After a label without its colon or comma, words of SCOWL's everyday English that are no
+ * surname's name no one, the label being a word of a phrase (`Server Name Indication`, `Off By
+ * Default`); after one of the labels that are nouns of phrases, one everyday word does not either,
+ * though a first name (`Name Server`, `Client Server`, `Party Wall`).
+ */
+function labelLeadsWords(lead: string, plain: readonly string[]): boolean {
+  const separated = /[:,]/u.test(lead);
+  const label = lead.replace(/\s*[:,]?\s*$/u, "");
+  const lone = plain.length === 1 ? plain[0]!.toLowerCase() : undefined;
+  if (
+    !separated &&
+    lone !== undefined &&
+    PHRASE_LABEL.test(label) &&
+    COMMON_ENGLISH_WORDS.has(lone)
+  )
+    return true;
+  if (looksPersonal(plain)) return false;
+  const surname =
+    lone !== undefined &&
+    SURNAME_WORDS.has(lone) &&
+    !ADDRESSED_RANKS.has(lone) &&
+    (separated ? !BARE_NAME_LABEL.test(label) : leadsPersonUnseparated(label));
+  return (plain.every(isCommonWord) && !surname) || (!separated && plain.every(everydayNoSurname));
+}
+
 /** A team's or a department's word, or one of this product's (in any part of a hyphenated word). */
 function teamOrProductWord(word: string): boolean {
   const w = word.toLowerCase();
@@ -1586,15 +1641,10 @@ function names(text: string): PiiSpan[] {
           (AMBIGUOUS_LOWER_TITLES.has(lowerTitle) && plain.every(isCommonWord)))
       )
         continue;
-      // After a label, words that are all everyday words name a team or a role (Legal Department);
-      // after a label without its colon or comma, words of SCOWL's everyday English that are no
-      // surname's too, the label being a word of a phrase (`Server Name Indication`, `Name Server`).
       if (
         re === NAME_CONTEXTS[1]!.re &&
-        !looksPersonal(plain) &&
-        (plain.every(isCommonWord) ||
-          (!/[:,]/u.test(text.slice(m.index, i)) && plain.every(everydayNoSurname))) &&
-        !AFTER_HONORIFIC.test(text.slice(Math.max(0, i - 14), i))
+        !AFTER_HONORIFIC.test(text.slice(Math.max(0, i - 14), i)) &&
+        labelLeadsWords(text.slice(m.index, i), plain)
       )
         continue;
       let start = i + head.indexOf(words[0]!);
@@ -3971,6 +4021,9 @@ function looksLikePhone(text: string, start: number, value: string): boolean {
     !/^\d{1,3}\.\d+(?:[ \t]?[-–/][ \t]?\d{1,3}\.\d+)*$/.test(value) &&
     // A date written without separators (`20250403`), as builds and file names carry it.
     !/^(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$/.test(value) &&
+    // A round quantity in one run, with no trunk prefix nor country code (`86400000` ms, a day;
+    // `30000000`): read as German numbers missing their 0; a phone written so is labelled.
+    !/^[1-9]\d*0000$/.test(value) &&
     // An SSN's shape (3-2-4), valid or not: no national plan groups a number so.
     !SSN_SHAPED.test(value) &&
     // A year then a separator (`2025/00817`, `2024-11-24-001`): no national plan of the

@@ -1219,6 +1219,13 @@ describe("# analysis scans of digit-heavy text and of long tokens", function () 
       "relayer / target / least: 260 / 257 / 130 ms",
       "precision 0.998 / 0.992, 0.445-0.475 ms before",
       "await helpers.time.increaseTo(1700000000);",
+      // A round quantity in one run, read as a German number without its trunk 0.
+      "maxAge: 86400000, limit 30000000, gas 2500000000",
+    ]);
+    // A phone written so after its label is one; so is one with its trunk prefix or country code.
+    expectRedacted([
+      ["Tel: 86400000", "Tel: [PHONE_1]"],
+      ["call 030 40000000 or +49 89 38000000", "call [PHONE_1] or [PHONE_2]"],
     ]);
     // A changelog's dates are not read: none spends a window's reads, none is taken past them.
     const changelog = repeated("## 1.2.0 (2026-07-29)\n- fix the build\n");
@@ -2483,6 +2490,17 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Signed by Smith", "Signed by [NAME_1]"],
       ["Payee Mercer confirmed", "Payee [NAME_1] confirmed"],
       ["Dear Okafor, thanks", "Dear [NAME_1], thanks"],
+      // A common surname that is an everyday word, after a greeting, a sign-off or a party's role,
+      // or after any label with its colon or comma.
+      ["Dear Baker, the rent is due.", "Dear [NAME_1], the rent is due."],
+      ["Regards Stone", "Regards [NAME_1]"],
+      ["Thanks, Young", "Thanks, [NAME_1]"],
+      ["Kind regards,\nPrice", "Kind regards,\n[NAME_1]"],
+      ["Sehr geehrter Miller,", "Sehr geehrter [NAME_1],"],
+      ["The Tenant Carpenter shall pay", "The Tenant [NAME_1] shall pay"],
+      ["Tenant: Carpenter", "Tenant: [NAME_1]"],
+      ["Payee: Wood", "Payee: [NAME_1]"],
+      ["Witness, Fox", "Witness, [NAME_1]"],
     ]);
     // Short labels need their colon and a first name: teams, companies and roles are not names.
     expectNoName([
@@ -2494,6 +2512,19 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Server Name Indication is used; Server Name Resolution fails",
       "Off By Default",
       "Third Party Code Components",
+      // After a label that is also a noun of phrases, one everyday word, though a first name.
+      "the Name Server is down",
+      "a Client Server architecture",
+      "the Party Wall Act",
+      "Employee Will be notified",
+      "Paid By Grant",
+      // Without its colon, a surname that is a word after other labels is the word; a rank
+      // addressed is no surname; a bare `Name:` names plans as often as people.
+      "Contact Page",
+      "Best Price guaranteed",
+      "Dear Lord, what a week",
+      "Dear Mayor,",
+      "Name: Gold",
       // A greeting to a group or to the world, a program's first words too.
       "Hello World!",
       "console.log('Hello World');",

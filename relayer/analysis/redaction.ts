@@ -175,6 +175,8 @@ const ADDRESS_AS_WRITTEN: validator.IsEmailOptions = {
 /** Top-level domains an address spelt with bare words ends on: the common generic ones and countries'. */
 const SPELT_TLDS =
   "com|org|net|edu|gov|int|info|biz|io|co|eu|uk|de|fr|es|it|nl|be|ch|at|lu|ie|pt|pl|se|dk|no|fi|gr|ru|us|ca|au|nz|jp|cn|in|br|mx|ar|za";
+/** A host name's end on one of those (`example.com`). */
+const DOMAIN_END = new RegExp(`\\.(?:${SPELT_TLDS})$`, "u");
 /** Mailboxes of a role that are everyday words too (`support at example dot com`). */
 const ROLE_MAILBOXES = words(
   "support sales info contact admin billing hello help office team legal privacy press jobs careers accounts finance security abuse service enquiries inquiries orders payments invoices compliance",
@@ -4437,7 +4439,9 @@ const NETWORK_NAMED = new RegExp(NAMED_NETWORKS, "iu");
 const HANDLE_SAID = /handle|user ?name|nick/iu;
 const PROFILE_HOSTS =
   "t\\.me|telegram\\.me|instagram\\.com|facebook\\.com|tiktok\\.com/@|x\\.com|twitter\\.com|linkedin\\.com/in|warpcast\\.com|bsky\\.app/profile";
-const PROFILE_HOST = new RegExp(`(?:${PROFILE_HOSTS})/`, "iu");
+/** Code hosts, whose links of one segment are a profile's. */
+const CODE_HOSTS = "github\\.com|gitlab\\.com";
+const PROFILE_HOST = new RegExp(`(?:${PROFILE_HOSTS}|${CODE_HOSTS})/`, "iu");
 
 /** Whether an `@` in the text starts a handle: none before it of an address's local part. */
 function holdsAtHandle(text: string): boolean {
@@ -4458,6 +4462,8 @@ const HANDLE_FORMS: ReadonlyArray<{
   re: RegExp;
   bare: boolean;
   gate: "at" | "named" | "said" | "host";
+  /** An `@` with nothing around it that says a handle follows. */
+  mention?: true;
 }> = [
   // After the network's name: `Telegram: @jsmith_88`, `twitter @janedoe`, `X handle is @jd`.
   {
@@ -4504,6 +4510,24 @@ const HANDLE_FORMS: ReadonlyArray<{
     bare: false,
     gate: "at",
   },
+  // A mention in running text, as chats, tickets and changelogs write one (`thanks @jdoe`, `cc
+  // @anna.k`, `by [@samchungy](…)`): not in a code span, nor a decorator or a call (`@Injectable()`).
+  {
+    re: new RegExp(`(?<![\\p{L}\\p{N}\`{@])(${AT_HANDLE})${HANDLE_END}(?![ \\t]*\\()`, "gu"),
+    bare: false,
+    gate: "at",
+    mention: true,
+  },
+  // A code host's link of one segment, a person's or an organisation's profile
+  // (`github.com/ljharb`, `gitlab.com/jdoe`); a project's has two or more (`github.com/o/r`).
+  {
+    re: new RegExp(
+      `(?<![\\p{L}\\p{N}.-])(?:https?://)?(?:www\\.)?(?:${CODE_HOSTS})/(${BARE_HANDLE})(?![\\p{L}\\p{N}_@]|[./-][\\p{L}\\p{N}_])`,
+      "giu",
+    ),
+    bare: true,
+    gate: "host",
+  },
   // A profile's link on a network whose links name a person (`t.me/jsmith`,
   // `linkedin.com/in/jane-doe-123`, `x.com/janedoe`); GitHub's and GitLab's name projects as often.
   {
@@ -4517,7 +4541,20 @@ const HANDLE_FORMS: ReadonlyArray<{
 ];
 /** What follows a network's name where no handle is given (`Telegram: none`, `x.com/intent`). */
 const NOT_HANDLES = words(
-  "none na n.a tbd tba tbc pending unknown http https www intent share sharer home hashtag search explore i groups pages events watch login signup settings privacy help about status",
+  "none na n.a tbd tba tbc pending unknown http https www intent share sharer home hashtag search explore i groups pages events watch login signup settings privacy help about status features pricing marketplace topics trending collections sponsors orgs organizations enterprise security customer-stories readme team notifications new join site contact",
+);
+/**
+ * What an `@` starts that names no one: a group a chat notifies (`@here`), a tag of documentation
+ * comments (JSDoc's, NatSpec's, PHPDoc's), a CSS or Sass rule, a decorator or annotation without
+ * its arguments (`@property`, `@Override`), a TypeScript or linter directive.
+ */
+const NOT_MENTIONS = words(
+  "all everyone here channel team " +
+    "abstract access alias api async augments author borrows callback class classdesc constant constructor constructs copyright default defaultvalue deprecated desc description emits enum event example exports extends external file fileoverview fires function generator global hideconstructor ignore implements inheritdoc inner instance interface kind lends license link linkcode linkplain listens member memberof method mixes mixin module name namespace override overview package param private prop property protected public readonly requires return returns satisfies see since static summary template this throws todo tutorial type typedef typeparam variation version yields internal alpha beta experimental remarks packagedocumentation privateremarks date preserve " +
+    "title notice dev custom var throw uses " +
+    "media import font-face keyframes supports charset namespace page layer container apply tailwind include mixin extend use forward each if else for while function return content debug warn error at-root " +
+    "staticmethod classmethod dataclass abstractmethod cached_property contextmanager wraps pytest test before after beforeeach aftereach beforeall afterall suppresswarnings functionalinterface nullable nonnull " +
+    "ts-ignore ts-expect-error ts-nocheck ts-check jsx jsxfrag jsximportsource flow format prettier-ignore vite-ignore webpackchunkname",
 );
 
 /**
@@ -4533,7 +4570,7 @@ function handles(text: string): PiiSpan[] {
     host: PROFILE_HOST.test(text),
   };
   const out: PiiSpan[] = [];
-  for (const { re, bare, gate } of HANDLE_FORMS) {
+  for (const { re, bare, gate, mention } of HANDLE_FORMS) {
     if (!gates[gate]) continue;
     for (const m of execAll(re, text)) {
       const value = m[1]!;
@@ -4541,7 +4578,17 @@ function handles(text: string): PiiSpan[] {
         .replace(/^@/u, "")
         .replace(/#\d{4}$/u, "")
         .toLowerCase();
-      if (NOT_HANDLES.has(plain)) continue;
+      if (NOT_HANDLES.has(plain) || NOT_MENTIONS.has(plain)) continue;
+      // A capitalised everyday word alone is a decorator or an annotation (`@Component`, `@Test`);
+      // a domain is an address's end (`""@example.com`); one character a placeholder's (`@x`).
+      if (
+        mention &&
+        (plain.length < 2 ||
+          (/^@\p{Lu}\p{Ll}+$/u.test(value) &&
+            (isCommonWord(plain) || COMMON_ENGLISH_WORDS.has(plain))) ||
+          DOMAIN_END.test(plain))
+      )
+        continue;
       if (bare && !value.startsWith("@") && !/[\d_.-]/u.test(plain) && isCommonWord(plain))
         continue;
       out.push(span("NAME", m.index + m[0].lastIndexOf(value), value));

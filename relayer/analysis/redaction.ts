@@ -1123,9 +1123,21 @@ const LABELLED = `((?:${SURNAME_FIRST}|${INITIALS_NAME}|${BARE_INITIALS_NAME}|${
  */
 const PERSON_ROLES =
   "Beneficiary|Account holder|Holder|Payee|Payer|Sender|Remitter|Recipient|Signatory|Witness|Tenant|Landlord|Buyer|Seller|Borrower|Lender|Guarantor|Contact";
+/**
+ * A list's phrases with their later words in either case, as mail writes a sign-off in title case
+ * too (`Best Regards`, `Thank You`).
+ */
+function laterWordsEitherCase(list: string): string {
+  return list
+    .split("|")
+    .map((phrase) => phrase.replace(/(?<= )\p{Ll}/gu, (c) => `[${c.toUpperCase()}${c}]`))
+    .join("|");
+}
+
 /** Labels that greet or sign off: they lead a person or a group, never a thing. */
-const SALUTATIONS =
-  "Kind regards|Best regards|With best regards|With kind regards|Thanks and regards|Thanks & regards|Yours sincerely|Sincerely yours|Yours faithfully|Yours truly|Respectfully|Warm wishes|Best wishes|Warm regards|Warmest regards|All the best|Take care|Many thanks|Thank you|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Liebe Grüße|Beste Grüße|Mit freundlichen Grüßen|Viele Grüße|Grüße|Gruß|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Cher|Chère|Bonjour|Cordialement|Estimado|Estimada|Hola|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Cordiali saluti|Distinti saluti|Hartelijke groet|Groeten|Groet|Hoi|Hallo";
+const SALUTATIONS = laterWordsEitherCase(
+  "Kind regards|Best regards|With best regards|With kind regards|Thanks and regards|Thanks & regards|Yours sincerely|Sincerely yours|Yours faithfully|Yours truly|Respectfully|Warm wishes|Best wishes|Warm regards|Warmest regards|All the best|Take care|Many thanks|Thank you|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Liebe Grüße|Beste Grüße|Mit freundlichen Grüßen|Viele Grüße|Grüße|Gruß|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Cher|Chère|Bonjour|Cordialement|Estimado|Estimada|Hola|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Cordiali saluti|Distinti saluti|Hartelijke groet|Groeten|Groet|Hoi|Hallo",
+);
 /** A label that names a thing as often as a person (`Name: Gold`, a plan's). */
 const BARE_NAME_LABELS = "Name|Nom|Nombre|Nome";
 /** Labels that are nouns of phrases as often as a form's (`Client Server`, `Party Wall`, `By Grant`). */
@@ -1133,8 +1145,13 @@ const PHRASE_LABELS = `${BARE_NAME_LABELS}|Attn|Attention|Employee|Client|Custom
 const NAME_LABELS = `Full name|Bill to|Ship to|Sold to|Invoice to|Prepared for|Signed by|Prepared by|Approved by|Authorised by|Authorized by|${PERSON_ROLES}|${PHRASE_LABELS}|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Bénéficiaire|Titulaire|Destinataire|Signé par|Beneficiario|Titular|Destinatario|Firmado por|Intestatario|Firmato da|${SALUTATIONS}`;
 /** The labels of one word (Dear, Cher, Gentile, Payee), some of them also first names. */
 const NAME_LABEL_WORDS = new Set(NAME_LABELS.split("|").filter((l) => /^\p{L}+$/u.test(l)));
-/** The labels as written, to tell a sign-off before a comma from a surname (Viele Grüße, Lukas). */
-const NAME_LABEL_PHRASES: ReadonlySet<string> = new Set(NAME_LABELS.split("|"));
+/**
+ * A label as written, to tell a sign-off before a comma from a surname (Viele Grüße, Lukas); the
+ * German greetings that agree with the name after them never stand before a comma, so there the
+ * word is a surname (`Liebe, Amon` signs a letter).
+ */
+const WHOLE_NAME_LABEL = new RegExp(`^(?:${NAME_LABELS})$`, "u");
+const NO_COMMA_GREETING = /^(?:Liebe[rs]?|Sehr geehrte[rs]?)$/u;
 /**
  * Where a name stands, by what leads it, and whether the words found must hold a first name of the
  * lexicon (or initials, or a surname-first form) to count: after a label such as `To:` or `De:`
@@ -1369,7 +1386,11 @@ function surnameFirst(value: string, labelled = false): boolean {
   if (surname.some((w) => notName(w) || COMPANY_WORDS.has(w) || everyday(w))) return false;
   // A greeting or sign-off before the comma greets the name (Best, Olga; Viele Grüße, Lukas).
   const greeting = surname.join(" ");
-  if (!caps && (GREETING_WORDS.has(greeting.toLowerCase()) || NAME_LABEL_PHRASES.has(greeting)))
+  if (
+    !caps &&
+    (GREETING_WORDS.has(greeting.toLowerCase()) ||
+      (WHOLE_NAME_LABEL.test(greeting) && !NO_COMMA_GREETING.test(greeting)))
+  )
     return false;
   if (known) return true;
   // After a label, a surname then one given name is a register's form (ADEBAYO, Tunde; TOY, Sage);

@@ -1442,6 +1442,12 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Thanks & regards,\nHolly", "Thanks & regards,\n[NAME_1]"],
       ["Yours faithfully,\nGrace", "Yours faithfully,\n[NAME_1]"],
       ["With kind regards, Will", "With kind regards, [NAME_1]"],
+      // In title case too, as mail writes them; a surname then its given name after one.
+      ["Best Regards,\nMark", "Best Regards,\n[NAME_1]"],
+      ["Best Wishes,\nGrant", "Best Wishes,\n[NAME_1]"],
+      ["Thank You,\nRose", "Thank You,\n[NAME_1]"],
+      ["Kind Regards,\nJohn Smith", "Kind Regards,\n[NAME_1]"],
+      ["Viele Grüße\nLiebe, Amon", "Viele Grüße\n[NAME_1]"],
       ["Dear Mr A B van der Berg,", "Dear Mr [NAME_1],"],
       [
         'To: "Doe, Jane" <jane@example.com>, "Roe, Richard" <r@example.com>',
@@ -1450,7 +1456,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ['From: "J SMITH" <js@example.com>', 'From: "[NAME_1]" <[EMAIL_1]>'],
     ]);
     // A team or a service signs off too.
-    expectNoName(["Best regards,\nThe Finance Team", "Yours truly,\nCustomer Service"]);
+    expectNoName([
+      "Best regards,\nThe Finance Team",
+      "Yours truly,\nCustomer Service",
+      "Best Regards,\nThe Finance Team",
+    ]);
     // A lone capital before an everyday word or a company's is an article or a heading's letter;
     // MS and DR in capitals also write other things than titles.
     expectNoName([

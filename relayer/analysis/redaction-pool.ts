@@ -51,57 +51,6 @@ export const inlineRedactor: Redactor = {
   close: async () => {},
 };
 
-/**
- * Small texts on the caller's thread while it has nothing else to do, the others in `threads`.
- * Handing a text to a sleeping thread and back costs its wake-up, about 0.8 ms on this kind of
- * machine, while scanning costs about 0.2 ms plus 0.3 ms per 1,000 characters: below `maxChars`
- * the event loop answers sooner. When the event loop has other work (`idle()` false: analyses
- * being handled together, as in a burst), every text goes to the threads, which keeps the event
- * loop's CPU per request what it is with the threads alone.
- */
-export class SmallTextsInline implements Redactor {
-  readonly #threads: Redactor;
-  readonly #maxChars: number;
-  readonly #idle: () => boolean;
-
-  constructor(threads: Redactor, maxChars: number, idle: () => boolean) {
-    this.#threads = threads;
-    this.#maxChars = maxChars;
-    this.#idle = idle;
-  }
-
-  #here(text: string): boolean {
-    return text.length <= this.#maxChars && this.#idle();
-  }
-
-  redact(text: string, options: RedactionOptions, start?: Map<string, string>) {
-    return this.#here(text)
-      ? inlineRedactor.redact(text, options, start)
-      : this.#threads.redact(text, options, start);
-  }
-
-  /** The rules always run in a thread: the event loop cannot stop a pattern that runs on. */
-  checkOutput(output: string, input: string, options: RedactionOptions) {
-    return this.#here(output) && !this.#threads.checksRules
-      ? inlineRedactor.checkOutput(output, input, options)
-      : this.#threads.checkOutput(output, input, options);
-  }
-
-  get checksRules() {
-    return this.#threads.checksRules;
-  }
-
-  /** The threads, and the detectors on this thread, which scans the small texts. */
-  warm() {
-    this.#threads.warm();
-    warmDetectors();
-  }
-
-  close() {
-    return this.#threads.close();
-  }
-}
-
 export type RedactionJob =
   | {
       id: number;

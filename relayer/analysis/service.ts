@@ -36,12 +36,7 @@ import {
   sumCounts,
   type RedactionOptions,
 } from "./redaction.ts";
-import {
-  inlineRedactor,
-  RedactionPool,
-  SmallTextsInline,
-  type Redactor,
-} from "./redaction-pool.ts";
+import { inlineRedactor, RedactionPool, type Redactor } from "./redaction-pool.ts";
 import { routeText, type RouteDecision } from "./routing.ts";
 import { RulesError } from "./rules.ts";
 import {
@@ -128,8 +123,6 @@ export const ANALYSIS_STAGES = [
 type AnalysisStage = (typeof ANALYSIS_STAGES)[number];
 const CREDENTIAL_CACHE_MS = 1_000;
 const BUCKET = "text_analysis";
-/** Texts up to this many characters are scanned on the event loop when it is otherwise idle. */
-const INLINE_SCAN_CHARS = 2_000;
 const IDEMPOTENCY_TTL_MS = IDEMPOTENCY_TTL_HOURS * 3_600_000;
 /** Beyond the provider's calls: admission, scans, the store's batch, a loaded machine. */
 const ANALYSIS_SLACK_MS = 60_000;
@@ -158,8 +151,6 @@ export class TextAnalysis {
   private readonly records: Batcher<FinishedAnalysis, AnalysisRow>;
   /** The chain's head as this process last wrote it (the next write expects it still is). */
   private auditHead: AuditHead | null = null;
-  /** Analyses being handled by this process now (scans go to the threads when more than one). */
-  private inFlight = 0;
   /** The master key imported once: each analysis encrypts two blobs under it. */
   private readonly blobKey: KeyObject;
 
@@ -193,13 +184,9 @@ export class TextAnalysis {
     this.redactor =
       deps.redactor ??
       (config.redactionThreads > 0
-        ? new SmallTextsInline(
-            new RedactionPool(
-              config.redactionThreads,
-              config.rules ? { rules: config.rules, timeoutMs: config.rulesTimeoutMs } : undefined,
-            ),
-            INLINE_SCAN_CHARS,
-            () => this.inFlight <= 1,
+        ? new RedactionPool(
+            config.redactionThreads,
+            config.rules ? { rules: config.rules, timeoutMs: config.rulesTimeoutMs } : undefined,
           )
         : inlineRedactor);
     // The configuration refuses rules without threads; a redactor given without them would skip
@@ -303,15 +290,6 @@ export class TextAnalysis {
   }
 
   async analyze(request: AnalysisRequest): Promise<AnalysisView> {
-    this.inFlight++;
-    try {
-      return await this.analyzeCounted(request);
-    } finally {
-      this.inFlight--;
-    }
-  }
-
-  private async analyzeCounted(request: AnalysisRequest): Promise<AnalysisView> {
     const { store, logger } = this.deps;
     if (request.workflowId) {
       const [wf] = await store.query(

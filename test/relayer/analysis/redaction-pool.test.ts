@@ -7,12 +7,7 @@ import {
   redact,
   RedactionError,
 } from "../../../relayer/analysis/redaction.ts";
-import {
-  inlineRedactor,
-  RedactionPool,
-  SmallTextsInline,
-  type Redactor,
-} from "../../../relayer/analysis/redaction-pool.ts";
+import { inlineRedactor, RedactionPool } from "../../../relayer/analysis/redaction-pool.ts";
 import type { CountryCode } from "libphonenumber-js";
 import { parseIntegrations } from "../../../relayer/config/integrations.ts";
 import { textAnalysisEntry } from "../../fixtures/analysis.ts";
@@ -117,66 +112,17 @@ describe("# analysis redaction threads", function () {
     ).to.be.instanceOf(RedactionError);
   });
 
-  it("should scan a small text on the event loop only while it is idle, and every other text in the threads", async function () {
-    const toThreads: string[] = [];
-    const threads: Redactor = {
-      redact: (text, options, start) => {
-        toThreads.push(text);
-        return pool.redact(text, options, start);
-      },
-      checkOutput: (output, input, options) => {
-        toThreads.push(output);
-        return pool.checkOutput(output, input, options);
-      },
-      checksRules: false,
-      warm: () => pool.warm(),
-      close: () => pool.close(),
-    };
-    let idle = true;
-    const adaptive = new SmallTextsInline(threads, 100, () => idle);
-    const small = "Mail a@example.com.";
-    const large = `${small} ${"x".repeat(100)}`;
-    expect(await adaptive.redact(small, DEFAULT_REDACTION)).to.deep.equal(redact(small));
-    const clean = { leaks: findPii(small), violations: [] };
-    expect(await adaptive.checkOutput(small, "", DEFAULT_REDACTION)).to.deep.equal(clean);
-    expect(toThreads).to.deep.equal([]);
-    expect(await adaptive.redact(large, DEFAULT_REDACTION)).to.deep.equal(redact(large));
-    idle = false;
-    expect(await adaptive.checkOutput(small, "", DEFAULT_REDACTION)).to.deep.equal(clean);
-    expect(toThreads).to.deep.equal([large, small]);
-    // Fail closed on the event loop too: regions that are not a list make the phone detector throw.
-    idle = true;
+  it("should fail closed on the event loop too, with no threads", async function () {
+    // Regions that are not a list make the phone detector throw.
     const broken = {
       cryptoAddresses: true,
       phoneRegions: { length: 1 } as unknown as CountryCode[],
     };
     for (const scan of [
-      () => adaptive.redact("call 030 7243296834", broken),
-      () => adaptive.checkOutput("call 030 7243296834", "", broken),
+      () => inlineRedactor.redact("call 030 7243296834", broken),
+      () => inlineRedactor.checkOutput("call 030 7243296834", "", broken),
     ])
       expect(await scan().catch((e: unknown) => e)).to.be.instanceOf(RedactionError);
-    expect(toThreads).to.have.length(2);
-  });
-
-  it("should check an output in the threads, small or not, when they check legal rules", async function () {
-    const toThreads: string[] = [];
-    const threads: Redactor = {
-      redact: (text, options, start) => pool.redact(text, options, start),
-      checkOutput: (output, input, options) => {
-        toThreads.push(output);
-        return pool.checkOutput(output, input, options);
-      },
-      checksRules: true,
-      warm: () => pool.warm(),
-      close: () => pool.close(),
-    };
-    const adaptive = new SmallTextsInline(threads, 100, () => true);
-    expect(adaptive.checksRules).to.equal(true);
-    expect(await adaptive.checkOutput("Fine.", "Fine.", DEFAULT_REDACTION)).to.deep.equal({
-      leaks: [],
-      violations: [],
-    });
-    expect(toThreads).to.deep.equal(["Fine."]);
   });
 
   it("should read redaction_threads from the configuration and name a bad value", function () {

@@ -4550,7 +4550,7 @@ const HANDLE_FORMS: ReadonlyArray<{
     gate: "host",
   },
   // A profile's link on a network whose links name a person (`t.me/jsmith`,
-  // `linkedin.com/in/jane-doe-123`, `x.com/janedoe`); GitHub's and GitLab's name projects as often.
+  // `linkedin.com/in/jane-doe-123`, `x.com/janedoe`).
   {
     re: new RegExp(
       `(?<![\\p{L}\\p{N}.-])(?:https?://)?(?:www\\.|m\\.)?(?:${PROFILE_HOSTS})/(${BARE_HANDLE})(?![\\p{L}\\p{N}_])`,
@@ -4573,7 +4573,7 @@ const NOT_MENTIONS = words(
   "all everyone here channel team " +
     "abstract access alias api async augments author borrows callback class classdesc constant constructor constructs copyright default defaultvalue deprecated desc description emits enum event example exports extends external file fileoverview fires function generator global hideconstructor ignore implements inheritdoc inner instance interface kind lends license link linkcode linkplain listens member memberof method mixes mixin module name namespace override overview package param private prop property protected public readonly requires return returns satisfies see since static summary template this throws todo tutorial type typedef typeparam variation version yields internal alpha beta experimental remarks packagedocumentation privateremarks date preserve " +
     "title notice dev custom var throw uses " +
-    "media import font-face keyframes supports charset namespace page layer container apply tailwind include mixin extend use forward each if else for while function return content debug warn error at-root " +
+    "media import font-face keyframes supports charset page layer container apply tailwind include extend use forward each if else for while content debug warn error at-root " +
     "staticmethod classmethod dataclass abstractmethod cached_property contextmanager wraps pytest test before after beforeeach aftereach beforeall afterall suppresswarnings functionalinterface nullable nonnull " +
     "ts-ignore ts-expect-error ts-nocheck ts-check jsx jsxfrag jsximportsource flow format prettier-ignore vite-ignore webpackchunkname",
 );

@@ -280,10 +280,17 @@ function addressesAs(
   for (const [i, v] of candidates) {
     const value = v.replace(/[.-]+$/, "");
     const address = plain(value);
-    if (address !== null && validator.isEmail(address, options)) out.push(span("EMAIL", i, value));
+    if (address !== null && validator.isEmail(address, options) && !IMAGE_FILE.test(address))
+      out.push(span("EMAIL", i, value));
   }
   return out;
 }
+
+/**
+ * An image's file name with its density after an `@` (`icon@2x.png`, `logo@1.5x.webp`): validator
+ * takes any letters for a top-level domain, and no top-level domain is an image's extension.
+ */
+const IMAGE_FILE = /\.(?:png|jpe?g|gif|svg|webp|avif|bmp|ico|tiff?)$/iu;
 
 /** A quoted local part (RFC 5321), spaces and escapes and all: `"john doe"@example.com`. */
 const QUOTED_ADDRESS = new RegExp(`"(?:[^"\\\\\\r\\n]|\\\\.){1,64}"@${DOMAIN}`, "gu");

@@ -687,6 +687,9 @@ describe("# analysis redaction of each type's other formats", function () {
       ),
     ).to.deep.equal([]);
     expectNothingFoundInLinearTime(["a@gmailx "]);
+    // An image's file name with its density is no address: no top-level domain is an image's extension.
+    expect(findPii('<img src="icon@2x.png"> logo@1.5x.webp, banner@3x.JPG')).to.deep.equal([]);
+    expectRedacted([["mail jane@example.photo", "mail [EMAIL_1]"]]);
     // Escaped quotes before an address do not hide it in a candidate too long to be one.
     const escaped = `${'\\"'.repeat(40)}"j d"@example.com`;
     expect(findPii(escaped).map((s) => s.value.endsWith('"j d"@example.com'))).to.deep.equal([

@@ -1119,17 +1119,21 @@ const SENTENCE_ARTICLE =
  * Van Der Berg, Jan.
  */
 const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_WORD})?|(?:${PARTICLE} |${TITLE_PARTICLE} )?${NAME_WORD}(?: ${NAME_WORD})?), (?!${SENTENCE_ARTICLE} \\p{Ll})(?:${NAME_WORD}(?: ${NAME_WORD}){0,2}|${INITIALS})`;
-/** What a label may be followed by: a name in any of the forms above. */
 /** The dot of a suffix the name pattern ends on (Jr.), which the span then takes back. */
 const SUFFIX_DOT = "(?:(?<=Jr|Sr|JR|SR)\\.)?";
+/** What a label may be followed by: a name in any of the forms above. */
 const LABELLED = `((?:${SURNAME_FIRST}|${INITIALS_NAME}|${BARE_INITIALS_NAME}|${FULL_NAME}|${CAPS_NAME})(?![\\p{L}\\p{N}]))`;
-/** Labels, salutations and sign-offs a name follows, in the six languages. */
 /**
  * The roles of a person a payment or a contract names, as labels (`Payee: Jane Doe`) and in a
  * sentence (`the payee is jane doe`).
  */
 const PERSON_ROLES =
   "Beneficiary|Account holder|Holder|Payee|Payer|Sender|Remitter|Recipient|Signatory|Witness|Tenant|Landlord|Buyer|Seller|Borrower|Lender|Guarantor|Contact";
+/**
+ * Labels that lead a person only with their colon or comma: `Contact` leads pages and forms
+ * (`Contact Page`), and `Best` is a sign-off only before its comma (`Best Price`).
+ */
+const SEPARATED_ONLY_LABELS = "Contact|Best";
 /**
  * A list's phrases with their later words in either case, as mail writes a sign-off in title case
  * too (`Best Regards`, `Thank You`).
@@ -1141,15 +1145,33 @@ function laterWordsEitherCase(list: string): string {
     .join("|");
 }
 
+/** German greetings that agree with the name after them, and never stand before a comma. */
+const NO_COMMA_GREETINGS = "Sehr geehrte[rs]?|Liebe[rs]?";
 /** Labels that greet or sign off: they lead a person or a group, never a thing. */
 const SALUTATIONS = laterWordsEitherCase(
-  "Kind regards|Best regards|With best regards|With kind regards|Thanks and regards|Thanks & regards|Yours sincerely|Sincerely yours|Yours faithfully|Yours truly|Respectfully|Warm wishes|Best wishes|Warm regards|Warmest regards|All the best|Take care|Many thanks|Thank you|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Liebe Grüße|Beste Grüße|Mit freundlichen Grüßen|Viele Grüße|Grüße|Gruß|Herrn|Sehr geehrte[rs]?|Liebe[rs]?|Cher|Chère|Bonjour|Cordialement|Estimado|Estimada|Hola|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Cordiali saluti|Distinti saluti|Hartelijke groet|Groeten|Groet|Hoi|Hallo",
+  `Kind regards|Best regards|With best regards|With kind regards|Thanks and regards|Thanks & regards|Yours sincerely|Sincerely yours|Yours faithfully|Yours truly|Respectfully|Warm wishes|Best wishes|Warm regards|Warmest regards|All the best|Take care|Many thanks|Thank you|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Liebe Grüße|Beste Grüße|Mit freundlichen Grüßen|Viele Grüße|Grüße|Gruß|Herrn|${NO_COMMA_GREETINGS}|Cher|Chère|Bonjour|Cordialement|Estimado|Estimada|Hola|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Cordiali saluti|Distinti saluti|Hartelijke groet|Groeten|Groet|Hoi|Hallo`,
 );
 /** A label that names a thing as often as a person (`Name: Gold`, a plan's). */
 const BARE_NAME_LABELS = "Name|Nom|Nombre|Nome";
-/** Labels that are nouns of phrases as often as a form's (`Client Server`, `Party Wall`, `By Grant`). */
-const PHRASE_LABELS = `${BARE_NAME_LABELS}|Attn|Attention|Employee|Client|Customer|Patient|Disclosing Party|Receiving Party|Party|By|Signed|Vendor|Consultant|Contractor|Director|Manager`;
-const NAME_LABELS = `Full name|Bill to|Ship to|Sold to|Invoice to|Prepared for|Signed by|Prepared by|Approved by|Authorised by|Authorized by|${PERSON_ROLES}|${PHRASE_LABELS}|Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Bénéficiaire|Titulaire|Destinataire|Signé par|Beneficiario|Titular|Destinatario|Firmado por|Intestatario|Firmato da|${SALUTATIONS}`;
+/**
+ * With `BARE_NAME_LABELS`, the labels that are nouns of phrases as often as a form's (`Client
+ * Server`, `Party Wall`, `By Grant`).
+ */
+const OTHER_PHRASE_LABELS =
+  "Attn|Attention|Employee|Client|Customer|Patient|Disclosing Party|Receiving Party|Party|By|Signed|Vendor|Consultant|Contractor|Director|Manager";
+/** A form's labels, which lead a person and nothing else. */
+const FORM_NAME_LABELS =
+  "Full name|Bill to|Ship to|Sold to|Invoice to|Prepared for|Signed by|Prepared by|Approved by|Authorised by|Authorized by";
+/** The form's labels and a party's roles in German, French, Spanish and Italian. */
+const FOREIGN_NAME_LABELS =
+  "Begünstigter|Kontoinhaber|Empfänger|Unterschrift|Gezeichnet|Ansprechpartner|Bénéficiaire|Titulaire|Destinataire|Signé par|Beneficiario|Titular|Destinatario|Firmado por|Intestatario|Firmato da";
+/** Labels, salutations and sign-offs a name follows, in the six languages. */
+const NAME_LABELS = `${FORM_NAME_LABELS}|${PERSON_ROLES}|${BARE_NAME_LABELS}|${OTHER_PHRASE_LABELS}|${FOREIGN_NAME_LABELS}|${SALUTATIONS}`;
+/**
+ * The labels in the order of `NAME_LABELS`, each class a named group, so that a match says which
+ * label it found: `salutation`, `role`, `phrase` (of which `bare`), and `label` the whole of it.
+ */
+const CLASSED_NAME_LABEL = `(?<label>${FORM_NAME_LABELS}|(?<role>${PERSON_ROLES})|(?<phrase>(?<bare>${BARE_NAME_LABELS})|${OTHER_PHRASE_LABELS})|${FOREIGN_NAME_LABELS}|(?<salutation>${SALUTATIONS}))`;
 /** The labels of one word (Dear, Cher, Gentile, Payee), some of them also first names. */
 const NAME_LABEL_WORDS = new Set(NAME_LABELS.split("|").filter((l) => /^\p{L}+$/u.test(l)));
 /**
@@ -1158,7 +1180,7 @@ const NAME_LABEL_WORDS = new Set(NAME_LABELS.split("|").filter((l) => /^\p{L}+$/
  * word is a surname (`Liebe, Amon` signs a letter).
  */
 const WHOLE_NAME_LABEL = new RegExp(`^(?:${NAME_LABELS})$`, "u");
-const NO_COMMA_GREETING = /^(?:Liebe[rs]?|Sehr geehrte[rs]?)$/u;
+const NO_COMMA_GREETING = new RegExp(`^(?:${NO_COMMA_GREETINGS})$`, "u");
 /**
  * Where a name stands, by what leads it, and whether the words found must hold a first name of the
  * lexicon (or initials, or a surname-first form) to count: after a label such as `To:` or `De:`
@@ -1194,7 +1216,7 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean; bracket?: true }> =
   },
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:${NAME_LABELS})\\s?[:,]?\\s+(?:(?:${LABEL_TITLES})\\.? |${LATER_TITLE} ){0,3}${LABELLED}`,
+      `(?<![\\p{L}\\p{N}])${CLASSED_NAME_LABEL}\\s?(?<separator>[:,])?\\s+(?:(?:${LABEL_TITLES})\\.? |${LATER_TITLE} ){0,3}(?<value>${LABELLED})`,
       "gu",
     ),
     firstName: false,
@@ -1490,51 +1512,67 @@ const PRODUCT_WORDS = words(
   "multisig multisend wallet wallets vault vaults dao protocol labs foundation liquidity rebalance rebalancing migration custody exchange token tokens contract contracts defi nft nfts swap swaps eth btc usdc usdt dai weth wbtc lp avax bnb matic aave arb steth wsteth crv ldo",
 );
 
-/** The whole of a label, as written, in each class (`lead` less what follows the label). */
-const SALUTATION = new RegExp(`^(?:${SALUTATIONS})$`, "u");
-const PERSON_ROLE = new RegExp(`^(?:${PERSON_ROLES})$`, "u");
-const PHRASE_LABEL = new RegExp(`^(?:${PHRASE_LABELS})$`, "u");
-const BARE_NAME_LABEL = new RegExp(`^(?:${BARE_NAME_LABELS})$`, "u");
+const SEPARATED_ONLY_LABEL = new RegExp(`^(?:${SEPARATED_ONLY_LABELS})$`, "u");
+/** The named groups of `CLASSED_NAME_LABEL` and the separator after the label, as matched. */
+interface LabelGroups {
+  label?: string;
+  salutation?: string;
+  role?: string;
+  phrase?: string;
+  bare?: string;
+  separator?: string;
+}
 /**
  * The labels a person follows without a colon as a letter or a contract writes them (`Dear Baker`,
- * `the Tenant Carpenter`); not `Contact`, which leads pages and forms (`Contact Page`), nor `Best`,
- * a sign-off only before its comma (`Best Price`).
+ * `the Tenant Carpenter`), but for `SEPARATED_ONLY_LABELS`.
  */
-function leadsPersonUnseparated(label: string): boolean {
+function leadsPersonUnseparated(groups: LabelGroups): boolean {
   return (
-    label !== "Contact" && label !== "Best" && (SALUTATION.test(label) || PERSON_ROLE.test(label))
+    (groups.salutation !== undefined || groups.role !== undefined) &&
+    !SEPARATED_ONLY_LABEL.test(groups.label!)
   );
 }
 /** Ranks addressed as such (`Dear Lord`, `Dear Mayor`), no surname there. */
 const ADDRESSED_RANKS = words("lord mayor bishop duke pope");
 
 /**
- * Whether the words a label leads (`lead` is the label with what follows it up to the words) are
- * no person's. Words that are all everyday words name a team or a role (Legal Department), unless
- * one common surname that is an everyday word follows a greeting, a sign-off or a party's role, or
- * a label with its colon or comma (`Dear Baker,`, `Regards Stone`, `Tenant Carpenter`, `Payee:
- * Wood`). After a label without its colon or comma, words of SCOWL's everyday English that are no
- * surname's name no one, the label being a word of a phrase (`Server Name Indication`, `Off By
- * Default`); after one of the labels that are nouns of phrases, one everyday word does not either,
- * though a first name (`Name Server`, `Client Server`, `Party Wall`).
+ * Surnames that are nouns a party's role makes a term with (`the Buyer Price`, `Seller Page`,
+ * `Tenant House`), so no person's right after the role without its colon.
  */
-function labelLeadsWords(lead: string, plain: readonly string[]): boolean {
-  const separated = /[:,]/u.test(lead);
-  const label = lead.replace(/\s*[:,]?\s*$/u, "");
+const ROLE_TERM_NOUNS = words(
+  "bond day field fields hand head house land law page park power price street wall",
+);
+
+/**
+ * Whether the words a label leads are no person's. Words that are all everyday words name a team
+ * or a role (Legal Department), unless common surnames that are everyday words (one, or two) follow
+ * a greeting, a sign-off or a party's role (`Dear Baker,`, `Regards Stone`, `Tenant Carpenter`,
+ * `Dear Young Carpenter`), or one follows a label with its colon or comma (`Payee: Wood`); a
+ * role's term is not (`the Buyer Price`). After a label without its colon or comma, words of
+ * SCOWL's everyday English that are no surname's name no one, the label being a word of a phrase
+ * (`Server Name Indication`, `Off By Default`); after one of the labels that are nouns of phrases,
+ * one everyday word does not either, though a first name (`Name Server`, `Client Server`, `Party
+ * Wall`).
+ */
+function labelLeadsWords(groups: LabelGroups, plain: readonly string[]): boolean {
+  const separated = groups.separator !== undefined;
   const lone = plain.length === 1 ? plain[0]!.toLowerCase() : undefined;
   if (
     !separated &&
     lone !== undefined &&
-    PHRASE_LABEL.test(label) &&
+    groups.phrase !== undefined &&
     COMMON_ENGLISH_WORDS.has(lone)
   )
     return true;
   if (looksPersonal(plain)) return false;
+  const lower = plain.map((w) => w.toLowerCase());
+  const addressed = separated ? groups.bare === undefined : leadsPersonUnseparated(groups);
   const surname =
-    lone !== undefined &&
-    SURNAME_WORDS.has(lone) &&
-    !ADDRESSED_RANKS.has(lone) &&
-    (separated ? !BARE_NAME_LABEL.test(label) : leadsPersonUnseparated(label));
+    plain.length <= 2 &&
+    lower.every((w) => SURNAME_WORDS.has(w) && !ADDRESSED_RANKS.has(w)) &&
+    (lone !== undefined
+      ? addressed && !(!separated && groups.role !== undefined && ROLE_TERM_NOUNS.has(lone))
+      : addressed && (groups.salutation !== undefined || groups.role !== undefined));
   return (plain.every(isCommonWord) && !surname) || (!separated && plain.every(everydayNoSurname));
 }
 
@@ -1604,7 +1642,7 @@ function names(text: string): PiiSpan[] {
       if (ticker && !m[1]!.includes(",") && !personBeforeInitials(m[1]!.split(" "))) continue;
       if (bracket && !ticker && !PARTY_BRACKET.test(inBracket)) continue;
       const lowerTitle = afterTitle ? m[1] : undefined;
-      const v = m[afterTitle ? 2 : 1]!;
+      const v = m.groups?.value ?? m[afterTitle ? 2 : 1]!;
       if (afterTitle && titleBrand(m[0].slice(0, -v.length), v)) continue;
       const i = m.index + m[0].indexOf(v);
       if (v.includes(", ")) {
@@ -1674,7 +1712,7 @@ function names(text: string): PiiSpan[] {
       if (
         re === NAME_CONTEXTS[1]!.re &&
         !AFTER_HONORIFIC.test(text.slice(Math.max(0, i - 14), i)) &&
-        labelLeadsWords(text.slice(m.index, i), plain)
+        labelLeadsWords(m.groups!, plain)
       )
         continue;
       let start = i + head.indexOf(words[0]!);
@@ -4567,18 +4605,21 @@ const HANDLE_FORMS: ReadonlyArray<{
     gate: "host",
   },
 ];
-/** What follows a network's name where no handle is given (`Telegram: none`, `x.com/intent`). */
+/**
+ * What follows a network's name where no handle is given (`Telegram: none`, `x.com/intent`), and
+ * the groups a chat notifies (`@here`, `Slack: @channel`).
+ */
 const NOT_HANDLES = words(
-  "none na n.a tbd tba tbc pending unknown http https www intent share sharer home hashtag search explore i groups pages events watch login signup settings privacy help about status features pricing marketplace topics trending collections sponsors orgs organizations enterprise security customer-stories readme team notifications new join site contact",
+  "none na n.a tbd tba tbc pending unknown http https www intent share sharer home hashtag search explore i groups pages events watch login signup settings privacy help about status features pricing marketplace topics trending collections sponsors orgs organizations enterprise security customer-stories readme team notifications new join site contact " +
+    "all everyone here channel",
 );
 /**
- * What an `@` starts that names no one: a group a chat notifies (`@here`), a tag of documentation
- * comments (JSDoc's, NatSpec's, PHPDoc's), a CSS or Sass rule, a decorator or annotation without
- * its arguments (`@property`, `@Override`), a TypeScript or linter directive.
+ * What an `@` in running text starts that names no one: a tag of documentation comments (JSDoc's,
+ * NatSpec's, PHPDoc's), a CSS or Sass rule, a decorator or annotation without its arguments
+ * (`@property`, `@Override`), a TypeScript or linter directive.
  */
 const NOT_MENTIONS = words(
-  "all everyone here channel team " +
-    "abstract access alias api async augments author borrows callback class classdesc constant constructor constructs copyright default defaultvalue deprecated desc description emits enum event example exports extends external file fileoverview fires function generator global hideconstructor ignore implements inheritdoc inner instance interface kind lends license link linkcode linkplain listens member memberof method mixes mixin module name namespace override overview package param private prop property protected public readonly requires return returns satisfies see since static summary template this throws todo tutorial type typedef typeparam variation version yields internal alpha beta experimental remarks packagedocumentation privateremarks date preserve " +
+  "abstract access alias api async augments author borrows callback class classdesc constant constructor constructs copyright default defaultvalue deprecated desc description emits enum event example exports extends external file fileoverview fires function generator global hideconstructor ignore implements inheritdoc inner instance interface kind lends license link linkcode linkplain listens member memberof method mixes mixin module name namespace override overview package param private prop property protected public readonly requires return returns satisfies see since static summary template this throws todo tutorial type typedef typeparam variation version yields internal alpha beta experimental remarks packagedocumentation privateremarks date preserve " +
     "title notice dev custom var throw uses " +
     "media import font-face keyframes supports charset page layer container apply tailwind include extend use forward each if else for while content debug warn error at-root " +
     "staticmethod classmethod dataclass abstractmethod cached_property contextmanager wraps pytest test before after beforeeach aftereach beforeall afterall suppresswarnings functionalinterface nullable nonnull " +
@@ -4606,12 +4647,13 @@ function handles(text: string): PiiSpan[] {
         .replace(/^@/u, "")
         .replace(/#\d{4}$/u, "")
         .toLowerCase();
-      if (NOT_HANDLES.has(plain) || NOT_MENTIONS.has(plain)) continue;
+      if (NOT_HANDLES.has(plain)) continue;
       // A capitalised everyday word alone is a decorator or an annotation (`@Component`, `@Test`);
       // a domain is an address's end (`""@example.com`); one character a placeholder's (`@x`).
       if (
         mention &&
-        (plain.length < 2 ||
+        (NOT_MENTIONS.has(plain) ||
+          plain.length < 2 ||
           (/^@\p{Lu}\p{Ll}+$/u.test(value) &&
             (isCommonWord(plain) || COMMON_ENGLISH_WORDS.has(plain))) ||
           DOMAIN_END.test(plain))

@@ -2516,6 +2516,14 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Tenant: Carpenter", "Tenant: [NAME_1]"],
       ["Payee: Wood", "Payee: [NAME_1]"],
       ["Witness, Fox", "Witness, [NAME_1]"],
+      // Two of them after a greeting, a sign-off or a role, with or without its colon.
+      ["Dear Young Carpenter,", "Dear [NAME_1],"],
+      ["Hi Stone Baker, welcome", "Hi [NAME_1], welcome"],
+      ["Kind regards,\nLittle Brown", "Kind regards,\n[NAME_1]"],
+      ["Payee: Young Carpenter", "Payee: [NAME_1]"],
+      ["Contact: Young Wood", "Contact: [NAME_1]"],
+      ["Buyer: Price", "Buyer: [NAME_1]"],
+      ["Dear Price,", "Dear [NAME_1],"],
     ]);
     // Short labels need their colon and a first name: teams, companies and roles are not names.
     expectNoName([
@@ -2540,6 +2548,14 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Dear Lord, what a week",
       "Dear Mayor,",
       "Name: Gold",
+      // Two of them after a sign-off only before its comma, a page's label, a rank or a bare
+      // `Name:`; a role's term, without its colon.
+      "Best Young Carpenter",
+      "Contact Young Wood",
+      "Dear Lord Bishop,",
+      "Name: Silver Stone",
+      "the Buyer Price is due on signing",
+      "the Seller Page lists the lots",
       // A greeting to a group or to the world, a program's first words too.
       "Hello World!",
       "console.log('Hello World');",
@@ -2932,6 +2948,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
   it("should redact a person's handle as a name: after its network's name, a word that gives one, or in a profile's link", function () {
     expectRedacted([
       ["Telegram: @jsmith_88", "Telegram: [NAME_1]"],
+      // After its network's name, a handle that is also a code tag's word is a handle.
+      ["Telegram: @dev", "Telegram: [NAME_1]"],
       ["ping me on telegram @anna_k", "ping me on telegram [NAME_1]"],
       ["Twitter: @janedoe.", "Twitter: [NAME_1]."],
       ["X handle: @jd_eth", "X handle: [NAME_1]"],
@@ -2976,6 +2994,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       // What an `@` starts that names no one: a group notified, documentation tags, CSS rules,
       // decorators with their arguments, a package's scope in a code span, a project's link.
       "@here the deploy is done, @channel too",
+      "Slack: @channel",
       "/** @param name the value @returns {string} {@link Other} */",
       "@media (max-width: 600px) { @import url(a.css); }",
       "@Injectable() export class A {}",

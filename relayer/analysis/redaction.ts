@@ -1364,6 +1364,13 @@ function notName(word: string): boolean {
   return NOT_NAMES.has(word) || NOT_NAMES.has(word.charAt(0) + word.slice(1).toLowerCase());
 }
 
+/**
+ * First names that lead a place's name (`the River Thames`, so in `NOT_NAMES`), a person's alone
+ * after a label (`Dear River,`, `To: River`) and with more words after a greeting or a party's
+ * role (`Payee: River Smith`).
+ */
+const PLACE_LEADING_NAMES = new Set(["River"]);
+
 /** A generational suffix after a name: it is part of the name (Martin Luther King Jr., Henry Ford III). */
 const SUFFIX_WORD = /^(?:Jr|Sr|JR|SR|II|III|IV)\.?$/u;
 const SUFFIX_AFTER = /^,? (?:(?:Jr|Sr|JR|SR)\.?|II|III|IV)(?![\p{L}\p{N}])/u;
@@ -1669,11 +1676,14 @@ function names(text: string): PiiSpan[] {
       if (rest && COMPANY_WORDS.has(`${words.at(-1)!}${rest}`.toUpperCase())) continue;
       // A second title (Herr Dr. Karl-Heinz Neumann) is not the name.
       let notNameBefore = false;
-      while (words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) {
+      const loneName =
+        PLACE_LEADING_NAMES.has(words[0]!) &&
+        (words.length === 1 || (m.groups?.role ?? m.groups?.salutation) !== undefined);
+      while (!loneName && words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) {
         notNameBefore ||= notName(words[0]!);
         words.shift();
       }
-      while (words.length && notName(words.at(-1)!)) words.pop();
+      while (!loneName && words.length && notName(words.at(-1)!)) words.pop();
       if (!words.length) continue;
       // After a word that is no name's, a letter with its dot is a list's (Annex B. Pricing).
       if (notNameBefore && MIDDLE_INITIAL_WORD.test(words[0]!)) continue;
@@ -1938,7 +1948,7 @@ const WORD_NAMES = words(
   "rose summer ruby jasmine olive crystal jade poppy hazel jewel faith hope joy patience charity " +
     "melody sage pearl coral daisy lily violet holly heather bill will art ray rich gene sandy " +
     "penny earl miles cliff hunter guy dawn rusty sonny chip woody brandy misty dusty reed frank " +
-    "jay viola raven",
+    "jay viola raven willow",
 );
 function capitalisedWordName(word: string): boolean {
   return /^\p{Lu}\p{Ll}+$/u.test(word) && WORD_NAMES.has(word.toLowerCase());

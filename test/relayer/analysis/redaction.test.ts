@@ -2025,6 +2025,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Thanks Will, done.", "Thanks [NAME_1], done."],
       ["Beneficiary: Holly", "Beneficiary: [NAME_1]"],
       ["Attn: Jasmine", "Attn: [NAME_1]"],
+      ["Hi Willow, see attached", "Hi [NAME_1], see attached"],
+      // A first name that leads a place's name, alone after a greeting or a label.
+      ["Dear River,\nthanks for the draft.", "Dear [NAME_1],\nthanks for the draft."],
+      ["Contact: River", "Contact: [NAME_1]"],
+      ["Payee: River Smith", "Payee: [NAME_1]"],
       // In the middle of a sentence the capital says it is a name; with a surname anywhere.
       ["Yesterday I met Holly at the bank.", "Yesterday I met [NAME_1] at the bank."],
       ["We met with Rose and Daisy.", "We met with [NAME_1] and [NAME_2]."],
@@ -2043,6 +2048,9 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["This is Frank from accounts.", "This is [NAME_1] from accounts."],
     ]);
     expectNoName([
+      // The place that first name leads.
+      "the River Thames floods",
+      "Attn: River Plate Branch",
       // After the infinitive's `be`, the adjective's place.
       "I have to be Frank with you.",
       "To be Frank, the deal is off. Let me be Frank: no.",

@@ -1683,7 +1683,7 @@ function names(text: string): PiiSpan[] {
         notNameBefore ||= notName(words[0]!);
         words.shift();
       }
-      while (!loneName && words.length && notName(words.at(-1)!)) words.pop();
+      while (words.length > (loneName ? 1 : 0) && notName(words.at(-1)!)) words.pop();
       if (!words.length) continue;
       // After a word that is no name's, a letter with its dot is a list's (Annex B. Pricing).
       if (notNameBefore && MIDDLE_INITIAL_WORD.test(words[0]!)) continue;

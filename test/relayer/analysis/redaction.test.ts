@@ -2030,6 +2030,7 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Dear River,\nthanks for the draft.", "Dear [NAME_1],\nthanks for the draft."],
       ["Contact: River", "Contact: [NAME_1]"],
       ["Payee: River Smith", "Payee: [NAME_1]"],
+      ["Payee: River Smith Bank", "Payee: [NAME_1] Bank"],
       // In the middle of a sentence the capital says it is a name; with a surname anywhere.
       ["Yesterday I met Holly at the bank.", "Yesterday I met [NAME_1] at the bank."],
       ["We met with Rose and Daisy.", "We met with [NAME_1] and [NAME_2]."],

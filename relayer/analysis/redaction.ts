@@ -1122,7 +1122,7 @@ const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_
 /** The dot of a suffix the name pattern ends on (Jr.), which the span then takes back. */
 const SUFFIX_DOT = "(?:(?<=Jr|Sr|JR|SR)\\.)?";
 /** What a label may be followed by: a name in any of the forms above. */
-const LABELLED = `((?:${SURNAME_FIRST}|${INITIALS_NAME}|${BARE_INITIALS_NAME}|${FULL_NAME}|${CAPS_NAME})(?![\\p{L}\\p{N}]))`;
+const LABELLED = `(?<value>(?:${SURNAME_FIRST}|${INITIALS_NAME}|${BARE_INITIALS_NAME}|${FULL_NAME}|${CAPS_NAME})(?![\\p{L}\\p{N}]))`;
 /**
  * The roles of a person a payment or a contract names, as labels (`Payee: Jane Doe`) and in a
  * sentence (`the payee is jane doe`).
@@ -1200,23 +1200,23 @@ function titleBrand(title: string, name: string): boolean {
 }
 
 /**
- * A name's context: its pattern; whether its words must read as a person's; whether the pattern
- * ends on the bracket after the name (`between Jane Doe (the Buyer)`).
+ * A name's context: its pattern, whose group `value` is the name; whether its words must read as a
+ * person's; whether the pattern ends on the bracket after the name (`between Jane Doe (the Buyer)`).
  */
 const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean; bracket?: true }> = [
   // The surname alone after a title may start on its particle (Ms. de la Fuente, Mr. van der Berg),
   // or after more titles (Herr Dr. Schäfer, Frau Dr. med. Weber). A title in lower case is the
-  // first group, the name the second.
+  // group `lowerTitle`.
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:(?:${HONORIFICS})\\.?|(${LOWER_HONORIFICS})) (?:${LATER_TITLE} ){0,3}((?:${PARTICLE} ){0,2}(?:${INITIALS_NAME}|${BARE_INITIALS_NAME}(?![\\p{L}\\p{N}])|${CAPS_NAME}(?![\\p{L}\\p{N}])|${FULL_NAME}))`,
+      `(?<![\\p{L}\\p{N}])(?:(?:${HONORIFICS})\\.?|(?<lowerTitle>${LOWER_HONORIFICS})) (?:${LATER_TITLE} ){0,3}(?<value>(?:${PARTICLE} ){0,2}(?:${INITIALS_NAME}|${BARE_INITIALS_NAME}(?![\\p{L}\\p{N}])|${CAPS_NAME}(?![\\p{L}\\p{N}])|${FULL_NAME}))`,
       "gu",
     ),
     firstName: false,
   },
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])${CLASSED_NAME_LABEL}\\s?(?<separator>[:,])?\\s+(?:(?:${LABEL_TITLES})\\.? |${LATER_TITLE} ){0,3}(?<value>${LABELLED})`,
+      `(?<![\\p{L}\\p{N}])${CLASSED_NAME_LABEL}\\s?(?<separator>[:,])?\\s+(?:(?:${LABEL_TITLES})\\.? |${LATER_TITLE} ){0,3}${LABELLED}`,
       "gu",
     ),
     firstName: false,
@@ -1232,7 +1232,7 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean; bracket?: true }> =
   },
   {
     re: new RegExp(
-      `(?<![\\p{L}\\p{N}])(?:between|and|by|from|to|with|entre|et|y|e|zwischen|und|tra|con|mit|avec)\\s+(${SURNAME_FIRST}|${INITIALS_NAME}|${FULL_NAME})${SUFFIX_DOT},? \\(`,
+      `(?<![\\p{L}\\p{N}])(?:between|and|by|from|to|with|entre|et|y|e|zwischen|und|tra|con|mit|avec)\\s+(?<value>${SURNAME_FIRST}|${INITIALS_NAME}|${FULL_NAME})${SUFFIX_DOT},? \\(`,
       "gu",
     ),
     firstName: false,
@@ -1642,14 +1642,14 @@ function names(text: string): PiiSpan[] {
         ? text.slice(m.index + m[0].length, m.index + m[0].length + 16)
         : "";
       const ticker = bracket && TICKER.exec(inBracket)?.[1];
-      if (ticker && !isInitialsOf(ticker, m[1]!)) continue;
+      const v = m.groups!.value!;
+      if (ticker && !isInitialsOf(ticker, v)) continue;
       // Initials of words that are not a person's name define an abbreviation (`with Know Your
       // Customer (KYC)`, `Server Name Indication (SNI)`); a bracket of other words in lower case
       // holds no party (`Time to Live (ttl)`).
-      if (ticker && !m[1]!.includes(",") && !personBeforeInitials(m[1]!.split(" "))) continue;
+      if (ticker && !v.includes(",") && !personBeforeInitials(v.split(" "))) continue;
       if (bracket && !ticker && !PARTY_BRACKET.test(inBracket)) continue;
-      const lowerTitle = afterTitle ? m[1] : undefined;
-      const v = m.groups?.value ?? m[afterTitle ? 2 : 1]!;
+      const lowerTitle = m.groups!.lowerTitle;
       if (afterTitle && titleBrand(m[0].slice(0, -v.length), v)) continue;
       const i = m.index + m[0].indexOf(v);
       if (v.includes(", ")) {

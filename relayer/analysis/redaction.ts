@@ -2833,6 +2833,8 @@ const DOTTED_INITIAL = /^\p{L}\.$/u;
  * may be a surname and the value `ends` where a name does; 0 for none.
  */
 function nameWords(words: readonly string[], ends: boolean, named = false): number {
+  // A place whose words read as a first name and a surname (`owner: hong kong office`).
+  if (holdsEastAsianPlace(words)) return 0;
   const initial = INITIAL.test(words[0]!) || JOINED_INITIALS.test(words[0]!);
   const first = named ? anyFirstName(words[0]!) : plainFirstName(words[0]!);
   if (!initial && !first) {
@@ -3687,8 +3689,12 @@ function wordBefore(text: string, at: number): string {
 
 /** Whether the words at `start` begin a place of several words (Hong Kong, Wong Tai Sin). */
 function eastAsianPlace(text: string, start: number, words: readonly string[]): boolean {
+  return holdsEastAsianPlace([wordBefore(text, start), ...words]);
+}
+/** Whether the words hold a place of several words (hong kong office). */
+function holdsEastAsianPlace(words: readonly string[]): boolean {
   if (!words.some((w) => PLACE_PHRASE_WORDS.has(w.toLowerCase()))) return false;
-  const phrase = ` ${[wordBefore(text, start), ...words].join(" ").toLowerCase()} `;
+  const phrase = ` ${words.join(" ").toLowerCase()} `;
   return PLACE_PHRASES.some((p) => phrase.includes(` ${p} `));
 }
 

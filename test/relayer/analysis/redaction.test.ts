@@ -2779,6 +2779,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "name: long term",
       "name: sun microsystems",
       "owner: ma team",
+      // A place whose words read as a first name and a surname, in any case.
+      "owner: hong kong office",
+      "Owner: Hong Kong Office",
+      "assignee: wan chai branch",
     ]);
   });
 

@@ -1519,7 +1519,7 @@ const PRODUCT_WORDS = words(
   "multisig multisend wallet wallets vault vaults dao protocol labs foundation liquidity rebalance rebalancing migration custody exchange token tokens contract contracts defi nft nfts swap swaps eth btc usdc usdt dai weth wbtc lp avax bnb matic aave arb steth wsteth crv ldo",
 );
 
-const SEPARATED_ONLY_LABEL = new RegExp(`^(?:${SEPARATED_ONLY_LABELS})$`, "u");
+const SEPARATED_ONLY_LABEL_SET: ReadonlySet<string> = new Set(SEPARATED_ONLY_LABELS.split("|"));
 /** The named groups of `CLASSED_NAME_LABEL` and the separator after the label, as matched. */
 interface LabelGroups {
   label?: string;
@@ -1536,7 +1536,7 @@ interface LabelGroups {
 function leadsPersonUnseparated(groups: LabelGroups): boolean {
   return (
     (groups.salutation !== undefined || groups.role !== undefined) &&
-    !SEPARATED_ONLY_LABEL.test(groups.label!)
+    !SEPARATED_ONLY_LABEL_SET.has(groups.label!)
   );
 }
 /** Ranks addressed as such (`Dear Lord`, `Dear Mayor`), no surname there. */
@@ -1577,9 +1577,10 @@ function labelLeadsWords(groups: LabelGroups, plain: readonly string[]): boolean
   const surname =
     plain.length <= 2 &&
     lower.every((w) => SURNAME_WORDS.has(w) && !ADDRESSED_RANKS.has(w)) &&
+    addressed &&
     (lone !== undefined
-      ? addressed && !(!separated && groups.role !== undefined && ROLE_TERM_NOUNS.has(lone))
-      : addressed && (groups.salutation !== undefined || groups.role !== undefined));
+      ? separated || groups.role === undefined || !ROLE_TERM_NOUNS.has(lone)
+      : groups.salutation !== undefined || groups.role !== undefined);
   return (plain.every(isCommonWord) && !surname) || (!separated && plain.every(everydayNoSurname));
 }
 
@@ -1678,7 +1679,7 @@ function names(text: string): PiiSpan[] {
       let notNameBefore = false;
       const loneName =
         PLACE_LEADING_NAMES.has(words[0]!) &&
-        (words.length === 1 || (m.groups?.role ?? m.groups?.salutation) !== undefined);
+        (words.length === 1 || (m.groups!.role ?? m.groups!.salutation) !== undefined);
       while (!loneName && words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) {
         notNameBefore ||= notName(words[0]!);
         words.shift();
@@ -1720,7 +1721,7 @@ function names(text: string): PiiSpan[] {
       )
         continue;
       if (
-        re === NAME_CONTEXTS[1]!.re &&
+        m.groups!.label !== undefined &&
         !AFTER_HONORIFIC.test(text.slice(Math.max(0, i - 14), i)) &&
         labelLeadsWords(m.groups!, plain)
       )

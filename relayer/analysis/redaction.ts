@@ -1115,10 +1115,16 @@ const TITLE_PARTICLE = "(?:Van|Von|De) (?:[Dd]er|[Dd]en|[Dd]em|[Dd]e|[Hh]et|[Ll]
 const SENTENCE_ARTICLE =
   "(?:Le|La|Les|Lo|Il|El|Los|Las|Der|Die|Das|Het|The|Un|Une|Una|Uno|Ein|Eine)";
 /**
+ * Greetings that are no one's given name, which after a comma greet again (`Hello World, Hello
+ * Anna`, `Liebe Kollegen, liebe Anna`): no surname-first name runs into them.
+ */
+const SECOND_GREETING =
+  "(?:Dear|Hi|Hey|Hello|Hallo|Hola|Bonjour|Salut|Ciao|Hoi|Liebe[rs]?|Sehr geehrte[rs]?)(?![\\p{L}\\p{N}])";
+/**
  * Surname first, as lists, registers and forms write it: Smith, John; SMITH, John; Tolkien, J.R.R.;
  * Van Der Berg, Jan.
  */
-const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_WORD})?|(?:${PARTICLE} |${TITLE_PARTICLE} )?${NAME_WORD}(?: ${NAME_WORD})?), (?!${SENTENCE_ARTICLE} \\p{Ll})(?:${NAME_WORD}(?: ${NAME_WORD}){0,2}|${INITIALS})`;
+const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_WORD})?|(?:${PARTICLE} |${TITLE_PARTICLE} )?${NAME_WORD}(?: ${NAME_WORD})?), (?!${SENTENCE_ARTICLE} \\p{Ll}|${SECOND_GREETING})(?:${NAME_WORD}(?: ${NAME_WORD}){0,2}|${INITIALS})`;
 /** The dot of a suffix the name pattern ends on (Jr.), which the span then takes back. */
 const SUFFIX_DOT = "(?:(?<=Jr|Sr|JR|SR)\\.)?";
 /** What a label may be followed by: a name in any of the forms above. */
@@ -1370,6 +1376,16 @@ function notName(word: string): boolean {
  * role (`Payee: River Smith`).
  */
 const PLACE_LEADING_NAMES = new Set(["River"]);
+/**
+ * Whether the words a label leads open on a person's name that `PLACE_LEADING_NAMES` holds: alone,
+ * or after a greeting or a party's role before a word that is no place's (`Payee: River Smith`;
+ * `Hi River Station` greets no one by name).
+ */
+function placeLeadingPerson(words: readonly string[], groups: LabelGroups): boolean {
+  if (!PLACE_LEADING_NAMES.has(words[0]!)) return false;
+  if (words.length === 1) return true;
+  return (groups.role ?? groups.salutation) !== undefined && !notName(words[1]!);
+}
 
 /** A generational suffix after a name: it is part of the name (Martin Luther King Jr., Henry Ford III). */
 const SUFFIX_WORD = /^(?:Jr|Sr|JR|SR|II|III|IV)\.?$/u;
@@ -1419,7 +1435,8 @@ function surnameFirst(value: string, labelled = false): boolean {
     !PARTICLE_WORD.test(w) &&
     !(caps && known) &&
     !(known && NOUN_LIKE.has(w.toLowerCase()));
-  if (surname.some((w) => notName(w) || COMPANY_WORDS.has(w) || everyday(w))) return false;
+  if (surname.some((w) => notName(w) || COMPANY_WORDS.has(w) || everyday(w) || greetedGroup(w)))
+    return false;
   // A greeting or sign-off before the comma greets the name (Best, Olga; Viele Grüße, Lukas).
   const greeting = surname.join(" ");
   if (
@@ -1551,6 +1568,15 @@ const ROLE_TERM_NOUNS = words(
 );
 
 /**
+ * Given names that are everyday words, names more rarely than the word (`Sky`, `Rain`, `Nova`,
+ * `Justice`): a person's only when a greeting or a sign-off addresses the word alone (`Dear Sky,`,
+ * `Cheers,\nRain`, `Hi Nova!`). Not the words that address anyone (`Honey`, `Legend`, `Angel`).
+ */
+const ADDRESSED_WORD_NAMES = words(
+  "sky rain storm stormy star ocean meadow lark fern clover aspen cedar ash journey liberty justice honor honour mercy blessing haven bliss echo indigo scarlet ember dove breeze maple nova cash saffron",
+);
+
+/**
  * Whether the words a label leads are no person's. Words that are all everyday words name a team
  * or a role (Legal Department), unless common surnames that are everyday words (one, or two) follow
  * a greeting, a sign-off or a party's role (`Dear Baker,`, `Regards Stone`, `Tenant Carpenter`,
@@ -1572,6 +1598,8 @@ function labelLeadsWords(groups: LabelGroups, plain: readonly string[]): boolean
   )
     return true;
   if (looksPersonal(plain)) return false;
+  if (groups.salutation !== undefined && lone !== undefined && ADDRESSED_WORD_NAMES.has(lone))
+    return false;
   const lower = plain.map((w) => w.toLowerCase());
   const addressed = separated ? groups.bare === undefined : leadsPersonUnseparated(groups);
   const surname =
@@ -1664,11 +1692,7 @@ function names(text: string): PiiSpan[] {
       if (head === head.toUpperCase() && words.some((w) => COMPANY_WORDS.has(w.replace(/\.$/, ""))))
         continue;
       if (words.some((w) => teamOrProductWord(w) || HEADING_WORDS.has(w))) continue;
-      if (
-        words.length === 1 &&
-        GREETED_GROUP_WORDS.has(words[0]!.replace(/['’]s?$/u, "").toLowerCase())
-      )
-        continue;
+      if (words.length === 1 && greetedGroup(words[0]!)) continue;
       // A form's labels are no name (`Name, Surname and date of birth are required`).
       if (formLabels(words)) continue;
       if (companyAfter(text, i + v.length)) continue;
@@ -1677,14 +1701,12 @@ function names(text: string): PiiSpan[] {
       if (rest && COMPANY_WORDS.has(`${words.at(-1)!}${rest}`.toUpperCase())) continue;
       // A second title (Herr Dr. Karl-Heinz Neumann) is not the name.
       let notNameBefore = false;
-      const loneName =
-        PLACE_LEADING_NAMES.has(words[0]!) &&
-        (words.length === 1 || (m.groups!.role ?? m.groups!.salutation) !== undefined);
-      while (!loneName && words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) {
+      const person = placeLeadingPerson(words, m.groups!);
+      while (!person && words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) {
         notNameBefore ||= notName(words[0]!);
         words.shift();
       }
-      while (words.length > (loneName ? 1 : 0) && notName(words.at(-1)!)) words.pop();
+      while (words.length > (person ? 1 : 0) && notName(words.at(-1)!)) words.pop();
       if (!words.length) continue;
       // After a word that is no name's, a letter with its dot is a list's (Annex B. Pricing).
       if (notNameBefore && MIDDLE_INITIAL_WORD.test(words[0]!)) continue;
@@ -1878,9 +1900,24 @@ const LOWER_TITLE_RULES: ReadonlyMap<string, LowerTitleRule> = new Map([
 const CASUAL_GREETINGS =
   "hi hey hello dear thank thanks thx cheers regards best love bye ciao hallo hola salut bonjour merci danke grazie gracias obrigado obrigada groetjes";
 const GREETING_WORDS = words(CASUAL_GREETINGS);
-/** Who a greeting addresses that is no person (`hi all`, `Hello World`, `Dear Members`). */
-const GREETED_GROUPS = "all everyone everybody team folks guys there world members";
+/**
+ * Who a greeting addresses that is no person, in English and the other languages of the corpus
+ * (`hi all`, `Hello World`, `Dear Members`, `Hallo zusammen`, `Liebe Kollegen`, `Cher client`,
+ * `Hola amigos`, `Ciao ragazzi`, `Hoi allemaal`); not the words that are first names too (`Allen`,
+ * `Ami`, `Amie`, `Amico`) or surnames (`Kunde`).
+ */
+const GREETED_GROUPS =
+  "all everyone everybody team folks guys there world members " +
+  "zusammen allerseits alle leute kollegen kolleginnen kollege kollegin freunde kunden welt " +
+  "tous toutes collègues collègue amis amies équipe client cliente clients clientes membres partenaires " +
+  "todos todas amigos amigas amigo amiga equipo compañeros compañeras colegas colega mundo chicos " +
+  "tutti ragazzi amici amica colleghi collega squadra mondo " +
+  "allemaal iedereen collega's vrienden jongens klant klanten";
 const GREETED_GROUP_WORDS = words(GREETED_GROUPS);
+/** A word of `GREETED_GROUPS`, in any case and with a possessive (`Members'`). */
+function greetedGroup(word: string): boolean {
+  return GREETED_GROUP_WORDS.has(word.replace(/['’]s?$/u, "").toLowerCase());
+}
 
 /**
  * Where a name typed in lower case ends: before punctuation of the clause and a space, or before
@@ -2834,8 +2871,11 @@ const DOTTED_INITIAL = /^\p{L}\.$/u;
  * may be a surname and the value `ends` where a name does; 0 for none.
  */
 function nameWords(words: readonly string[], ends: boolean, named = false): number {
-  // A place whose words read as a first name and a surname (`owner: hong kong office`).
-  if (holdsEastAsianPlace(words)) return 0;
+  // A place whose words read as a first name and a surname (`owner: hong kong office`) is no
+  // name; a name before it ends there (`owner: tom hong kong`).
+  const place = eastAsianPlaceWord(words);
+  if (place === 0) return 0;
+  if (place > 0) return nameWords(words.slice(0, place), true, named);
   const initial = INITIAL.test(words[0]!) || JOINED_INITIALS.test(words[0]!);
   const first = named ? anyFirstName(words[0]!) : plainFirstName(words[0]!);
   if (!initial && !first) {
@@ -3694,9 +3734,18 @@ function eastAsianPlace(text: string, start: number, words: readonly string[]): 
 }
 /** Whether the words hold a place of several words (hong kong office). */
 function holdsEastAsianPlace(words: readonly string[]): boolean {
-  if (!words.some((w) => PLACE_PHRASE_WORDS.has(w.toLowerCase()))) return false;
-  const phrase = ` ${words.join(" ").toLowerCase()} `;
-  return PLACE_PHRASES.some((p) => phrase.includes(` ${p} `));
+  return eastAsianPlaceWord(words) >= 0;
+}
+/** Where among the words the first place of several words starts (`tom hong kong` → 1), or -1. */
+function eastAsianPlaceWord(words: readonly string[]): number {
+  if (!words.some((w) => PLACE_PHRASE_WORDS.has(w.toLowerCase()))) return -1;
+  const lower = words.map((w) => w.toLowerCase());
+  for (let k = 0; k < lower.length - 1; k++) {
+    if (!PLACE_PHRASE_WORDS.has(lower[k]!)) continue;
+    const from = ` ${lower.slice(k).join(" ")} `;
+    if (PLACE_PHRASES.some((p) => from.startsWith(` ${p} `))) return k;
+  }
+  return -1;
 }
 
 /**
@@ -3768,6 +3817,9 @@ function unlabelledNames(text: string): PiiSpan[] {
       readAsWords(text, m.index, m.index + words.join(" ").length)
     )
       continue;
+    // A salutation that is also a first name (Cher, Hoi) before whom it greets is no name
+    // (`Cher Client`, `Hoi Allemaal`).
+    if (NAME_LABEL_WORDS.has(words[0]!) && words.slice(1).every(greetedGroup)) continue;
     // A salutation that is also a first name (Gentile, Cara) before another first name greets
     // the name after it (Gentile Anna Rossi).
     if (NAME_LABEL_WORDS.has(words[0]!) && words[1]!.split("-").some(isFirstName)) {

@@ -2005,10 +2005,25 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Invoice from Kessler, Hamill and Nolan",
       "Invoice from Fay, Russel and Rempel",
       "Gentile cliente, la informiamo",
+      // Who a greeting addresses that is no person, capitalised, in the corpus's languages; a
+      // salutation that is also a first name before it (Cher, Hoi).
+      "Hallo Zusammen, Liebe Kollegen, Hola Amigos, Ciao Ragazzi, Bonjour Tous,",
+      "Cher Client,",
+      "Hoi Allemaal,",
+      "Chère Cliente, Cara Amica,",
       "Jur. 12.03.2020",
       "Victoria Station",
       // A first name with an accent the lexicon's spelling lacks is a word (Signé, not Signe).
       "Signé à Paris.",
+    ]);
+    expectRedacted([
+      // A second greeting after the group's greets the name; no surname-first name runs into it.
+      ["Liebe Kollegen, liebe Anna,", "Liebe Kollegen, liebe [NAME_1],"],
+      ["Hello World, Hello Anna", "Hello World, Hello [NAME_1]"],
+      ["Dear Smith, Hi there", "Dear [NAME_1], Hi there"],
+      // The words of those groups that are first names too stay names.
+      ["Dear Allen,\nHi Amie,", "Dear [NAME_1],\nHi [NAME_2],"],
+      ["Hoi Anna, Hola Amigos, soy Marta.", "Hoi [NAME_1], Hola Amigos, soy [NAME_2]."],
     ]);
   });
 
@@ -2031,6 +2046,13 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Contact: River", "Contact: [NAME_1]"],
       ["Payee: River Smith", "Payee: [NAME_1]"],
       ["Payee: River Smith Bank", "Payee: [NAME_1] Bank"],
+      ["Dear River Phoenix,", "Dear [NAME_1],"],
+      // A given name that is an everyday word, addressed alone by a greeting or a sign-off.
+      ["Dear Sky,\nthe draft is attached.", "Dear [NAME_1],\nthe draft is attached."],
+      ["Thanks for the draft.\n\nCheers,\nRain", "Thanks for the draft.\n\nCheers,\n[NAME_1]"],
+      ["Best,\nStorm", "Best,\n[NAME_1]"],
+      ["Hi Nova! Kind regards,\nBlessing", "Hi [NAME_1]! Kind regards,\n[NAME_2]"],
+      ["Thanks Justice for the review.", "Thanks [NAME_1] for the review."],
       // In the middle of a sentence the capital says it is a name; with a surname anywhere.
       ["Yesterday I met Holly at the bank.", "Yesterday I met [NAME_1] at the bank."],
       ["We met with Rose and Daisy.", "We met with [NAME_1] and [NAME_2]."],
@@ -2052,6 +2074,13 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       // The place that first name leads.
       "the River Thames floods",
       "Attn: River Plate Branch",
+      "Hi River Station, the 8:15 is late.",
+      // Those everyday words elsewhere, or with more words after a greeting, or an endearment.
+      "The Sky is clear; Rain is due; a Storm warning holds.",
+      "Dear Justice Department,",
+      "Pay in Cash, thanks.",
+      "Dear Honey,",
+      "Best Rain Jackets of the year",
       // After the infinitive's `be`, the adjective's place.
       "I have to be Frank with you.",
       "To be Frank, the deal is off. Let me be Frank: no.",
@@ -2783,6 +2812,11 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "owner: hong kong office",
       "Owner: Hong Kong Office",
       "assignee: wan chai branch",
+    ]);
+    // A name before such a place ends where the place starts.
+    expectRedacted([
+      ["owner: tom hong kong", "owner: [NAME_1] hong kong"],
+      ["owner: anna wan chai branch", "owner: [NAME_1] wan chai branch"],
     ]);
   });
 

@@ -1114,12 +1114,17 @@ const TITLE_PARTICLE = "(?:Van|Von|De) (?:[Dd]er|[Dd]en|[Dd]em|[Dd]e|[Hh]et|[Ll]
  */
 const SENTENCE_ARTICLE =
   "(?:Le|La|Les|Lo|Il|El|Los|Las|Der|Die|Das|Het|The|Un|Une|Una|Uno|Ein|Eine)";
+/** Greetings and sign-offs as chats type them, in lower case or capitalised. */
+const CASUAL_GREETINGS =
+  "hi hey hiya howdy yo hello dear thank thanks thx cheers regards best love bye ciao hallo moin servus hola querida querido salut coucou bonjour bonsoir merci danke grazie gracias buongiorno buonasera salve carissimo carissima obrigado obrigada olá hoi groetjes goedemorgen goedemiddag goedenavond hej";
+const GREETING_WORDS = words(CASUAL_GREETINGS);
+/** German greetings that agree with the name after them, and never stand before a comma. */
+const NO_COMMA_GREETINGS = "Sehr geehrte[rs]?|Liebe[rs]?";
 /**
- * Greetings that are no one's given name, which after a comma greet again (`Hello World, Hello
- * Anna`, `Liebe Kollegen, liebe Anna`): no surname-first name runs into them.
+ * A greeting after a comma greets again, no given name (`Hello World, Hello Anna`, `Liebe
+ * Kollegen, liebe Anna`, `Querida Carmen, Querido Pablo`): no surname-first name runs into it.
  */
-const SECOND_GREETING =
-  "(?:Dear|Hi|Hey|Hello|Hallo|Hola|Bonjour|Salut|Ciao|Hoi|Liebe[rs]?|Sehr geehrte[rs]?)(?![\\p{L}\\p{N}])";
+const SECOND_GREETING = `(?:${[...GREETING_WORDS].map(capitalised).join("|")}|${NO_COMMA_GREETINGS})(?![\\p{L}\\p{N}])`;
 /**
  * Surname first, as lists, registers and forms write it: Smith, John; SMITH, John; Tolkien, J.R.R.;
  * Van Der Berg, Jan.
@@ -1151,11 +1156,9 @@ function laterWordsEitherCase(list: string): string {
     .join("|");
 }
 
-/** German greetings that agree with the name after them, and never stand before a comma. */
-const NO_COMMA_GREETINGS = "Sehr geehrte[rs]?|Liebe[rs]?";
 /** Labels that greet or sign off: they lead a person or a group, never a thing. */
 const SALUTATIONS = laterWordsEitherCase(
-  `Kind regards|Best regards|With best regards|With kind regards|Thanks and regards|Thanks & regards|Yours sincerely|Sincerely yours|Yours faithfully|Yours truly|Respectfully|Warm wishes|Best wishes|Warm regards|Warmest regards|All the best|Take care|Many thanks|Thank you|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Liebe Grüße|Beste Grüße|Mit freundlichen Grüßen|Viele Grüße|Grüße|Gruß|Herrn|${NO_COMMA_GREETINGS}|Cher|Chère|Bonjour|Cordialement|Estimado|Estimada|Hola|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Cordiali saluti|Distinti saluti|Hartelijke groet|Groeten|Groet|Hoi|Hallo`,
+  `Kind regards|Best regards|Good morning|Good afternoon|Good evening|Guten Morgen|Guten Tag|Guten Abend|Grüß Gott|Buenos días|Buenas tardes|Buenas noches|Bom dia|Boa tarde|Boa noite|Hey|Hiya|Howdy|Moin|Servus|Querida|Querido|Coucou|Bonsoir|Buongiorno|Buonasera|Carissima|Carissimo|Goedemorgen|Goedemiddag|Goedenavond|Hej|Olá|With best regards|With kind regards|Thanks and regards|Thanks & regards|Yours sincerely|Sincerely yours|Yours faithfully|Yours truly|Respectfully|Warm wishes|Best wishes|Warm regards|Warmest regards|All the best|Take care|Many thanks|Thank you|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Liebe Grüße|Beste Grüße|Mit freundlichen Grüßen|Viele Grüße|Grüße|Gruß|Herrn|${NO_COMMA_GREETINGS}|Cher|Chère|Bonjour|Cordialement|Estimado|Estimada|Hola|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Cordiali saluti|Distinti saluti|Hartelijke groet|Groeten|Groet|Hoi|Hallo`,
 );
 /** A label that names a thing as often as a person (`Name: Gold`, a plan's). */
 const BARE_NAME_LABELS = "Name|Nom|Nombre|Nome";
@@ -1692,6 +1695,11 @@ function names(text: string): PiiSpan[] {
       if (head === head.toUpperCase() && words.some((w) => COMPANY_WORDS.has(w.replace(/\.$/, ""))))
         continue;
       if (words.some((w) => teamOrProductWord(w) || HEADING_WORDS.has(w))) continue;
+      if (m.groups!.salutation !== undefined) {
+        // Whom a greeting addresses before the name is no part of it (`Hi There Delilah`).
+        while (words.length > 1 && greetedGroup(words[0]!)) words.shift();
+        if (words.length === 1 && VOICE_ASSISTANTS.has(words[0]!)) continue;
+      }
       if (words.length === 1 && greetedGroup(words[0]!)) continue;
       // A form's labels are no name (`Name, Surname and date of birth are required`).
       if (formLabels(words)) continue;
@@ -1896,10 +1904,6 @@ const LOWER_TITLE_RULES: ReadonlyMap<string, LowerTitleRule> = new Map([
   ],
 ]);
 
-/** Greetings and sign-offs as chats type them, in lower case or capitalised. */
-const CASUAL_GREETINGS =
-  "hi hey hello dear thank thanks thx cheers regards best love bye ciao hallo hola salut bonjour merci danke grazie gracias obrigado obrigada groetjes";
-const GREETING_WORDS = words(CASUAL_GREETINGS);
 /**
  * Who a greeting addresses that is no person, in English and the other languages of the corpus
  * (`hi all`, `Hello World`, `Dear Members`, `Hallo zusammen`, `Liebe Kollegen`, `Cher client`,
@@ -1914,6 +1918,8 @@ const GREETED_GROUPS =
   "tutti ragazzi amici amica colleghi collega squadra mondo " +
   "allemaal iedereen collega's vrienden jongens klant klanten";
 const GREETED_GROUP_WORDS = words(GREETED_GROUPS);
+/** Voice assistants a greeting wakes (`Hey Google`, `Hi Siri`): no person's name. */
+const VOICE_ASSISTANTS = words("Google Siri Cortana Bixby");
 /** A word of `GREETED_GROUPS`, in any case and with a possessive (`Members'`). */
 function greetedGroup(word: string): boolean {
   return GREETED_GROUP_WORDS.has(word.replace(/['’]s?$/u, "").toLowerCase());

@@ -2027,6 +2027,34 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     ]);
   });
 
+  it("should read the name a greeting of the corpus's languages addresses, of one word or two, capitalised or in a chat's lower case", function () {
+    expectRedacted([
+      ["Guten Morgen Jonas, anbei der Vertrag.", "Guten Morgen [NAME_1], anbei der Vertrag."],
+      ["Moin Jens,\nServus Toni,", "Moin [NAME_1],\nServus [NAME_2],"],
+      ["Bonsoir Claire, Coucou Manon,", "Bonsoir [NAME_1], Coucou [NAME_2],"],
+      ["Querida Carmen, Querido Pablo:", "Querida [NAME_1], Querido [NAME_2]:"],
+      ["Buongiorno Giulia,\nSalve Marco,", "Buongiorno [NAME_1],\nSalve [NAME_2],"],
+      ["Carissimo Luca, Goedemorgen Daan,", "Carissimo [NAME_1], Goedemorgen [NAME_2],"],
+      ["Hiya Beth! Howdy Jake. Yo Mike,", "Hiya [NAME_1]! Howdy [NAME_2]. Yo [NAME_3],"],
+      ["Good morning Sarah,\nBom dia Ana,", "Good morning [NAME_1],\nBom dia [NAME_2],"],
+      ["Good Afternoon, Priya", "Good Afternoon, [NAME_1]"],
+      ["hiya beth, you there?", "hiya [NAME_1], you there?"],
+      ["moin jens, kurze frage", "moin [NAME_1], kurze frage"],
+      // Whom the greeting addresses before the name is not of it.
+      ["Hi There Delilah,", "Hi There [NAME_1],"],
+    ]);
+    expectNoName([
+      "Good morning team,",
+      // A voice assistant's wake phrase.
+      "Hey Google, play music. Hello Siri.",
+      "Guten Tag zusammen,",
+      "Good Morning America",
+      "Salve Regina University",
+      "Buenas noches, hasta mañana.",
+      "yo creo que sí",
+    ]);
+  });
+
   it("should read a first name that is an everyday word where a person is meant, capitalised, and the word in lower case or where every word is capitalised", function () {
     expectRedacted([
       // Names neither lexicon holds, since they are words: after a greeting, a request, a label.

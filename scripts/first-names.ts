@@ -78,7 +78,7 @@ const FIRST_ALL_THE_SAME = new Set(
  * English words compromise does not tag: before a capitalised word they would start a false name.
  */
 const COMMON_WORDS = new Set(
-  "ala amor aura baba bay bella con dal dame del den der des die don dona dos ella flor gala idea jet job las les los lot luce lune luz mama mar mille nada nova oder paz per rosa san sao sera son sole sur tor tra una une uno van vera via vie vita yoga soda".split(
+  "ala amor aura baba bay bella con dal dame del den der des die don dona dos ella flor gala hasta idea jet job las les los lot luce lune luz mama mar mille nada nova oder paz per rosa san sao sera son sole sur tor tra una une uno van vera via vie vita yoga soda".split(
     " ",
   ),
 );

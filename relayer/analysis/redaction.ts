@@ -1114,10 +1114,12 @@ const TITLE_PARTICLE = "(?:Van|Von|De) (?:[Dd]er|[Dd]en|[Dd]em|[Dd]e|[Hh]et|[Ll]
  */
 const SENTENCE_ARTICLE =
   "(?:Le|La|Les|Lo|Il|El|Los|Las|Der|Die|Das|Het|The|Un|Une|Una|Uno|Ein|Eine)";
+/** Sign-offs chats abbreviate, in capitals as often (`TIA, Anna`, `BR, John`, `LG Anna`). */
+const ABBREVIATED_SIGN_OFFS = "thx tia br kr lg vg mfg mvg";
 /** Greetings and sign-offs as chats type them, in lower case or capitalised. */
-const CASUAL_GREETINGS =
-  "hi hey hiya howdy yo hello dear thank thanks thx cheers regards best love bye ciao hallo moin servus hola querida querido salut coucou bonjour bonsoir merci danke grazie gracias buongiorno buonasera salve carissimo carissima obrigado obrigada olá hoi groetjes goedemorgen goedemiddag goedenavond hej";
+const CASUAL_GREETINGS = `hi hey hiya howdy yo hello dear thank thanks ${ABBREVIATED_SIGN_OFFS} cheers regards best love bye ciao hallo moin servus hola querida querido salut coucou bonjour bonsoir merci danke grazie gracias buongiorno buonasera salve carissimo carissima obrigado obrigada olá hoi groetjes goedemorgen goedemiddag goedenavond hej`;
 const GREETING_WORDS = words(CASUAL_GREETINGS);
+const ABBREVIATED_SIGN_OFF_WORDS = words(ABBREVIATED_SIGN_OFFS);
 /** German greetings that agree with the name after them, and never stand before a comma. */
 const NO_COMMA_GREETINGS = "Sehr geehrte[rs]?|Liebe[rs]?";
 /**
@@ -1158,7 +1160,7 @@ function laterWordsEitherCase(list: string): string {
 
 /** Labels that greet or sign off: they lead a person or a group, never a thing. */
 const SALUTATIONS = laterWordsEitherCase(
-  `Kind regards|Best regards|Good morning|Good afternoon|Good evening|Guten Morgen|Guten Tag|Guten Abend|Grüß Gott|Buenos días|Buenas tardes|Buenas noches|Bom dia|Boa tarde|Boa noite|Hey|Hiya|Howdy|Moin|Servus|Querida|Querido|Coucou|Bonsoir|Buongiorno|Buonasera|Carissima|Carissimo|Goedemorgen|Goedemiddag|Goedenavond|Hej|Olá|With best regards|With kind regards|Thanks and regards|Thanks & regards|Yours sincerely|Sincerely yours|Yours faithfully|Yours truly|Respectfully|Warm wishes|Best wishes|Warm regards|Warmest regards|All the best|Take care|Many thanks|Thank you|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Liebe Grüße|Beste Grüße|Mit freundlichen Grüßen|Viele Grüße|Grüße|Gruß|Herrn|${NO_COMMA_GREETINGS}|Cher|Chère|Bonjour|Cordialement|Estimado|Estimada|Hola|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Cordiali saluti|Distinti saluti|Hartelijke groet|Groeten|Groet|Hoi|Hallo`,
+  `Kind regards|Best regards|Warmly|Ever yours|Yours|With love|Much love|Love|Hugs|Talk soon|Speak soon|Bien à vous|Bien cordialement|Amicalement|Bisous|À bientôt|Besos|Un beso|Abrazos|Saludos cordiales|Un cordial saludo|Hasta luego|Hasta pronto|Hasta mañana|Un abbraccio|Baci|Cordialmente|Tschüss|Bis bald|Herzliche Grüße|Freundliche Grüße|Mit besten Grüßen|Schöne Grüße|Tot ziens|Met vriendelijke groet|Vriendelijke groeten|Groetjes|Good morning|Good afternoon|Good evening|Guten Morgen|Guten Tag|Guten Abend|Grüß Gott|Buenos días|Buenas tardes|Buenas noches|Bom dia|Boa tarde|Boa noite|Hey|Hiya|Howdy|Moin|Servus|Querida|Querido|Coucou|Bonsoir|Buongiorno|Buonasera|Carissima|Carissimo|Goedemorgen|Goedemiddag|Goedenavond|Hej|Olá|With best regards|With kind regards|Thanks and regards|Thanks & regards|Yours sincerely|Sincerely yours|Yours faithfully|Yours truly|Respectfully|Warm wishes|Best wishes|Warm regards|Warmest regards|All the best|Take care|Many thanks|Thank you|Dear|Hi|Hello|Regards|Sincerely|Best|Cordially|Thanks|Cheers|Bises|Amitiés|Un saludo|Un abrazo|Saluti|Un saluto|Liebe Grüße|Beste Grüße|Mit freundlichen Grüßen|Viele Grüße|Grüße|Gruß|Herrn|${NO_COMMA_GREETINGS}|Cher|Chère|Bonjour|Cordialement|Estimado|Estimada|Hola|Atentamente|Saludos|Gentile|Egregio|Caro|Cara|Ciao|Cordiali saluti|Distinti saluti|Hartelijke groet|Groeten|Groet|Hoi|Hallo`,
 );
 /** A label that names a thing as often as a person (`Name: Gold`, a plan's). */
 const BARE_NAME_LABELS = "Name|Nom|Nombre|Nome";
@@ -1440,12 +1442,14 @@ function surnameFirst(value: string, labelled = false): boolean {
     !(known && NOUN_LIKE.has(w.toLowerCase()));
   if (surname.some((w) => notName(w) || COMPANY_WORDS.has(w) || everyday(w) || greetedGroup(w)))
     return false;
-  // A greeting or sign-off before the comma greets the name (Best, Olga; Viele Grüße, Lukas).
+  // A greeting or sign-off before the comma greets the name (Best, Olga; Viele Grüße, Lukas; an
+  // abbreviated one in capitals too, TIA, Anna).
   const greeting = surname.join(" ");
   if (
-    !caps &&
-    (GREETING_WORDS.has(greeting.toLowerCase()) ||
-      (WHOLE_NAME_LABEL.test(greeting) && !NO_COMMA_GREETING.test(greeting)))
+    ABBREVIATED_SIGN_OFF_WORDS.has(greeting.toLowerCase()) ||
+    (!caps &&
+      (GREETING_WORDS.has(greeting.toLowerCase()) ||
+        (WHOLE_NAME_LABEL.test(greeting) && !NO_COMMA_GREETING.test(greeting))))
   )
     return false;
   if (known) return true;

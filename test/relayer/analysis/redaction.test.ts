@@ -2042,11 +2042,19 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["moin jens, kurze frage", "moin [NAME_1], kurze frage"],
       // Whom the greeting addresses before the name is not of it.
       ["Hi There Delilah,", "Hi There [NAME_1],"],
+      // Sign-offs the lists lacked, before a name that is an everyday word too, and abbreviated
+      // ones, also before the comma of a surname written first.
+      ["Warmly,\nSue", "Warmly,\n[NAME_1]"],
+      ["Bisous,\nRose\n\nHugs,\nHolly", "Bisous,\n[NAME_1]\n\nHugs,\n[NAME_2]"],
+      ["Hasta luego, Pedro", "Hasta luego, [NAME_1]"],
+      ["LG Anna", "LG [NAME_1]"],
+      ["TIA, Anna\nBR, John", "TIA, [NAME_1]\nBR, [NAME_2]"],
     ]);
     expectNoName([
       "Good morning team,",
       // A voice assistant's wake phrase.
       "Hey Google, play music. Hello Siri.",
+      "Love Island; All Yours; LG Display shares rose.",
       "Guten Tag zusammen,",
       "Good Morning America",
       "Salve Regina University",

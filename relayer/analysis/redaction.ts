@@ -1212,9 +1212,10 @@ function titleBrand(title: string, name: string): boolean {
 
 /**
  * A name's context: its pattern, whose group `value` is the name; whether its words must read as a
- * person's; whether the pattern ends on the bracket after the name (`between Jane Doe (the Buyer)`).
+ * person's; whether the pattern ends on the bracket after the name (`between Jane Doe (the Buyer)`);
+ * whether a title leads the name (`Dr. Smith`: any words after one are a person's).
  */
-const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean; bracket?: true }> = [
+const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean; bracket?: true; title?: true }> = [
   // The surname alone after a title may start on its particle (Ms. de la Fuente, Mr. van der Berg),
   // or after more titles (Herr Dr. Schäfer, Frau Dr. med. Weber). A title in lower case is the
   // group `lowerTitle`.
@@ -1224,6 +1225,7 @@ const NAME_CONTEXTS: Array<{ re: RegExp; firstName: boolean; bracket?: true }> =
       "gu",
     ),
     firstName: false,
+    title: true,
   },
   {
     re: new RegExp(
@@ -1669,8 +1671,8 @@ function isInitialsOf(capitals: string, name: string): boolean {
 
 function names(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const { re, firstName, bracket } of NAME_CONTEXTS) {
-    const afterTitle = re === NAME_CONTEXTS[0]!.re;
+  for (const { re, firstName, bracket, title } of NAME_CONTEXTS) {
+    const afterTitle = title === true;
     for (const m of execAll(re, text)) {
       // A ticker in the bracket names an asset (`with Solana (SOL)`, `and Cardano (ADA)`), not a
       // party, unless it is the name's initials (`with John Smith (JS)`).

@@ -1346,7 +1346,7 @@ const SOFTWARE_WORDS =
   "Deps Dep DevDeps Repo Repos Config Configs Env Envs Infra Ops Readme README Changelog Linter API APIs SDK CLI UI UX CI NPM Npm JSON YAML Async Auth Backend Frontend Refactor Perf Docs Util Utils Impl Specs Polyfill Polyfills Typings Dist";
 /** Words a name pattern may start on that are not names. */
 const NOT_NAMES = words(
-  `${SOFTWARE_WORDS} CEO CFO COO CTO CIO CISO CMO CRO CCO VP SVP EVP HR GM MD Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please FYI ASAP FAO PLS PLZ Bitte Danke Merci Grazie Gracias Prego Hallo Hola Ciao Bonjour Salut Obrigado Obrigada Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station River County Square Strasse Straße Gasse Platz Allee Straat Laan Plein Gracht Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard Bridge District Trophy Festival Tournament`,
+  `${SOFTWARE_WORDS} CEO CFO COO CTO CIO CISO CMO CRO CCO VP SVP EVP HR GM MD Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please FYI ASAP FAO PLS PLZ Bitte Danke Merci Grazie Gracias Prego Hallo Hola Ciao Bonjour Salut Obrigado Obrigada Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station County Square Strasse Straße Gasse Platz Allee Straat Laan Plein Gracht Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard Bridge District Trophy Festival Tournament`,
 );
 
 /**
@@ -1378,19 +1378,26 @@ function notName(word: string): boolean {
 }
 
 /**
- * First names that lead a place's name (`the River Thames`, so in `NOT_NAMES`), a person's alone
- * after a label (`Dear River,`, `To: River`) and with more words after a greeting or a party's
- * role (`Payee: River Smith`).
+ * First names that lead a place's name (`the River Thames`, `River Plate`): before another word
+ * of the same run they are no name's, as `NOT_NAMES` are (`notNameIn`); alone they are a person's
+ * (`I met River`, `Dear River,`, `To: River`).
  */
 const PLACE_LEADING_NAMES = new Set(["River"]);
+/** Whether the `k`th of the words is no name's: `notName`, or a place's first word before more. */
+function notNameIn(words: readonly string[], k: number): boolean {
+  const word = words[k]!;
+  return (
+    notName(word) ||
+    (k + 1 < words.length && PLACE_LEADING_NAMES.has(capitalised(word.toLowerCase())))
+  );
+}
 /**
- * Whether the words a label leads open on a person's name that `PLACE_LEADING_NAMES` holds: alone,
- * or after a greeting or a party's role before a word that is no place's (`Payee: River Smith`;
- * `Hi River Station` greets no one by name).
+ * Whether the words a label leads open on a person's name that `PLACE_LEADING_NAMES` holds, before
+ * more words: after a greeting or a party's role, before a word that is no place's (`Payee: River
+ * Smith`; `Hi River Station` greets no one by name, `Attn: River Plate Branch` is a place).
  */
 function placeLeadingPerson(words: readonly string[], groups: LabelGroups): boolean {
-  if (!PLACE_LEADING_NAMES.has(words[0]!)) return false;
-  if (words.length === 1) return true;
+  if (words.length < 2 || !PLACE_LEADING_NAMES.has(words[0]!)) return false;
   return (groups.role ?? groups.salutation) !== undefined && !notName(words[1]!);
 }
 
@@ -1501,7 +1508,9 @@ function listedNames(text: string, from: number): PiiSpan[] {
     const end = at + m[0].length;
     // A team, a company, a place or an everyday word opens no name (Legal Department, Paris Cedex).
     if (
-      words.some((w) => notName(w) || teamOrProductWord(w) || COMPANY_WORDS.has(w.toUpperCase())) ||
+      words.some(
+        (w, k) => notNameIn(words, k) || teamOrProductWord(w) || COMPANY_WORDS.has(w.toUpperCase()),
+      ) ||
       (isCommonWord(words[0]!) && !isFirstName(words[0]!) && eastAsianName(words) === 0) ||
       companyAfter(text, end)
     )
@@ -1716,8 +1725,8 @@ function names(text: string): PiiSpan[] {
       // A second title (Herr Dr. Karl-Heinz Neumann) is not the name.
       let notNameBefore = false;
       const person = placeLeadingPerson(words, m.groups!);
-      while (!person && words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) {
-        notNameBefore ||= notName(words[0]!);
+      while (!person && words.length && (notNameIn(words, 0) || HONORIFIC.test(words[0]!))) {
+        notNameBefore ||= notNameIn(words, 0);
         words.shift();
       }
       while (words.length > (person ? 1 : 0) && notName(words.at(-1)!)) words.pop();
@@ -1782,7 +1791,7 @@ function names(text: string): PiiSpan[] {
     }
     const words = describedName(v.split(" "));
     // A title before the name is not of it (Frau V. Kalinowski, geboren).
-    while (words.length && (notName(words[0]!) || HONORIFIC.test(words[0]!))) words.shift();
+    while (words.length && (notNameIn(words, 0) || HONORIFIC.test(words[0]!))) words.shift();
     while (words.length && notName(words.at(-1)!)) words.pop();
     if (words.length && !camelCaseBrand(words))
       out.push(nameSpan(text, i + v.lastIndexOf(words.join(" ")), words));
@@ -1998,7 +2007,7 @@ const WORD_NAMES = words(
   "rose summer ruby jasmine olive crystal jade poppy hazel jewel faith hope joy patience charity " +
     "melody sage pearl coral daisy lily violet holly heather bill will art ray rich gene sandy " +
     "penny earl miles cliff hunter guy dawn rusty sonny chip woody brandy misty dusty reed frank " +
-    "jay viola raven willow",
+    "jay viola raven willow river",
 );
 function capitalisedWordName(word: string): boolean {
   return /^\p{Lu}\p{Ll}+$/u.test(word) && WORD_NAMES.has(word.toLowerCase());
@@ -2347,6 +2356,11 @@ function listedBefore(before: string): boolean {
   const word = LIST_BEFORE.exec(before)?.[1];
   return word !== undefined && !GREETING_WORDS.has(word.toLowerCase());
 }
+/**
+ * First names that are also abbreviations with their dot (`Ed.` an edition, `Pat.` a patent,
+ * `Jan.` January, `Art.` an article, `Max.` a maximum, `Gen.` a general, `Val.` a value).
+ */
+const ABBREVIATING_NAMES = words("Ed Pat Jan Art Max Gen Val Aug Jun Jul Mar Al Di Vic Fran Sal");
 function loneFirstNames(text: string): PiiSpan[] {
   const found: { at: number; word: string; afterListed: boolean; listed: boolean }[] = [];
   for (const m of execAll(LONE_FIRST_NAME, text)) {
@@ -2360,8 +2374,14 @@ function loneFirstNames(text: string): PiiSpan[] {
     const before = text.slice(Math.max(0, m.index - 40), m.index);
     const after = text.slice(end, end + 40);
     if (/^[ \t]\p{Lu}/u.test(after)) continue;
-    // An abbreviation (Jur. 12.03.2020), or a table cell's whole value, which the tables' rules read.
-    if (/^\.[ \t]*[\p{Ll}\p{N}]/u.test(after) || (before.endsWith(">") && after.startsWith("<")))
+    // An abbreviation (Jur. 12.03.2020, 2nd Ed. with notes), or a table cell's whole value, which
+    // the tables' rules read. Before a word in lower case a first name's dot ends a sentence as
+    // chats write them (`I spoke to Anna. she said ok`, `with Tom and Anna. cc Tom`).
+    if (
+      /^\.[ \t]*\p{N}/u.test(after) ||
+      (ABBREVIATING_NAMES.has(word) && /^\.[ \t]*\p{Ll}/u.test(after)) ||
+      (before.endsWith(">") && after.startsWith("<"))
+    )
       continue;
     const prior = WORD_BEFORE.exec(before);
     // A capitalised word before it is of the same name or place (Victoria Station is read whole
@@ -2889,7 +2909,9 @@ function nameWords(words: readonly string[], ends: boolean, named = false): numb
   if (place === 0) return 0;
   if (place > 0) return nameWords(words.slice(0, place), true, named);
   const initial = INITIAL.test(words[0]!) || JOINED_INITIALS.test(words[0]!);
-  const first = named ? anyFirstName(words[0]!) : plainFirstName(words[0]!);
+  // A first name that leads places before more words is the place's (`Attn: River Plate`).
+  const first =
+    !notNameIn(words, 0) && (named ? anyFirstName(words[0]!) : plainFirstName(words[0]!));
   if (!initial && !first) {
     // A romanized Chinese, Korean or Japanese name in lower case (`payee: wang xiaoming`, `my name
     // is li na`), read as the capitalised ones are; not a firm's (`owner: wang xiaoming gmbh`).
@@ -3014,7 +3036,11 @@ function nameInField(label: string, value: string, writing: FieldCase): number {
   if (!words.length || !words.every((w) => /^\p{L}[\p{L}'’.-]*$/u.test(w))) return 0;
   // No name starts on a function word (`surname: and`, `name: the`).
   if (HEADING_WORDS.has(words[0]!.toUpperCase())) return 0;
-  if (words.some((w) => notName(w) || teamOrProductWord(w) || COMPANY_WORDS.has(w.toUpperCase())))
+  if (
+    words.some(
+      (w, k) => notNameIn(words, k) || teamOrProductWord(w) || COMPANY_WORDS.has(w.toUpperCase()),
+    )
+  )
     return 0;
   // After a bare `name` the words must read as a person's (a workflow's or a product's name does not).
   if (!NAME_PART.test(label) && !looksPersonal(words)) return 0;
@@ -3808,7 +3834,13 @@ function unlabelledNames(text: string): PiiSpan[] {
       continue;
     }
     while (words.length > 1 && SUFFIX_WORD.test(words.at(-1)!)) words.pop();
-    if (words.length < 2 || words.some((w) => NOT_NAMES.has(w) || companyWord(w))) continue;
+    if (
+      words.length < 2 ||
+      words.some(
+        (w, k) => NOT_NAMES.has(w) || companyWord(w) || (k === 0 && PLACE_LEADING_NAMES.has(w)),
+      )
+    )
+      continue;
     if (words.slice(1).some((w) => HONORIFIC_WORDS.has(w))) continue;
     // Before initials, a title or a salutation that is also a first name (Frau V. Kalinowski,
     // Gentile C. Balzano, Cher B. Nicolas) leads the name; it is not its first word.

@@ -2012,11 +2012,16 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Hoi Allemaal,",
       "Chère Cliente, Cara Amica,",
       "Jur. 12.03.2020",
+      // First names that are also abbreviations, with their dot before a word in lower case.
+      "the 2nd Ed. with notes; see Pat. appl. 5",
       "Victoria Station",
       // A first name with an accent the lexicon's spelling lacks is a word (Signé, not Signe).
       "Signé à Paris.",
     ]);
     expectRedacted([
+      // A first name's dot before a word in lower case ends a sentence, as chats write them.
+      ["I spoke to Anna. she said ok", "I spoke to [NAME_1]. she said ok"],
+      ["Meeting with Tom and Anna. cc Tom", "Meeting with [NAME_1] and [NAME_2]. cc [NAME_1]"],
       // A second greeting after the group's greets the name; no surname-first name runs into it.
       ["Liebe Kollegen, liebe Anna,", "Liebe Kollegen, liebe [NAME_1],"],
       ["Hello World, Hello Anna", "Hello World, Hello [NAME_1]"],
@@ -2083,6 +2088,12 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Payee: River Smith", "Payee: [NAME_1]"],
       ["Payee: River Smith Bank", "Payee: [NAME_1] Bank"],
       ["Dear River Phoenix,", "Dear [NAME_1],"],
+      // ... and alone in prose, as the first names that are everyday words are.
+      [
+        "Ask River to sign the form. I met River yesterday.",
+        "Ask [NAME_1] to sign the form. I met [NAME_1] yesterday.",
+      ],
+      ["Meeting with River and Anna. cc River", "Meeting with [NAME_1] and [NAME_2]. cc [NAME_1]"],
       // A given name that is an everyday word, addressed alone by a greeting or a sign-off.
       ["Dear Sky,\nthe draft is attached.", "Dear [NAME_1],\nthe draft is attached."],
       ["Thanks for the draft.\n\nCheers,\nRain", "Thanks for the draft.\n\nCheers,\n[NAME_1]"],
@@ -2111,6 +2122,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "the River Thames floods",
       "Attn: River Plate Branch",
       "Hi River Station, the 8:15 is late.",
+      "Attn: River Plate",
+      "River levels are rising. We walked along the River to the Thames River.",
       // Those everyday words elsewhere, or with more words after a greeting, or an endearment.
       "The Sky is clear; Rain is due; a Storm warning holds.",
       "Dear Justice Department,",

@@ -2351,6 +2351,7 @@ const LOWER_PAIRED = /(?<![\p{L}\p{N}'’@#/_.-])(\p{Ll}[\p{Ll}'’]+)[ \t]+(?:a
 /** The last join of a list of names, a conjunction (`Fatima and Omar`, `Anna, Tom and Priya`). */
 const PAIR_JOIN = new RegExp(`^,?[ \\t]+(?:${LIST_CONJUNCTIONS})[ \\t]+$`, "u");
 const COMMA_JOIN = /^,[ \t]*$/u;
+const AMPERSAND_JOIN = /^[ \t]*&[ \t]*$/u;
 /** A list's word and its join before (Kessler, …), not a greeting before its comma (Love, Anna). */
 function listedBefore(before: string): boolean {
   const word = LIST_BEFORE.exec(before)?.[1];
@@ -2424,8 +2425,10 @@ function loneFirstNames(text: string): PiiSpan[] {
   // In a list of capitalised words, as often a firm's partners as people (Kessler, Hamill and
   // Nolan; Guyot, Pierre et Fils): many surnames are also first names. A list of first names alone,
   // closed by a conjunction or by commas only, is of people (Meeting with Fatima and Omar; Anna,
-  // Tom, Priya will attend), as a firm of such partners reads too (Guyot et Pierre, tél.); firms
-  // close their partners' list with a conjunction or an ampersand.
+  // Tom, Priya will attend), as a firm of such partners reads too (Guyot et Pierre, tél.), and two
+  // joined by an ampersand, but one name twice (Priya & Tom approved; Ben & Jerry's reads so too,
+  // Johnson & Johnson not); firms close their partners' longer list with a conjunction or an
+  // ampersand (Kessler, Hamill & Nolan).
   const out: PiiSpan[] = [];
   for (let k = 0; k < found.length; k++) {
     const here = found[k]!;
@@ -2439,7 +2442,9 @@ function loneFirstNames(text: string): PiiSpan[] {
     let closed = false;
     while (!closed && last + 1 < found.length) {
       const join = text.slice(found[last]!.at + found[last]!.word.length, found[last + 1]!.at);
-      closed = PAIR_JOIN.test(join);
+      closed =
+        PAIR_JOIN.test(join) ||
+        (last === k && AMPERSAND_JOIN.test(join) && found[k + 1]!.word !== here.word);
       if (!closed && !COMMA_JOIN.test(join)) break;
       last++;
     }

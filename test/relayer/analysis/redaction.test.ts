@@ -2014,11 +2014,15 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       "Jur. 12.03.2020",
       // First names that are also abbreviations, with their dot before a word in lower case.
       "the 2nd Ed. with notes; see Pat. appl. 5",
+      // A firm of one name twice.
+      "Paid to Johnson & Johnson",
       "Victoria Station",
       // A first name with an accent the lexicon's spelling lacks is a word (Signé, not Signe).
       "Signé à Paris.",
     ]);
     expectRedacted([
+      // Two first names joined by an ampersand.
+      ["Priya & Tom approved; met Tom&Anna", "[NAME_1] & [NAME_2] approved; met [NAME_2]&[NAME_3]"],
       // A first name's dot before a word in lower case ends a sentence, as chats write them.
       ["I spoke to Anna. she said ok", "I spoke to [NAME_1]. she said ok"],
       ["Meeting with Tom and Anna. cc Tom", "Meeting with [NAME_1] and [NAME_2]. cc [NAME_1]"],

@@ -1045,7 +1045,7 @@ function addresses(text: string): PiiSpan[] {
 }
 
 const HONORIFICS =
-  "Mr|Mrs|Ms|Miss|Mx|Dr|Prof|MR|MRS|MISS|Sir|Dame|Herr|Frau|Hr|Fr|M|Mme|Mlle|Monsieur|Madame|Mademoiselle|Sr|Sra|Srta|Don|Doña|Dña|Sig|Sig\\.ra|Signor|Signora|Signorina|Dott|Dott\\.ssa|Ing|Avv|Dhr|Mevr|Mevrouw|[Dd]e heer|Heer|heer|Г-н|Г-жа|[Гг]осподин|[Гг]оспожа|κ|κα|[Κκ]ύριος|[Κκ]υρία";
+  "Mr|Mrs|Ms|Miss|Mx|Dr|Drs|Ir|Prof|MR|MRS|MISS|Sir|Dame|Herr|Frau|Hr|Fr|M|Mme|Mlle|Monsieur|Madame|Mademoiselle|Sr|Sra|Srta|Don|Doña|Dña|Sig|Sig\\.ra|Signor|Signora|Signorina|Dott|Dott\\.ssa|Ing|Avv|Dhr|Mevr|Mevrouw|[Dd]e heer|Heer|heer|Г-н|Г-жа|[Гг]осподин|[Гг]оспожа|κ|κα|[Κκ]ύριος|[Κκ]υρία";
 /**
  * The honorifics of one word (Dott, Sig.ra, Avv): never a later word of a name, so a salutation
  * before one (Gentile Dott.ssa, where Gentile is also a first name) is not taken for a name.
@@ -1060,6 +1060,10 @@ const HONORIFIC_WORDS = new Set(
  * jansen`), which `LOWER_TITLED` reads with `mme` and `mlle`.
  */
 const LOWER_TITLE_ABBREVIATIONS = "mr ms mrs dr prof sig sra srta dhr mevr";
+/** Dutch and Italian degrees written in lower case with their dot before a name (`drs.`, `ir.`). */
+const LOWER_DEGREES = "drs ir ing";
+/** A title or degree in lower case after the first (`prof. dr. ir. De Graaf`, `mr. drs. A. de Boer`). */
+const LOWER_LATER_TITLE = `(?:${alternation(LOWER_TITLE_ABBREVIATIONS)}|${alternation(LOWER_DEGREES)})\\.`;
 /**
  * Honorifics as Italian, Dutch and Spanish write them in running text, in lower case (`il sig.
  * Bianchi`, `dhr. Jansen`, `mevr. de Vries`), and English ones as chats and notes do (`mr. Smith`):
@@ -1068,14 +1072,14 @@ const LOWER_TITLE_ABBREVIATIONS = "mr ms mrs dr prof sig sra srta dhr mevr";
  * write out in lower case in running text (`la signora Ferri`, `il dottor Bianchi`, `madame
  * Martin`, `el señor García`, `doña Lucía`, `meneer Jansen`, `il professore Neri`).
  */
-const LOWER_HONORIFICS = `(?:(?:${alternation(LOWER_TITLE_ABBREVIATIONS)}|sigg|dott|avv|ing|geom|rag|arch)\\.|sig\\.r[ae]|sig\\.na|dott\\.ssa|mme|mlle|monsieur|madame|mademoiselle|señora?|señorita|doña|signora?|signorina|dottor|dottore|dottoressa|avvocato|avvocata|avvocatessa|ingegner|ingegnere|professore|professoressa|meneer|mevrouw)`;
+const LOWER_HONORIFICS = `(?:(?:${alternation(LOWER_TITLE_ABBREVIATIONS)}|${alternation(LOWER_DEGREES)}|sigg|dott|avv|geom|rag|arch)\\.|sig\\.r[ae]|sig\\.na|dott\\.ssa|mme|mlle|monsieur|madame|mademoiselle|señora?|señorita|doña|signora?|signorina|dottor|dottore|dottoressa|avvocato|avvocata|avvocatessa|ingegner|ingegnere|professore|professoressa|meneer|mevrouw)`;
 /** A doctorate's faculty after its title (Dr. med., Dr. rer. nat.). */
 const FACULTY = "(?:med|jur|phil|dent|vet|oec|rer\\. ?nat|rer\\. ?pol|h\\. ?c)\\.";
 /**
- * A title after the first (Herr Dr. Schäfer, Prof. Dr. Smith), with a doctorate's faculty (Dr.
- * med., Dr. rer. nat.) or a German or Austrian degree (Dipl.-Ing., Mag.).
+ * A title after the first (Herr Dr. Schäfer, Prof. Dr. Smith, prof. dr. ir. De Graaf), with a
+ * doctorate's faculty (Dr. med., Dr. rer. nat.) or a German or Austrian degree (Dipl.-Ing., Mag.).
  */
-const LATER_TITLE = `(?:(?:${HONORIFICS})\\.?(?: ${FACULTY})?|Dipl\\.-(?:Ing|Kfm|Kffr|Psych|Inf)\\.|Mag\\.)`;
+const LATER_TITLE = `(?:(?:${HONORIFICS})\\.?(?: ${FACULTY})?|${LOWER_LATER_TITLE}|Dipl\\.-(?:Ing|Kfm|Kffr|Psych|Inf)\\.|Mag\\.)`;
 /**
  * Titles in capitals that also write other things (MS Word, DR Congo): a title only between a
  * label and a name (Beneficiary: MS A JONES).
@@ -1836,7 +1840,7 @@ function wordEnds(words: readonly string[]): number[] {
  * lower case (a verb).
  */
 const LOWER_TITLED = new RegExp(
-  `(?<![\\p{L}\\p{N}'’.-])(?:${inTheirCases(`${LOWER_TITLE_ABBREVIATIONS} mme mlle`, { capitals: false })})\\.?[ \\t]+(?:${FACULTY}[ \\t]+)?(?!${FACULTY})(\\p{Ll}[\\p{Ll}'’-]*(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,3})(?![\\p{L}\\p{N}'’-])`,
+  `(?<![\\p{L}\\p{N}'’.-])(?:${inTheirCases(`${LOWER_TITLE_ABBREVIATIONS} mme mlle`, { capitals: false })})\\.?[ \\t]+(?:${FACULTY}[ \\t]+)?(?:${LOWER_LATER_TITLE}[ \\t]+){0,3}(?!${FACULTY}|${LOWER_LATER_TITLE})(\\p{Ll}[\\p{Ll}'’-]*(?:[ \\t]\\p{Ll}[\\p{Ll}'’-]*){0,3})(?![\\p{L}\\p{N}'’-])`,
   "gu",
 );
 function lowerTitledNames(text: string): PiiSpan[] {
@@ -2209,7 +2213,7 @@ const SURNAME_WORDS = words(
     "rich ring rivers rock rose royal rush sage salt sharp shepherd short silver singer small " +
     "smart smith snow south sparks spear spring stark steel sterling stone street strong summers " +
     "swan swift tanner temple thorn tower towers turner walker wall ward warren waters watts " +
-    "weaver wells west white wild winter winters wise wolf wood woods wren wright young",
+    "weaver wells west white wild winter winters wise wolf wood woods wren wright young berg",
 );
 /** An everyday English word (SCOWL's) that is no common surname (`indication`, not `baker`). */
 function everydayNoSurname(w: string): boolean {
@@ -3908,7 +3912,14 @@ function unlabelledNames(text: string): PiiSpan[] {
   for (const m of execAll(UNLABELLED_INITIALS, text)) {
     const words = m[1]!.split(" ");
     const surname = words.at(-1)!;
-    if (notName(surname) || isCommonWord(surname) || COMPANY_WORDS.has(surname)) continue;
+    // A surname that is an everyday word is one after its particle or as a common surname (`J. van
+    // den Berg`, `J.P. Baker`); other everyday words after letters are an acronym's (`U.S. Army`).
+    const lower = surname.toLowerCase();
+    const everyday =
+      (isCommonWord(surname) || (COMMON_ENGLISH_WORDS.has(lower) && !isFirstName(surname))) &&
+      !(words.length > 2 && PARTICLE_WORD.test(words.at(-2)!)) &&
+      !SURNAME_WORDS.has(lower);
+    if (notName(surname) || everyday || COMPANY_WORDS.has(surname)) continue;
     const initials = (m[1]!.match(/\p{Lu}\./gu) ?? []).length;
     // One initial is also a list's or a heading's letter (Annex B. Pricing): only where a name
     // starts a line, a clause or follows a conjunction; "M." alone is Monsieur.

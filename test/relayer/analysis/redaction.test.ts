@@ -2547,6 +2547,10 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
         "spoke to mr. [NAME_1] and dr. [NAME_2] yesterday",
       ],
       ["cc: prof. J. R. Tolkien", "cc: prof. [NAME_1]"],
+      // Dutch degrees, and titles stacked in lower case: no title is a name.
+      ["Met vriendelijke groet,\ndrs. J.P. van den Berg", "Met vriendelijke groet,\ndrs. [NAME_1]"],
+      ["ir. Jansen en mr. drs. A. de Boer", "ir. [NAME_1] en mr. drs. [NAME_2]"],
+      ["prof. dr. ir. K. de Graaf; Prof. dr. Jansen", "prof. dr. ir. [NAME_1]; Prof. dr. [NAME_2]"],
       // Titles written out in lower case in running text.
       [
         "Gentile dottor Bianchi, la signora Ferri ha firmato.",
@@ -2739,6 +2743,16 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Cher B. Nicolas,", "Cher [NAME_1],"],
     ]);
     expectNoName(["Name: Annex B. Pricing", "By Plan A. Then we go.", "See Schedule A. The Buyer"]);
+  });
+
+  it("should read initials before a surname that is an everyday word as a name after its particle or as a common surname, and no acronym's word", function () {
+    expectRedacted([
+      ["J.P. Baker signed the lease.", "[NAME_1] signed the lease."],
+      ["The lease was signed by J.P. Berg.", "The lease was signed by [NAME_1]."],
+      ["J. van den Berg signed.", "[NAME_1] signed."],
+      ["J.R.R. Martin and J. Candelaria Sierra", "[NAME_1] and [NAME_2]"],
+    ]);
+    expectNoName(["The U.S. Army paid the U.K. Government and the U.S. Mint."]);
   });
 
   it("should redact a name in Chinese, Japanese or Korean writing after a person's label, the whole of the value, and no firm's", function () {

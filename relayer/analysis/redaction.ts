@@ -1133,9 +1133,9 @@ const NO_COMMA_GREETINGS = "Sehr geehrte[rs]?|Liebe[rs]?";
 const SECOND_GREETING = `(?:${[...GREETING_WORDS].map(capitalised).join("|")}|${NO_COMMA_GREETINGS})(?![\\p{L}\\p{N}])`;
 /**
  * Surname first, as lists, registers and forms write it: Smith, John; SMITH, John; Tolkien, J.R.R.;
- * Van Der Berg, Jan.
+ * Van Der Berg, Jan. Initials before a capitalised word are that word's (`A. Smith, B. Jones`).
  */
-const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_WORD})?|(?:${PARTICLE} |${TITLE_PARTICLE} )?${NAME_WORD}(?: ${NAME_WORD})?), (?!${SENTENCE_ARTICLE} \\p{Ll}|${SECOND_GREETING})(?:${NAME_WORD}(?: ${NAME_WORD}){0,2}|${INITIALS})`;
+const SURNAME_FIRST = `(?:(?:${PARTICLE.toUpperCase()} )?${CAPS_WORD}(?: ${CAPS_WORD})?|(?:${PARTICLE} |${TITLE_PARTICLE} )?${NAME_WORD}(?: ${NAME_WORD})?), (?!${SENTENCE_ARTICLE} \\p{Ll}|${SECOND_GREETING})(?:${NAME_WORD}(?: ${NAME_WORD}){0,2}|${INITIALS}(?! (?:${PARTICLE} )?\\p{Lu}))`;
 /** The dot of a suffix the name pattern ends on (Jr.), which the span then takes back. */
 const SUFFIX_DOT = "(?:(?<=Jr|Sr|JR|SR)\\.)?";
 /** What a label may be followed by: a name in any of the forms above. */
@@ -1350,7 +1350,7 @@ const SOFTWARE_WORDS =
   "Deps Dep DevDeps Repo Repos Config Configs Env Envs Infra Ops Readme README Changelog Linter API APIs SDK CLI UI UX CI NPM Npm JSON YAML Async Auth Backend Frontend Refactor Perf Docs Util Utils Impl Specs Polyfill Polyfills Typings Dist";
 /** Words a name pattern may start on that are not names. */
 const NOT_NAMES = words(
-  `${SOFTWARE_WORDS} CEO CFO COO CTO CIO CISO CMO CRO CCO VP SVP EVP HR GM MD Ihre Ihr Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please FYI ASAP FAO PLS PLZ Bitte Danke Merci Grazie Gracias Prego Hallo Hola Ciao Bonjour Salut Obrigado Obrigada Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station County Square Strasse Straße Gasse Platz Allee Straat Laan Plein Gracht Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard Bridge District Trophy Festival Tournament`,
+  `${SOFTWARE_WORDS} CEO CFO COO CTO CIO CISO CMO CRO CCO VP SVP EVP HR GM MD Ihre Ihr Ich Je Yo Io Ik Ondergetekende Unterzeichner Unterzeichnerin Soussigné Soussignée Sottoscritto Sottoscritta Suscrito Suscrita Anschrift Bankverbindung Hijos Hermanos Asociados Sra Sr The This That These Those Party Parties Agreement Contract Company Bank Dear Please FYI ASAP FAO PLS PLZ Bitte Danke Merci Grazie Gracias Prego Hallo Hola Ciao Bonjour Salut Obrigado Obrigada Payment Invoice Total Date Section Clause Article Ltd Inc GmbH SA SAS SL SpA BV LLC Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Street Avenue Road IBAN SWIFT BIC NDA Confidential Information Receiving Disclosing Regulation Regulations Directive Act Article Articles Schedule Annex Appendix Exhibit Court Convention Code Treaty Statute Amendment Addendum Rules Rule Law Order Decision Terms Policy England Wales Scotland Ireland Group Station County Square Strasse Straße Gasse Platz Allee Straat Laan Plein Gracht Centre Center Museum Airport Hospital University College School Hotel Valley Island Beach Opera Cathedral Gardens Stadium Boulevard Bridge District Trophy Festival Tournament`,
 );
 
 /**
@@ -3932,15 +3932,24 @@ function unlabelledNames(text: string): PiiSpan[] {
     const value = m[1]!;
     const surname = value.slice(0, value.indexOf(","));
     const caps = surname === surname.toUpperCase();
-    if (!caps && !CLAUSE_START.test(text.slice(Math.max(0, m.index - 4), m.index))) continue;
+    const initialsGiven = /^\p{Lu}\./u.test(value.slice(value.indexOf(", ") + 2));
+    // In mixed case where a clause starts, or after a conjunction before initials (Smith, J. and
+    // Jones, K.).
+    if (
+      !caps &&
+      !CLAUSE_START.test(text.slice(Math.max(0, m.index - 4), m.index)) &&
+      !(initialsGiven && CONJUNCTION_BEFORE.test(text.slice(Math.max(0, m.index - 6), m.index)))
+    )
+      continue;
     // A surname in capitals that ends a name (Ji-hoon PARK, Seo-yeon LEE) is not the next one's.
     if (caps && eastAsianName([wordBefore(text, m.index), titleCase(surname)]) === 2) continue;
     if (!surnameFirst(value)) continue;
     // Surnames joined by a conjunction are a firm's name (Durgan, Fay and Dickens); a surname in
-    // capitals before given names is how registers and lists write a person (SMITH, John and Wang
-    // Wei), not a firm.
+    // capitals before given names, or one before initials, is how registers and lists write a
+    // person (SMITH, John and Wang Wei; Smith, J. and Jones, K.), not a firm.
     const end = m.index + value.length;
-    if (!caps && /^,? (?:and|y|e|und|et|en|&) /u.test(text.slice(end, end + 6))) continue;
+    if (!caps && !initialsGiven && /^,? (?:and|y|e|und|et|en|&) /u.test(text.slice(end, end + 6)))
+      continue;
     out.push(nameSpan(text, m.index, value.split(" ")));
   }
   return out;

@@ -2755,6 +2755,17 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
     expectNoName(["The U.S. Army paid the U.K. Government and the U.S. Mint."]);
   });
 
+  it("should read a list of initials and surnames whole, and a surname before initials joined to the next by a conjunction as a person's", function () {
+    expectRedacted([
+      ["Directors: A. Smith, B. Jones, C. Brown", "Directors: [NAME_1], [NAME_2], [NAME_3]"],
+      ["Smith, J. and Jones, K. signed.", "[NAME_1] and [NAME_2] signed."],
+      // A declaration's pronoun or `undersigned` before the comma is no surname.
+      ["Ondergetekende, Daan de Vries, verklaart", "Ondergetekende, [NAME_1], verklaart"],
+      ["Ich, Jonas Weber, bestätige", "Ich, [NAME_1], bestätige"],
+    ]);
+    expectNoName(["Invoice from Durgan, Fay and Dickens"]);
+  });
+
   it("should redact a name in Chinese, Japanese or Korean writing after a person's label, the whole of the value, and no firm's", function () {
     expectRedacted([
       ["Payee: 田中太郎", "Payee: [NAME_1]"],

@@ -1120,8 +1120,11 @@ const SENTENCE_ARTICLE =
   "(?:Le|La|Les|Lo|Il|El|Los|Las|Der|Die|Das|Het|The|Un|Une|Una|Uno|Ein|Eine)";
 /** Sign-offs chats abbreviate, in capitals as often (`TIA, Anna`, `BR, John`, `LG Anna`). */
 const ABBREVIATED_SIGN_OFFS = "thx tia br kr lg vg mfg mvg";
+/** Greetings and sign-offs of whole words, none a given name. */
+const WHOLE_GREETINGS =
+  "hi hey hiya howdy yo hello dear thank thanks cheers regards best love bye ciao hallo moin servus hola querida querido salut coucou bonjour bonsoir merci danke grazie gracias buongiorno buonasera salve carissimo carissima obrigado obrigada olá hoi groetjes goedemorgen goedemiddag goedenavond hej";
 /** Greetings and sign-offs as chats type them, in lower case or capitalised. */
-const CASUAL_GREETINGS = `hi hey hiya howdy yo hello dear thank thanks ${ABBREVIATED_SIGN_OFFS} cheers regards best love bye ciao hallo moin servus hola querida querido salut coucou bonjour bonsoir merci danke grazie gracias buongiorno buonasera salve carissimo carissima obrigado obrigada olá hoi groetjes goedemorgen goedemiddag goedenavond hej`;
+const CASUAL_GREETINGS = `${WHOLE_GREETINGS} ${ABBREVIATED_SIGN_OFFS}`;
 const GREETING_WORDS = words(CASUAL_GREETINGS);
 const ABBREVIATED_SIGN_OFF_WORDS = words(ABBREVIATED_SIGN_OFFS);
 /** German greetings that agree with the name after them, and never stand before a comma. */
@@ -1130,7 +1133,7 @@ const NO_COMMA_GREETINGS = "Sehr geehrte[rs]?|Liebe[rs]?";
  * A greeting after a comma greets again, no given name (`Hello World, Hello Anna`, `Liebe
  * Kollegen, liebe Anna`, `Querida Carmen, Querido Pablo`): no surname-first name runs into it.
  */
-const SECOND_GREETING = `(?:${[...GREETING_WORDS].map(capitalised).join("|")}|${NO_COMMA_GREETINGS})(?![\\p{L}\\p{N}])`;
+const SECOND_GREETING = `(?:${[...words(WHOLE_GREETINGS)].map(capitalised).join("|")}|${NO_COMMA_GREETINGS})(?![\\p{L}\\p{N}])`;
 /**
  * Surname first, as lists, registers and forms write it: Smith, John; SMITH, John; Tolkien, J.R.R.;
  * Van Der Berg, Jan. Initials before a capitalised word are that word's (`A. Smith, B. Jones`).
@@ -1456,10 +1459,10 @@ function surnameFirst(value: string, labelled = false): boolean {
   if (surname.some((w) => notName(w) || COMPANY_WORDS.has(w) || everyday(w) || greetedGroup(w)))
     return false;
   // A greeting or sign-off before the comma greets the name (Best, Olga; Viele Grüße, Lukas; an
-  // abbreviated one in capitals too, TIA, Anna).
+  // abbreviated one in capitals too, TIA, Anna, but a first name's written so: Smith, Tia).
   const greeting = surname.join(" ");
   if (
-    ABBREVIATED_SIGN_OFF_WORDS.has(greeting.toLowerCase()) ||
+    (ABBREVIATED_SIGN_OFF_WORDS.has(greeting.toLowerCase()) && (caps || !isFirstName(greeting))) ||
     (!caps &&
       (GREETING_WORDS.has(greeting.toLowerCase()) ||
         (WHOLE_NAME_LABEL.test(greeting) && !NO_COMMA_GREETING.test(greeting))))

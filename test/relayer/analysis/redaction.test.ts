@@ -2058,6 +2058,8 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Hasta luego, Pedro", "Hasta luego, [NAME_1]"],
       ["LG Anna", "LG [NAME_1]"],
       ["TIA, Anna\nBR, John", "TIA, [NAME_1]\nBR, [NAME_2]"],
+      // ... but a first name written so is a given name after a surname.
+      ["Smith, Tia signed.", "[NAME_1] signed."],
     ]);
     expectNoName([
       "Good morning team,",

@@ -770,8 +770,13 @@ function ribKeyValid(bank: string, branch: string, account: string, key: string)
 
 const MONTHS =
   "(?:Jan(?:uary|vier|uar)?|Feb(?:ruary|ruar)?|f[ée]vrier|M[äa]r(?:ch|z|s)?|Apr(?:il)?|avril|May|Mai|June?|Juni|juin|July?|Juli|juillet|Aug(?:ust)?|ao[ûu]t|Sep(?:t(?:ember)?)?|septembre|Oct(?:ober)?|Okt(?:ober)?|octobre|Nov(?:ember)?|novembre|Dec(?:ember)?|Dez(?:ember)?|d[ée]cembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|januari|februari|maart|mei|augustus|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia|września|października|listopada|grudnia)";
-const DAY = "\\d{1,2}(?:st|nd|rd|th|er|º|°|ª)?";
-const DATE = `(?:\\d{4}[./-]\\d{1,2}[./-]\\d{1,2}|\\d{1,2}[ ./-]\\d{1,2}[ ./-]\\d{2,4}|\\d{1,2}-${MONTHS}\\.?-\\d{2,4}|\\d{1,2}/${MONTHS}\\.?/\\d{2,4}|(?:19|20)\\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])(?!\\d)|${MONTHS}\\.? ${DAY},? \\d{4}|${DAY}\\.? (?:of )?(?:de )?${MONTHS}\\.?,? (?:de )?\\d{2}(?:\\d{2})?)`;
+/** A day of the month written out as an ordinal (`the third of April`, `April twenty-first`). */
+const ORDINAL_DAY =
+  "(?:(?:twenty|thirty)[ -](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth)";
+const DAY = `(?:\\d{1,2}(?:st|nd|rd|th|er|º|°|ª)?|${ORDINAL_DAY})`;
+/** A year of four digits, or of two after an apostrophe (`3 Apr '85`). */
+const LONG_YEAR = "(?:\\d{4}|['’]\\d{2})";
+const DATE = `(?:\\d{4}[./-]\\d{1,2}[./-]\\d{1,2}|\\d{1,2}[ ./-]\\d{1,2}[ ./-]\\d{2,4}|\\d{1,2}-${MONTHS}\\.?-\\d{2,4}|\\d{1,2}/${MONTHS}\\.?/\\d{2,4}|(?:19|20)\\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])(?!\\d)|${MONTHS}\\.? ${DAY},? ${LONG_YEAR}|${DAY}\\.? (?:of )?(?:de )?${MONTHS}\\.?,? (?:de )?(?:\\d{2}(?:\\d{2})?|['’]\\d{2}))`;
 /**
  * A date of birth without its year or its day, after a label that says it is one (`Birthday:
  * April 3`, `Geburtstag: 3. April`, `DOB: 03/04`, `DOB: 12/1985`): either singles a person out
@@ -805,7 +810,7 @@ const DOB_RE = new RegExp(
  * (`born 1985-03-12`) is DOB_RE's.
  */
 const BIRTH_YEAR_RE = new RegExp(
-  `(?:\\b(?:born(?: in)?|year of birth|birth year|geboren(?: im Jahr(?:e)?)?|geb\\.|Geburtsjahr|Jahrgang|n[ée](?:e|\\(e\\))? en|ann[ée]e de naissance|nacid[oa] en(?: el año)?|año de nacimiento|nat[oa] nel|anno di nascita|geboren in|geboortejaar|ano de nascimento|nascid[oa] em|rok urodzenia|urodzon[ya] w)|(?<=\\()b\\.)[:\\s–—-]*${LABEL_VERB}((?:19|20)\\d{2})(?![\\p{L}\\p{N}]|[./-]\\d)`,
+  `(?:\\b(?:born(?: in)?|year of birth|birth year|geboren(?: im Jahr(?:e)?)?|geb\\.|Geburtsjahr|Jahrgang|n[ée](?:e|\\(e\\))? en|ann[ée]e de naissance|nacid[oa] en(?: el año)?|año de nacimiento|nat[oa] nel|anno di nascita|geboren in|geboortejaar|ano de nascimento|nascid[oa] em|rok urodzenia|urodzon[ya] w)|(?<=\\()b\\.)[:\\s–—-]*${LABEL_VERB}((?:19|20)\\d{2}|['’]\\d{2})(?![\\p{L}\\p{N}]|[./-]\\d)`,
   "giu",
 );
 

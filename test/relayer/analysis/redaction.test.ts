@@ -929,8 +929,14 @@ describe("# analysis redaction of each type's other formats", function () {
         "DOB: 12/1985; fecha de nacimiento: 3 de abril",
         "DOB: [DOB_1]; fecha de nacimiento: [DOB_2]",
       ],
-      // The year, where it is written, is never left out.
+      // The year, where it is written, is never left out, of two digits after an apostrophe too;
+      // and a day written as an ordinal word.
       ["Birthday: April 3, 1985", "Birthday: [DOB_1]"],
+      ["Born 3 Apr '85; born in ’90", "Born [DOB_1]; born in [DOB_2]"],
+      [
+        "born on the third of April 1985; Birthday: April twenty-first",
+        "born on the [DOB_1]; Birthday: [DOB_2]",
+      ],
       [
         "Ano de nascimento: 1985; urodzona w 1990",
         "Ano de nascimento: [DOB_1]; urodzona w [DOB_2]",
@@ -939,6 +945,9 @@ describe("# analysis redaction of each type's other formats", function () {
     expect(
       findPii("Effective 03/04/2025, signed 2025-04-03, build 20250403, Schedule b. 3 April 2025"),
     ).to.deep.equal([]);
+    expect(findPii("The second of April 1985 was a Tuesday; in business since '85.")).to.deep.equal(
+      [],
+    );
     expect(findPii("In mei 2020 getekend, op 15 augustus 2021 betaald")).to.deep.equal([]);
     // A day and a month without a birth's label are any date's.
     expect(

@@ -869,6 +869,9 @@ const PORTUGAL_TAIL = `,? \\d{4}-\\d{3} ${CITY}`;
  * A street's types written before its name, by language; a type two languages share (Avenida,
  * Largo, Av.) is in each.
  */
+/** A Spanish flat's door after its floor (`3º izq.`, `2º dcha.`, `1º centro`). */
+const SPANISH_DOORS =
+  "izq(?:da|uierda)?\\.?|dcha\\.?|drcha\\.?|der(?:echa)?\\.?|centro|ctro\\.?|int\\.?|ext\\.?";
 const SPANISH_STREET_TYPES =
   "Calle|C\\/|Avenida|Avda\\.?|Paseo|Plaza|Camino|Carrera|Ronda|Travesía|Glorieta|Callejón|Cuesta|Carretera|Urbanización|Rambla|Gran (?:Vía|Subida|Calle|Avenida|Plaza|Paseo|Camino|Ronda|Travesía|Cuesta|Rambla)";
 const ITALIAN_STREET_TYPES =
@@ -913,7 +916,7 @@ const ADDRESS_PATTERNS: RegExp[] = [
   // 3, Friedrich-Ebert-Platz 5[, 10115 Berlin]), or a town's adjective before the street's word
   // with a four-digit postcode, as Austria and Switzerland write them (Mariahilfer Straße 1,
   // A-1060 Wien).
-  /(?<![\p{L}\p{N}_-])(?:[A-ZÄÖÜ][\p{L}-]*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|berg|graben|hof|kamp|straat|laan|plein|gracht|dijk|kade|singel)|[A-ZÄÖÜ][\p{L}-]*er (?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|Ring|Damm|Ufer|Chaussee|Markt)|(?:Am|An der|Im|In der|Auf der|Zum|Zur) [A-ZÄÖÜ][\p{L}-]+) \d{1,4}[a-z]?(?:,? (?:D-|A-|CH-)?\d{4,5} [A-ZÄÖÜ][\p{L}-]+(?: (?:am |an der |im |ob der |in der )?\p{Lu}[\p{L}-]+)?)?/gu,
+  /(?<![\p{L}\p{N}_-])(?:[A-ZÄÖÜ][\p{L}-]*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|berg|graben|hof|kamp|straat|laan|plein|gracht|dijk|kade|singel)|[A-ZÄÖÜ][\p{L}-]*er (?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|Ring|Damm|Ufer|Chaussee|Markt)|(?:Am|An der|Im|In der|Auf der|Zum|Zur) [A-ZÄÖÜ][\p{L}-]+) \d{1,4}(?:[a-z]|-(?:\d{1,3}|[A-Za-z]{1,2})(?![\p{L}\p{N}]))?(?:,? (?:D-|A-|CH-)?\d{4,5} [A-ZÄÖÜ][\p{L}-]+(?: (?:am |an der |im |ob der |in der )?\p{Lu}[\p{L}-]+)?)?/gu,
   // 12 rue de la Paix[, 75002 Paris] / 5 bis avenue Foch
   // The town as CITY reads it (`75002 Paris pour le moment` ends at `Paris`); one in lower case, as
   // chats write it, up to the clause's end.
@@ -921,9 +924,10 @@ const ADDRESS_PATTERNS: RegExp[] = [
     `\\b\\d{1,4}(?: bis| ter)?,? (?:rue|avenue|av\\.|boulevard|bd|place|allée|impasse|chemin|quai|route|cours|passage|voie|square|sentier|faubourg|rond-point|esplanade|mail|parvis|villa|cité|hameau|porte) (?:(?:de la|de l'|du|des|de|d'|la|le|l')\\s?)?[\\p{L}'’ -]+?(?=,|\\n|\\.(?:\\s|$)|$| \\d{5})(?:,? (?:F-)?\\d{5} (?-i:${CITY}(?: cedex)?(?:(?<=Cedex|CEDEX|cedex) \\d{1,2})?(?![\\p{L}\\p{N}'’-])|\\p{Ll}[\\p{L}'’ -]+?(?=[,.\\n]|$| (?:and|et|und|y|e|cedex)\\b)(?: cedex(?: \\d{1,2})?)?))?`,
     "gimu",
   ),
-  // Calle Mayor 5 / Avenida de la Constitución, 12 / Via Roma 10 / Gran Subida Hugo 2 [, 28013 Madrid]
+  // Calle Mayor 5 / Avenida de la Constitución, 12 / Via Roma 10 / Gran Subida Hugo 2 [, 28013 Madrid],
+  // a floor and its door after the number (3º izq., 2º B)
   new RegExp(
-    `\\b(?:(?:${SPANISH_STREET_TYPES}|${ITALIAN_STREET_TYPES})\\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\\s)?[\\p{Lu}][\\p{L}'’ .-]{0,80}?,? \\d{1,4}(?:[/-][A-Za-z\\d]{1,3}(?![\\p{L}\\p{N}]))?(?:[ ,]+(?:\\d{1,2}[ºª°](?: ?[A-Z](?![\\p{L}\\p{N}]))?|Piso \\d+|Puerta \\d+|Interno \\d+|Appartamento \\d+|Escalera \\d+|Scala \\d+))*)(?:,? \\d{5} ${CITY}(?![\\p{L}\\p{N}'’-]))?`,
+    `\\b(?:(?:${SPANISH_STREET_TYPES}|${ITALIAN_STREET_TYPES})\\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\\s)?[\\p{Lu}][\\p{L}'’ .-]{0,80}?,? \\d{1,4}(?:[/-][A-Za-z\\d]{1,3}(?![\\p{L}\\p{N}]))?(?:[ ,]+(?:\\d{1,2}[ºª°](?: ?(?:[A-Z]|${SPANISH_DOORS})(?![\\p{L}\\p{N}]))?|Piso \\d+|Puerta \\d+|Interno \\d+|Appartamento \\d+|Escalera \\d+|Scala \\d+))*)(?:,? \\d{5} ${CITY}(?![\\p{L}\\p{N}'’-]))?`,
     "gu",
   ),
   // Any street of one to six words (particles allowed) with a house number or s/n, then a

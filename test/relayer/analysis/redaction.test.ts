@@ -237,6 +237,9 @@ describe("# analysis redaction", function () {
       ["Rue de la Paix 12, 75002 Paris la nuit", "[ADDRESS_1] la nuit"],
       // A town's words as a town holds them, not the prose after it (as far as a comma before).
       ["Calle Mayor 5, 28013 Madrid de momento.", "[ADDRESS_1] de momento."],
+      // A Spanish flat's floor and door, a Dutch house number's addition.
+      ["Calle Mayor 5, 3º izq., 28013 Madrid", "[ADDRESS_1]"],
+      ["Keizersgracht 123-2, 1015 CJ Amsterdam", "[ADDRESS_1]"],
       ["Via Roma 12, 00184 Roma per ora, grazie", "[ADDRESS_1] per ora, grazie"],
       ["Via Appia 3, 00040 Marino lido per ora", "[ADDRESS_1] per ora"],
       ["Via Verdi 3, 33043 Cividale del friuli per ora", "[ADDRESS_1] per ora"],

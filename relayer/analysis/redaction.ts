@@ -1477,6 +1477,17 @@ function surnameFirst(value: string, labelled = false): boolean {
         (WHOLE_NAME_LABEL.test(greeting) && !NO_COMMA_GREETING.test(greeting))))
   )
     return false;
+  // Two full names of a list, each a first name and a surname (Anand Subramanian, Meera Iyer), not
+  // two surnames before given names (Feliciano Ibarra, María José).
+  if (
+    !caps &&
+    surname.length > 1 &&
+    givenWords.length > 1 &&
+    isFirstName(surname[0]!) &&
+    isFirstName(givenWords[0]!) &&
+    !isFirstName(givenWords.at(-1)!)
+  )
+    return false;
   if (known) return true;
   // After a label, a surname then one given name is a register's form (ADEBAYO, Tunde; TOY, Sage);
   // a full name before the comma is the name, and what follows its place or role (Signed: John

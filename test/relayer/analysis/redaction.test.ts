@@ -2522,6 +2522,19 @@ describe("# analysis redaction of person names as contracts, e-mails and forms w
       ["Please pay Wanjiru Kamau today.", "Please pay [NAME_1] today."],
       ["Thandiwe Dlamini will countersign.", "[NAME_1] will countersign."],
       ["Siddharth Krishnamurthy will review it.", "[NAME_1] will review it."],
+      // Arabic, Persian, Pakistani, Hebrew, Ethiopian, Somali and Filipino given names, alone.
+      [
+        "I met Tariq and Meera yesterday. Reviewers: Farhad, Yael",
+        "I met [NAME_1] and [NAME_2] yesterday. Reviewers: [NAME_3]",
+      ],
+      [
+        "Please ask Abebe, Hodan and Rodel to sign.",
+        "Please ask [NAME_1], [NAME_2] and [NAME_3] to sign.",
+      ],
+      ["Shira, Zeeshan and Rasha attended.", "[NAME_1], [NAME_2] and [NAME_3] attended."],
+      // Two full names of a list, not a surname first; two surnames before given names are one.
+      ["Cc: Maria Garcia, Ana Lopez", "Cc: [NAME_1], [NAME_2]"],
+      ["Feliciano Ibarra, María José firmó.", "[NAME_1] firmó."],
       // A person and a company joined by `and` are two parties.
       ["between Jane Doe and Acme Inc.", "between [NAME_1] and Acme Inc."],
     ]);

@@ -86,8 +86,8 @@ const COMMON_WORDS = new Set(
 /**
  * Given names common where faker's locales are thin, by hand: Igbo, Yoruba and Hausa; Akan; Kenyan;
  * Zulu, Xhosa, Sotho, Tswana and Shona; Indian; Arabic, Persian, Pakistani and Bangladeshi, Hebrew,
- * Ethiopian and Somali, Filipino as they are romanized; Ukrainian in Latin letters. A probe of 78 common
- * African and South Asian given names found 37 missing from the faker-built list (`Ngozi`,
+ * Ethiopian and Somali, Filipino as they are romanized; Ukrainian in Latin letters. A probe of 78
+ * common African and South Asian given names found 37 missing from the faker-built list (`Ngozi`,
  * `Thandiwe`, `Siddharth`); one of 31 Yoruba and Igbo and 30 Ukrainian ones 27 more (`Olusegun`,
  * `Chukwudi`, `Kateryna`, `Dmytro`). None is an
  * everyday word of the six languages or English (`Bola`, `Sola`, `Ama`, `Yaw`, `Harsh` left out);
@@ -123,21 +123,21 @@ const BY_HAND = [
   // Arabic, as Levantine, Gulf, Egyptian and Maghrebi names are romanized (faker writes them in
   // Arabic script)
   "ahmad mahmoud mustafa mostafa khaled youssef yousef tariq tarek tareq walid waleed ziad ziyad",
-  "rami fadi kareem sameer nasser naser bashir basheer faisal fahad fahd saad saeed rasheed majid majed jamal",
-  "hamed jafar jaafar qasim kasim sadiq sadeq mansour mansur nawaf turki bandar abdulrahman",
+  "rami fadi kareem sameer nasser naser bashir basheer faisal fahad fahd saad saeed rasheed majid",
+  "majed jamal hamed jafar jaafar qasim kasim sadiq sadeq mansour mansur nawaf turki bandar abdulrahman",
   "abdelrahman abdallah abdelaziz abdelkader anas ayman hisham hesham osama usama marwan mazen murad",
   "nabil rayan riyad salah saleh talal wael yasser yasir zaid zayed haitham imad jalal louay maher",
   "mounir nizar radwan wassim younes younis ammar amr ashraf ehab emad essam ghassan hatem hazem",
   "karam khalil lutfi medhat moataz nader nasr raed rafik reda sherif wahid yahya zakaria zakariya",
-  "huda hoda rania salma muna noor nour hiba heba reem dalia ghada samira wafa suha rasha eman iman aya",
-  "doaa duaa lubna latifa maha rana rawan asma esraa hadeel haifa jana lina lamia lamya malak manal",
+  "huda hoda rania salma muna noor nour hiba heba reem dalia ghada samira wafa suha rasha eman iman",
+  "aya doaa duaa lubna latifa maha rana rawan asma esraa hadeel haifa jana lina lamia lamya malak manal",
   "marwa mayar mervat najla nawal nesreen nisreen noura rola ruba safaa sahar samar sawsan shaima",
   "shahd soha yara zeinab zaynab",
   // Persian
   "mehdi hossein hosein mohsen arash babak behnam behrouz dariush farhad farid farshid kaveh kazem",
   "kourosh mehran mehrdad mojtaba morteza navid omid payam pedram pouya ramin shahab shahram",
-  "siamak sina vahid parisa shirin azadeh bahareh elham fariba farnaz golnar mahsa nazanin niloufar roya",
-  "sepideh shadi taraneh yasaman zohreh",
+  "siamak sina vahid parisa shirin azadeh bahareh elham fariba farnaz golnar mahsa nazanin niloufar",
+  "roya sepideh shadi taraneh yasaman zohreh",
   // Pakistani, Bangladeshi and Indian Muslim
   "asif arif javed kashif naveed sajid junaid nadeem rizwan shoaib zeeshan waqar zubair fahim",
   "farhan haris mubashir muneeb owais qaiser sohail tahir waseem zahid shakib sabbir tanvir",

@@ -865,13 +865,13 @@ const JAPANESE_PLACE = `[\\p{sc=Han}${KANA}々]`;
 const JAPANESE_NUMBER = "(?:[0-9０-９]{1,4}|[一二三四五六七八九十]{1,3})";
 /** Portugal's postcode (4-3) and town after a street (Rua Augusta 12, 1100-048 Lisboa). */
 const PORTUGAL_TAIL = `,? \\d{4}-\\d{3} ${CITY}`;
+/** A Spanish flat's door after its floor (`3º izq.`, `2º dcha.`, `1º centro`). */
+const SPANISH_DOORS =
+  "izq(?:da|uierda)?\\.?|dcha\\.?|drcha\\.?|der(?:echa)?\\.?|centro|ctro\\.?|int\\.?|ext\\.?";
 /**
  * A street's types written before its name, by language; a type two languages share (Avenida,
  * Largo, Av.) is in each.
  */
-/** A Spanish flat's door after its floor (`3º izq.`, `2º dcha.`, `1º centro`). */
-const SPANISH_DOORS =
-  "izq(?:da|uierda)?\\.?|dcha\\.?|drcha\\.?|der(?:echa)?\\.?|centro|ctro\\.?|int\\.?|ext\\.?";
 const SPANISH_STREET_TYPES =
   "Calle|C\\/|Avenida|Avda\\.?|Paseo|Plaza|Camino|Carrera|Ronda|Travesía|Glorieta|Callejón|Cuesta|Carretera|Urbanización|Rambla|Gran (?:Vía|Subida|Calle|Avenida|Plaza|Paseo|Camino|Ronda|Travesía|Cuesta|Rambla)";
 const ITALIAN_STREET_TYPES =
@@ -924,8 +924,8 @@ const ADDRESS_PATTERNS: RegExp[] = [
     `\\b\\d{1,4}(?: bis| ter)?,? (?:rue|avenue|av\\.|boulevard|bd|place|allée|impasse|chemin|quai|route|cours|passage|voie|square|sentier|faubourg|rond-point|esplanade|mail|parvis|villa|cité|hameau|porte) (?:(?:de la|de l'|du|des|de|d'|la|le|l')\\s?)?[\\p{L}'’ -]+?(?=,|\\n|\\.(?:\\s|$)|$| \\d{5})(?:,? (?:F-)?\\d{5} (?-i:${CITY}(?: cedex)?(?:(?<=Cedex|CEDEX|cedex) \\d{1,2})?(?![\\p{L}\\p{N}'’-])|\\p{Ll}[\\p{L}'’ -]+?(?=[,.\\n]|$| (?:and|et|und|y|e|cedex)\\b)(?: cedex(?: \\d{1,2})?)?))?`,
     "gimu",
   ),
-  // Calle Mayor 5 / Avenida de la Constitución, 12 / Via Roma 10 / Gran Subida Hugo 2 [, 28013 Madrid],
-  // a floor and its door after the number (3º izq., 2º B)
+  // Calle Mayor 5 / Avenida de la Constitución, 12 / Via Roma 10 / Gran Subida Hugo 2 [, 28013
+  // Madrid], a floor and its door after the number (3º izq., 2º B)
   new RegExp(
     `\\b(?:(?:${SPANISH_STREET_TYPES}|${ITALIAN_STREET_TYPES})\\.? (?:(?:de la|de los|de las|del|de|dei|della|delle|degli|di)\\s)?[\\p{Lu}][\\p{L}'’ .-]{0,80}?,? \\d{1,4}(?:[/-][A-Za-z\\d]{1,3}(?![\\p{L}\\p{N}]))?(?:[ ,]+(?:\\d{1,2}[ºª°](?: ?(?:[A-Z]|${SPANISH_DOORS})(?![\\p{L}\\p{N}]))?|Piso \\d+|Puerta \\d+|Interno \\d+|Appartamento \\d+|Escalera \\d+|Scala \\d+))*)(?:,? \\d{5} ${CITY}(?![\\p{L}\\p{N}'’-]))?`,
     "gu",

@@ -3937,11 +3937,10 @@ function unlabelledNames(text: string): PiiSpan[] {
     const surname = words.at(-1)!;
     // A surname that is an everyday word is one after its particle or as a common surname (`J. van
     // den Berg`, `J.P. Baker`); other everyday words after letters are an acronym's (`U.S. Army`).
-    const lower = surname.toLowerCase();
     const everyday =
-      (isCommonWord(surname) || (COMMON_ENGLISH_WORDS.has(lower) && !isFirstName(surname))) &&
-      !(words.length > 2 && PARTICLE_WORD.test(words.at(-2)!)) &&
-      !SURNAME_WORDS.has(lower);
+      ((isCommonWord(surname) && !SURNAME_WORDS.has(surname.toLowerCase())) ||
+        (everydayNoSurname(surname) && !isFirstName(surname))) &&
+      !(words.length > 2 && PARTICLE_WORD.test(words.at(-2)!));
     if (notName(surname) || everyday || COMPANY_WORDS.has(surname)) continue;
     const initials = (m[1]!.match(/\p{Lu}\./gu) ?? []).length;
     // One initial is also a list's or a heading's letter (Annex B. Pricing): only where a name
